@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: the ib_device: registration, device/port/P_Key queries.
+ *
+ * One port, RoCE v2 personality: link layer Ethernet, GIDs taken by the RDMA
+ * core from the IP addresses of the device's netdev (tbrN). The port is
+ * ACTIVE while tbrN has carrier, i.e. while a peer link has a rail up.
+ */
+#include <linux/etherdevice.h>
+#include <net/addrconf.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+
+#include "tbrdma.h"
+
+static int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+			    struct ib_udata *udata)
+{
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = 0;
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->max_mr_size = TBR_MAX_MR_SIZE;
+	attr->page_size_cap = TBR_PAGE_SIZE_CAP;
+	attr->vendor_id = TBR_VENDOR_ID;
+	attr->vendor_part_id = TBR_VENDOR_PART_ID;
+	attr->hw_ver = TBR_HW_VERSION;
+	attr->max_pd = TBR_MAX_PD;
+	attr->max_pkeys = TBR_MAX_PKEYS;
+	attr->local_ca_ack_delay = 15;
+	return 0;
+}
+
+static int tbr_query_port(struct ib_device *ibdev, u32 port,
+			  struct ib_port_attr *attr)
+{
+	struct net_device *ndev = to_tbr_dev(ibdev)->netdev;
+	bool up = netif_running(ndev) && netif_carrier_ok(ndev);
+
+	/* the RDMA core zeroed *attr */
+	attr->state = up ? IB_PORT_ACTIVE : IB_PORT_DOWN;
+	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
+				IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = ib_mtu_int_to_enum(READ_ONCE(ndev->mtu));
+	attr->gid_tbl_len = TBR_PORT_GID_TBL_LEN;
+	attr->pkey_tbl_len = TBR_MAX_PKEYS;
+	attr->max_msg_sz = TBR_PORT_MAX_MSG_SZ;
+	/* Thunderbolt 3/4: 40 Gb/s = 4 lanes x 10 Gb/s in IB terms */
+	attr->active_width = IB_WIDTH_4X;
+	attr->active_speed = IB_SPEED_QDR;
+	return 0;
+}
+
+static int tbr_get_port_immutable(struct ib_device *ibdev, u32 port,
+				  struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr = {};
+	int err;
+
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	/* RoCE v2 wire personality; MAD/CM caps come with QP1 (GSI) */
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+	return 0;
+}
+
+static int tbr_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			  u16 *pkey)
+{
+	if (index >= TBR_MAX_PKEYS)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static enum rdma_link_layer tbr_get_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static const struct ib_device_ops tbr_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = 1,
+
+	.query_device = tbr_query_device,
+	.query_port = tbr_query_port,
+	.get_port_immutable = tbr_get_port_immutable,
+	.query_pkey = tbr_query_pkey,
+	.get_link_layer = tbr_get_link_layer,
+	.alloc_pd = tbr_alloc_pd,
+	.dealloc_pd = tbr_dealloc_pd,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, tbr_pd, ibpd),
+};
+
+/*
+ * Context: process, may sleep. Creates tbrN and registers tbrdmaN on it.
+ * Returns the device or an ERR_PTR.
+ */
+struct tbr_dev *tbr_dev_create(void)
+{
+	struct tbr_dev *tdev;
+	struct net_device *ndev;
+	int err;
+
+	ndev = tbr_netdev_create();
+	if (IS_ERR(ndev))
+		return ERR_CAST(ndev);
+
+	tdev = ib_alloc_device(tbr_dev, ibdev);
+	if (!tdev) {
+		err = -ENOMEM;
+		goto err_netdev;
+	}
+	tdev->netdev = ndev;
+
+	tdev->ibdev.node_type = RDMA_NODE_IB_CA;
+	tdev->ibdev.phys_port_cnt = 1;
+	tdev->ibdev.num_comp_vectors = 1;
+	strscpy(tdev->ibdev.node_desc, "tbrdma Thunderbolt RDMA",
+		sizeof(tdev->ibdev.node_desc));
+	addrconf_addr_eui48((u8 *)&tdev->ibdev.node_guid, ndev->dev_addr);
+	ib_set_device_ops(&tdev->ibdev, &tbr_dev_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_unsupported_ops);
+
+	err = ib_device_set_netdev(&tdev->ibdev, ndev, 1);
+	if (err)
+		goto err_dealloc;
+	err = ib_register_device(&tdev->ibdev, "tbrdma%d", NULL);
+	if (err)
+		goto err_dealloc;
+	return tdev;
+
+err_dealloc:
+	ib_dealloc_device(&tdev->ibdev);
+err_netdev:
+	tbr_netdev_destroy(ndev);
+	return ERR_PTR(err);
+}
+
+/* Context: process, may sleep. Unregisters (waits for users) then frees. */
+void tbr_dev_destroy(struct tbr_dev *tdev)
+{
+	struct net_device *ndev = tdev->netdev;
+
+	ib_unregister_device(&tdev->ibdev);
+	ib_dealloc_device(&tdev->ibdev);
+	tbr_netdev_destroy(ndev);
+}

@@ -1,0 +1,86 @@
+#!/bin/bash
+# tests/check.sh: what `make check` runs. Installs dependencies, builds, then runs every suite:
+#   build   the module against Debian's 6.1 and 6.12 headers (W=1 must be warning-free)
+#   unit    host unit tests of the transport core (cmocka, TAP), plain and ASan+UBSan
+#   vm      QEMU VM tests (tests/vm/run)
+# One line per test ("PASS name" / "FAIL name: why"), then "N passed, N failed". Exit 1 on failure.
+# Env: CHECK_SUITES="build unit vm" to run a subset; VM_JOBS for tests/vm/run -j.
+set -uo pipefail
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$TOP"
+LOG=$TOP/build/check
+mkdir -p "$LOG"
+SUITES=${CHECK_SUITES:-build unit vm}
+T0=$(date +%s)
+: > "$LOG/results"
+
+record() { # record LINE...: print and keep result lines
+	local l
+	for l in "$@"; do echo "$l"; echo "$l" >> "$LOG/results"; done
+}
+
+tap_to_results() { # tap_to_results PREFIX < TAP: "ok N - x" / "not ok N - x" -> PASS/FAIL lines
+	local prefix=$1 line
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "*) record "FAIL $prefix/$(sed -E 's/^not ok [0-9]+ (- )?//' <<< "$line")" ;;
+		"ok "*) record "PASS $prefix/$(sed -E 's/^ok [0-9]+ (- )?//' <<< "$line")" ;;
+		esac
+	done
+}
+
+suite_build() {
+	local series kver out
+	for series in 6.1 6.12; do
+		kver=$(tests/vm/kernel-abi "$series")
+		out=$LOG/build-$series.log
+		if make -s -C kernel KVER="$kver" W=1 > "$out" 2>&1; then
+			if grep -q 'warning:' "$out"; then
+				record "FAIL build/kmod-$series: W=1 warnings ($out)"
+				grep 'warning:' "$out" | head -5 | sed 's/^/  | /'
+			else
+				record "PASS build/kmod-$series ($kver, W=1 clean)"
+			fi
+		else
+			record "FAIL build/kmod-$series: build failed ($out)"
+			tail -n 10 "$out" | sed 's/^/  | /'
+		fi
+	done
+}
+
+suite_unit() {
+	local target
+	[ -f tests/unit/Makefile ] || return 0
+	for target in check check-asan; do
+		local out=$LOG/unit-$target.log
+		make -s -C tests/unit "$target" > "$out" 2>&1
+		local rc=$?
+		tap_to_results "unit${target#check}" < "$out"
+		if [ "$rc" != 0 ] && ! grep -q '^not ok' "$out"; then
+			record "FAIL unit${target#check}/build: make $target failed ($out)"
+			tail -n 10 "$out" | sed 's/^/  | /'
+		fi
+	done
+}
+
+suite_vm() {
+	local out=$LOG/vm.log
+	tests/vm/run ${VM_JOBS:+-j "$VM_JOBS"} 2>&1 | tee "$out" | while IFS= read -r l; do
+		case "$l" in PASS\ *|FAIL\ *) echo "$l" >> "$LOG/results" ;; esac
+		echo "$l"
+	done
+}
+
+if ! tests/deps.sh; then
+	record "FAIL deps: tests/deps.sh failed"
+elif ! make -s all > "$LOG/make.log" 2>&1; then
+	record "FAIL build/all: make failed ($LOG/make.log)"
+	tail -n 20 "$LOG/make.log" | sed 's/^/  | /'
+else
+	for s in $SUITES; do "suite_$s"; done
+fi
+passed=$(grep -c '^PASS' "$LOG/results")
+failed=$(grep -c '^FAIL' "$LOG/results")
+echo "check: $(( $(date +%s) - T0 ))s wall"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

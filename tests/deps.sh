@@ -1,0 +1,61 @@
+#!/bin/bash
+# tests/deps.sh: install every Debian 12 package that tbrdma's build, tests, benchmarks and demo
+# need. Idempotent and non-interactive; a no-op (well under a second) when all are installed.
+# Usage: tests/deps.sh            (root, or sudo available)
+#        tests/deps.sh --list     print the package list and exit
+set -euo pipefail
+
+# Kernel ABI names are resolved from Debian's meta-packages, so the next point release keeps working.
+abi_of() { # $1 = meta package (linux-image-amd64 / linux-image-6.12-amd64) -> linux-image-<abi>
+	apt-cache depends "$1" 2>/dev/null | awk '/Depends: linux-image-[0-9]/{print $2; exit}'
+}
+
+packages() {
+	local k61 k612
+	k61=$(abi_of linux-image-amd64)
+	k612=$(abi_of linux-image-6.12-amd64)
+	[ -n "$k61" ] && [ -n "$k612" ] || return 1
+	cat <<PKGS
+build-essential gcc-12 make pkg-config kmod cpio zstd xz-utils file
+linux-headers-${k61#linux-image-}
+linux-headers-${k612#linux-image-}
+libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils ibverbs-providers rdma-core perftest
+python3-pyverbs
+libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libsystemd-dev libjson-c-dev libsmartcols-dev
+libcmocka-dev clang libclang-rt-14-dev llvm
+bats bats-assert bats-support jq
+qemu-system-x86 qemu-utils busybox-static iproute2 iputils-ping strace procps psmisc
+python3 python3-matplotlib gnuplot-nox valgrind
+PKGS
+}
+
+missing() {
+	local p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"
+	done
+}
+
+run_root() {
+	if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+list=$(packages) || {
+	run_root apt-get update -qq
+	list=$(packages) || { echo "deps: cannot resolve Debian kernel ABI names" >&2; exit 1; }
+}
+if [ "${1:-}" = --list ]; then
+	echo $list
+	exit 0
+fi
+# shellcheck disable=SC2086
+todo=$(missing $list)
+[ -z "$todo" ] && exit 0
+echo "deps: installing:" $todo
+export DEBIAN_FRONTEND=noninteractive
+# shellcheck disable=SC2086
+if ! run_root apt-get install -y -qq --no-install-recommends $todo; then
+	run_root apt-get update -qq
+	# shellcheck disable=SC2086
+	run_root apt-get install -y -qq --no-install-recommends $todo
+fi

@@ -1,0 +1,47 @@
+# tests/vm/lib/guest.sh: helpers for VM test scripts (source it inside the guest).
+# shellcheck shell=bash
+set -euo pipefail
+: "${TBR_TOP:?guest.sh runs inside a tests/vm guest}"
+TBR_KO_DIR=$TBR_TOP/build/kmod/$(uname -r)
+
+fail() {
+	echo "FAIL: $*" >&2
+	[ -z "${VM_SHARED:-}" ] || : > "$VM_SHARED/${VM_ROLE:-a}.failed"   # the others stop waiting
+	exit 1
+}
+step() { echo "--- $*"; }
+
+# tbr_load: the RDMA core modules tbrdma needs, then tbrdma.ko built for this kernel
+tbr_load() {
+	modprobe ib_core
+	modprobe ib_uverbs
+	insmod "$TBR_KO_DIR/tbrdma/tbrdma.ko" "$@"
+}
+
+# vm_signal NAME: tell the other VM (and the host script) that NAME happened
+vm_signal() { : > "$VM_SHARED/$VM_ROLE.$1"; }
+
+# vm_wait WHO.NAME [SECONDS]: wait for a signal, fail after SECONDS (default 60) or as soon as
+# another VM or the host script failed
+vm_wait() {
+	local i f
+	for ((i = 0; i < ${2:-60} * 10; i++)); do
+		[ -e "$VM_SHARED/$1" ] && return 0
+		for f in "$VM_SHARED"/*.failed; do
+			[ -e "$f" ] && { echo "FAIL: $(basename "$f" .failed) failed" >&2; exit 1; }
+		done
+		sleep 0.1
+	done
+	fail "timed out waiting for $1"
+}
+
+# wait_for SECONDS CMD...: poll until CMD succeeds
+wait_for() {
+	local t=$1 i
+	shift
+	for ((i = 0; i < t * 10; i++)); do
+		"$@" > /dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	fail "timed out after ${t}s: $*"
+}
