@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbr_core.h - OS-independent tbrdma transport core: public API.
+ *
+ * One struct tbr_qp holds the transport state of one QP: the requester
+ * (send queue, PSN window, selective ACK tracking, retransmission, RNR
+ * backoff, READ/ATOMIC responses) and the responder (receive window,
+ * out-of-order placement, in-order completion, ACK/NAK generation, READ
+ * execution, ATOMIC replay cache). The wire format is in tbr_wire.h and
+ * docs/protocol.md.
+ *
+ * Driving the core
+ * ----------------
+ * - Locking: the core takes no locks and has no threads. All calls for one
+ *   QP (post, rx, progress, error, destroy) must be serialized by the caller
+ *   (the kernel wraps each QP's core state in a spinlock and calls with it
+ *   held, BH or IRQ disabled as its rail callbacks need). Different QPs are
+ *   independent. The ops callbacks are invoked synchronously from within
+ *   these calls, with the caller's lock held: they must not call back into
+ *   the same QP.
+ * - Time: the core never reads a clock. Every entry point that may need
+ *   time takes @now in nanoseconds from any monotonic clock.
+ *   tbr_qp_next_deadline() tells when tbr_qp_progress() must be called next
+ *   (the kernel arms an hrtimer or its poll loop for it; it may call earlier).
+ * - Transmit: frames go out through ops->tx_alloc()/ops->tx_send(). When
+ *   tx_alloc() returns NULL the core stops and resumes on the next call of
+ *   tbr_qp_progress() (call it when rail space frees up).
+ * - Memory: the core touches user memory only through the ops: local SGE
+ *   lists (sgl_read/sgl_write) and remote keys (mr_*), so the kernel can map
+ *   MR pages and the host tests can use plain buffers.
+ * - Allocation: tbr_qp_create() allocates every tracking array; nothing is
+ *   allocated on the data path. tbr_qp_create/destroy: process context.
+ *   All other entry points: any context, no sleeping.
+ */
+#ifndef TBR_CORE_H
+#define TBR_CORE_H
+
+#include "tbr_os.h"
+#include "tbr_wire.h"
+
+enum tbr_qp_type {
+	TBR_QPT_RC,
+	TBR_QPT_UC,
+	TBR_QPT_UD,
+};
+
+/* Work completion status: same numbering as enum ib_wc_status/ibv_wc_status. */
+enum tbr_wc_status {
+	TBR_WC_SUCCESS		= 0,
+	TBR_WC_LOC_LEN_ERR	= 1,
+	TBR_WC_LOC_QP_OP_ERR	= 2,
+	TBR_WC_LOC_PROT_ERR	= 4,
+	TBR_WC_WR_FLUSH_ERR	= 5,
+	TBR_WC_BAD_RESP_ERR	= 7,
+	TBR_WC_LOC_ACCESS_ERR	= 8,
+	TBR_WC_REM_INV_REQ_ERR	= 9,
+	TBR_WC_REM_ACCESS_ERR	= 10,
+	TBR_WC_REM_OP_ERR	= 11,
+	TBR_WC_RETRY_EXC_ERR	= 12,
+	TBR_WC_RNR_RETRY_EXC_ERR = 13,
+};
+
+/* Work completion opcode: same numbering as enum ib_wc_opcode. */
+enum tbr_wc_opcode {
+	TBR_WC_SEND		= 0,
+	TBR_WC_RDMA_WRITE	= 1,
+	TBR_WC_RDMA_READ	= 2,
+	TBR_WC_COMP_SWAP	= 3,
+	TBR_WC_FETCH_ADD	= 4,
+	TBR_WC_RECV		= 128,
+	TBR_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+/* Completion flags: same bits as IB_WC_WITH_IMM etc. */
+#define TBR_WC_GRH		0x01	/* UD: first TBR_GRH_LEN bytes reserved */
+#define TBR_WC_WITH_IMM		0x02
+#define TBR_WC_WITH_INVALIDATE	0x04
+#define TBR_WC_SOLICITED	0x80	/* sender asked for a solicited event */
+
+/* UD receive buffers start with a GRH the verbs layer fills in. */
+#define TBR_GRH_LEN		40
+
+enum tbr_wr_opcode {
+	TBR_WR_SEND,
+	TBR_WR_SEND_IMM,
+	TBR_WR_SEND_INV,
+	TBR_WR_WRITE,
+	TBR_WR_WRITE_IMM,
+	TBR_WR_READ,
+	TBR_WR_CMP_SWAP,
+	TBR_WR_FETCH_ADD,
+};
+
+/* Send WR flags. */
+#define TBR_WR_SIGNALED		0x01
+#define TBR_WR_SOLICITED	0x02
+#define TBR_WR_INLINE		0x04
+#define TBR_WR_FENCE		0x08
+
+#define TBR_MAX_SGE		8
+#define TBR_MAX_INLINE		(TBR_MAX_SGE * 16)
+/* Responder ATOMIC replay cache entries; bounds max_rd_atomic. */
+#define TBR_ATOMIC_CACHE	16
+
+struct tbr_sge {
+	u64 addr;
+	u32 length;
+	u32 lkey;
+};
+
+struct tbr_send_wr {
+	u64 wr_id;
+	enum tbr_wr_opcode opcode;
+	u32 flags;			/* TBR_WR_* */
+	const struct tbr_sge *sgl;	/* copied by tbr_qp_post_send() */
+	u32 num_sge;
+	const void *inline_data;	/* TBR_WR_INLINE: copied at post */
+	u32 inline_len;
+	u64 remote_addr;		/* WRITE*, READ, atomics */
+	u32 rkey;
+	u32 imm;			/* *_IMM: host order; SEND_INV: rkey */
+	u64 compare_add;		/* CMP_SWAP: compare; FETCH_ADD: add */
+	u64 swap;			/* CMP_SWAP: swap */
+	/* UD only (from the address handle) */
+	u32 remote_qpn;
+	u32 remote_qkey;		/* top bit set: use the QP's own qkey */
+	u16 conn_id;
+};
+
+/* A receive WQE handed to the core by ops->get_recv(). */
+struct tbr_recv_wqe {
+	u64 wr_id;
+	u32 num_sge;
+	struct tbr_sge sge[TBR_MAX_SGE];
+};
+
+struct tbr_cqe {
+	u64 wr_id;
+	u32 status;		/* enum tbr_wc_status */
+	u32 opcode;		/* enum tbr_wc_opcode */
+	u32 byte_len;
+	u32 imm;		/* TBR_WC_WITH_IMM: host order */
+	u32 inv_rkey;		/* TBR_WC_WITH_INVALIDATE */
+	u32 src_qp;
+	u32 qkey;		/* UD receive */
+	u16 conn_id;		/* UD receive: sender's connection id */
+	u8 flags;		/* TBR_WC_* flags */
+	u8 recv;		/* 1: receive queue completion */
+};
+
+/* Atomic operation codes for ops->mr_atomic(). */
+enum tbr_atomic_op {
+	TBR_ATOMIC_CMP_SWAP,
+	TBR_ATOMIC_FETCH_ADD,
+};
+
+/* Access rights asked of ops->mr_check(). */
+#define TBR_ACC_REMOTE_READ	0x1
+
+/*
+ * Callbacks from the core into its user. @ctx is the pointer given to
+ * tbr_qp_create(). All run synchronously inside a core entry point with
+ * the caller's per-QP serialization held; none may sleep or call back into
+ * the same QP. Return values: 0 or a negative enum tbr_wc_status-style code
+ * as documented per callback.
+ */
+struct tbr_ops {
+	/*
+	 * Copy @len bytes from byte offset @off of the local SGE list into
+	 * @dst (requester payload), or from @src into the SGE list (receive
+	 * and READ/ATOMIC response placement). The core has checked that
+	 * @off + @len does not exceed the sum of the SGE lengths.
+	 * Return 0, or -TBR_WC_LOC_PROT_ERR for a bad lkey/range/permission
+	 * (or another local -TBR_WC_* status).
+	 */
+	int (*sgl_read)(void *ctx, const struct tbr_sge *sgl, u32 nsge,
+			u64 off, void *dst, u32 len);
+	int (*sgl_write)(void *ctx, const struct tbr_sge *sgl, u32 nsge,
+			 u64 off, const void *src, u32 len);
+	/*
+	 * Responder remote memory: validate @rkey, the range [va, va+len) and
+	 * the permission (remote write, remote read, remote atomic) and copy.
+	 * Return 0 or -TBR_WC_REM_ACCESS_ERR.
+	 */
+	int (*mr_write)(void *ctx, u32 rkey, u64 va, const void *src, u32 len);
+	int (*mr_read)(void *ctx, u32 rkey, u64 va, void *dst, u32 len);
+	/* Validate only (READ requests before the responses are built). */
+	int (*mr_check)(void *ctx, u32 rkey, u64 va, u32 len, u32 access);
+	/*
+	 * Perform an 8-byte atomic at @va (8-byte aligned, checked by the
+	 * core) and return the previous value in @orig.
+	 */
+	int (*mr_atomic)(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
+			 u64 compare_add, u64 swap, u64 *orig);
+	/*
+	 * Take the next receive WQE of the QP (or its SRQ) into @wqe.
+	 * Return 0, or -ENOENT when none is posted (the core answers RNR).
+	 * The core owns the WQE until it completes it.
+	 */
+	int (*get_recv)(void *ctx, struct tbr_recv_wqe *wqe);
+	/* Deliver a completion (send or receive queue: see cqe->recv). */
+	void (*complete)(void *ctx, const struct tbr_cqe *cqe);
+	/*
+	 * Transmit: tx_alloc() returns a buffer of at least @len bytes
+	 * (len <= TBR_FRAME_MAX) or NULL when the rails are full; the core
+	 * fills it and hands it to tx_send(), which owns it from then on.
+	 * The striping layer picks the rail.
+	 */
+	void *(*tx_alloc)(void *ctx, u32 len);
+	void (*tx_send)(void *ctx, void *frame, u32 len);
+	/* Give back an unsent tx_alloc() buffer (local read failed). */
+	void (*tx_abort)(void *ctx, void *frame);
+	/*
+	 * The core moved the QP to the error state by itself (retry or RNR
+	 * retry exhausted, fatal NAK sent or received). Every WR the core held
+	 * has been completed; the verbs layer flushes what it still holds.
+	 */
+	void (*qp_error)(void *ctx, u32 status);
+};
+
+/* Per-QP counters; monotonically increasing. */
+struct tbr_qp_counters {
+	u64 tx_frames;
+	u64 tx_bytes;		/* payload bytes */
+	u64 rx_frames;		/* frames accepted by the parser */
+	u64 rx_bytes;
+	u64 retransmits;	/* frames sent again (all reasons) */
+	u64 fast_retransmits;	/* of which triggered by SACK holes */
+	u64 timeouts;		/* retransmit timer expiries */
+	u64 duplicates;		/* duplicate frames received */
+	u64 out_of_window;	/* frames beyond the receive window */
+	u64 rx_malformed;	/* rejected by the parser */
+	u64 rx_invalid;		/* well-formed but not valid for the QP */
+	u64 order_drops;	/* WRITE frames held back behind READ/ATOMIC */
+	u64 acks_sent;
+	u64 acks_rcvd;
+	u64 naks_sent;		/* fatal NAKs */
+	u64 naks_rcvd;
+	u64 rnr_naks_sent;
+	u64 rnr_naks_rcvd;
+	u64 tx_stalls;		/* tx_alloc() returned NULL */
+	u64 read_reexec;	/* duplicate READ requests served again */
+	u64 atomic_replays;	/* duplicate ATOMICs answered from the cache */
+	u64 uc_msgs_dropped;	/* UC messages lost or abandoned */
+	u64 ud_drops;		/* UD datagrams dropped (no WQE, bad qkey) */
+};
+
+/* Creation-time configuration. */
+struct tbr_qp_cfg {
+	enum tbr_qp_type type;
+	u32 qpn;
+	u32 sq_depth;		/* power of two, 1..TBR_SQ_DEPTH_MAX */
+	/*
+	 * PSN window in frames: power of two, TBR_WIN_MIN..TBR_WIN_MAX. Both
+	 * ends of a connection must use the same value and the same mtu.
+	 */
+	u32 win;
+	u32 mtu;		/* payload bytes per frame, TBR_MTU_MIN..TBR_MTU_MAX */
+	u32 max_rd_atomic;	/* 1..TBR_ATOMIC_CACHE outstanding READ/ATOMIC */
+	u32 qkey;		/* UD */
+};
+
+#define TBR_SQ_DEPTH_MAX	16384
+#define TBR_WIN_MIN		64
+#define TBR_WIN_MAX		4096
+
+/* Connection attributes (modify_qp to RTR/RTS). */
+struct tbr_qp_conn {
+	u32 dest_qpn;		/* RC/UC: peer QP; UD: unused */
+	u16 conn_id;		/* RC/UC: carried in every frame sent */
+	u32 sq_psn;		/* first PSN this side sends */
+	u32 rq_psn;		/* first PSN expected from the peer */
+	u64 timeout_ns;		/* retransmit timeout; 0 = infinite (IBTA 0) */
+	u8 retry_cnt;		/* 0..7 retries after the first transmission */
+	u8 rnr_retry;		/* 0..6 retries, 7 = infinite */
+	u64 min_rnr_timer_ns;	/* responder: wait asked for in RNR NAKs */
+	u64 ack_delay_ns;	/* responder: max ACK coalescing delay */
+	u32 ack_every;		/* responder: ACK at least every N frames */
+	u32 reorder_thresh;	/* requester: SACK hole depth for fast rtx */
+	u64 uc_reorder_ns;	/* UC responder: time a hole may stay open */
+};
+
+struct tbr_qp;
+
+/* Fill @conn with the defaults documented in docs/protocol.md. */
+void tbr_qp_conn_defaults(struct tbr_qp_conn *conn);
+
+/*
+ * Allocate and initialise a QP's transport state. Returns NULL on bad
+ * configuration or allocation failure. Context: process (may sleep).
+ */
+struct tbr_qp *tbr_qp_create(const struct tbr_qp_cfg *cfg,
+			     const struct tbr_ops *ops, void *ctx);
+/*
+ * Free the state. WRs still held are NOT completed: call tbr_qp_flush()
+ * first if completions are wanted. Context: process.
+ */
+void tbr_qp_destroy(struct tbr_qp *qp);
+
+/*
+ * Enter the connected state (RC/UC: RTR+RTS; UD: ready) with @conn.
+ * Resets all sequence state. Returns 0 or -EINVAL.
+ */
+int tbr_qp_connect(struct tbr_qp *qp, const struct tbr_qp_conn *conn);
+
+/*
+ * Post a send WR. Returns 0, -ENOSPC when the core's send queue is full,
+ * -EINVAL for an invalid WR (bad opcode for the QP type, too many SGEs,
+ * unaligned atomic, UD message larger than the mtu...), -EIO when the QP is
+ * in the error state (the caller completes the WR with WR_FLUSH_ERR).
+ * Transmits what the window and the rails allow before returning.
+ */
+int tbr_qp_post_send(struct tbr_qp *qp, const struct tbr_send_wr *wr, u64 now);
+
+/* Number of send WRs that can be posted now. */
+u32 tbr_qp_sq_space(const struct tbr_qp *qp);
+
+/*
+ * Feed one received frame. Returns 0 if it was accepted (including
+ * harmless duplicates), or a negative errno when it was rejected:
+ * -EINVAL malformed or invalid for this QP, -ERANGE outside the window,
+ * -EIO QP in error. Every rejection is counted.
+ */
+int tbr_qp_rx(struct tbr_qp *qp, const void *frame, u32 len, u64 now);
+
+/*
+ * Run expired timers (retransmission, RNR backoff, delayed ACK, UC hole)
+ * and transmit whatever is pending (after tx_alloc() failed). Call at or
+ * after tbr_qp_next_deadline() and whenever transmit space frees up.
+ */
+void tbr_qp_progress(struct tbr_qp *qp, u64 now);
+
+/* Earliest time tbr_qp_progress() must run, or TBR_NO_DEADLINE. */
+u64 tbr_qp_next_deadline(const struct tbr_qp *qp);
+
+/*
+ * Move the QP to the error state: complete every WR the core holds (send
+ * WRs and fetched receive WQEs) with WR_FLUSH_ERR, in order. Idempotent.
+ * ops->qp_error is not called for this caller-initiated transition.
+ */
+void tbr_qp_flush(struct tbr_qp *qp);
+
+bool tbr_qp_in_error(const struct tbr_qp *qp);
+const struct tbr_qp_counters *tbr_qp_counters(const struct tbr_qp *qp);
+
+/*
+ * Demultiplex helper: parse only the base header of @frame to find the
+ * destination QP. Returns 0 or -EINVAL.
+ */
+int tbr_frame_peek(const void *frame, u32 len, u16 *conn_id, u32 *dqpn);
+
+#endif /* TBR_CORE_H */

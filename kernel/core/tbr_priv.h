@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbr_priv.h - transport core internals shared by tbr_qp.c, tbr_req.c and
+ * tbr_resp.c. Not part of the API. Locking: none; see tbr_core.h.
+ */
+#ifndef TBR_PRIV_H
+#define TBR_PRIV_H
+
+#include "tbr_core.h"
+
+/* Responder READ/ATOMIC job table (READ chunks in flight + duplicates). */
+#define TBR_RESP_JOBS		64
+/* Responder receive WQEs fetched ahead of message order, at most. */
+#define TBR_RQ_WIN_MAX		256
+
+/* Send WQE as kept by the core. */
+struct tbr_swqe {
+	u64 wr_id;
+	u64 remote_addr;
+	u64 compare_add;
+	u64 swap;
+	u32 length;
+	u32 rkey;
+	u32 imm;
+	u32 first_psn;
+	u32 npsn;		/* PSNs the message occupies (>= 1) */
+	u32 rmsn;
+	u32 remote_qpn;		/* UD */
+	u32 qkey;		/* UD */
+	u16 conn_id;		/* UD */
+	u8 opcode;		/* enum tbr_wr_opcode */
+	u8 flags;
+	u8 num_sge;
+	u8 status;		/* != 0: failed with this tbr_wc_status */
+	u8 rd;			/* READ or ATOMIC: counted in rd_out */
+	u8 ordered;		/* WRITE* started behind a READ/ATOMIC */
+	union {
+		struct tbr_sge sge[TBR_MAX_SGE];
+		u8 inline_data[TBR_MAX_INLINE];
+	};
+};
+
+/* Fetched receive WQE. */
+struct tbr_rwqe {
+	struct tbr_recv_wqe wqe;
+	u64 total;		/* sum of SGE lengths */
+};
+
+enum tbr_rmsg_state {
+	TBR_RMSG_FREE = 0,
+	TBR_RMSG_ACTIVE,
+	TBR_RMSG_DROPPED,	/* UC: abandoned; frames ignored */
+};
+
+/* Responder per-message tracking, indexed by msn & (win - 1). */
+struct tbr_rmsg {
+	u32 msn;
+	u32 msg_len;
+	u32 rcvd;		/* payload (READ: requested) bytes taken */
+	u32 first_psn;
+	u32 npsn;
+	u32 rmsn;		/* local receive index for recv-consuming */
+	u32 imm;
+	u32 err_psn;
+	u8 state;
+	u8 opcode;		/* TBR_OP_* of the frames */
+	u8 seen;		/* some frame was taken */
+	u8 nak;			/* TBR_SYN_* to send when retired, 0 = ok */
+	u8 wc_status;		/* status for the receive completion */
+	u8 solicited;
+	u8 bound;		/* receive WQE bound */
+	u8 stale;		/* UC: rmsn from before a WQE rebinding */
+};
+
+enum tbr_job_state {
+	TBR_JOB_FREE = 0,
+	TBR_JOB_WAIT,		/* request taken, earlier PSNs missing */
+	TBR_JOB_READY,		/* executable / response being sent */
+};
+
+/* Responder READ response or ATOMIC response job. */
+struct tbr_job {
+	u8 state;
+	u8 opcode;		/* TBR_OP_READ_REQ / CMP_SWAP / FETCH_ADD */
+	u8 dup;			/* answer to a duplicate request */
+	u32 psn;		/* PSN of the request = first response PSN */
+	u32 msn;
+	u32 rkey;
+	u64 va;			/* READ: message base va */
+	u32 start;		/* READ: offset of the first response (at psn) */
+	u32 offset;		/* READ: next byte to send */
+	u32 end;		/* READ: end offset of this request */
+	u64 swap_add;
+	u64 compare;
+	u64 orig;		/* ATOMIC: result once executed */
+};
+
+struct tbr_acache {
+	u32 psn;
+	u8 valid;
+	u64 orig;
+};
+
+struct tbr_qp {
+	struct tbr_qp_cfg cfg;
+	struct tbr_qp_conn conn;
+	const struct tbr_ops *ops;
+	void *ctx;
+	u32 wmask;		/* win - 1 */
+	u32 read_chunk;		/* response frames per READ request */
+	u8 connected;
+	u8 error;
+	u8 tx_blocked;		/* last tx_alloc() failed */
+	struct tbr_qp_counters cnt;
+
+	/* ---- requester ---- */
+	struct tbr_swqe *sq;
+	u32 sq_mask;
+	u32 sq_head;		/* oldest WR not retired (its msn) */
+	u32 sq_next;		/* WR being / to be first transmitted */
+	u32 sq_tail;		/* next msn to post */
+	u32 cur_psn;		/* next PSN of sq_next to transmit first */
+	u32 next_psn;		/* first PSN of the next posted WR */
+	u32 next_rmsn;
+	u32 una;		/* oldest PSN not done */
+	u32 snd_nxt;		/* PSNs in [una, snd_nxt) have been sent */
+	u64 *done;		/* PSN done (ACKed / response received) */
+	u64 *rdm;		/* PSN is a READ/ATOMIC response slot */
+	u64 *rtxd;		/* PSN fast-retransmitted in this RTO round */
+	u32 *psn_msn;		/* msn owning each sent PSN */
+	u32 rd_out;		/* READ/ATOMIC WRs started, not retired */
+	u32 retries_left;
+	u32 rnr_left;
+	u64 rto_deadline;	/* TBR_NO_DEADLINE: not armed */
+	u64 rnr_until;		/* TBR_NO_DEADLINE: not waiting */
+	u8 rtx_active;		/* retransmission sweep in progress */
+	u8 halted;		/* fatal NAK received: start no new WR */
+	u32 rtx_next;
+	u32 rtx_end;
+	u32 halt_msn;
+
+	/* ---- responder ---- */
+	u32 epsn;		/* next PSN expected in order */
+	u32 rcv_hi;		/* one past the highest PSN taken */
+	u32 emsn;		/* next message to retire */
+	u32 msn_hi;		/* one past the highest msn seen (UC) */
+	u64 *rcvd;
+	u32 *rpsn_msn;		/* UC: msn of each taken PSN */
+	struct tbr_rmsg *msg;
+	struct tbr_rwqe *rq;
+	u32 rq_mask;
+	u32 rq_head;		/* oldest fetched WQE (local receive index) */
+	u32 rq_fetched;		/* next local receive index to fetch */
+	u32 rq_skew;		/* UC: frame rmsn - local receive index */
+	u32 rmsn_hi;		/* UC: one past the highest frame rmsn seen */
+	struct tbr_job jobs[TBR_RESP_JOBS];
+	u32 njobs;
+	struct tbr_acache acache[TBR_ATOMIC_CACHE];
+	u32 acache_pos;
+	u8 ack_pending;
+	u8 uc_floor_valid;
+	u8 uc_dropping;
+	u32 uc_floor;		/* UC: frame rmsn below this is stale */
+	u32 uc_drop_msn;	/* UC: incomplete msgs below this are dropped */
+	u32 ack_count;
+	u64 ack_deadline;
+	u64 rnr_nak_at;		/* last RNR NAK time */
+	u32 rnr_nak_msn;
+	u8 rnr_nak_valid;
+	u8 fatal_syn;		/* fatal NAK sent: repeat it to requests */
+	u32 fatal_psn;
+	u64 uc_hole_deadline;
+};
+
+/* ---- ring bitmaps: @nbits is a power of two >= 64 ---- */
+
+static inline bool tbr_bm_test(const u64 *bm, u32 idx)
+{
+	return (bm[idx >> 6] >> (idx & 63)) & 1;
+}
+
+static inline void tbr_bm_set(u64 *bm, u32 idx)
+{
+	bm[idx >> 6] |= 1ull << (idx & 63);
+}
+
+/* 64 bits starting at ring index @idx. */
+static inline u64 tbr_bm_get64(const u64 *bm, u32 nbits, u32 idx)
+{
+	u32 w = (idx & (nbits - 1)) >> 6, s = idx & 63;
+	u64 v = bm[w] >> s;
+
+	if (s)
+		v |= bm[(w + 1) & ((nbits >> 6) - 1)] << (64 - s);
+	return v;
+}
+
+/* bm[idx .. idx+63] |= v */
+static inline void tbr_bm_or64(u64 *bm, u32 nbits, u32 idx, u64 v)
+{
+	u32 w = (idx & (nbits - 1)) >> 6, s = idx & 63;
+
+	bm[w] |= v << s;
+	if (s)
+		bm[(w + 1) & ((nbits >> 6) - 1)] |= v >> (64 - s);
+}
+
+/* bm[idx .. idx+63] &= ~v */
+static inline void tbr_bm_clr64(u64 *bm, u32 nbits, u32 idx, u64 v)
+{
+	u32 w = (idx & (nbits - 1)) >> 6, s = idx & 63;
+
+	bm[w] &= ~(v << s);
+	if (s)
+		bm[(w + 1) & ((nbits >> 6) - 1)] &= ~(v >> (64 - s));
+}
+
+static inline u64 tbr_low_mask(u32 n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* Number of consecutive set bits from @idx, at most @max. */
+static inline u32 tbr_bm_run(const u64 *bm, u32 nbits, u32 idx, u32 max)
+{
+	u32 n = 0;
+
+	while (n < max) {
+		u64 v = ~tbr_bm_get64(bm, nbits, idx + n);
+
+		if (!v) {
+			n += 64;
+			continue;
+		}
+		n += tbr_ctz64(v);
+		break;
+	}
+	return n < max ? n : max;
+}
+
+static inline u32 tbr_win(const struct tbr_qp *qp)
+{
+	return qp->cfg.win;
+}
+
+static inline u32 tbr_frames(u32 len, u32 mtu)
+{
+	return len ? (len - 1) / mtu + 1 : 1;
+}
+
+/* tbr_qp.c */
+void *tbr_tx_get(struct tbr_qp *qp, u32 len);
+void tbr_tx_put(struct tbr_qp *qp, void *buf, u32 len, u32 paylen);
+void tbr_qp_fatal(struct tbr_qp *qp, u32 status);
+
+/* tbr_req.c */
+void tbr_req_reset(struct tbr_qp *qp);
+void tbr_req_pump(struct tbr_qp *qp, u64 now);
+int tbr_req_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now);
+void tbr_req_timer(struct tbr_qp *qp, u64 now);
+u64 tbr_req_deadline(const struct tbr_qp *qp);
+void tbr_req_flush(struct tbr_qp *qp);
+
+/* tbr_resp.c */
+void tbr_resp_reset(struct tbr_qp *qp);
+void tbr_resp_pump(struct tbr_qp *qp, u64 now);
+int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now);
+void tbr_resp_timer(struct tbr_qp *qp, u64 now);
+u64 tbr_resp_deadline(const struct tbr_qp *qp);
+void tbr_resp_flush(struct tbr_qp *qp);
+void tbr_resp_error_rx(struct tbr_qp *qp, const struct tbr_hdr *h);
+
+#endif /* TBR_PRIV_H */

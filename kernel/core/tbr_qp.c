@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbr_qp.c - QP lifetime, frame dispatch, timers and error handling of the
+ * transport core. Locking: none inside; callers serialize per QP (see
+ * tbr_core.h).
+ */
+#include "tbr_priv.h"
+
+static bool tbr_is_pow2(u32 v)
+{
+	return v && !(v & (v - 1));
+}
+
+void tbr_qp_conn_defaults(struct tbr_qp_conn *conn)
+{
+	memset(conn, 0, sizeof(*conn));
+	conn->timeout_ns = 4096ull * 1000 * 16;	/* IBTA timeout 14: ~67 ms */
+	conn->retry_cnt = 7;
+	conn->rnr_retry = 7;
+	conn->min_rnr_timer_ns = 10000;		/* 10 us */
+	conn->ack_delay_ns = 20000;		/* 20 us */
+	conn->ack_every = 16;
+	conn->reorder_thresh = 16;
+	conn->uc_reorder_ns = 1000000;		/* 1 ms */
+}
+
+struct tbr_qp *tbr_qp_create(const struct tbr_qp_cfg *cfg,
+			     const struct tbr_ops *ops, void *ctx)
+{
+	struct tbr_qp *qp;
+	u32 w, rqw;
+
+	if (!ops || cfg->type > TBR_QPT_UD || (cfg->qpn & ~TBR_QPN_MASK) ||
+	    !tbr_is_pow2(cfg->sq_depth) || cfg->sq_depth > TBR_SQ_DEPTH_MAX ||
+	    !tbr_is_pow2(cfg->win) || cfg->win < TBR_WIN_MIN ||
+	    cfg->win > TBR_WIN_MAX || cfg->mtu < TBR_MTU_MIN ||
+	    cfg->mtu > TBR_MTU_MAX || !cfg->max_rd_atomic ||
+	    cfg->max_rd_atomic > TBR_ATOMIC_CACHE)
+		return NULL;
+
+	qp = tbr_zalloc(sizeof(*qp));
+	if (!qp)
+		return NULL;
+	qp->cfg = *cfg;
+	qp->ops = ops;
+	qp->ctx = ctx;
+	w = cfg->win;
+	qp->wmask = w - 1;
+	/* Requests in flight stay within TBR_RESP_JOBS/2: see protocol.md. */
+	qp->read_chunk = w / 16;
+	rqw = w < TBR_RQ_WIN_MAX ? w : TBR_RQ_WIN_MAX;
+	qp->rq_mask = rqw - 1;
+
+	qp->sq = tbr_zalloc(sizeof(*qp->sq) * cfg->sq_depth);
+	if (!qp->sq)
+		goto err_qp;
+	qp->sq_mask = cfg->sq_depth - 1;
+	qp->done = tbr_zalloc(w / 8);
+	if (!qp->done)
+		goto err_sq;
+	qp->rdm = tbr_zalloc(w / 8);
+	if (!qp->rdm)
+		goto err_done;
+	qp->rtxd = tbr_zalloc(w / 8);
+	if (!qp->rtxd)
+		goto err_rdm;
+	qp->psn_msn = tbr_zalloc(sizeof(u32) * w);
+	if (!qp->psn_msn)
+		goto err_rtxd;
+	qp->rcvd = tbr_zalloc(w / 8);
+	if (!qp->rcvd)
+		goto err_psn_msn;
+	qp->rpsn_msn = tbr_zalloc(sizeof(u32) * w);
+	if (!qp->rpsn_msn)
+		goto err_rcvd;
+	qp->msg = tbr_zalloc(sizeof(*qp->msg) * w);
+	if (!qp->msg)
+		goto err_rpsn_msn;
+	qp->rq = tbr_zalloc(sizeof(*qp->rq) * rqw);
+	if (!qp->rq)
+		goto err_msg;
+	tbr_qp_conn_defaults(&qp->conn);
+	return qp;
+
+err_msg:
+	tbr_free(qp->msg);
+err_rpsn_msn:
+	tbr_free(qp->rpsn_msn);
+err_rcvd:
+	tbr_free(qp->rcvd);
+err_psn_msn:
+	tbr_free(qp->psn_msn);
+err_rtxd:
+	tbr_free(qp->rtxd);
+err_rdm:
+	tbr_free(qp->rdm);
+err_done:
+	tbr_free(qp->done);
+err_sq:
+	tbr_free(qp->sq);
+err_qp:
+	tbr_free(qp);
+	return NULL;
+}
+
+void tbr_qp_destroy(struct tbr_qp *qp)
+{
+	if (!qp)
+		return;
+	tbr_free(qp->rq);
+	tbr_free(qp->msg);
+	tbr_free(qp->rpsn_msn);
+	tbr_free(qp->rcvd);
+	tbr_free(qp->psn_msn);
+	tbr_free(qp->rtxd);
+	tbr_free(qp->rdm);
+	tbr_free(qp->done);
+	tbr_free(qp->sq);
+	tbr_free(qp);
+}
+
+int tbr_qp_connect(struct tbr_qp *qp, const struct tbr_qp_conn *conn)
+{
+	if ((conn->dest_qpn & ~TBR_QPN_MASK) ||
+	    (conn->sq_psn & ~TBR_PSN_MASK) || (conn->rq_psn & ~TBR_PSN_MASK) ||
+	    conn->retry_cnt > 7 || conn->rnr_retry > 7)
+		return -EINVAL;
+	if (qp->connected && qp->sq_head != qp->sq_tail)
+		return -EINVAL;
+	qp->conn = *conn;
+	if (!qp->conn.ack_every)
+		qp->conn.ack_every = 1;
+	if (!qp->conn.reorder_thresh)
+		qp->conn.reorder_thresh = 1;
+	qp->error = 0;
+	tbr_req_reset(qp);
+	tbr_resp_reset(qp);
+	qp->connected = 1;
+	return 0;
+}
+
+bool tbr_qp_in_error(const struct tbr_qp *qp)
+{
+	return qp->error;
+}
+
+const struct tbr_qp_counters *tbr_qp_counters(const struct tbr_qp *qp)
+{
+	return &qp->cnt;
+}
+
+void *tbr_tx_get(struct tbr_qp *qp, u32 len)
+{
+	void *buf = qp->ops->tx_alloc(qp->ctx, len);
+
+	qp->tx_blocked = !buf;
+	if (!buf)
+		qp->cnt.tx_stalls++;
+	return buf;
+}
+
+void tbr_tx_put(struct tbr_qp *qp, void *buf, u32 len, u32 paylen)
+{
+	qp->cnt.tx_frames++;
+	qp->cnt.tx_bytes += paylen;
+	qp->ops->tx_send(qp->ctx, buf, len);
+}
+
+void tbr_qp_flush(struct tbr_qp *qp)
+{
+	qp->error = 1;
+	tbr_req_flush(qp);
+	tbr_resp_flush(qp);
+}
+
+/* The core itself moves the QP to error: flush and tell the verbs layer. */
+void tbr_qp_fatal(struct tbr_qp *qp, u32 status)
+{
+	if (qp->error)
+		return;
+	tbr_dbg("qp %u: error, status %u\n", qp->cfg.qpn, status);
+	tbr_qp_flush(qp);
+	if (qp->ops->qp_error)
+		qp->ops->qp_error(qp->ctx, status);
+}
+
+int tbr_frame_peek(const void *frame, u32 len, u16 *conn_id, u32 *dqpn)
+{
+	const u8 *p = frame;
+
+	if (len < TBR_BASE_HDR_LEN || len > TBR_FRAME_MAX ||
+	    p[0] != TBR_WIRE_VERSION)
+		return -EINVAL;
+	*conn_id = tbr_get_be16(p + 4);
+	*dqpn = tbr_get_be32(p + 8);
+	return 0;
+}
+
+static bool tbr_op_to_requester(u8 op)
+{
+	return op == TBR_OP_ACK || op == TBR_OP_READ_RESP ||
+	       op == TBR_OP_ATOMIC_RESP;
+}
+
+static bool tbr_op_valid_for(const struct tbr_qp *qp, u8 op)
+{
+	switch (qp->cfg.type) {
+	case TBR_QPT_UD:
+		return op == TBR_OP_UD_SEND || op == TBR_OP_UD_SEND_IMM;
+	case TBR_QPT_UC:
+		return op == TBR_OP_SEND || op == TBR_OP_SEND_IMM ||
+		       op == TBR_OP_WRITE || op == TBR_OP_WRITE_IMM;
+	case TBR_QPT_RC:
+		return op != TBR_OP_UD_SEND && op != TBR_OP_UD_SEND_IMM;
+	}
+	return false;
+}
+
+int tbr_qp_rx(struct tbr_qp *qp, const void *frame, u32 len, u64 now)
+{
+	struct tbr_hdr h;
+	int ret;
+
+	if (tbr_frame_parse(frame, len, &h)) {
+		qp->cnt.rx_malformed++;
+		return -EINVAL;
+	}
+	if (!qp->connected) {
+		qp->cnt.rx_invalid++;
+		return -EIO;
+	}
+	if (h.dqpn != qp->cfg.qpn || !tbr_op_valid_for(qp, h.opcode) ||
+	    (qp->cfg.type != TBR_QPT_UD && h.conn_id != qp->conn.conn_id)) {
+		qp->cnt.rx_invalid++;
+		return -EINVAL;
+	}
+	if (qp->error) {
+		/* A lost fatal NAK is repeated to the retransmissions. */
+		tbr_resp_error_rx(qp, &h);
+		qp->cnt.rx_invalid++;
+		return -EIO;
+	}
+	qp->cnt.rx_frames++;
+	qp->cnt.rx_bytes += h.paylen;
+	if (tbr_op_to_requester(h.opcode))
+		ret = tbr_req_rx(qp, &h, now);
+	else
+		ret = tbr_resp_rx(qp, &h, now);
+	/* Either half may have freed window space or queued frames. */
+	if (!qp->error) {
+		tbr_resp_pump(qp, now);
+		tbr_req_pump(qp, now);
+	}
+	return ret;
+}
+
+void tbr_qp_progress(struct tbr_qp *qp, u64 now)
+{
+	if (!qp->connected || qp->error)
+		return;
+	tbr_resp_timer(qp, now);
+	if (!qp->error)
+		tbr_req_timer(qp, now);
+	if (!qp->error) {
+		tbr_resp_pump(qp, now);
+		tbr_req_pump(qp, now);
+	}
+}
+
+u64 tbr_qp_next_deadline(const struct tbr_qp *qp)
+{
+	u64 a, b;
+
+	if (!qp->connected || qp->error)
+		return TBR_NO_DEADLINE;
+	a = tbr_req_deadline(qp);
+	b = tbr_resp_deadline(qp);
+	return a < b ? a : b;
+}

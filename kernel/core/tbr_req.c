@@ -1,0 +1,806 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbr_req.c - requester half of the transport core: send queue, framing,
+ * PSN window with selective acknowledgement, retransmission (timeout and
+ * SACK-driven fast retransmit), RNR backoff, READ/ATOMIC responses and
+ * in-order send completions.
+ *
+ * Locking: none; the caller serializes all calls for a QP (tbr_core.h).
+ */
+#include "tbr_priv.h"
+
+static struct tbr_swqe *tbr_wr(struct tbr_qp *qp, u32 msn)
+{
+	return &qp->sq[msn & qp->sq_mask];
+}
+
+static bool tbr_wr_is_rd(u8 op)
+{
+	return op == TBR_WR_READ || op == TBR_WR_CMP_SWAP ||
+	       op == TBR_WR_FETCH_ADD;
+}
+
+static bool tbr_wr_is_atomic(u8 op)
+{
+	return op == TBR_WR_CMP_SWAP || op == TBR_WR_FETCH_ADD;
+}
+
+void tbr_req_reset(struct tbr_qp *qp)
+{
+	u32 w = tbr_win(qp);
+
+	qp->sq_head = 0;
+	qp->sq_next = 0;
+	qp->sq_tail = 0;
+	qp->next_rmsn = 0;
+	qp->cur_psn = qp->conn.sq_psn;
+	qp->next_psn = qp->conn.sq_psn;
+	qp->una = qp->conn.sq_psn;
+	qp->snd_nxt = qp->conn.sq_psn;
+	memset(qp->done, 0, w / 8);
+	memset(qp->rdm, 0, w / 8);
+	memset(qp->rtxd, 0, w / 8);
+	qp->rd_out = 0;
+	qp->retries_left = qp->conn.retry_cnt;
+	qp->rnr_left = qp->conn.rnr_retry;
+	qp->rto_deadline = TBR_NO_DEADLINE;
+	qp->rnr_until = TBR_NO_DEADLINE;
+	qp->rtx_active = 0;
+	qp->halted = 0;
+}
+
+u32 tbr_qp_sq_space(const struct tbr_qp *qp)
+{
+	return qp->cfg.sq_depth - (qp->sq_tail - qp->sq_head);
+}
+
+static int tbr_wr_check(const struct tbr_qp *qp, const struct tbr_send_wr *wr,
+			u64 *lenp)
+{
+	u64 len = 0;
+	u32 i;
+
+	switch (qp->cfg.type) {
+	case TBR_QPT_UD:
+		if (wr->opcode != TBR_WR_SEND && wr->opcode != TBR_WR_SEND_IMM)
+			return -EINVAL;
+		if (wr->remote_qpn & ~TBR_QPN_MASK)
+			return -EINVAL;
+		break;
+	case TBR_QPT_UC:
+		if (wr->opcode != TBR_WR_SEND && wr->opcode != TBR_WR_SEND_IMM &&
+		    wr->opcode != TBR_WR_WRITE && wr->opcode != TBR_WR_WRITE_IMM)
+			return -EINVAL;
+		break;
+	case TBR_QPT_RC:
+		if (wr->opcode > TBR_WR_FETCH_ADD)
+			return -EINVAL;
+		break;
+	}
+	if (wr->flags & ~(TBR_WR_SIGNALED | TBR_WR_SOLICITED | TBR_WR_INLINE |
+			  TBR_WR_FENCE))
+		return -EINVAL;
+	if (wr->flags & TBR_WR_INLINE) {
+		if (tbr_wr_is_rd(wr->opcode) || wr->inline_len > TBR_MAX_INLINE ||
+		    (wr->inline_len && !wr->inline_data))
+			return -EINVAL;
+		len = wr->inline_len;
+	} else {
+		if (wr->num_sge > TBR_MAX_SGE || (wr->num_sge && !wr->sgl))
+			return -EINVAL;
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sgl[i].length;
+	}
+	if (len > TBR_MSG_MAX)
+		return -EINVAL;
+	/* Frame index must stay unambiguous in 24-bit PSN space. */
+	if (tbr_frames((u32)len, qp->cfg.mtu) >= (1u << (TBR_PSN_BITS - 1)))
+		return -EINVAL;
+	if (tbr_wr_is_atomic(wr->opcode) &&
+	    (len != 8 || (wr->remote_addr & 7)))
+		return -EINVAL;
+	if (qp->cfg.type == TBR_QPT_UD && len > qp->cfg.mtu)
+		return -EINVAL;
+	*lenp = len;
+	return 0;
+}
+
+int tbr_qp_post_send(struct tbr_qp *qp, const struct tbr_send_wr *wr, u64 now)
+{
+	struct tbr_swqe *w;
+	u64 len;
+	int ret;
+
+	if (!qp->connected)
+		return -EINVAL;
+	if (qp->error)
+		return -EIO;
+	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
+		return -ENOSPC;
+	ret = tbr_wr_check(qp, wr, &len);
+	if (ret)
+		return ret;
+
+	w = tbr_wr(qp, qp->sq_tail);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->flags = wr->flags;
+	w->length = (u32)len;
+	w->remote_addr = wr->remote_addr;
+	w->rkey = wr->rkey;
+	w->imm = wr->imm;
+	w->compare_add = wr->compare_add;
+	w->swap = wr->swap;
+	w->remote_qpn = wr->remote_qpn;
+	w->qkey = (wr->remote_qkey & 0x80000000u) ? qp->cfg.qkey :
+						      wr->remote_qkey;
+	w->conn_id = wr->conn_id;
+	if (wr->flags & TBR_WR_INLINE) {
+		if (wr->inline_len)
+			memcpy(w->inline_data, wr->inline_data, wr->inline_len);
+	} else {
+		w->num_sge = (u8)wr->num_sge;
+		if (wr->num_sge)
+			memcpy(w->sge, wr->sgl, sizeof(*w->sge) * wr->num_sge);
+	}
+	w->npsn = tbr_wr_is_atomic(w->opcode) ? 1 :
+		  tbr_frames(w->length, qp->cfg.mtu);
+	w->first_psn = qp->next_psn;
+	qp->next_psn = tbr_psn_add(qp->next_psn, w->npsn);
+	if (w->opcode == TBR_WR_SEND || w->opcode == TBR_WR_SEND_IMM ||
+	    w->opcode == TBR_WR_SEND_INV || w->opcode == TBR_WR_WRITE_IMM)
+		w->rmsn = qp->next_rmsn++;
+	qp->sq_tail++;
+	tbr_req_pump(qp, now);
+	return 0;
+}
+
+static const u8 tbr_wr_wire_op[] = {
+	[TBR_WR_SEND]		= TBR_OP_SEND,
+	[TBR_WR_SEND_IMM]	= TBR_OP_SEND_IMM,
+	[TBR_WR_SEND_INV]	= TBR_OP_SEND_INV,
+	[TBR_WR_WRITE]		= TBR_OP_WRITE,
+	[TBR_WR_WRITE_IMM]	= TBR_OP_WRITE_IMM,
+	[TBR_WR_READ]		= TBR_OP_READ_REQ,
+	[TBR_WR_CMP_SWAP]	= TBR_OP_CMP_SWAP,
+	[TBR_WR_FETCH_ADD]	= TBR_OP_FETCH_ADD,
+};
+
+static const u8 tbr_wr_wc_op[] = {
+	[TBR_WR_SEND]		= TBR_WC_SEND,
+	[TBR_WR_SEND_IMM]	= TBR_WC_SEND,
+	[TBR_WR_SEND_INV]	= TBR_WC_SEND,
+	[TBR_WR_WRITE]		= TBR_WC_RDMA_WRITE,
+	[TBR_WR_WRITE_IMM]	= TBR_WC_RDMA_WRITE,
+	[TBR_WR_READ]		= TBR_WC_RDMA_READ,
+	[TBR_WR_CMP_SWAP]	= TBR_WC_COMP_SWAP,
+	[TBR_WR_FETCH_ADD]	= TBR_WC_FETCH_ADD,
+};
+
+/*
+ * Build and transmit the frame(s) starting at PSN @psn of @w: a data frame,
+ * a READ request covering @nresp response PSNs, or an ATOMIC request.
+ * Returns 0, -EAGAIN when no tx buffer is available, or -EIO when the local
+ * SGE list cannot be read (w->status is set).
+ */
+static int tbr_req_xmit(struct tbr_qp *qp, struct tbr_swqe *w, u32 psn,
+			u32 nresp, bool retrans)
+{
+	u32 mtu = qp->cfg.mtu;
+	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
+	struct tbr_hdr h;
+	u32 hl, paylen = 0;
+	u8 *buf;
+	int ret;
+
+	memset(&h, 0, sizeof(h));
+	h.psn = psn;
+	h.conn_id = qp->conn.conn_id;
+	h.dqpn = qp->conn.dest_qpn;
+	h.msn = qp->psn_msn[psn & qp->wmask];
+	if (retrans)
+		h.flags |= TBR_F_RETRANS | TBR_F_ACKREQ;
+
+	if (qp->cfg.type == TBR_QPT_UD) {
+		h.opcode = w->opcode == TBR_WR_SEND_IMM ? TBR_OP_UD_SEND_IMM :
+							   TBR_OP_UD_SEND;
+		h.conn_id = w->conn_id;
+		h.dqpn = w->remote_qpn;
+		h.qkey = w->qkey;
+		h.src_qpn = qp->cfg.qpn;
+		h.imm = w->imm;
+		paylen = w->length;
+	} else {
+		h.opcode = tbr_wr_wire_op[w->opcode];
+	}
+
+	switch (h.opcode) {
+	case TBR_OP_READ_REQ:
+		h.offset = idx * mtu;
+		h.msg_len = w->length;
+		h.req_len = w->length - h.offset;
+		if (h.req_len > nresp * mtu)
+			h.req_len = nresp * mtu;
+		h.rkey = w->rkey;
+		h.va = w->remote_addr;
+		break;
+	case TBR_OP_CMP_SWAP:
+	case TBR_OP_FETCH_ADD:
+		h.rkey = w->rkey;
+		h.va = w->remote_addr;
+		if (h.opcode == TBR_OP_CMP_SWAP) {
+			h.compare = w->compare_add;
+			h.swap_add = w->swap;
+		} else {
+			h.swap_add = w->compare_add;
+		}
+		break;
+	case TBR_OP_UD_SEND:
+	case TBR_OP_UD_SEND_IMM:
+		break;
+	default:
+		h.offset = idx * mtu;
+		h.msg_len = w->length;
+		paylen = w->length - h.offset;
+		if (paylen > mtu)
+			paylen = mtu;
+		h.rmsn = w->rmsn;
+		h.imm = w->imm;
+		h.rkey = w->rkey;
+		h.va = w->remote_addr;
+		if (idx + 1 == w->npsn)
+			h.flags |= TBR_F_ACKREQ;
+		if (w->ordered && (h.opcode == TBR_OP_WRITE ||
+				   h.opcode == TBR_OP_WRITE_IMM))
+			h.flags |= TBR_F_ORDERED;
+		if ((w->flags & TBR_WR_SOLICITED) &&
+		    (h.opcode == TBR_OP_SEND || h.opcode == TBR_OP_SEND_IMM ||
+		     h.opcode == TBR_OP_SEND_INV ||
+		     h.opcode == TBR_OP_WRITE_IMM))
+			h.flags |= TBR_F_SOLICITED;
+		break;
+	}
+	if (!(psn & (tbr_win(qp) / 4 - 1)))
+		h.flags |= TBR_F_ACKREQ;
+	h.paylen = (u16)paylen;
+
+	hl = tbr_hdr_len(h.opcode);
+	buf = tbr_tx_get(qp, hl + paylen);
+	if (!buf)
+		return -EAGAIN;
+	tbr_hdr_build(buf, &h);
+	if (paylen) {
+		if (w->flags & TBR_WR_INLINE) {
+			memcpy(buf + hl, w->inline_data + h.offset, paylen);
+		} else {
+			ret = qp->ops->sgl_read(qp->ctx, w->sge, w->num_sge,
+						h.offset, buf + hl, paylen);
+			if (ret) {
+				qp->ops->tx_abort(qp->ctx, buf);
+				w->status = ret < 0 && -ret <= TBR_WC_RNR_RETRY_EXC_ERR ?
+					    (u8)-ret : TBR_WC_LOC_PROT_ERR;
+				return -EIO;
+			}
+		}
+	}
+	tbr_tx_put(qp, buf, hl + paylen, paylen);
+	if (retrans)
+		qp->cnt.retransmits++;
+	return 0;
+}
+
+static void tbr_req_arm(struct tbr_qp *qp, u64 now)
+{
+	if (qp->cfg.type == TBR_QPT_RC && qp->conn.timeout_ns &&
+	    qp->rto_deadline == TBR_NO_DEADLINE &&
+	    qp->rnr_until == TBR_NO_DEADLINE)
+		qp->rto_deadline = now + qp->conn.timeout_ns;
+}
+
+/* Mark [psn, psn + n) done, except READ/ATOMIC response PSNs. */
+static bool tbr_req_mark(struct tbr_qp *qp, u32 psn, u32 n)
+{
+	u32 w = tbr_win(qp);
+	bool progress = false;
+
+	while (n) {
+		u32 k = n < 64 ? n : 64;
+		u64 v = tbr_low_mask(k) & ~tbr_bm_get64(qp->rdm, w, psn) &
+			~tbr_bm_get64(qp->done, w, psn);
+
+		if (v) {
+			tbr_bm_or64(qp->done, w, psn, v);
+			progress = true;
+		}
+		psn += k;
+		n -= k;
+	}
+	return progress;
+}
+
+static void tbr_wc_send(struct tbr_qp *qp, struct tbr_swqe *w, u32 status)
+{
+	struct tbr_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.wr_id = w->wr_id;
+	c.status = status;
+	c.opcode = tbr_wr_wc_op[w->opcode];
+	c.byte_len = w->length;
+	c.src_qp = qp->cfg.qpn;
+	qp->ops->complete(qp->ctx, &c);
+}
+
+/* Slide una over done PSNs and retire finished WRs in posting order. */
+static bool tbr_req_advance(struct tbr_qp *qp)
+{
+	u32 w = tbr_win(qp);
+	u32 out = (u32)tbr_psn_diff(qp->snd_nxt, qp->una);
+	u32 n = tbr_bm_run(qp->done, w, qp->una, out);
+	u32 i, psn = qp->una;
+
+	for (i = 0; i < n;) {
+		u32 k = n - i < 64 ? n - i : 64;
+		u64 m = tbr_low_mask(k);
+
+		tbr_bm_clr64(qp->done, w, psn, m);
+		tbr_bm_clr64(qp->rdm, w, psn, m);
+		tbr_bm_clr64(qp->rtxd, w, psn, m);
+		psn += k;
+		i += k;
+	}
+	qp->una = tbr_psn_add(qp->una, n);
+
+	while (qp->sq_head != qp->sq_tail) {
+		struct tbr_swqe *wr = tbr_wr(qp, qp->sq_head);
+
+		if (wr->status) {
+			u32 st = wr->status;
+
+			qp->sq_head++;
+			if (wr->rd)
+				qp->rd_out--;
+			tbr_wc_send(qp, wr, st);
+			tbr_qp_fatal(qp, st);
+			return n > 0;
+		}
+		if (qp->sq_head == qp->sq_next ||
+		    tbr_psn_diff(qp->una, tbr_psn_add(wr->first_psn,
+						      wr->npsn)) < 0)
+			break;
+		qp->sq_head++;
+		if (wr->rd)
+			qp->rd_out--;
+		qp->rnr_left = qp->conn.rnr_retry;
+		if (wr->flags & TBR_WR_SIGNALED)
+			tbr_wc_send(qp, wr, TBR_WC_SUCCESS);
+	}
+	return n > 0;
+}
+
+/* Forward progress: reset the retry budget and restart the timer. */
+static void tbr_req_progress_made(struct tbr_qp *qp, u64 now)
+{
+	qp->retries_left = qp->conn.retry_cnt;
+	qp->rto_deadline = TBR_NO_DEADLINE;
+	if (qp->una != qp->snd_nxt)
+		tbr_req_arm(qp, now);
+}
+
+/* Last not-done PSN in [psn, end), which holds at least @psn itself. */
+static u32 tbr_req_last_missing(struct tbr_qp *qp, u32 psn, u32 end)
+{
+	u32 p = tbr_psn_add(end, TBR_PSN_MASK);
+
+	while (p != psn && tbr_bm_test(qp->done, p & qp->wmask))
+		p = tbr_psn_add(p, TBR_PSN_MASK);
+	return p;
+}
+
+/*
+ * Retransmit the not-done PSN @psn (for a READ: the missing part of its
+ * request chunk). Returns the PSN after what was covered, or @psn when the
+ * transmit path is full.
+ */
+static u32 tbr_req_resend(struct tbr_qp *qp, u32 psn)
+{
+	struct tbr_swqe *w = tbr_wr(qp, qp->psn_msn[psn & qp->wmask]);
+	u32 next = tbr_psn_add(psn, 1);
+	int ret;
+
+	if (w->opcode == TBR_WR_READ) {
+		u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
+		u32 cend = (idx / qp->read_chunk + 1) * qp->read_chunk;
+		u32 end, last;
+
+		if (cend > w->npsn)
+			cend = w->npsn;
+		end = tbr_psn_add(w->first_psn, cend);
+		if (tbr_psn_diff(end, qp->snd_nxt) > 0)
+			end = qp->snd_nxt;
+		last = tbr_req_last_missing(qp, psn, end);
+		ret = tbr_req_xmit(qp, w, psn,
+				   (u32)tbr_psn_diff(last, psn) + 1, true);
+		next = end;
+	} else {
+		ret = tbr_req_xmit(qp, w, psn, 1, true);
+	}
+	if (ret == -EAGAIN)
+		return psn;
+	return next;
+}
+
+/* Continue the retransmission sweep; false when stalled on transmit. */
+static bool tbr_req_sweep(struct tbr_qp *qp)
+{
+	u32 w = tbr_win(qp);
+
+	while (qp->rtx_active && !qp->error) {
+		u32 p = qp->rtx_next, next;
+		s32 left;
+
+		if (tbr_psn_diff(p, qp->una) < 0)
+			p = qp->una;
+		left = tbr_psn_diff(qp->rtx_end, p);
+		if (left <= 0)
+			break;
+		p = tbr_psn_add(p, tbr_bm_run(qp->done, w, p, (u32)left));
+		if (tbr_psn_diff(qp->rtx_end, p) <= 0)
+			break;
+		if (qp->halted &&
+		    (s32)(qp->psn_msn[p & qp->wmask] - qp->halt_msn) >= 0)
+			break;
+		next = tbr_req_resend(qp, p);
+		if (next == p)
+			return false;
+		qp->rtx_next = next;
+	}
+	qp->rtx_active = 0;
+	return true;
+}
+
+static void tbr_req_start_sweep(struct tbr_qp *qp)
+{
+	qp->rtx_active = 1;
+	qp->rtx_next = qp->una;
+	qp->rtx_end = qp->snd_nxt;
+	memset(qp->rtxd, 0, tbr_win(qp) / 8);
+}
+
+void tbr_req_pump(struct tbr_qp *qp, u64 now)
+{
+	u32 win = tbr_win(qp);
+	bool unacked = qp->cfg.type != TBR_QPT_RC;
+
+	if (!qp->connected || qp->error || qp->rnr_until != TBR_NO_DEADLINE)
+		return;
+	if (qp->rtx_active && !tbr_req_sweep(qp))
+		return;
+
+	while (qp->sq_next != qp->sq_tail && !qp->halted && !qp->error) {
+		struct tbr_swqe *w = tbr_wr(qp, qp->sq_next);
+		u32 n = 1, i;
+		int ret;
+
+		if (qp->cur_psn == w->first_psn && !w->rd && !w->status) {
+			if ((w->flags & TBR_WR_FENCE) && qp->rd_out)
+				break;
+			w->ordered = qp->rd_out != 0;
+			if (tbr_wr_is_rd(w->opcode)) {
+				if (qp->rd_out >= qp->cfg.max_rd_atomic)
+					break;
+				w->rd = 1;
+				qp->rd_out++;
+			}
+		}
+		if (w->opcode == TBR_WR_READ) {
+			u32 idx = (u32)tbr_psn_diff(qp->cur_psn, w->first_psn);
+
+			n = w->npsn - idx;
+			if (n > qp->read_chunk)
+				n = qp->read_chunk;
+		}
+		if ((u32)tbr_psn_diff(qp->cur_psn, qp->una) + n > win)
+			break;
+		for (i = 0; i < n; i++) {
+			u32 p = tbr_psn_add(qp->cur_psn, i) & qp->wmask;
+
+			qp->psn_msn[p] = qp->sq_next;
+			if (tbr_wr_is_rd(w->opcode))
+				tbr_bm_set(qp->rdm, p);
+		}
+		ret = w->status ? -EIO : tbr_req_xmit(qp, w, qp->cur_psn, n,
+						       false);
+		if (ret == -EAGAIN)
+			break;
+		if (ret == -EIO) {
+			/* Fails in order once the WRs before it retire. */
+			qp->halted = 1;
+			qp->halt_msn = qp->sq_next;
+			qp->cur_psn = tbr_psn_add(w->first_psn, w->npsn);
+			qp->sq_next++;
+			break;
+		}
+		if (unacked)
+			tbr_req_mark(qp, qp->cur_psn, n);
+		qp->cur_psn = tbr_psn_add(qp->cur_psn, n);
+		qp->snd_nxt = qp->cur_psn;
+		tbr_req_arm(qp, now);
+		if (qp->cur_psn == tbr_psn_add(w->first_psn, w->npsn))
+			qp->sq_next++;
+	}
+	tbr_req_advance(qp);
+}
+
+static void tbr_req_fail(struct tbr_qp *qp, struct tbr_swqe *w, u32 msn,
+			 u32 status)
+{
+	if (!w->status)
+		w->status = (u8)status;
+	if (!qp->halted || (s32)(msn - qp->halt_msn) < 0) {
+		qp->halted = 1;
+		qp->halt_msn = msn;
+	}
+}
+
+/*
+ * Fast retransmit: resend holes that at least reorder_thresh later PSNs
+ * have overtaken, once per RTO round. READ/ATOMIC holes wait for the timer.
+ */
+static void tbr_req_fast_rtx(struct tbr_qp *qp, u32 hi)
+{
+	u32 w = tbr_win(qp);
+	u32 p = qp->una;
+	s32 span = tbr_psn_diff(hi, p) - (s32)qp->conn.reorder_thresh;
+
+	if (qp->rtx_active || span <= 0)
+		return;
+	while (span > 0 && !qp->error) {
+		u32 k = span < 64 ? (u32)span : 64;
+		u64 v = tbr_low_mask(k) & ~(tbr_bm_get64(qp->done, w, p) |
+					    tbr_bm_get64(qp->rdm, w, p) |
+					    tbr_bm_get64(qp->rtxd, w, p));
+
+		while (v) {
+			u32 b = tbr_ctz64(v);
+			u32 q = tbr_psn_add(p, b);
+
+			if (qp->halted &&
+			    (s32)(qp->psn_msn[q & qp->wmask] - qp->halt_msn) >= 0)
+				return;
+			if (tbr_req_resend(qp, q) == q)
+				return;
+			tbr_bm_set(qp->rtxd, q & qp->wmask);
+			qp->cnt.fast_retransmits++;
+			v &= v - 1;
+		}
+		p = tbr_psn_add(p, k);
+		span -= (s32)k;
+	}
+}
+
+static u32 tbr_syn_status(u8 syn)
+{
+	switch (syn) {
+	case TBR_SYN_NAK_INV_REQ:
+		return TBR_WC_REM_INV_REQ_ERR;
+	case TBR_SYN_NAK_REM_ACCESS:
+		return TBR_WC_REM_ACCESS_ERR;
+	default:
+		return TBR_WC_REM_OP_ERR;
+	}
+}
+
+static int tbr_req_ack(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+{
+	u32 w = tbr_win(qp);
+	s32 out = tbr_psn_diff(qp->snd_nxt, qp->una);
+	s32 d = tbr_psn_diff(h->epsn, qp->una);
+	bool progress = false, have_hi = false;
+	u32 hi = 0, j;
+
+	if (d > out || d < -(s32)w) {
+		qp->cnt.rx_invalid++;
+		return -EINVAL;
+	}
+	qp->cnt.acks_rcvd++;
+	if (d > 0)
+		progress |= tbr_req_mark(qp, qp->una, (u32)d);
+	for (j = 0; j < h->nwords; j++) {
+		u32 base = tbr_psn_add(h->epsn, 64 * j);
+		s32 o = tbr_psn_diff(base, qp->una);
+		u64 v = tbr_ack_word(h, j), nv;
+
+		if (o >= out)
+			break;
+		if (o < 0)
+			v = o <= -64 ? 0 : v & ~tbr_low_mask((u32)-o);
+		if (out - o < 64)
+			v &= tbr_low_mask((u32)(out - o));
+		if (!v)
+			continue;
+		have_hi = true;
+		hi = tbr_psn_add(base, tbr_msb64(v));
+		nv = v & ~tbr_bm_get64(qp->rdm, w, base) &
+		     ~tbr_bm_get64(qp->done, w, base);
+		if (nv) {
+			tbr_bm_or64(qp->done, w, base, nv);
+			progress = true;
+		}
+	}
+
+	if (h->syndrome != TBR_SYN_ACK) {
+		s32 o = tbr_psn_diff(h->psn, qp->una);
+		u32 msn;
+		struct tbr_swqe *wr;
+
+		if (o < 0 || o >= out)
+			goto out;
+		msn = qp->psn_msn[h->psn & qp->wmask];
+		wr = tbr_wr(qp, msn);
+		if (h->syndrome == TBR_SYN_RNR_NAK) {
+			qp->cnt.rnr_naks_rcvd++;
+			if (qp->rnr_until != TBR_NO_DEADLINE ||
+			    tbr_bm_test(qp->done, h->psn & qp->wmask))
+				goto out;
+			if (qp->conn.rnr_retry != 7) {
+				if (!qp->rnr_left) {
+					tbr_req_fail(qp, wr, msn,
+						     TBR_WC_RNR_RETRY_EXC_ERR);
+					goto out;
+				}
+				qp->rnr_left--;
+			}
+			qp->rnr_until = now + (h->aux ? (u64)h->aux * 1000 : 1);
+			qp->rto_deadline = TBR_NO_DEADLINE;
+			qp->rtx_active = 0;
+		} else {
+			qp->cnt.naks_rcvd++;
+			progress |= tbr_req_mark(qp, qp->una, (u32)o);
+			tbr_req_fail(qp, wr, msn, tbr_syn_status(h->syndrome));
+		}
+	}
+out:
+	progress |= tbr_req_advance(qp);
+	if (qp->error)
+		return 0;
+	if (progress && qp->rnr_until == TBR_NO_DEADLINE)
+		tbr_req_progress_made(qp, now);
+	if (have_hi && h->syndrome == TBR_SYN_ACK &&
+	    qp->rnr_until == TBR_NO_DEADLINE)
+		tbr_req_fast_rtx(qp, hi);
+	return 0;
+}
+
+/* READ response or ATOMIC response. */
+static int tbr_req_resp(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+{
+	u32 idx = h->psn & qp->wmask;
+	s32 o = tbr_psn_diff(h->psn, qp->una);
+	struct tbr_swqe *w;
+	u32 msn, off, len;
+	int ret;
+
+	if (o < 0) {
+		qp->cnt.duplicates++;
+		return 0;
+	}
+	if (o >= tbr_psn_diff(qp->snd_nxt, qp->una) ||
+	    !tbr_bm_test(qp->rdm, idx))
+		goto invalid;
+	msn = qp->psn_msn[idx];
+	w = tbr_wr(qp, msn);
+	if (h->msn != msn)
+		goto invalid;
+	if (h->opcode == TBR_OP_READ_RESP) {
+		if (w->opcode != TBR_WR_READ)
+			goto invalid;
+		off = (u32)tbr_psn_diff(h->psn, w->first_psn) * qp->cfg.mtu;
+		len = w->length - off;
+		if (len > qp->cfg.mtu)
+			len = qp->cfg.mtu;
+		if (h->offset != off || h->paylen != len)
+			goto invalid;
+	} else {
+		if (!tbr_wr_is_atomic(w->opcode) || h->psn != w->first_psn ||
+		    h->paylen)
+			goto invalid;
+		off = 0;
+		len = 8;
+	}
+	if (tbr_bm_test(qp->done, idx)) {
+		qp->cnt.duplicates++;
+		return 0;
+	}
+	if (!w->status && len) {
+		if (h->opcode == TBR_OP_READ_RESP) {
+			ret = qp->ops->sgl_write(qp->ctx, w->sge, w->num_sge,
+						 off, h->payload, len);
+		} else {
+			u64 orig = h->orig;
+
+			ret = qp->ops->sgl_write(qp->ctx, w->sge, w->num_sge,
+						 0, &orig, 8);
+		}
+		if (ret)
+			tbr_req_fail(qp, w, msn, TBR_WC_LOC_PROT_ERR);
+	}
+	tbr_bm_set(qp->done, idx);
+	/* Responses are generated in order: all earlier requests arrived. */
+	o = tbr_psn_diff(w->first_psn, qp->una);
+	if (o > 0)
+		tbr_req_mark(qp, qp->una, (u32)o);
+	tbr_req_advance(qp);
+	if (!qp->error && qp->rnr_until == TBR_NO_DEADLINE)
+		tbr_req_progress_made(qp, now);
+	return 0;
+
+invalid:
+	qp->cnt.rx_invalid++;
+	return -EINVAL;
+}
+
+int tbr_req_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+{
+	if (qp->cfg.type != TBR_QPT_RC) {
+		qp->cnt.rx_invalid++;
+		return -EINVAL;
+	}
+	if (h->opcode == TBR_OP_ACK)
+		return tbr_req_ack(qp, h, now);
+	return tbr_req_resp(qp, h, now);
+}
+
+void tbr_req_timer(struct tbr_qp *qp, u64 now)
+{
+	if (qp->rnr_until != TBR_NO_DEADLINE && now >= qp->rnr_until) {
+		qp->rnr_until = TBR_NO_DEADLINE;
+		tbr_req_start_sweep(qp);
+		tbr_req_arm(qp, now);
+	}
+	if (qp->rto_deadline == TBR_NO_DEADLINE || now < qp->rto_deadline)
+		return;
+	qp->rto_deadline = TBR_NO_DEADLINE;
+	if (qp->una == qp->snd_nxt)
+		return;
+	qp->cnt.timeouts++;
+	if (!qp->retries_left) {
+		struct tbr_swqe *w = tbr_wr(qp, qp->sq_head);
+
+		tbr_req_fail(qp, w, qp->sq_head, TBR_WC_RETRY_EXC_ERR);
+		tbr_req_advance(qp);
+		return;
+	}
+	qp->retries_left--;
+	tbr_req_start_sweep(qp);
+	tbr_req_arm(qp, now);
+}
+
+u64 tbr_req_deadline(const struct tbr_qp *qp)
+{
+	u64 d = qp->rto_deadline;
+
+	if (qp->rnr_until < d)
+		d = qp->rnr_until;
+	return d;
+}
+
+void tbr_req_flush(struct tbr_qp *qp)
+{
+	while (qp->sq_head != qp->sq_tail) {
+		struct tbr_swqe *w = tbr_wr(qp, qp->sq_head);
+
+		qp->sq_head++;
+		tbr_wc_send(qp, w, TBR_WC_WR_FLUSH_ERR);
+	}
+	qp->sq_next = qp->sq_tail;
+	qp->rd_out = 0;
+	qp->una = qp->snd_nxt = qp->cur_psn = qp->next_psn;
+	memset(qp->done, 0, tbr_win(qp) / 8);
+	memset(qp->rdm, 0, tbr_win(qp) / 8);
+	memset(qp->rtxd, 0, tbr_win(qp) / 8);
+	qp->rto_deadline = TBR_NO_DEADLINE;
+	qp->rnr_until = TBR_NO_DEADLINE;
+	qp->rtx_active = 0;
+}

@@ -1,0 +1,1089 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbr_resp.c - responder half of the transport core: receive window,
+ * out-of-order placement of SEND/WRITE data, in-order message retirement
+ * and receive completions, ACK/SACK, RNR and fatal NAKs, READ execution
+ * and responses, ATOMIC execution with a replay cache, UC loss handling
+ * and UD datagrams.
+ *
+ * Locking: none; the caller serializes all calls for a QP (tbr_core.h).
+ */
+#include "tbr_priv.h"
+
+/* Frame disposition inside the responder. */
+enum {
+	TBR_TAKEN = 0,		/* mark the PSN(s) received */
+	TBR_NOT_TAKEN = 1,	/* leave the PSN open for a retransmission */
+};
+
+static bool tbr_op_recv(u8 op)
+{
+	return op == TBR_OP_SEND || op == TBR_OP_SEND_IMM ||
+	       op == TBR_OP_SEND_INV || op == TBR_OP_WRITE_IMM;
+}
+
+static bool tbr_op_atomic(u8 op)
+{
+	return op == TBR_OP_CMP_SWAP || op == TBR_OP_FETCH_ADD;
+}
+
+static u32 tbr_rq_win(const struct tbr_qp *qp)
+{
+	return qp->rq_mask + 1;
+}
+
+void tbr_resp_reset(struct tbr_qp *qp)
+{
+	u32 w = tbr_win(qp);
+
+	qp->epsn = qp->conn.rq_psn;
+	qp->rcv_hi = qp->conn.rq_psn;
+	qp->emsn = 0;
+	qp->msn_hi = 0;
+	memset(qp->rcvd, 0, w / 8);
+	memset(qp->msg, 0, sizeof(*qp->msg) * w);
+	memset(qp->jobs, 0, sizeof(qp->jobs));
+	qp->njobs = 0;
+	memset(qp->acache, 0, sizeof(qp->acache));
+	qp->acache_pos = 0;
+	qp->rq_head = 0;
+	qp->rq_fetched = 0;
+	qp->rq_skew = 0;
+	qp->rmsn_hi = 0;
+	qp->uc_floor_valid = 0;
+	qp->uc_floor = 0;
+	qp->uc_dropping = 0;
+	qp->uc_drop_msn = 0;
+	qp->ack_pending = 0;
+	qp->ack_count = 0;
+	qp->ack_deadline = TBR_NO_DEADLINE;
+	qp->rnr_nak_valid = 0;
+	qp->fatal_syn = 0;
+	qp->uc_hole_deadline = TBR_NO_DEADLINE;
+}
+
+/* ---- transmit helpers ---- */
+
+/* Send an ACK (or NAK) carrying the receive window state. */
+static bool tbr_resp_send_ack(struct tbr_qp *qp, u8 syn, u32 psn, u32 aux)
+{
+	u32 w = tbr_win(qp);
+	u32 span = (u32)tbr_psn_diff(qp->rcv_hi, qp->epsn);
+	u32 nwords = (span + 63) / 64;
+	struct tbr_hdr h;
+	u32 hl, j;
+	u8 *buf;
+
+	if (nwords > w / 64)
+		nwords = w / 64;
+	if (nwords > TBR_ACK_MAX_WORDS)
+		nwords = TBR_ACK_MAX_WORDS;
+	hl = tbr_hdr_len(TBR_OP_ACK);
+	buf = tbr_tx_get(qp, hl + 8 * nwords);
+	if (!buf)
+		return false;
+	memset(&h, 0, sizeof(h));
+	h.opcode = TBR_OP_ACK;
+	h.conn_id = qp->conn.conn_id;
+	h.dqpn = qp->conn.dest_qpn;
+	h.psn = psn;
+	h.paylen = (u16)(8 * nwords);
+	h.syndrome = syn;
+	h.nwords = (u8)nwords;
+	h.epsn = qp->epsn;
+	h.aux = aux;
+	tbr_hdr_build(buf, &h);
+	for (j = 0; j < nwords; j++)
+		tbr_put_be64(tbr_bm_get64(qp->rcvd, w,
+					  tbr_psn_add(qp->epsn, 64 * j)),
+			     buf + hl + 8 * j);
+	tbr_tx_put(qp, buf, hl + 8 * nwords, 0);
+	if (syn == TBR_SYN_ACK) {
+		qp->cnt.acks_sent++;
+		qp->ack_pending = 0;
+		qp->ack_count = 0;
+		qp->ack_deadline = TBR_NO_DEADLINE;
+	} else if (syn == TBR_SYN_RNR_NAK) {
+		qp->cnt.rnr_naks_sent++;
+	} else {
+		qp->cnt.naks_sent++;
+	}
+	return true;
+}
+
+/* RC: acknowledge now, or schedule a coalesced ACK. */
+static void tbr_resp_ack(struct tbr_qp *qp, u64 now, bool urgent)
+{
+	if (qp->cfg.type != TBR_QPT_RC)
+		return;
+	qp->ack_pending = 1;
+	if (urgent || qp->ack_count >= qp->conn.ack_every) {
+		if (tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0))
+			return;
+		qp->ack_deadline = now;
+		return;
+	}
+	if (qp->ack_deadline == TBR_NO_DEADLINE)
+		qp->ack_deadline = now + qp->conn.ack_delay_ns;
+}
+
+/* A fatal responder error in message order: NAK it and fail the QP. */
+static void tbr_resp_fatal(struct tbr_qp *qp, u8 syn, u32 psn, u32 status)
+{
+	/* Repeated by tbr_resp_error_rx() if lost. */
+	qp->fatal_syn = syn;
+	qp->fatal_psn = psn;
+	tbr_resp_send_ack(qp, syn, psn, 0);
+	tbr_qp_fatal(qp, status);
+}
+
+void tbr_resp_error_rx(struct tbr_qp *qp, const struct tbr_hdr *h)
+{
+	if (qp->fatal_syn && qp->cfg.type == TBR_QPT_RC &&
+	    h->opcode != TBR_OP_ACK && h->opcode != TBR_OP_READ_RESP &&
+	    h->opcode != TBR_OP_ATOMIC_RESP)
+		tbr_resp_send_ack(qp, qp->fatal_syn, qp->fatal_psn, 0);
+}
+
+static void tbr_wc_recv(struct tbr_qp *qp, const struct tbr_rwqe *r,
+			const struct tbr_rmsg *s, u32 status)
+{
+	struct tbr_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.wr_id = r->wqe.wr_id;
+	c.status = status;
+	c.recv = 1;
+	c.src_qp = qp->conn.dest_qpn;
+	if (s) {
+		c.byte_len = s->msg_len;
+		c.opcode = s->opcode == TBR_OP_WRITE_IMM ?
+			   TBR_WC_RECV_RDMA_WITH_IMM : TBR_WC_RECV;
+		if (s->opcode == TBR_OP_SEND_IMM ||
+		    s->opcode == TBR_OP_WRITE_IMM) {
+			c.flags |= TBR_WC_WITH_IMM;
+			c.imm = s->imm;
+		} else if (s->opcode == TBR_OP_SEND_INV) {
+			c.flags |= TBR_WC_WITH_INVALIDATE;
+			c.inv_rkey = s->imm;
+		}
+		if (s->solicited)
+			c.flags |= TBR_WC_SOLICITED;
+	} else {
+		c.opcode = TBR_WC_RECV;
+	}
+	qp->ops->complete(qp->ctx, &c);
+}
+
+/* ---- receive WQEs ---- */
+
+/* The receive WQE for local receive index @ri, fetching up to it. */
+static struct tbr_rwqe *tbr_resp_wqe(struct tbr_qp *qp, u32 ri)
+{
+	while ((u32)(qp->rq_fetched - qp->rq_head) <= (u32)(ri - qp->rq_head)) {
+		struct tbr_rwqe *r = &qp->rq[qp->rq_fetched & qp->rq_mask];
+		u32 i;
+
+		if (qp->ops->get_recv(qp->ctx, &r->wqe))
+			return NULL;
+		if (r->wqe.num_sge > TBR_MAX_SGE)
+			r->wqe.num_sge = TBR_MAX_SGE;
+		r->total = 0;
+		for (i = 0; i < r->wqe.num_sge; i++)
+			r->total += r->wqe.sge[i].length;
+		qp->rq_fetched++;
+	}
+	return &qp->rq[ri & qp->rq_mask];
+}
+
+/* ---- jobs (READ responses, ATOMICs) ---- */
+
+static struct tbr_job *tbr_job_alloc(struct tbr_qp *qp)
+{
+	u32 i;
+
+	if (qp->njobs >= TBR_RESP_JOBS)
+		return NULL;
+	for (i = 0; i < TBR_RESP_JOBS; i++) {
+		if (qp->jobs[i].state == TBR_JOB_FREE) {
+			memset(&qp->jobs[i], 0, sizeof(qp->jobs[i]));
+			qp->njobs++;
+			return &qp->jobs[i];
+		}
+	}
+	return NULL;
+}
+
+static void tbr_job_free(struct tbr_qp *qp, struct tbr_job *j)
+{
+	j->state = TBR_JOB_FREE;
+	qp->njobs--;
+}
+
+/* A READ/ATOMIC request before @psn has not been fully answered yet. */
+static bool tbr_resp_job_before(const struct tbr_qp *qp, u32 psn)
+{
+	u32 i;
+
+	if (!qp->njobs)
+		return false;
+	for (i = 0; i < TBR_RESP_JOBS; i++) {
+		const struct tbr_job *j = &qp->jobs[i];
+
+		if (j->state != TBR_JOB_FREE && !j->dup &&
+		    tbr_psn_diff(psn, j->psn) > 0)
+			return true;
+	}
+	return false;
+}
+
+static void tbr_acache_put(struct tbr_qp *qp, u32 psn, u64 orig)
+{
+	struct tbr_acache *a = &qp->acache[qp->acache_pos];
+
+	a->psn = psn;
+	a->orig = orig;
+	a->valid = 1;
+	qp->acache_pos = (qp->acache_pos + 1) % TBR_ATOMIC_CACHE;
+}
+
+static struct tbr_rmsg *tbr_resp_slot_of(struct tbr_qp *qp, u32 msn)
+{
+	return &qp->msg[msn & qp->wmask];
+}
+
+/* Execute (in PSN order) the jobs whose request PSN the window passed. */
+static void tbr_resp_exec(struct tbr_qp *qp)
+{
+	for (;;) {
+		struct tbr_job *best = NULL;
+		struct tbr_rmsg *s;
+		u32 i;
+		int ret;
+
+		for (i = 0; i < TBR_RESP_JOBS; i++) {
+			struct tbr_job *j = &qp->jobs[i];
+
+			if (j->state != TBR_JOB_WAIT ||
+			    tbr_psn_diff(j->psn, qp->epsn) >= 0)
+				continue;
+			if (!best || tbr_psn_diff(j->psn, best->psn) < 0)
+				best = j;
+		}
+		if (!best)
+			return;
+		s = tbr_resp_slot_of(qp, best->msn);
+		if (best->opcode == TBR_OP_READ_REQ) {
+			u64 va = best->va + best->start;
+			u32 len = best->end - best->start;
+
+			ret = 0;
+			if (va < best->va)
+				ret = -TBR_WC_REM_ACCESS_ERR;
+			else if (len)
+				ret = qp->ops->mr_check(qp->ctx, best->rkey, va,
+							len,
+							TBR_ACC_REMOTE_READ);
+			if (ret) {
+				if (!s->nak) {
+					s->nak = TBR_SYN_NAK_REM_ACCESS;
+					s->err_psn = best->psn;
+				}
+				tbr_job_free(qp, best);
+				continue;
+			}
+			best->state = TBR_JOB_READY;
+			continue;
+		}
+		if (best->opcode == TBR_OP_CMP_SWAP)
+			ret = qp->ops->mr_atomic(qp->ctx, best->rkey, best->va,
+						 TBR_ATOMIC_CMP_SWAP,
+						 best->compare, best->swap_add,
+						 &best->orig);
+		else
+			ret = qp->ops->mr_atomic(qp->ctx, best->rkey, best->va,
+						 TBR_ATOMIC_FETCH_ADD,
+						 best->swap_add, 0, &best->orig);
+		if (ret) {
+			if (!s->nak) {
+				s->nak = TBR_SYN_NAK_REM_ACCESS;
+				s->err_psn = best->psn;
+			}
+			tbr_job_free(qp, best);
+			continue;
+		}
+		tbr_acache_put(qp, best->psn, best->orig);
+		best->state = TBR_JOB_READY;
+	}
+}
+
+/* ---- UC loss handling ---- */
+
+static void tbr_uc_drop(struct tbr_qp *qp, struct tbr_rmsg *s)
+{
+	s->state = TBR_RMSG_DROPPED;
+	qp->cnt.uc_msgs_dropped++;
+}
+
+/*
+ * Drop the head message @s. If it consumed a receive WQE, every later
+ * message already bound to a WQE is dropped too and the WQEs are reused,
+ * in order, by the messages that follow (UC never completes a lost one).
+ */
+static void tbr_uc_drop_head(struct tbr_qp *qp, struct tbr_rmsg *s)
+{
+	u32 i;
+
+	if (s->state == TBR_RMSG_ACTIVE)
+		tbr_uc_drop(qp, s);
+	if (tbr_op_recv(s->opcode) && !s->stale) {
+		for (i = 1; i < tbr_win(qp); i++) {
+			struct tbr_rmsg *t = tbr_resp_slot_of(qp, qp->emsn + i);
+
+			if (t->state == TBR_RMSG_ACTIVE && t->msn ==
+			    qp->emsn + i && tbr_op_recv(t->opcode))
+				tbr_uc_drop(qp, t);
+		}
+		qp->rq_skew = qp->rmsn_hi - qp->rq_head;
+		qp->uc_floor = qp->rmsn_hi;
+		qp->uc_floor_valid = 1;
+	}
+}
+
+/* ---- message retirement (in message order) ---- */
+
+static bool tbr_rmsg_complete(const struct tbr_rmsg *s)
+{
+	return s->seen && s->rcvd == s->msg_len;
+}
+
+static void tbr_resp_retire(struct tbr_qp *qp)
+{
+	bool uc = qp->cfg.type == TBR_QPT_UC;
+
+	while (!qp->error) {
+		struct tbr_rmsg *s = tbr_resp_slot_of(qp, qp->emsn);
+		bool mine = s->state != TBR_RMSG_FREE && s->msn == qp->emsn;
+		bool dropping = uc && qp->uc_dropping &&
+				(s32)(qp->emsn - qp->uc_drop_msn) < 0;
+
+		if (!mine) {
+			if (!dropping)
+				break;
+			/* UC: a message none of whose frames arrived. */
+			qp->cnt.uc_msgs_dropped++;
+			qp->emsn++;
+			continue;
+		}
+		if (s->state == TBR_RMSG_DROPPED) {
+			if (tbr_op_recv(s->opcode))
+				tbr_uc_drop_head(qp, s);
+			s->state = TBR_RMSG_FREE;
+			qp->emsn++;
+			continue;
+		}
+		if (!tbr_rmsg_complete(s)) {
+			if (!dropping)
+				break;
+			tbr_uc_drop_head(qp, s);
+			s->state = TBR_RMSG_FREE;
+			qp->emsn++;
+			continue;
+		}
+		if (tbr_op_recv(s->opcode) && s->rmsn != qp->rq_head) {
+			/* Receive sequence out of message order: bogus peer. */
+			if (!s->nak) {
+				s->nak = TBR_SYN_NAK_INV_REQ;
+				s->err_psn = s->first_psn;
+			}
+		}
+		if (s->nak) {
+			bool bound = tbr_op_recv(s->opcode) &&
+				     s->rmsn == qp->rq_head &&
+				     qp->rq_fetched != qp->rq_head;
+
+			if (uc) {
+				/* UC: no NAK; a bound WQE completes in error. */
+				if (bound && s->wc_status) {
+					tbr_wc_recv(qp, &qp->rq[qp->rq_head &
+							qp->rq_mask], s,
+						    s->wc_status);
+					qp->rq_head++;
+				} else {
+					tbr_uc_drop_head(qp, s);
+				}
+				s->state = TBR_RMSG_FREE;
+				qp->emsn++;
+				continue;
+			}
+			if (bound && s->wc_status) {
+				tbr_wc_recv(qp, &qp->rq[qp->rq_head &
+						qp->rq_mask], s, s->wc_status);
+				qp->rq_head++;
+			}
+			tbr_resp_fatal(qp, s->nak, s->err_psn,
+				       s->nak == TBR_SYN_NAK_REM_ACCESS ?
+				       TBR_WC_REM_ACCESS_ERR :
+				       s->nak == TBR_SYN_NAK_INV_REQ ?
+				       TBR_WC_REM_INV_REQ_ERR :
+				       TBR_WC_REM_OP_ERR);
+			return;
+		}
+		if (tbr_op_recv(s->opcode)) {
+			tbr_wc_recv(qp, &qp->rq[qp->rq_head & qp->rq_mask], s,
+				    TBR_WC_SUCCESS);
+			qp->rq_head++;
+		}
+		s->state = TBR_RMSG_FREE;
+		qp->emsn++;
+	}
+	if (uc && qp->uc_dropping && (s32)(qp->emsn - qp->uc_drop_msn) >= 0)
+		qp->uc_dropping = 0;
+}
+
+/* Slide epsn over received PSNs, run jobs that became in order, retire. */
+static void tbr_resp_advance(struct tbr_qp *qp)
+{
+	u32 w = tbr_win(qp);
+	u32 span = (u32)tbr_psn_diff(qp->rcv_hi, qp->epsn);
+	u32 n = tbr_bm_run(qp->rcvd, w, qp->epsn, span);
+	u32 i, psn = qp->epsn;
+
+	for (i = 0; i < n;) {
+		u32 k = n - i < 64 ? n - i : 64;
+
+		tbr_bm_clr64(qp->rcvd, w, psn, tbr_low_mask(k));
+		psn += k;
+		i += k;
+	}
+	qp->epsn = tbr_psn_add(qp->epsn, n);
+	if (qp->njobs)
+		tbr_resp_exec(qp);
+	tbr_resp_retire(qp);
+}
+
+/* ---- request frames ---- */
+
+/*
+ * Check a data/READ/ATOMIC frame against its message slot, creating the
+ * slot for the first frame of a message seen. Returns 0 or -EINVAL.
+ */
+static int tbr_resp_slot(struct tbr_qp *qp, struct tbr_rmsg *s,
+			 const struct tbr_hdr *h)
+{
+	u32 mtu = qp->cfg.mtu;
+	u32 msg_len, first, npsn;
+
+	if (tbr_op_atomic(h->opcode)) {
+		msg_len = 8;
+		first = h->psn;
+		npsn = 1;
+	} else {
+		msg_len = h->msg_len;
+		if (msg_len > TBR_MSG_MAX || h->offset % mtu ||
+		    (h->offset && h->offset >= msg_len))
+			return -EINVAL;
+		npsn = tbr_frames(msg_len, mtu);
+		first = tbr_psn_add(h->psn, TBR_PSN_MASK + 1 - (h->offset / mtu));
+		if (h->opcode != TBR_OP_READ_REQ) {
+			u32 len = msg_len - h->offset;
+
+			if (h->paylen != (len < mtu ? len : mtu))
+				return -EINVAL;
+		} else if (h->paylen) {
+			return -EINVAL;
+		}
+	}
+	if (s->state == TBR_RMSG_FREE) {
+		memset(s, 0, sizeof(*s));
+		s->state = TBR_RMSG_ACTIVE;
+		s->msn = h->msn;
+		s->opcode = h->opcode;
+		s->msg_len = msg_len;
+		s->first_psn = first;
+		s->npsn = npsn;
+		s->imm = h->imm;
+		if (tbr_op_recv(h->opcode)) {
+			s->rmsn = h->rmsn - qp->rq_skew;
+			if ((s32)(h->rmsn - qp->rmsn_hi) >= 0)
+				qp->rmsn_hi = h->rmsn + 1;
+			if (qp->cfg.type == TBR_QPT_UC && qp->uc_floor_valid &&
+			    (s32)(h->rmsn - qp->uc_floor) < 0) {
+				s->stale = 1;
+				tbr_uc_drop(qp, s);
+			}
+		}
+		if ((s32)(h->msn - qp->msn_hi) >= 0)
+			qp->msn_hi = h->msn + 1;
+		return 0;
+	}
+	if (s->msn != h->msn || s->opcode != h->opcode ||
+	    s->msg_len != msg_len || s->first_psn != first ||
+	    (tbr_op_recv(h->opcode) && s->imm != h->imm))
+		return -EINVAL;
+	return 0;
+}
+
+/* RC: tell the requester there is no receive WQE (throttled). */
+static void tbr_resp_rnr(struct tbr_qp *qp, const struct tbr_rmsg *s,
+			 const struct tbr_hdr *h, u64 now)
+{
+	u64 t = qp->conn.min_rnr_timer_ns;
+
+	if (qp->rnr_nak_valid && qp->rnr_nak_msn == s->msn &&
+	    now - qp->rnr_nak_at < t)
+		return;
+	if (tbr_resp_send_ack(qp, TBR_SYN_RNR_NAK, h->psn,
+			      (u32)((t + 999) / 1000))) {
+		qp->rnr_nak_valid = 1;
+		qp->rnr_nak_msn = s->msn;
+		qp->rnr_nak_at = now;
+	}
+}
+
+/* Bind the receive WQE of a receive-consuming message; NULL: none posted. */
+static struct tbr_rwqe *tbr_resp_bind(struct tbr_qp *qp, struct tbr_rmsg *s,
+				      const struct tbr_hdr *h, u64 now,
+				      int *disp)
+{
+	struct tbr_rwqe *r;
+	u32 ahead = s->rmsn - qp->rq_head;
+
+	if (ahead >= tbr_win(qp)) {
+		*disp = -EINVAL;
+		return NULL;
+	}
+	if (ahead >= tbr_rq_win(qp)) {
+		/* Too far ahead of the receive queue: retransmitted later. */
+		qp->cnt.order_drops++;
+		*disp = TBR_NOT_TAKEN;
+		return NULL;
+	}
+	r = tbr_resp_wqe(qp, s->rmsn);
+	if (!r) {
+		if (qp->cfg.type == TBR_QPT_RC)
+			tbr_resp_rnr(qp, s, h, now);
+		*disp = TBR_NOT_TAKEN;
+		return NULL;
+	}
+	s->bound = 1;
+	return r;
+}
+
+static int tbr_resp_send(struct tbr_qp *qp, struct tbr_rmsg *s,
+			 const struct tbr_hdr *h, u64 now)
+{
+	struct tbr_rwqe *r;
+	int disp = TBR_TAKEN;
+	int ret;
+
+	r = tbr_resp_bind(qp, s, h, now, &disp);
+	if (!r)
+		return disp;
+	if (!s->nak && s->msg_len > r->total) {
+		s->nak = TBR_SYN_NAK_INV_REQ;
+		s->wc_status = TBR_WC_LOC_LEN_ERR;
+		s->err_psn = h->psn;
+	}
+	if (!s->nak && h->paylen) {
+		ret = qp->ops->sgl_write(qp->ctx, r->wqe.sge, r->wqe.num_sge,
+					 h->offset, h->payload, h->paylen);
+		if (ret) {
+			s->nak = TBR_SYN_NAK_REM_OP;
+			s->wc_status = ret < 0 && -ret <= TBR_WC_RNR_RETRY_EXC_ERR ?
+				       (u8)-ret : TBR_WC_LOC_PROT_ERR;
+			s->err_psn = h->psn;
+		}
+	}
+	s->rcvd += h->paylen;
+	return TBR_TAKEN;
+}
+
+static int tbr_resp_write(struct tbr_qp *qp, struct tbr_rmsg *s,
+			  const struct tbr_hdr *h, u64 now)
+{
+	int disp = TBR_TAKEN;
+	u64 va;
+	int ret;
+
+	/*
+	 * IBTA order: a READ/ATOMIC before this WRITE sees memory first. The
+	 * requester flags WRITEs that follow one; they wait for every earlier
+	 * PSN and for the responses to be read out.
+	 */
+	if ((h->flags & TBR_F_ORDERED) &&
+	    (tbr_psn_diff(s->first_psn, qp->epsn) > 0 ||
+	     tbr_resp_job_before(qp, h->psn))) {
+		qp->cnt.order_drops++;
+		return TBR_NOT_TAKEN;
+	}
+	/* WRITE_IMM consumes a receive WQE but not its buffers. */
+	if (h->opcode == TBR_OP_WRITE_IMM && !tbr_resp_bind(qp, s, h, now, &disp))
+		return disp;
+	if (!s->nak && h->paylen) {
+		va = h->va + h->offset;
+		if (va < h->va || va + h->paylen < va)
+			ret = -TBR_WC_REM_ACCESS_ERR;
+		else
+			ret = qp->ops->mr_write(qp->ctx, h->rkey, va,
+						h->payload, h->paylen);
+		if (ret) {
+			s->nak = ret == -TBR_WC_REM_ACCESS_ERR ?
+				 TBR_SYN_NAK_REM_ACCESS : TBR_SYN_NAK_REM_OP;
+			s->err_psn = h->psn;
+		}
+	}
+	s->rcvd += h->paylen;
+	return TBR_TAKEN;
+}
+
+/* Returns the number of PSNs taken (> 0), TBR_NOT_TAKEN as 0, or < 0. */
+static int tbr_resp_read_req(struct tbr_qp *qp, struct tbr_rmsg *s,
+			     const struct tbr_hdr *h, s32 d)
+{
+	u32 mtu = qp->cfg.mtu, w = tbr_win(qp);
+	u32 n = tbr_frames(h->req_len, mtu);
+	struct tbr_job *j;
+	u32 i;
+
+	if ((u64)h->offset + h->req_len > h->msg_len ||
+	    (!h->req_len && h->msg_len) || n > w / 4 || (u32)d + n > w)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (tbr_bm_test(qp->rcvd, tbr_psn_add(h->psn, i) & qp->wmask))
+			return -EINVAL;
+	j = tbr_job_alloc(qp);
+	if (!j)
+		return 0;
+	j->state = TBR_JOB_WAIT;
+	j->opcode = TBR_OP_READ_REQ;
+	j->psn = h->psn;
+	j->msn = h->msn;
+	j->rkey = h->rkey;
+	j->va = h->va;
+	j->start = h->offset;
+	j->offset = h->offset;
+	j->end = h->offset + h->req_len;
+	s->rcvd += h->req_len;
+	return (int)n;
+}
+
+static int tbr_resp_atomic(struct tbr_qp *qp, struct tbr_rmsg *s,
+			   const struct tbr_hdr *h)
+{
+	struct tbr_job *j;
+
+	if (h->paylen || (h->va & 7)) {
+		/* IBTA: misaligned atomic is an invalid request. */
+		if (!s->nak) {
+			s->nak = TBR_SYN_NAK_INV_REQ;
+			s->err_psn = h->psn;
+		}
+		s->rcvd = 8;
+		return TBR_TAKEN;
+	}
+	j = tbr_job_alloc(qp);
+	if (!j)
+		return TBR_NOT_TAKEN;
+	j->state = TBR_JOB_WAIT;
+	j->opcode = h->opcode;
+	j->psn = h->psn;
+	j->msn = h->msn;
+	j->rkey = h->rkey;
+	j->va = h->va;
+	j->swap_add = h->swap_add;
+	j->compare = h->compare;
+	s->rcvd = 8;
+	return TBR_TAKEN;
+}
+
+/* RC: a request whose PSN is behind epsn. */
+static int tbr_resp_dup(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+{
+	u32 i, mtu = qp->cfg.mtu;
+	struct tbr_job *j;
+
+	qp->cnt.duplicates++;
+	if (qp->cfg.type != TBR_QPT_RC)
+		return 0;
+	for (i = 0; i < TBR_RESP_JOBS; i++)
+		if (qp->jobs[i].state != TBR_JOB_FREE &&
+		    qp->jobs[i].psn == h->psn)
+			return 0;	/* still being answered */
+	if (h->opcode == TBR_OP_READ_REQ) {
+		u32 n = tbr_frames(h->req_len, mtu);
+
+		if (h->offset % mtu ||
+		    (u64)h->offset + h->req_len > h->msg_len ||
+		    (!h->req_len && h->msg_len) || n > tbr_win(qp) / 4 ||
+		    tbr_psn_diff(tbr_psn_add(h->psn, n), qp->epsn) > 0 ||
+		    h->va + h->offset < h->va) {
+			qp->cnt.rx_invalid++;
+			return -EINVAL;
+		}
+		if (h->req_len && qp->ops->mr_check(qp->ctx, h->rkey,
+						    h->va + h->offset,
+						    h->req_len,
+						    TBR_ACC_REMOTE_READ))
+			return 0;
+		j = tbr_job_alloc(qp);
+		if (!j)
+			return 0;
+		j->state = TBR_JOB_READY;
+		j->dup = 1;
+		j->opcode = TBR_OP_READ_REQ;
+		j->psn = h->psn;
+		j->msn = h->msn;
+		j->rkey = h->rkey;
+		j->va = h->va;
+		j->start = h->offset;
+		j->offset = h->offset;
+		j->end = h->offset + h->req_len;
+		qp->cnt.read_reexec++;
+		return 0;
+	}
+	if (tbr_op_atomic(h->opcode)) {
+		/* Never re-execute: answer from the cache or stay silent. */
+		for (i = 0; i < TBR_ATOMIC_CACHE; i++) {
+			struct tbr_acache *a = &qp->acache[i];
+
+			if (!a->valid || a->psn != h->psn)
+				continue;
+			j = tbr_job_alloc(qp);
+			if (!j)
+				return 0;
+			j->state = TBR_JOB_READY;
+			j->dup = 1;
+			j->opcode = h->opcode;
+			j->psn = h->psn;
+			j->msn = h->msn;
+			j->orig = a->orig;
+			qp->cnt.atomic_replays++;
+			return 0;
+		}
+		return 0;
+	}
+	tbr_resp_ack(qp, now, true);
+	return 0;
+}
+
+/* UC: resynchronise on a frame far beyond the window. */
+static void tbr_uc_resync(struct tbr_qp *qp, const struct tbr_hdr *h)
+{
+	u32 i, w = tbr_win(qp);
+
+	if (h->msn - qp->emsn < w) {
+		qp->uc_dropping = 1;
+		qp->uc_drop_msn = h->msn;
+		tbr_resp_retire(qp);
+	} else {
+		/* Everything in flight is lost; WQEs bound so far are reused. */
+		for (i = 0; i < w; i++) {
+			if (qp->msg[i].state == TBR_RMSG_ACTIVE)
+				qp->cnt.uc_msgs_dropped++;
+			qp->msg[i].state = TBR_RMSG_FREE;
+		}
+		qp->rq_skew = qp->rmsn_hi - qp->rq_head;
+		qp->uc_floor = qp->rmsn_hi;
+		qp->uc_floor_valid = 1;
+		qp->uc_dropping = 0;
+		qp->emsn = h->msn;
+		qp->msn_hi = h->msn;
+	}
+	memset(qp->rcvd, 0, tbr_win(qp) / 8);
+	qp->epsn = h->psn;
+	qp->rcv_hi = h->psn;
+	qp->uc_hole_deadline = TBR_NO_DEADLINE;
+}
+
+/* UC: give up on the hole at epsn (timeout). */
+static void tbr_uc_skip(struct tbr_qp *qp)
+{
+	u32 w = tbr_win(qp);
+	u32 span = (u32)tbr_psn_diff(qp->rcv_hi, qp->epsn);
+	u32 n = 0, msn;
+
+	while (n < span) {
+		u64 v = tbr_bm_get64(qp->rcvd, w, tbr_psn_add(qp->epsn, n));
+
+		if (v) {
+			n += tbr_ctz64(v);
+			break;
+		}
+		n += 64;
+	}
+	if (n >= span) {
+		msn = qp->msn_hi;
+		qp->epsn = qp->rcv_hi;
+	} else {
+		u32 psn = tbr_psn_add(qp->epsn, n);
+		struct tbr_rmsg *s;
+
+		msn = qp->rpsn_msn[psn & qp->wmask];
+		s = tbr_resp_slot_of(qp, msn);
+		if (s->state != TBR_RMSG_FREE && s->msn == msn &&
+		    s->first_psn != psn) {
+			if (s->state == TBR_RMSG_ACTIVE)
+				tbr_uc_drop(qp, s);
+		}
+		qp->epsn = psn;
+	}
+	qp->uc_dropping = 1;
+	qp->uc_drop_msn = msn;
+	qp->uc_hole_deadline = TBR_NO_DEADLINE;
+	tbr_resp_advance(qp);
+}
+
+static int tbr_resp_ud(struct tbr_qp *qp, const struct tbr_hdr *h)
+{
+	struct tbr_rwqe *r;
+	struct tbr_cqe c;
+	u32 status = TBR_WC_SUCCESS;
+	int ret;
+
+	if (h->qkey != qp->cfg.qkey) {
+		qp->cnt.ud_drops++;
+		return -EINVAL;
+	}
+	r = tbr_resp_wqe(qp, qp->rq_head);
+	if (!r) {
+		qp->cnt.ud_drops++;
+		return 0;
+	}
+	if ((u64)TBR_GRH_LEN + h->paylen > r->total) {
+		status = TBR_WC_LOC_LEN_ERR;
+	} else if (h->paylen) {
+		ret = qp->ops->sgl_write(qp->ctx, r->wqe.sge, r->wqe.num_sge,
+					 TBR_GRH_LEN, h->payload, h->paylen);
+		if (ret)
+			status = TBR_WC_LOC_PROT_ERR;
+	}
+	memset(&c, 0, sizeof(c));
+	c.wr_id = r->wqe.wr_id;
+	c.status = status;
+	c.opcode = TBR_WC_RECV;
+	c.recv = 1;
+	c.byte_len = TBR_GRH_LEN + h->paylen;
+	c.flags = TBR_WC_GRH;
+	if (h->opcode == TBR_OP_UD_SEND_IMM) {
+		c.flags |= TBR_WC_WITH_IMM;
+		c.imm = h->imm;
+	}
+	c.src_qp = h->src_qpn;
+	c.qkey = h->qkey;
+	c.conn_id = h->conn_id;
+	qp->rq_head++;
+	qp->ops->complete(qp->ctx, &c);
+	return 0;
+}
+
+int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+{
+	bool uc = qp->cfg.type == TBR_QPT_UC;
+	u32 w = tbr_win(qp), n = 1, i;
+	struct tbr_rmsg *s;
+	s32 d;
+	int ret;
+
+	if (qp->cfg.type == TBR_QPT_UD)
+		return tbr_resp_ud(qp, h);
+
+	d = tbr_psn_diff(h->psn, qp->epsn);
+	if (d < 0)
+		return tbr_resp_dup(qp, h, now);
+	if (uc && (s32)(h->msn - qp->emsn) < 0) {
+		/* UC: straggler of a dropped or finished message. */
+		qp->cnt.duplicates++;
+		return 0;
+	}
+	if (uc && ((u32)d >= w || (u32)(h->msn - qp->emsn) >= w)) {
+		qp->cnt.out_of_window++;
+		tbr_uc_resync(qp, h);
+		d = 0;
+	}
+	if ((u32)d >= w) {
+		qp->cnt.out_of_window++;
+		return -ERANGE;
+	}
+	if (tbr_bm_test(qp->rcvd, h->psn & qp->wmask)) {
+		qp->cnt.duplicates++;
+		tbr_resp_ack(qp, now, true);
+		return 0;
+	}
+	if ((u32)(h->msn - qp->emsn) >= w) {
+		qp->cnt.rx_invalid++;
+		return -EINVAL;
+	}
+	s = tbr_resp_slot_of(qp, h->msn);
+	if (tbr_resp_slot(qp, s, h)) {
+		qp->cnt.rx_invalid++;
+		return -EINVAL;
+	}
+	if (s->state == TBR_RMSG_DROPPED) {
+		ret = TBR_TAKEN;
+	} else {
+		switch (h->opcode) {
+		case TBR_OP_SEND:
+		case TBR_OP_SEND_IMM:
+		case TBR_OP_SEND_INV:
+			ret = tbr_resp_send(qp, s, h, now);
+			break;
+		case TBR_OP_WRITE:
+		case TBR_OP_WRITE_IMM:
+			ret = tbr_resp_write(qp, s, h, now);
+			break;
+		case TBR_OP_READ_REQ:
+			ret = tbr_resp_read_req(qp, s, h, d);
+			if (ret > 0) {
+				n = (u32)ret;
+				ret = TBR_TAKEN;
+			} else if (!ret) {
+				ret = TBR_NOT_TAKEN;
+			}
+			break;
+		default:
+			ret = tbr_resp_atomic(qp, s, h);
+			break;
+		}
+	}
+	if (ret < 0) {
+		qp->cnt.rx_invalid++;
+		return ret;
+	}
+	if (ret == TBR_NOT_TAKEN) {
+		if (uc) {
+			/* UC never retransmits: the message is lost. */
+			if (s->state == TBR_RMSG_ACTIVE)
+				tbr_uc_drop(qp, s);
+		} else {
+			return 0;
+		}
+	}
+	if ((h->flags & TBR_F_SOLICITED) && tbr_op_recv(h->opcode))
+		s->solicited = 1;
+	s->seen = 1;
+	for (i = 0; i < n; i++) {
+		u32 p = tbr_psn_add(h->psn, i) & qp->wmask;
+
+		tbr_bm_set(qp->rcvd, p);
+		qp->rpsn_msn[p] = h->msn;
+	}
+	if (tbr_psn_diff(tbr_psn_add(h->psn, n), qp->rcv_hi) > 0)
+		qp->rcv_hi = tbr_psn_add(h->psn, n);
+	qp->ack_count++;
+	i = qp->epsn;
+	tbr_resp_advance(qp);
+	if (qp->error)
+		return 0;
+	if (uc) {
+		if (qp->epsn == qp->rcv_hi)
+			qp->uc_hole_deadline = TBR_NO_DEADLINE;
+		else if (qp->uc_hole_deadline == TBR_NO_DEADLINE ||
+			 i != qp->epsn)
+			qp->uc_hole_deadline = now + qp->conn.uc_reorder_ns;
+		return 0;
+	}
+	tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
+	return 0;
+}
+
+/* Send READ responses and ATOMIC responses of ready jobs. */
+static void tbr_resp_send_jobs(struct tbr_qp *qp)
+{
+	u32 i, mtu = qp->cfg.mtu;
+
+	for (i = 0; i < TBR_RESP_JOBS && qp->njobs && !qp->error; i++) {
+		struct tbr_job *j = &qp->jobs[i];
+		struct tbr_hdr h;
+		u32 hl, len;
+		u8 *buf;
+		int ret;
+
+		if (j->state != TBR_JOB_READY)
+			continue;
+		memset(&h, 0, sizeof(h));
+		h.conn_id = qp->conn.conn_id;
+		h.dqpn = qp->conn.dest_qpn;
+		h.msn = j->msn;
+		if (tbr_op_atomic(j->opcode)) {
+			h.opcode = TBR_OP_ATOMIC_RESP;
+			h.psn = j->psn;
+			h.orig = j->orig;
+			hl = tbr_hdr_len(h.opcode);
+			buf = tbr_tx_get(qp, hl);
+			if (!buf)
+				return;
+			tbr_hdr_build(buf, &h);
+			tbr_tx_put(qp, buf, hl, 0);
+			tbr_job_free(qp, j);
+			continue;
+		}
+		h.opcode = TBR_OP_READ_RESP;
+		hl = tbr_hdr_len(h.opcode);
+		do {
+			len = j->end - j->offset;
+			if (len > mtu)
+				len = mtu;
+			h.psn = tbr_psn_add(j->psn, (j->offset - j->start) / mtu);
+			h.offset = j->offset;
+			h.paylen = (u16)len;
+			buf = tbr_tx_get(qp, hl + len);
+			if (!buf)
+				return;
+			tbr_hdr_build(buf, &h);
+			ret = len ? qp->ops->mr_read(qp->ctx, j->rkey,
+						     j->va + j->offset,
+						     buf + hl, len) : 0;
+			if (ret) {
+				qp->ops->tx_abort(qp->ctx, buf);
+				tbr_job_free(qp, j);
+				tbr_resp_fatal(qp, TBR_SYN_NAK_REM_ACCESS,
+					       h.psn, TBR_WC_REM_ACCESS_ERR);
+				return;
+			}
+			tbr_tx_put(qp, buf, hl + len, len);
+			j->offset += len;
+		} while (j->offset < j->end);
+		tbr_job_free(qp, j);
+	}
+}
+
+void tbr_resp_pump(struct tbr_qp *qp, u64 now)
+{
+	if (qp->error)
+		return;
+	if (qp->njobs)
+		tbr_resp_send_jobs(qp);
+	if (!qp->error && qp->ack_pending && now >= qp->ack_deadline)
+		tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0);
+}
+
+void tbr_resp_timer(struct tbr_qp *qp, u64 now)
+{
+	if (qp->cfg.type == TBR_QPT_UC && now >= qp->uc_hole_deadline)
+		tbr_uc_skip(qp);
+}
+
+u64 tbr_resp_deadline(const struct tbr_qp *qp)
+{
+	u64 d = qp->uc_hole_deadline;
+
+	/* A blocked ACK waits for tbr_qp_progress() after tx space frees. */
+	if (qp->ack_pending && !qp->tx_blocked && qp->ack_deadline < d)
+		d = qp->ack_deadline;
+	return d;
+}
+
+void tbr_resp_flush(struct tbr_qp *qp)
+{
+	while (qp->rq_head != qp->rq_fetched) {
+		tbr_wc_recv(qp, &qp->rq[qp->rq_head & qp->rq_mask], NULL,
+			    TBR_WC_WR_FLUSH_ERR);
+		qp->rq_head++;
+	}
+	memset(qp->jobs, 0, sizeof(qp->jobs));
+	qp->njobs = 0;
+	qp->ack_pending = 0;
+	qp->ack_deadline = TBR_NO_DEADLINE;
+	qp->uc_hole_deadline = TBR_NO_DEADLINE;
+}

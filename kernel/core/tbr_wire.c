@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbr_wire.c - encode and decode tbrdma frame headers.
+ * Context: any; no state. See tbr_wire.h and docs/protocol.md.
+ */
+#include "tbr_wire.h"
+
+static const u8 tbr_ext_len[TBR_OP_MAX + 1] = {
+	[TBR_OP_SEND]		= TBR_EXT_SEND_LEN,
+	[TBR_OP_SEND_IMM]	= TBR_EXT_SEND_LEN,
+	[TBR_OP_SEND_INV]	= TBR_EXT_SEND_LEN,
+	[TBR_OP_WRITE]		= TBR_EXT_WRITE_LEN,
+	[TBR_OP_WRITE_IMM]	= TBR_EXT_WRITE_IMM_LEN,
+	[TBR_OP_READ_REQ]	= TBR_EXT_READ_REQ_LEN,
+	[TBR_OP_READ_RESP]	= TBR_EXT_READ_RESP_LEN,
+	[TBR_OP_CMP_SWAP]	= TBR_EXT_ATOMIC_LEN,
+	[TBR_OP_FETCH_ADD]	= TBR_EXT_ATOMIC_LEN,
+	[TBR_OP_ATOMIC_RESP]	= TBR_EXT_ATOMIC_RESP_LEN,
+	[TBR_OP_ACK]		= TBR_EXT_ACK_LEN,
+	[TBR_OP_UD_SEND]	= TBR_EXT_UD_LEN,
+	[TBR_OP_UD_SEND_IMM]	= TBR_EXT_UD_LEN,
+};
+
+u32 tbr_hdr_len(u8 op)
+{
+	if (op == 0 || op > TBR_OP_MAX)
+		return 0;
+	return TBR_BASE_HDR_LEN + tbr_ext_len[op];
+}
+
+int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h)
+{
+	const u8 *p = buf;
+	const u8 *e;
+	u32 hl;
+
+	memset(h, 0, sizeof(*h));
+	if (len < TBR_BASE_HDR_LEN || len > TBR_FRAME_MAX)
+		return -EINVAL;
+	h->version = p[0];
+	h->opcode = p[1];
+	h->flags = p[2];
+	if (h->version != TBR_WIRE_VERSION || p[3] != 0 ||
+	    (h->flags & ~TBR_F_ALL))
+		return -EINVAL;
+	hl = tbr_hdr_len(h->opcode);
+	if (!hl)
+		return -EINVAL;
+	h->conn_id = tbr_get_be16(p + 4);
+	h->paylen = tbr_get_be16(p + 6);
+	h->dqpn = tbr_get_be32(p + 8);
+	h->psn = tbr_get_be32(p + 12);
+	if ((h->dqpn & ~TBR_QPN_MASK) || (h->psn & ~TBR_PSN_MASK))
+		return -EINVAL;
+	if (len != hl + (u32)h->paylen)
+		return -EINVAL;
+	h->hdr_len = hl;
+	h->payload = p + hl;
+	e = p + TBR_BASE_HDR_LEN;
+
+	switch (h->opcode) {
+	case TBR_OP_SEND:
+	case TBR_OP_SEND_IMM:
+	case TBR_OP_SEND_INV:
+		h->msn = tbr_get_be32(e);
+		h->offset = tbr_get_be32(e + 4);
+		h->msg_len = tbr_get_be32(e + 8);
+		h->rmsn = tbr_get_be32(e + 12);
+		h->imm = tbr_get_be32(e + 16);
+		break;
+	case TBR_OP_WRITE_IMM:
+		h->rmsn = tbr_get_be32(e + 24);
+		h->imm = tbr_get_be32(e + 28);
+		fallthrough;
+	case TBR_OP_WRITE:
+	case TBR_OP_READ_REQ:
+		if (h->opcode == TBR_OP_READ_REQ)
+			h->req_len = tbr_get_be32(e + 24);
+		h->msn = tbr_get_be32(e);
+		h->offset = tbr_get_be32(e + 4);
+		h->msg_len = tbr_get_be32(e + 8);
+		h->rkey = tbr_get_be32(e + 12);
+		h->va = tbr_get_be64(e + 16);
+		break;
+	case TBR_OP_READ_RESP:
+		h->msn = tbr_get_be32(e);
+		h->offset = tbr_get_be32(e + 4);
+		break;
+	case TBR_OP_CMP_SWAP:
+	case TBR_OP_FETCH_ADD:
+		h->msn = tbr_get_be32(e);
+		h->rkey = tbr_get_be32(e + 4);
+		h->va = tbr_get_be64(e + 8);
+		h->swap_add = tbr_get_be64(e + 16);
+		h->compare = tbr_get_be64(e + 24);
+		break;
+	case TBR_OP_ATOMIC_RESP:
+		h->msn = tbr_get_be32(e);
+		h->orig = tbr_get_be64(e + 4);
+		break;
+	case TBR_OP_ACK:
+		h->syndrome = e[0];
+		h->nwords = e[1];
+		h->epsn = tbr_get_be32(e + 4);
+		h->aux = tbr_get_be32(e + 8);
+		if (h->syndrome > TBR_SYN_MAX || e[2] || e[3] ||
+		    h->nwords > TBR_ACK_MAX_WORDS ||
+		    h->paylen != 8u * h->nwords ||
+		    (h->epsn & ~TBR_PSN_MASK))
+			return -EINVAL;
+		break;
+	case TBR_OP_UD_SEND:
+	case TBR_OP_UD_SEND_IMM:
+		h->qkey = tbr_get_be32(e);
+		h->src_qpn = tbr_get_be32(e + 4);
+		h->imm = tbr_get_be32(e + 8);
+		if (h->src_qpn & ~TBR_QPN_MASK)
+			return -EINVAL;
+		break;
+	}
+	return 0;
+}
+
+u32 tbr_hdr_build(void *buf, const struct tbr_hdr *h)
+{
+	u8 *p = buf;
+	u8 *e = p + TBR_BASE_HDR_LEN;
+
+	p[0] = TBR_WIRE_VERSION;
+	p[1] = h->opcode;
+	p[2] = h->flags;
+	p[3] = 0;
+	tbr_put_be16(h->conn_id, p + 4);
+	tbr_put_be16(h->paylen, p + 6);
+	tbr_put_be32(h->dqpn & TBR_QPN_MASK, p + 8);
+	tbr_put_be32(h->psn & TBR_PSN_MASK, p + 12);
+
+	switch (h->opcode) {
+	case TBR_OP_SEND:
+	case TBR_OP_SEND_IMM:
+	case TBR_OP_SEND_INV:
+		tbr_put_be32(h->msn, e);
+		tbr_put_be32(h->offset, e + 4);
+		tbr_put_be32(h->msg_len, e + 8);
+		tbr_put_be32(h->rmsn, e + 12);
+		tbr_put_be32(h->imm, e + 16);
+		break;
+	case TBR_OP_WRITE_IMM:
+		tbr_put_be32(h->rmsn, e + 24);
+		tbr_put_be32(h->imm, e + 28);
+		fallthrough;
+	case TBR_OP_WRITE:
+	case TBR_OP_READ_REQ:
+		if (h->opcode == TBR_OP_READ_REQ)
+			tbr_put_be32(h->req_len, e + 24);
+		tbr_put_be32(h->msn, e);
+		tbr_put_be32(h->offset, e + 4);
+		tbr_put_be32(h->msg_len, e + 8);
+		tbr_put_be32(h->rkey, e + 12);
+		tbr_put_be64(h->va, e + 16);
+		break;
+	case TBR_OP_READ_RESP:
+		tbr_put_be32(h->msn, e);
+		tbr_put_be32(h->offset, e + 4);
+		break;
+	case TBR_OP_CMP_SWAP:
+	case TBR_OP_FETCH_ADD:
+		tbr_put_be32(h->msn, e);
+		tbr_put_be32(h->rkey, e + 4);
+		tbr_put_be64(h->va, e + 8);
+		tbr_put_be64(h->swap_add, e + 16);
+		tbr_put_be64(h->compare, e + 24);
+		break;
+	case TBR_OP_ATOMIC_RESP:
+		tbr_put_be32(h->msn, e);
+		tbr_put_be64(h->orig, e + 4);
+		break;
+	case TBR_OP_ACK:
+		e[0] = h->syndrome;
+		e[1] = h->nwords;
+		e[2] = 0;
+		e[3] = 0;
+		tbr_put_be32(h->epsn & TBR_PSN_MASK, e + 4);
+		tbr_put_be32(h->aux, e + 8);
+		break;
+	case TBR_OP_UD_SEND:
+	case TBR_OP_UD_SEND_IMM:
+		tbr_put_be32(h->qkey, e);
+		tbr_put_be32(h->src_qpn & TBR_QPN_MASK, e + 4);
+		tbr_put_be32(h->imm, e + 8);
+		break;
+	}
+	return tbr_hdr_len(h->opcode);
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * sim.h - deterministic in-memory wire joining two transport-core QPs for
+ * host tests: seeded drop/duplicate/reorder faults over several rails,
+ * virtual time, plain-buffer memory regions and receive queues.
+ */
+#ifndef TBR_SIM_H
+#define TBR_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tbr_core.h"
+
+#define SIM_LKEY	0x1000u
+#define SIM_BAD_LKEY	0xbad0u
+#define SIM_MAX_MR	8
+#define SIM_RQ		4096
+#define SIM_CQ		(1u << 17)
+#define SIM_RAILS	8
+
+#define SIM_ACC_WRITE	0x1
+#define SIM_ACC_READ	0x2
+#define SIM_ACC_ATOMIC	0x4
+
+struct sim_mr {
+	uint32_t rkey;
+	uint8_t *base;
+	uint64_t va;
+	uint64_t len;
+	uint32_t access;
+};
+
+struct sim;
+
+struct sim_ep {
+	struct sim *sim;
+	int id;
+	struct tbr_qp *qp;
+	struct sim_mr mr[SIM_MAX_MR];
+	int nmr;
+	struct tbr_recv_wqe rq[SIM_RQ];
+	uint32_t rq_head, rq_tail;
+	struct tbr_cqe *cq;
+	uint32_t ncq;
+	int qp_error_calls;
+	uint32_t qp_error_status;
+	uint64_t tx_frames;
+};
+
+struct sim_frame {
+	struct sim_frame *next;
+	uint64_t at;
+	uint64_t seq;
+	int dst;
+	int rail;
+	uint32_t len;
+	uint8_t data[TBR_FRAME_MAX];
+};
+
+struct sim_faults {
+	unsigned int drop_pct;		/* 0..100 */
+	unsigned int dup_pct;		/* 0..100 */
+	uint64_t jitter_ns;		/* random extra delay: reordering */
+	unsigned int rails;		/* 1..SIM_RAILS */
+	bool spray_random;		/* random rail instead of round robin */
+	uint64_t rail_skew_ns;		/* extra latency of rail i: i * skew */
+	uint32_t rail_down_mask;	/* rails that lose every frame */
+	unsigned int tx_cap;		/* max frames in flight, 0 = unlimited */
+};
+
+struct sim {
+	struct sim_ep ep[2];
+	struct sim_faults f;
+	uint64_t rng;
+	uint64_t now;
+	uint64_t seq;
+	uint64_t base_ns;
+	unsigned int rr;
+	unsigned int inflight;
+	struct sim_frame **heap;
+	unsigned int nheap, heap_cap;
+	uint64_t dropped, duplicated, delivered;
+	/* optional tap on every delivered frame (tests of replay) */
+	void (*tap)(struct sim *s, int dst, const uint8_t *buf, uint32_t len);
+	void *tap_ctx;
+};
+
+/* Create two connected QPs of @type with @cfg (qpn 0x11 and 0x22). */
+struct sim *sim_new(enum tbr_qp_type type, const struct tbr_qp_cfg *cfg,
+		    const struct tbr_qp_conn *conn, uint64_t seed);
+void sim_free(struct sim *s);
+void sim_default_cfg(struct tbr_qp_cfg *cfg, enum tbr_qp_type type);
+
+uint64_t sim_rand(struct sim *s);
+int sim_add_mr(struct sim_ep *ep, uint32_t rkey, void *buf, uint64_t len,
+	       uint32_t access);
+void sim_post_recv(struct sim_ep *ep, uint64_t wr_id, void *buf, uint32_t len);
+int sim_post(struct sim_ep *ep, const struct tbr_send_wr *wr);
+/* Deliver a raw frame to @dst now (hostile-input tests). */
+int sim_inject(struct sim *s, int dst, const void *buf, uint32_t len);
+
+/*
+ * Run the event loop until both QPs are idle (no frame in flight, no
+ * deadline) or @max_ns of virtual time passed. Returns true when idle.
+ */
+bool sim_run(struct sim *s, uint64_t max_ns);
+/* Run until virtual time reaches @t (events in between processed). */
+void sim_run_until(struct sim *s, uint64_t t);
+
+#endif
