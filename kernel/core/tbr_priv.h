@@ -69,7 +69,6 @@ struct tbr_rmsg {
 	u8 wc_status;		/* status for the receive completion */
 	u8 solicited;
 	u8 bound;		/* receive WQE bound */
-	u8 stale;		/* UC: rmsn from before a WQE rebinding */
 };
 
 enum tbr_job_state {
@@ -153,14 +152,13 @@ struct tbr_qp {
 	u32 rq_fetched;		/* next local receive index to fetch */
 	u32 rq_skew;		/* UC: frame rmsn - local receive index */
 	u32 rmsn_hi;		/* UC: one past the highest frame rmsn seen */
+	u8 *bounce;		/* UC: TBR_FRAME_MAX bytes to move WQE data */
 	struct tbr_job jobs[TBR_RESP_JOBS];
 	u32 njobs;
 	struct tbr_acache acache[TBR_ATOMIC_CACHE];
 	u32 acache_pos;
 	u8 ack_pending;
-	u8 uc_floor_valid;
 	u8 uc_dropping;
-	u32 uc_floor;		/* UC: frame rmsn below this is stale */
 	u32 uc_drop_msn;	/* UC: incomplete msgs below this are dropped */
 	u32 ack_count;
 	u64 ack_deadline;
@@ -170,6 +168,7 @@ struct tbr_qp {
 	u8 fatal_syn;		/* fatal NAK sent: repeat it to requests */
 	u32 fatal_psn;
 	u64 uc_hole_deadline;
+	u32 uc_hole_mark;	/* UC: rcv_hi when the hole timer was armed */
 };
 
 /* ---- ring bitmaps: @nbits is a power of two >= 64 ---- */

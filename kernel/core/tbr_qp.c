@@ -79,9 +79,16 @@ struct tbr_qp *tbr_qp_create(const struct tbr_qp_cfg *cfg,
 	qp->rq = tbr_zalloc(sizeof(*qp->rq) * rqw);
 	if (!qp->rq)
 		goto err_msg;
+	if (cfg->type == TBR_QPT_UC) {
+		qp->bounce = tbr_zalloc(TBR_FRAME_MAX);
+		if (!qp->bounce)
+			goto err_rq;
+	}
 	tbr_qp_conn_defaults(&qp->conn);
 	return qp;
 
+err_rq:
+	tbr_free(qp->rq);
 err_msg:
 	tbr_free(qp->msg);
 err_rpsn_msn:
@@ -107,6 +114,7 @@ void tbr_qp_destroy(struct tbr_qp *qp)
 {
 	if (!qp)
 		return;
+	tbr_free(qp->bounce);
 	tbr_free(qp->rq);
 	tbr_free(qp->msg);
 	tbr_free(qp->rpsn_msn);

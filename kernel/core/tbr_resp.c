@@ -50,8 +50,6 @@ void tbr_resp_reset(struct tbr_qp *qp)
 	qp->rq_fetched = 0;
 	qp->rq_skew = 0;
 	qp->rmsn_hi = 0;
-	qp->uc_floor_valid = 0;
-	qp->uc_floor = 0;
 	qp->uc_dropping = 0;
 	qp->uc_drop_msn = 0;
 	qp->ack_pending = 0;
@@ -325,29 +323,66 @@ static void tbr_uc_drop(struct tbr_qp *qp, struct tbr_rmsg *s)
 	qp->cnt.uc_msgs_dropped++;
 }
 
+/* Move the bytes of a message from one receive WQE to another. */
+static int tbr_uc_move(struct tbr_qp *qp, struct tbr_rwqe *from,
+		       struct tbr_rwqe *to, u32 len)
+{
+	u32 off = 0;
+	int ret;
+
+	if (len > from->total || len > to->total)
+		return -EINVAL;
+	while (off < len) {
+		u32 k = len - off < TBR_FRAME_MAX ? len - off : TBR_FRAME_MAX;
+
+		ret = qp->ops->sgl_read(qp->ctx, from->wqe.sge,
+					from->wqe.num_sge, off, qp->bounce, k);
+		if (!ret)
+			ret = qp->ops->sgl_write(qp->ctx, to->wqe.sge,
+						 to->wqe.num_sge, off,
+						 qp->bounce, k);
+		if (ret)
+			return ret;
+		off += k;
+	}
+	return 0;
+}
+
 /*
- * Drop the head message @s. If it consumed a receive WQE, every later
- * message already bound to a WQE is dropped too and the WQEs are reused,
- * in order, by the messages that follow (UC never completes a lost one).
+ * UC: @k receive WQEs starting at rq_head belong to lost messages. They are
+ * reused (IBTA UC semantics): every receive-consuming message from emsn +
+ * @first on moves down @k WQEs, with the bytes already placed for it; one
+ * that no longer fits is dropped too. Cost: one copy of the data in flight,
+ * paid only on loss.
  */
-static void tbr_uc_drop_head(struct tbr_qp *qp, struct tbr_rmsg *s)
+static void tbr_uc_shift(struct tbr_qp *qp, u32 first, u32 k)
 {
 	u32 i;
 
+	for (i = first; i < tbr_win(qp); i++) {
+		struct tbr_rmsg *t = tbr_resp_slot_of(qp, qp->emsn + i);
+
+		if (t->state == TBR_RMSG_FREE || t->msn != qp->emsn + i ||
+		    !tbr_op_recv(t->opcode))
+			continue;
+		if (t->bound && t->state == TBR_RMSG_ACTIVE &&
+		    t->opcode != TBR_OP_WRITE_IMM &&
+		    tbr_uc_move(qp, &qp->rq[t->rmsn & qp->rq_mask],
+				&qp->rq[(t->rmsn - k) & qp->rq_mask],
+				t->msg_len))
+			tbr_uc_drop(qp, t);
+		t->rmsn -= k;
+	}
+	qp->rq_skew += k;
+}
+
+/* UC: the head message @s is lost; its receive WQE is reused. */
+static void tbr_uc_drop_head(struct tbr_qp *qp, struct tbr_rmsg *s)
+{
 	if (s->state == TBR_RMSG_ACTIVE)
 		tbr_uc_drop(qp, s);
-	if (tbr_op_recv(s->opcode) && !s->stale) {
-		for (i = 1; i < tbr_win(qp); i++) {
-			struct tbr_rmsg *t = tbr_resp_slot_of(qp, qp->emsn + i);
-
-			if (t->state == TBR_RMSG_ACTIVE && t->msn ==
-			    qp->emsn + i && tbr_op_recv(t->opcode))
-				tbr_uc_drop(qp, t);
-		}
-		qp->rq_skew = qp->rmsn_hi - qp->rq_head;
-		qp->uc_floor = qp->rmsn_hi;
-		qp->uc_floor_valid = 1;
-	}
+	if (tbr_op_recv(s->opcode))
+		tbr_uc_shift(qp, 1, 1);
 }
 
 /* ---- message retirement (in message order) ---- */
@@ -390,6 +425,10 @@ static void tbr_resp_retire(struct tbr_qp *qp)
 			qp->emsn++;
 			continue;
 		}
+		if (uc && tbr_op_recv(s->opcode) && s->rmsn != qp->rq_head &&
+		    (u32)(s->rmsn - qp->rq_head) < tbr_rq_win(qp))
+			/* UC: receive-consuming messages lost without trace */
+			tbr_uc_shift(qp, 0, s->rmsn - qp->rq_head);
 		if (tbr_op_recv(s->opcode) && s->rmsn != qp->rq_head) {
 			/* Receive sequence out of message order: bogus peer. */
 			if (!s->nak) {
@@ -507,11 +546,6 @@ static int tbr_resp_slot(struct tbr_qp *qp, struct tbr_rmsg *s,
 			s->rmsn = h->rmsn - qp->rq_skew;
 			if ((s32)(h->rmsn - qp->rmsn_hi) >= 0)
 				qp->rmsn_hi = h->rmsn + 1;
-			if (qp->cfg.type == TBR_QPT_UC && qp->uc_floor_valid &&
-			    (s32)(h->rmsn - qp->uc_floor) < 0) {
-				s->stale = 1;
-				tbr_uc_drop(qp, s);
-			}
 		}
 		if ((s32)(h->msn - qp->msn_hi) >= 0)
 			qp->msn_hi = h->msn + 1;
@@ -784,8 +818,6 @@ static void tbr_uc_resync(struct tbr_qp *qp, const struct tbr_hdr *h)
 			qp->msg[i].state = TBR_RMSG_FREE;
 		}
 		qp->rq_skew = qp->rmsn_hi - qp->rq_head;
-		qp->uc_floor = qp->rmsn_hi;
-		qp->uc_floor_valid = 1;
 		qp->uc_dropping = 0;
 		qp->emsn = h->msn;
 		qp->msn_hi = h->msn;
@@ -796,8 +828,20 @@ static void tbr_uc_resync(struct tbr_qp *qp, const struct tbr_hdr *h)
 	qp->uc_hole_deadline = TBR_NO_DEADLINE;
 }
 
-/* UC: give up on the hole at epsn (timeout). */
-static void tbr_uc_skip(struct tbr_qp *qp)
+/* UC: (re)arm the hole timer after the receive window moved. */
+static void tbr_uc_arm(struct tbr_qp *qp, u64 now)
+{
+	if (qp->epsn == qp->rcv_hi) {
+		qp->uc_hole_deadline = TBR_NO_DEADLINE;
+	} else if (qp->uc_hole_deadline == TBR_NO_DEADLINE ||
+		   tbr_psn_diff(qp->epsn, qp->uc_hole_mark) >= 0) {
+		qp->uc_hole_deadline = now + qp->conn.uc_reorder_ns;
+		qp->uc_hole_mark = qp->rcv_hi;
+	}
+}
+
+/* UC: give up on the hole at epsn: drop what it cuts into. */
+static void tbr_uc_skip_one(struct tbr_qp *qp)
 {
 	u32 w = tbr_win(qp);
 	u32 span = (u32)tbr_psn_diff(qp->rcv_hi, qp->epsn);
@@ -821,17 +865,28 @@ static void tbr_uc_skip(struct tbr_qp *qp)
 
 		msn = qp->rpsn_msn[psn & qp->wmask];
 		s = tbr_resp_slot_of(qp, msn);
-		if (s->state != TBR_RMSG_FREE && s->msn == msn &&
-		    s->first_psn != psn) {
-			if (s->state == TBR_RMSG_ACTIVE)
-				tbr_uc_drop(qp, s);
-		}
+		/* the message resuming after the hole lost its start */
+		if (s->state == TBR_RMSG_ACTIVE && s->msn == msn &&
+		    s->first_psn != psn)
+			tbr_uc_drop(qp, s);
 		qp->epsn = psn;
 	}
 	qp->uc_dropping = 1;
 	qp->uc_drop_msn = msn;
-	qp->uc_hole_deadline = TBR_NO_DEADLINE;
 	tbr_resp_advance(qp);
+}
+
+/*
+ * UC hole timer expired: every hole below the mark taken when the timer was
+ * armed has been open for uc_reorder_ns: its frames are lost.
+ */
+static void tbr_uc_skip(struct tbr_qp *qp, u64 now)
+{
+	qp->uc_hole_deadline = TBR_NO_DEADLINE;
+	while (!qp->error && qp->epsn != qp->rcv_hi &&
+	       tbr_psn_diff(qp->uc_hole_mark, qp->epsn) > 0)
+		tbr_uc_skip_one(qp);
+	tbr_uc_arm(qp, now);
 }
 
 static int tbr_resp_ud(struct tbr_qp *qp, const struct tbr_hdr *h)
@@ -971,16 +1026,11 @@ int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
 	if (tbr_psn_diff(tbr_psn_add(h->psn, n), qp->rcv_hi) > 0)
 		qp->rcv_hi = tbr_psn_add(h->psn, n);
 	qp->ack_count++;
-	i = qp->epsn;
 	tbr_resp_advance(qp);
 	if (qp->error)
 		return 0;
 	if (uc) {
-		if (qp->epsn == qp->rcv_hi)
-			qp->uc_hole_deadline = TBR_NO_DEADLINE;
-		else if (qp->uc_hole_deadline == TBR_NO_DEADLINE ||
-			 i != qp->epsn)
-			qp->uc_hole_deadline = now + qp->conn.uc_reorder_ns;
+		tbr_uc_arm(qp, now);
 		return 0;
 	}
 	tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
@@ -1061,7 +1111,7 @@ void tbr_resp_pump(struct tbr_qp *qp, u64 now)
 void tbr_resp_timer(struct tbr_qp *qp, u64 now)
 {
 	if (qp->cfg.type == TBR_QPT_UC && now >= qp->uc_hole_deadline)
-		tbr_uc_skip(qp);
+		tbr_uc_skip(qp, now);
 }
 
 u64 tbr_resp_deadline(const struct tbr_qp *qp)

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_uc_ud.c - UC (unacknowledged, lossy) and UD (datagram) framing. */
+#include "tcommon.h"
+
+#define UC_MSGS	400
+#define UC_MAX	6000
+
+static void uc_conn(struct tbr_qp_conn *c)
+{
+	c->uc_reorder_ns = 50000;
+}
+
+/* Message payload derived from its index: self-identifying content. */
+static void uc_payload(uint8_t *p, uint32_t len, uint32_t idx)
+{
+	uint64_t x = idx * 0x9E3779B97F4A7C15ull + 1;
+	uint32_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (uint8_t)x;
+	}
+	if (len >= 4)
+		memcpy(p, &idx, 4);
+}
+
+static uint32_t uc_len(uint32_t idx)
+{
+	return 4 + (idx * 2654435761u) % UC_MAX;
+}
+
+static void run_uc(struct sim *s, bool expect_loss)
+{
+	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+	uint8_t *src = malloc(UC_MAX + 8), *chk = malloc(UC_MAX + 8);
+	uint8_t (*rb)[UC_MAX + 8] = calloc(UC_MSGS, UC_MAX + 8);
+	uint32_t i, last = 0;
+	const struct tbr_qp_counters *bc = tbr_qp_counters(b->qp);
+
+	assert_non_null(src);
+	assert_non_null(chk);
+	assert_non_null(rb);
+	for (i = 0; i < UC_MSGS; i++)
+		sim_post_recv(b, i, rb[i], UC_MAX + 8);
+	for (i = 0; i < UC_MSGS; i++) {
+		uint32_t len = uc_len(i);
+		int ret;
+
+		uc_payload(src, len, i);
+		ret = tpost(a, i % 3 ? TBR_WR_SEND : TBR_WR_SEND_IMM, i, src,
+			    len, 0, 0, 0);
+		if (ret == -ENOSPC) {
+			sim_run(s, 2000);
+			i--;
+			continue;
+		}
+		assert_int_equal(ret, 0);
+		/* UC completes once sent: the source may be reused now */
+		sim_run(s, 3000);
+	}
+	assert_true(sim_run(s, T_SEC));
+	/* the requester completed everything, successfully, in order */
+	assert_int_equal(a->ncq, UC_MSGS);
+	for (i = 0; i < UC_MSGS; i++) {
+		assert_int_equal(a->cq[i].status, TBR_WC_SUCCESS);
+		assert_int_equal(a->cq[i].wr_id, i);
+	}
+	/* the responder delivered a subsequence, in order, intact; receive
+	 * WQEs are consumed in posting order (lost messages reuse them) */
+	for (i = 0; i < b->ncq; i++) {
+		struct tbr_cqe *c = &b->cq[i];
+		uint32_t idx;
+
+		assert_int_equal(c->status, TBR_WC_SUCCESS);
+		assert_int_equal(c->wr_id, i);
+		memcpy(&idx, rb[i], 4);
+		assert_true(i == 0 || idx > last);
+		assert_true(idx < UC_MSGS);
+		last = idx;
+		assert_int_equal(c->byte_len, uc_len(idx));
+		uc_payload(chk, c->byte_len, idx);
+		assert_memory_equal(rb[i], chk, c->byte_len);
+		assert_int_equal(!!(c->flags & TBR_WC_WITH_IMM), idx % 3 == 0);
+	}
+	if (expect_loss) {
+		assert_true(b->ncq > UC_MSGS * 2 / 3);
+		assert_true(b->ncq < UC_MSGS);
+		assert_true(bc->uc_msgs_dropped > 0);
+	} else {
+		assert_int_equal(b->ncq, UC_MSGS);
+	}
+	assert_false(tbr_qp_in_error(a->qp));
+	assert_false(tbr_qp_in_error(b->qp));
+	free(rb);
+	free(chk);
+	free(src);
+}
+
+static void test_uc_clean_reordered(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_UC, 70, NULL, uc_conn);
+
+	s->f.rails = 4;
+	s->f.jitter_ns = 20000;
+	run_uc(s, false);
+	sim_free(s);
+}
+
+static void test_uc_loss_drops_without_error(void **state)
+{
+	unsigned int seed;
+
+	for (seed = 0; seed < 4; seed++) {
+		struct sim *s = tsim(TBR_QPT_UC, 71 + seed, NULL, uc_conn);
+
+		s->f.drop_pct = 5;
+		s->f.dup_pct = 5;
+		s->f.rails = 2 + seed;
+		s->f.jitter_ns = 10000;
+		run_uc(s, true);
+		sim_free(s);
+	}
+}
+
+static void test_uc_write_imm_and_rules(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_UC, 75, NULL, uc_conn);
+	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+	uint8_t src[3000], dst[3000], r[16];
+	struct tbr_send_wr wr;
+	struct tbr_sge sge = tsge(src, 3000);
+
+	tfill(s, src, sizeof(src));
+	sim_add_mr(b, 0x31, dst, sizeof(dst), SIM_ACC_WRITE);
+	sim_post_recv(b, 1, r, sizeof(r));
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.opcode = TBR_WR_WRITE_IMM;
+	wr.flags = TBR_WR_SIGNALED;
+	wr.sgl = &sge;
+	wr.num_sge = 1;
+	wr.remote_addr = taddr(dst);
+	wr.rkey = 0x31;
+	wr.imm = 77;
+	assert_int_equal(sim_post(a, &wr), 0);
+	/* READ and atomics are RC only */
+	wr.opcode = TBR_WR_READ;
+	assert_int_equal(sim_post(a, &wr), -EINVAL);
+	wr.opcode = TBR_WR_FETCH_ADD;
+	assert_int_equal(sim_post(a, &wr), -EINVAL);
+	/* a WRITE with a bad rkey is dropped silently on UC */
+	wr.opcode = TBR_WR_WRITE;
+	wr.rkey = 0x99;
+	assert_int_equal(sim_post(a, &wr), 0);
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(b->ncq, 1);
+	assert_int_equal(b->cq[0].opcode, TBR_WC_RECV_RDMA_WITH_IMM);
+	assert_int_equal(b->cq[0].imm, 77);
+	assert_memory_equal(dst, src, 3000);
+	assert_false(tbr_qp_in_error(b->qp));
+	assert_int_equal(tbr_qp_counters(b->qp)->uc_msgs_dropped, 1);
+	sim_free(s);
+}
+
+static int ud_send(struct sim_ep *ep, uint64_t id, void *buf, uint32_t len,
+		   uint32_t qkey, uint32_t imm, bool with_imm)
+{
+	struct tbr_sge sge = tsge(buf, len);
+	struct tbr_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = id;
+	wr.opcode = with_imm ? TBR_WR_SEND_IMM : TBR_WR_SEND;
+	wr.flags = TBR_WR_SIGNALED;
+	wr.sgl = &sge;
+	wr.num_sge = 1;
+	wr.imm = imm;
+	wr.remote_qpn = 0x22;
+	wr.remote_qkey = qkey;
+	wr.conn_id = 42;
+	return sim_post(ep, &wr);
+}
+
+static void test_ud(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_UD, 80, NULL, NULL);
+	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+	uint8_t src[1100], r0[2000], r1[2000], r2[100], r3[2000];
+	const struct tbr_qp_counters *bc = tbr_qp_counters(b->qp);
+
+	tfill(s, src, sizeof(src));
+	sim_post_recv(b, 0, r0, sizeof(r0));
+	sim_post_recv(b, 1, r1, sizeof(r1));
+	sim_post_recv(b, 2, r2, sizeof(r2));
+	/* good datagram */
+	assert_int_equal(ud_send(a, 10, src, 1000, 0x1234, 0, false), 0);
+	/* qkey with the high bit: the sender QP's own qkey (also 0x1234) */
+	assert_int_equal(ud_send(a, 11, src, 500, 0x80000000u, 9, true), 0);
+	/* wrong qkey: dropped by the receiver */
+	assert_int_equal(ud_send(a, 12, src, 10, 0x5555, 0, false), 0);
+	/* too long for the 100-byte buffer */
+	assert_int_equal(ud_send(a, 13, src, 200, 0x1234, 0, false), 0);
+	/* larger than the mtu: refused at post */
+	assert_int_equal(ud_send(a, 14, src, 1025, 0x1234, 0, false), -EINVAL);
+	assert_true(sim_run(s, T_SEC));
+	/* no receive WQE left: dropped, no RNR on UD */
+	assert_int_equal(ud_send(a, 15, src, 10, 0x1234, 0, false), 0);
+	assert_true(sim_run(s, T_SEC));
+
+	assert_int_equal(a->ncq, 5);
+	assert_int_equal(b->ncq, 3);
+	assert_int_equal(b->cq[0].wr_id, 0);
+	assert_int_equal(b->cq[0].byte_len, TBR_GRH_LEN + 1000);
+	assert_true(b->cq[0].flags & TBR_WC_GRH);
+	assert_int_equal(b->cq[0].src_qp, 0x11);
+	assert_int_equal(b->cq[0].conn_id, 42);
+	assert_memory_equal(r0 + TBR_GRH_LEN, src, 1000);
+	assert_int_equal(b->cq[1].byte_len, TBR_GRH_LEN + 500);
+	assert_true(b->cq[1].flags & TBR_WC_WITH_IMM);
+	assert_int_equal(b->cq[1].imm, 9);
+	assert_int_equal(b->cq[2].status, TBR_WC_LOC_LEN_ERR);
+	assert_int_equal(bc->ud_drops, 2);
+	assert_int_equal(bc->rnr_naks_sent, 0);
+	/* datagrams are independent: post one more receive, it works */
+	sim_post_recv(b, 3, r3, sizeof(r3));
+	assert_int_equal(ud_send(a, 16, src, 7, 0x1234, 0, false), 0);
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(b->ncq, 4);
+	assert_int_equal(b->cq[3].status, TBR_WC_SUCCESS);
+	assert_false(tbr_qp_in_error(b->qp));
+	sim_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_uc_clean_reordered),
+		cmocka_unit_test(test_uc_loss_drops_without_error),
+		cmocka_unit_test(test_uc_write_imm_and_rules),
+		cmocka_unit_test(test_ud),
+	};
+
+	tfilter();
+	return cmocka_run_group_tests_name("uc_ud", tests, NULL, NULL);
+}
