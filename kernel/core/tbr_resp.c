@@ -937,6 +937,7 @@ int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
 	bool uc = qp->cfg.type == TBR_QPT_UC;
 	u32 w = tbr_win(qp), n = 1, i;
 	struct tbr_rmsg *s;
+	bool fresh;
 	s32 d;
 	int ret;
 
@@ -970,6 +971,7 @@ int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
 		return -EINVAL;
 	}
 	s = tbr_resp_slot_of(qp, h->msn);
+	fresh = s->state == TBR_RMSG_FREE;
 	if (tbr_resp_slot(qp, s, h)) {
 		qp->cnt.rx_invalid++;
 		return -EINVAL;
@@ -1002,6 +1004,9 @@ int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
 		}
 	}
 	if (ret < 0) {
+		/* A rejected frame leaves no trace (it may be forged). */
+		if (fresh)
+			s->state = TBR_RMSG_FREE;
 		qp->cnt.rx_invalid++;
 		return ret;
 	}
@@ -1011,6 +1016,8 @@ int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
 			if (s->state == TBR_RMSG_ACTIVE)
 				tbr_uc_drop(qp, s);
 		} else {
+			if (fresh)
+				s->state = TBR_RMSG_FREE;
 			return 0;
 		}
 	}
