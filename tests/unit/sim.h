@@ -15,8 +15,12 @@
 #define SIM_LKEY	0x1000u
 #define SIM_BAD_LKEY	0xbad0u
 #define SIM_MAX_MR	8
+#ifndef SIM_RQ
 #define SIM_RQ		4096
+#endif
+#ifndef SIM_CQ
 #define SIM_CQ		(1u << 17)
+#endif
 #define SIM_RAILS	8
 
 #define SIM_ACC_WRITE	0x1

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * fuzz_rx.c - libFuzzer target: the frame parser and the receive paths of
+ * the transport core. Two QPs (requester with outstanding SEND/WRITE/READ/
+ * ATOMIC work, responder with memory regions and receive WQEs) are fed a
+ * script of raw frames, header-assisted frames (valid headers built from
+ * fuzzed fields, so PSN/msn checks are passed often), timer advances,
+ * deliveries between the QPs, and new work requests.
+ *
+ * Input: byte 0 selects QP type and window; then records:
+ *   0: raw      dst:u8 len:u16 bytes[len]
+ *   1: header   dst:u8 then TBR_FUZZ_FIELDS bytes of fields, paylen:u16
+ *   2: time     ns:u32        (run the wire and timers)
+ *   3: recv     dst:u8 len:u16
+ *   4: post     op:u8 len:u16 off:u16
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+
+#define EPSN		0xfffff0u
+#define TBR_FUZZ_FIELDS	44
+
+static uint8_t mem[2][65536];
+static uint8_t rbuf[2][16][8192];
+static uint8_t fbuf[TBR_FRAME_MAX + 16];
+
+struct in {
+	const uint8_t *p;
+	size_t n;
+};
+
+static int take(struct in *in, void *dst, size_t n)
+{
+	if (in->n < n)
+		return -1;
+	memcpy(dst, in->p, n);
+	in->p += n;
+	in->n -= n;
+	return 0;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+static void post(struct sim *s, uint8_t op, uint16_t len, uint16_t off)
+{
+	struct tbr_sge sge;
+	struct tbr_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = op % (TBR_WR_FETCH_ADD + 1);
+	wr.flags = TBR_WR_SIGNALED | ((op >> 4) & (TBR_WR_SOLICITED |
+						  TBR_WR_FENCE));
+	if (wr.opcode == TBR_WR_CMP_SWAP || wr.opcode == TBR_WR_FETCH_ADD) {
+		len = 8;
+		off &= ~7u;
+	}
+	len %= 16384;
+	off %= 16384;
+	sge.addr = (uint64_t)(uintptr_t)(mem[0] + off);
+	sge.length = len;
+	sge.lkey = SIM_LKEY;
+	wr.sgl = &sge;
+	wr.num_sge = 1;
+	wr.remote_addr = (uint64_t)(uintptr_t)(mem[1] + off);
+	wr.rkey = 0x66;
+	wr.compare_add = 1;
+	wr.remote_qpn = 0x22;
+	wr.remote_qkey = 0x1234;
+	sim_post(&s->ep[0], &wr);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct in in = { data, size };
+	struct tbr_qp_cfg cfg;
+	struct tbr_qp_conn conn;
+	enum tbr_qp_type type;
+	struct sim *s;
+	uint8_t mode;
+	int i, steps = 0;
+
+	if (take(&in, &mode, 1))
+		return 0;
+	memset(mem, 0, sizeof(mem));
+	type = (enum tbr_qp_type)(mode % 3);
+	sim_default_cfg(&cfg, type);
+	cfg.win = (mode & 0x10) ? 64 : 256;
+	cfg.mtu = (mode & 0x20) ? 256 : 1024;
+	cfg.sq_depth = 16;
+	tbr_qp_conn_defaults(&conn);
+	conn.timeout_ns = 100000;
+	conn.retry_cnt = 2;
+	conn.rnr_retry = mode & 0x40 ? 7 : 1;
+	conn.uc_reorder_ns = 20000;
+	conn.min_rnr_timer_ns = 100000;
+	conn.sq_psn = EPSN;
+	conn.rq_psn = EPSN;
+	s = sim_new(type, &cfg, &conn, mode);
+	if (!s)
+		return 0;
+	s->f.drop_pct = mode & 0x80 ? 0 : 100;
+	for (i = 0; i < 2; i++) {
+		sim_add_mr(&s->ep[i], 0x66, mem[i], sizeof(mem[i]),
+			   SIM_ACC_WRITE | SIM_ACC_READ | SIM_ACC_ATOMIC);
+		sim_add_mr(&s->ep[i], 0x67, mem[i], 4096, SIM_ACC_READ);
+		sim_post_recv(&s->ep[i], 1, rbuf[i][0], 8192);
+		sim_post_recv(&s->ep[i], 2, rbuf[i][1], 100);
+	}
+
+	while (in.n && steps++ < 256) {
+		uint8_t kind, dst, f[TBR_FUZZ_FIELDS];
+		uint16_t len, off;
+		uint32_t ns;
+
+		if (take(&in, &kind, 1))
+			break;
+		switch (kind % 5) {
+		case 0:
+			if (take(&in, &dst, 1) || take(&in, &len, 2))
+				goto out;
+			len %= TBR_FRAME_MAX + 8;
+			if (len > in.n)
+				len = (uint16_t)in.n;
+			memcpy(fbuf, in.p, len);
+			in.p += len;
+			in.n -= len;
+			sim_inject(s, dst & 1, fbuf, len);
+			break;
+		case 1: {
+			struct tbr_hdr h;
+			uint32_t hl;
+
+			if (take(&in, &dst, 1) || take(&in, f, sizeof(f)) ||
+			    take(&in, &len, 2))
+				goto out;
+			memset(&h, 0, sizeof(h));
+			h.opcode = (uint8_t)(1 + f[0] % TBR_OP_MAX);
+			h.flags = f[1] & TBR_F_ALL;
+			h.conn_id = f[2] & 0x80 ? f[3] : 7;
+			h.dqpn = (dst & 1) ? 0x22 : 0x11;
+			h.psn = (EPSN + (uint32_t)(int8_t)f[4] +
+				 ((f[2] & 0x40) ? get32(f + 5) : 0)) &
+				TBR_PSN_MASK;
+			h.msn = f[9] & 0x80 ? get32(f + 9) : f[9];
+			h.offset = f[13] & 0x80 ? get32(f + 13) :
+				   (uint32_t)f[13] * cfg.mtu;
+			h.msg_len = get32(f + 17);
+			if (!(f[2] & 0x20))
+				h.msg_len %= 65536;
+			h.req_len = f[21] & 0x80 ? get32(f + 21) :
+				    (uint32_t)f[21] * 64;
+			h.rmsn = f[25];
+			h.imm = get32(f + 26);
+			h.rkey = f[30] & 1 ? 0x67 : 0x66;
+			h.va = (uint64_t)(uintptr_t)mem[dst & 1] +
+			       (f[30] & 2 ? get32(f + 31) : f[31] * 8u);
+			h.swap_add = get64(f + 35);
+			h.compare = f[43];
+			h.qkey = f[43] & 1 ? 0x1234 : f[43];
+			h.src_qpn = f[42];
+			h.syndrome = f[42] % (TBR_SYN_MAX + 1);
+			h.nwords = f[41] % 5;
+			h.epsn = (EPSN + (uint32_t)(int8_t)f[40]) & TBR_PSN_MASK;
+			h.aux = f[39];
+			h.orig = f[38];
+			if (h.opcode == TBR_OP_ACK)
+				len = 8 * h.nwords;
+			len %= TBR_FRAME_MAX - TBR_HDR_MAX + 1;
+			h.paylen = len;
+			hl = tbr_hdr_build(fbuf, &h);
+			for (i = 0; i < len; i++)
+				fbuf[hl + i] = in.n ? in.p[i % in.n] : (uint8_t)i;
+			sim_inject(s, dst & 1, fbuf, hl + len);
+			break;
+		}
+		case 2:
+			if (take(&in, &ns, 4))
+				goto out;
+			sim_run_until(s, s->now + ns % 1000000);
+			break;
+		case 3:
+			if (take(&in, &dst, 1) || take(&in, &len, 2))
+				goto out;
+			sim_post_recv(&s->ep[dst & 1], 3, rbuf[dst & 1][2 +
+				      len % 14], len % 8192);
+			break;
+		case 4:
+			if (take(&in, &dst, 1) || take(&in, &len, 2) ||
+			    take(&in, &off, 2))
+				goto out;
+			post(s, dst, len, off);
+			break;
+		}
+	}
+out:
+	sim_run(s, 2000000);
+	sim_free(s);
+	return 0;
+}
