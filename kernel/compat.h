@@ -9,9 +9,11 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
 #define TBR_CREATE_CQ_UDATA_ARG struct uverbs_attr_bundle *attrs
 #define TBR_CREATE_CQ_UDATA(attrs) ((attrs) ? &(attrs)->driver_udata : NULL)
+#define TBR_CREATE_CQ_UDATA_NAME attrs
 #else
 #define TBR_CREATE_CQ_UDATA_ARG struct ib_udata *udata_arg
 #define TBR_CREATE_CQ_UDATA(udata_arg) (udata_arg)
+#define TBR_CREATE_CQ_UDATA_NAME udata_arg
 #endif
 
 #endif /* TBRDMA_COMPAT_H */

@@ -30,6 +30,23 @@ static int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr
 	attr->max_pd = TBR_MAX_PD;
 	attr->max_pkeys = TBR_MAX_PKEYS;
 	attr->local_ca_ack_delay = 15;
+	attr->max_qp = TBR_MAX_QP;
+	attr->max_qp_wr = TBR_MAX_QP_WR;
+	attr->max_send_sge = TBR_DEV_MAX_SGE;
+	attr->max_recv_sge = TBR_DEV_MAX_SGE;
+	attr->max_sge_rd = TBR_DEV_MAX_SGE;
+	attr->max_cq = TBR_MAX_CQ;
+	attr->max_cqe = TBR_MAX_CQE;
+	attr->max_mr = TBR_MAX_MR - 1;
+	attr->max_srq = TBR_MAX_SRQ;
+	attr->max_srq_wr = TBR_MAX_SRQ_WR;
+	attr->max_srq_sge = TBR_MAX_SRQ_SGE;
+	attr->max_qp_rd_atom = TBR_MAX_RD_ATOM;
+	attr->max_qp_init_rd_atom = TBR_MAX_RD_ATOM;
+	attr->max_res_rd_atom = TBR_MAX_RD_ATOM * TBR_MAX_QP;
+	attr->atomic_cap = IB_ATOMIC_NONE;	/* until the transport carries atomics */
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_SYS_IMAGE_GUID;
 	return 0;
 }
 
@@ -96,8 +113,14 @@ static const struct ib_device_ops tbr_dev_ops = {
 	.get_link_layer = tbr_get_link_layer,
 	.alloc_pd = tbr_alloc_pd,
 	.dealloc_pd = tbr_dealloc_pd,
+	.alloc_ucontext = tbr_alloc_ucontext,
+	.dealloc_ucontext = tbr_dealloc_ucontext,
+	.disassociate_ucontext = tbr_disassociate_ucontext,
+	.mmap = tbr_mmap,
+	.mmap_free = tbr_mmap_free,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, tbr_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, tbr_ucontext, ibuc),
 };
 
 /*
@@ -128,7 +151,14 @@ struct tbr_dev *tbr_dev_create(void)
 		sizeof(tdev->ibdev.node_desc));
 	addrconf_addr_eui48((u8 *)&tdev->ibdev.node_guid, ndev->dev_addr);
 	ib_set_device_ops(&tdev->ibdev, &tbr_dev_ops);
-	ib_set_device_ops(&tdev->ibdev, &tbr_unsupported_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_cq_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_qp_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_srq_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_mr_ops);
+	tdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
+	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC1);
 
 	err = ib_device_set_netdev(&tdev->ibdev, ndev, 1);
 	if (err)
@@ -151,6 +181,9 @@ void tbr_dev_destroy(struct tbr_dev *tdev)
 	struct net_device *ndev = tdev->netdev;
 
 	ib_unregister_device(&tdev->ibdev);
+	WARN_ON(!xa_empty(&tdev->qp_xa) || !xa_empty(&tdev->mr_xa));
+	xa_destroy(&tdev->qp_xa);
+	xa_destroy(&tdev->mr_xa);
 	ib_dealloc_device(&tdev->ibdev);
 	tbr_netdev_destroy(ndev);
 }

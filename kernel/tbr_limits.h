@@ -13,4 +13,25 @@
 #define TBR_PORT_GID_TBL_LEN	32
 #define TBR_PORT_MAX_MSG_SZ	0x80000000U	/* 2 GiB */
 
+/* queue pairs: QPN 0/1 are reserved (SMI/GSI), user QPNs start at 16 */
+#define TBR_MIN_QPN		16
+#define TBR_MAX_QPN		0xffffff
+#define TBR_MAX_QP		4096
+#define TBR_MAX_QP_WR		16384		/* per SQ or RQ, a power of 2 */
+#define TBR_DEV_MAX_SGE		8		/* = the transport core's TBR_MAX_SGE */
+#define TBR_DEV_MAX_INLINE		128		/* = the transport core's TBR_MAX_INLINE */
+#define TBR_MAX_RD_ATOM		16		/* responder replay cache */
+
+/* completion queues */
+#define TBR_MAX_CQ		4096
+#define TBR_MAX_CQE		65536		/* a power of 2 */
+
+/* memory regions: key = index << 8 | key byte; index 0 is never used */
+#define TBR_MAX_MR		65536
+
+/* shared receive queues */
+#define TBR_MAX_SRQ		1024
+#define TBR_MAX_SRQ_WR		16384
+#define TBR_MAX_SRQ_SGE		TBR_DEV_MAX_SGE
+
 #endif /* TBRDMA_LIMITS_H */

@@ -7,9 +7,14 @@
 #define TBRDMA_H
 
 #include <linux/netdevice.h>
+#include <linux/refcount.h>
+#include <linux/completion.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "tbr_limits.h"
+#include "rail.h"
+#include "uapi/tbrdma-abi.h"
 
 #define TBRDMA_DRV_NAME "tbrdma"
 
@@ -17,18 +22,206 @@
  * One tbrdma HCA. All peers and all rails of this host sit below it; the
  * destination GID of an address handle or QP selects the peer.
  */
+struct tbr_qp;
+struct tbr_cq;
+
+/*
+ * Transport attachment (filled in by the rails/transport code; NULL members
+ * are skipped). Every callback runs with the QP's lock (qp->lock) held, IRQs
+ * disabled, and must not sleep, except qp_create/qp_destroy (process
+ * context, no lock held, may sleep).
+ *   qp_create   allocate per-QP transport state into qp->xport_priv
+ *   qp_destroy  free it (the QP is in RESET or ERROR and flushed)
+ *   modify      the QP state/attributes changed (new values in qp->attr)
+ *   sq_doorbell new WQEs are in the SQ (post_send, or a user doorbell)
+ *   rq_posted   new WQEs are in the RQ (kernel post_recv or a user RQ
+ *               doorbell; user post_recv normally makes no system call)
+ *   flush       the QP entered ERROR: post a completion (tbr_cq_post) for
+ *               every WQE the transport already took (tbr_sq_fetch or
+ *               tbr_rq_fetch) and has not completed, and for SQ WQEs call
+ *               tbr_sq_retire(); the verbs layer then flushes what is still
+ *               in the rings
+ */
+struct tbr_xport_ops {
+	int (*qp_create)(struct tbr_qp *qp);
+	void (*qp_destroy)(struct tbr_qp *qp);
+	void (*modify)(struct tbr_qp *qp, enum ib_qp_state old_state,
+		       int attr_mask);
+	void (*sq_doorbell)(struct tbr_qp *qp);
+	void (*rq_posted)(struct tbr_qp *qp);
+	void (*flush)(struct tbr_qp *qp);
+};
+
 struct tbr_dev {
 	struct ib_device ibdev;		/* must be first: ib_alloc_device */
 	struct net_device *netdev;	/* tbrN: the RoCE netdev (GIDs) */
+	struct tbr_rails rails;		/* links, rails, control plane (rail.h) */
+	const struct tbr_xport_ops *xport;	/* NULL: no transport yet */
+
+	struct xarray qp_xa;		/* qpn -> tbr_qp (XA_FLAGS_ALLOC, irq) */
+	u32 qp_next;			/* cyclic QPN allocation hint */
+	struct xarray mr_xa;		/* key >> 8 -> tbr_mr (XA_FLAGS_ALLOC1) */
+	u32 mr_next;
+	atomic_t key_gen;		/* source of the MR key byte */
+	atomic_t num_qp, num_cq, num_mr, num_srq;
 };
 
 struct tbr_pd {
 	struct ib_pd ibpd;
 };
 
+struct tbr_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+/*
+ * One mmap'able queue: struct tbrdma_ring header + entries * stride bytes,
+ * vmalloc_user memory (also for kernel-owned queues, so both share code).
+ */
+struct tbr_queue {
+	struct tbrdma_ring *ring;
+	void *slots;			/* (void *)ring + TBRDMA_RING_HDR_SIZE */
+	size_t size;			/* bytes, page aligned */
+	u32 entries;			/* power of 2 */
+	u32 mask;
+	u32 stride;
+	/*
+	 * Kernel-private indexes (never read back from the shared header):
+	 * kidx is the kernel's next slot to produce (CQ) or take (SQ/RQ/SRQ),
+	 * done the oldest slot not yet released: SQ slots are released at
+	 * completion (tbr_sq_retire), kernel-polled CQs at poll.
+	 */
+	u32 kidx;
+	u32 done;
+	struct rdma_user_mmap_entry *mentry;	/* user-visible queues only */
+};
+
+struct tbr_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	void *addr;			/* vmalloc_user memory */
+};
+
+struct tbr_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;		/* producer side, resize, kernel poll */
+	struct tbr_queue q;
+	struct ib_qp **wc_qp;		/* kernel CQs: the QP of each slot */
+	bool user;
+	bool overflow;
+};
+
+struct tbr_srq {
+	struct ib_srq ibsrq;
+	spinlock_t lock;		/* kernel consumer and kernel producer */
+	struct tbr_queue q;
+	bool user;
+	u32 max_wr;
+	u32 max_sge;
+	u32 limit;			/* 0: limit event disarmed */
+};
+
+/* the QP attributes the transport needs, validated by modify_qp */
+struct tbr_qp_av {
+	union ib_gid dgid;
+	u8 sgid_index;
+	u8 hop_limit;
+	u8 traffic_class;
+	u8 sl;
+	u32 flow_label;
+	u8 dmac[ETH_ALEN];
+};
+
+struct tbr_qp {
+	struct ib_qp ibqp;
+	/*
+	 * The per-QP lock: state, attributes, the kernel side of SQ/RQ and the
+	 * transport state. Taken with spin_lock_irqsave everywhere.
+	 */
+	spinlock_t lock;
+	refcount_t ref;			/* tbr_qp_get/put; destroy waits */
+	struct completion released;
+	bool user;
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;		/* current attributes (query_qp) */
+	struct tbr_qp_av av;
+	u32 max_inline;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	bool sig_all;
+	struct tbr_queue sq;
+	struct tbr_queue rq;		/* unused when srq != NULL */
+	struct tbr_srq *srq;
+	struct tbr_cq *scq, *rcq;
+	void *xport_priv;		/* transport state (tbr_xport_ops) */
+};
+
+/* MR access rights checked by tbr_mr_get */
+#define TBR_MR_LKEY		0x100	/* look up an lkey (else an rkey) */
+
+struct tbr_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;		/* NULL: DMA MR (kernel virtual addresses) */
+	struct page **pages;		/* umem pages, in order */
+	unsigned long npages;
+	unsigned int page_off;		/* offset of iova in pages[0] */
+	u64 iova;
+	u64 length;
+	int access;			/* IB_ACCESS_* */
+	u32 index;
+	refcount_t ref;
+	struct completion released;
+	struct rcu_head rcu;		/* lookups run under RCU */
+};
+
+/*
+ * A send WQE as the transport sees it: a validated kernel copy of a slot.
+ * status is IB_WC_SUCCESS or the error the WQE must complete with
+ * (IB_WC_LOC_QP_OP_ERR: bad opcode; IB_WC_LOC_LEN_ERR: too many SGEs or
+ * inline bytes); the QP must then go to ERROR.
+ */
+struct tbr_send_wqe {
+	struct tbrdma_send_wqe hdr;
+	enum ib_wc_status status;
+	u32 wc_opcode;			/* enum ib_wc_opcode for the CQE */
+	struct tbrdma_sge sge[TBR_DEV_MAX_SGE];
+	u8 inline_data[TBR_DEV_MAX_INLINE];
+};
+
+struct tbr_recv_wqe {
+	u64 wr_id;
+	u32 num_sge;
+	enum ib_wc_status status;	/* IB_WC_LOC_LEN_ERR: bad num_sge */
+	struct tbrdma_sge sge[TBR_DEV_MAX_SGE];
+};
+
 static inline struct tbr_dev *to_tbr_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct tbr_dev, ibdev);
+}
+
+static inline struct tbr_qp *to_tbr_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct tbr_qp, ibqp);
+}
+
+static inline struct tbr_cq *to_tbr_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct tbr_cq, ibcq);
+}
+
+static inline struct tbr_srq *to_tbr_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct tbr_srq, ibsrq);
+}
+
+static inline struct tbr_mr *to_tbr_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct tbr_mr, ibmr);
+}
+
+static inline struct tbr_ucontext *to_tbr_uc(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct tbr_ucontext, ibuc);
 }
 
 /* device.c */
@@ -39,8 +232,54 @@ void tbr_dev_destroy(struct tbr_dev *tdev);
 struct net_device *tbr_netdev_create(void);
 void tbr_netdev_destroy(struct net_device *ndev);
 
-/* unsupported.c: mandatory verbs not implemented yet */
-extern const struct ib_device_ops tbr_unsupported_ops;
+/* mmap.c: user contexts and shared queues */
+int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
+void tbr_dealloc_ucontext(struct ib_ucontext *ibuc);
+void tbr_disassociate_ucontext(struct ib_ucontext *ibuc);
+int tbr_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void tbr_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+int tbr_queue_init(struct tbr_dev *tdev, struct tbr_queue *q, u32 entries,
+		   u32 stride, struct ib_udata *udata);
+void tbr_queue_free(struct tbr_queue *q);
+u64 tbr_queue_mmap_offset(const struct tbr_queue *q);
+
+/* cq.c */
+extern const struct ib_device_ops tbr_cq_ops;
+/*
+ * Post one completion. Any context; takes cq->lock (irqsave) and may call
+ * ibcq->comp_handler / event_handler after dropping it. Returns 0 or
+ * -ENOSPC (CQ overflow: the CQE is dropped, IB_EVENT_CQ_ERR raised).
+ */
+int tbr_cq_post(struct tbr_cq *cq, const struct ib_wc *wc, bool solicited);
+
+/* qp.c */
+extern const struct ib_device_ops tbr_qp_ops;
+struct tbr_qp *tbr_qp_get(struct tbr_dev *tdev, u32 qpn);
+void tbr_qp_put(struct tbr_qp *qp);
+/* the following run with qp->lock held */
+int tbr_sq_fetch(struct tbr_qp *qp, struct tbr_send_wqe *wqe);
+void tbr_sq_retire(struct tbr_qp *qp);
+void tbr_sq_set_need_doorbell(struct tbr_qp *qp, bool need);
+int tbr_rq_fetch(struct tbr_qp *qp, struct tbr_recv_wqe *wqe);
+void tbr_qp_set_error(struct tbr_qp *qp);
+int tbr_qp_complete_send(struct tbr_qp *qp, const struct tbr_send_wqe *wqe,
+			 enum ib_wc_status status);
+
+/* srq.c */
+extern const struct ib_device_ops tbr_srq_ops;
+int tbr_srq_fetch(struct tbr_srq *srq, struct tbr_recv_wqe *wqe);
+u32 tbr_recv_stride(u32 max_sge);
+void tbr_recv_slot_read(struct tbr_queue *q, u32 idx, u32 max_sge,
+			struct tbr_recv_wqe *wqe);
+void tbr_recv_slot_write(struct tbr_queue *q, u32 idx,
+			 const struct ib_recv_wr *wr);
+
+/* mr.c */
+extern const struct ib_device_ops tbr_mr_ops;
+struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, struct ib_pd *pd,
+			  u64 iova, u64 len, int access);
+void tbr_mr_put(struct tbr_mr *mr);
+int tbr_mr_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
 
 /* pd.c */
 int tbr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

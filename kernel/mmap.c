@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: user contexts and the queue memory shared with userspace.
+ *
+ * Every queue (CQ, SQ, RQ, SRQ) is one vmalloc_user() buffer laid out as in
+ * uapi/tbrdma-abi.h. A user-visible queue is published through an
+ * rdma_user_mmap_entry; the memory belongs to the entry and is freed by
+ * tbr_mmap_free() when the object dropped it and no mmap() is in progress.
+ * Pages mapped into a process stay alive through their page references
+ * (remap_vmalloc_range) until the process unmaps them, so destroying an
+ * object, or disassociating the context at module removal, never leaves
+ * userspace with a dangling mapping.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "tbrdma.h"
+
+/* Context: process. */
+int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct tbrdma_alloc_ucontext_resp resp = {
+		.abi_version = TBRDMA_UVERBS_ABI_VERSION,
+		.ring_hdr_size = TBRDMA_RING_HDR_SIZE,
+		.max_sge = TBR_DEV_MAX_SGE,
+		.max_inline = TBR_DEV_MAX_INLINE,
+	};
+
+	if (udata->outlen < sizeof(resp))
+		return udata->outlen ? -EINVAL : 0;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+void tbr_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/*
+ * Module removal with live user contexts: the RDMA core destroys every
+ * object after this returns. Nothing to revoke: the queue pages stay with
+ * the process (page references) and we install no vm_ops, so the module can
+ * go while the mappings live on.
+ */
+void tbr_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+int tbr_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rentry;
+	struct tbr_mmap_entry *entry;
+	int err;
+
+	rentry = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rentry)
+		return -EINVAL;
+	entry = container_of(rentry, struct tbr_mmap_entry, rdma_entry);
+	err = remap_vmalloc_range(vma, entry->addr, 0);
+	rdma_user_mmap_entry_put(rentry);
+	return err;
+}
+
+void tbr_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct tbr_mmap_entry *entry =
+		container_of(rdma_entry, struct tbr_mmap_entry, rdma_entry);
+
+	vfree(entry->addr);
+	kfree(entry);
+}
+
+/*
+ * Context: process. Allocate a zeroed queue of @entries (a power of 2)
+ * slots of @stride bytes; with @udata (a user object) also publish it for
+ * mmap. Returns 0 or -errno.
+ */
+int tbr_queue_init(struct tbr_dev *tdev, struct tbr_queue *q, u32 entries,
+		   u32 stride, struct ib_udata *udata)
+{
+	struct tbr_mmap_entry *entry;
+	struct tbr_ucontext *uctx;
+	size_t size;
+	int err;
+
+	if (!entries || !is_power_of_2(entries))
+		return -EINVAL;
+	size = PAGE_ALIGN(TBRDMA_RING_HDR_SIZE + (size_t)entries * stride);
+	memset(q, 0, sizeof(*q));
+	q->ring = vmalloc_user(size);
+	if (!q->ring)
+		return -ENOMEM;
+	q->slots = (void *)q->ring + TBRDMA_RING_HDR_SIZE;
+	q->size = size;
+	q->entries = entries;
+	q->mask = entries - 1;
+	q->stride = stride;
+	if (!udata)
+		return 0;
+
+	uctx = rdma_udata_to_drv_context(udata, struct tbr_ucontext, ibuc);
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	entry->addr = q->ring;
+	err = rdma_user_mmap_entry_insert(&uctx->ibuc, &entry->rdma_entry, size);
+	if (err) {
+		kfree(entry);
+		goto err_free;
+	}
+	q->mentry = &entry->rdma_entry;
+	return 0;
+
+err_free:
+	vfree(q->ring);
+	q->ring = NULL;
+	return err;
+}
+
+/* Context: process. The memory of a published queue goes with its entry. */
+void tbr_queue_free(struct tbr_queue *q)
+{
+	if (q->mentry)
+		rdma_user_mmap_entry_remove(q->mentry);
+	else
+		vfree(q->ring);
+	q->ring = NULL;
+	q->mentry = NULL;
+}
+
+u64 tbr_queue_mmap_offset(const struct tbr_queue *q)
+{
+	return q->mentry ? rdma_user_mmap_get_offset(q->mentry) : 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * tbrdma generic netlink family "tbrdma": devices, emulated cables, links,
+ * rails, fault knobs, counters, the management datagram channel and events.
+ * See docs/netlink.md. Every integer attribute has a fixed width, host byte
+ * order; u64 attributes are padded with TBRDMA_ATTR_PAD (TBRDMA_STAT_PAD in
+ * the stats nest).
+ */
+#ifndef _UAPI_TBRDMA_NETLINK_H
+#define _UAPI_TBRDMA_NETLINK_H
+
+#define TBRDMA_GENL_NAME	"tbrdma"
+#define TBRDMA_GENL_VERSION	1
+#define TBRDMA_MCGRP_EVENTS	"events"	/* DEV/LINK/RAIL_EVENT */
+#define TBRDMA_MCGRP_MGMT	"mgmt"		/* MGMT_RECV */
+
+/* Largest management datagram (one frame). */
+#define TBRDMA_MGMT_MAX		4096
+/* Most rails on one emulated cable and on one link. */
+#define TBRDMA_RAILS_MAX	16
+
+enum tbrdma_cmd {
+	TBRDMA_CMD_UNSPEC,
+	TBRDMA_CMD_DEV_GET,		/* dump, or one by DEV_NAME */
+	TBRDMA_CMD_DEV_NEW,		/* admin; reply: like DEV_GET */
+	TBRDMA_CMD_DEV_DEL,		/* admin: DEV_NAME */
+	TBRDMA_CMD_EMU_CABLE_NEW,	/* admin: DEV_NAME, PEER_DEV_NAME, RAIL_COUNT
+					 * [, DEPTH]; reply: CABLE_ID */
+	TBRDMA_CMD_EMU_CABLE_DEL,	/* admin: CABLE_ID */
+	TBRDMA_CMD_LINK_GET,		/* dump */
+	TBRDMA_CMD_RAIL_GET,		/* dump */
+	TBRDMA_CMD_RAIL_SET,		/* admin: DEV_NAME, LINK_ID, RAIL_ID, knobs */
+	TBRDMA_CMD_MGMT_SEND,		/* admin: DEV_NAME, LINK_ID|PEER_GUID, MGMT_DATA */
+	TBRDMA_CMD_MGMT_RECV,		/* event, group "mgmt" */
+	TBRDMA_CMD_DEV_EVENT,		/* event, group "events" */
+	TBRDMA_CMD_LINK_EVENT,		/* event, group "events" */
+	TBRDMA_CMD_RAIL_EVENT,		/* event, group "events" */
+	TBRDMA_CMD_EMU_CABLE_GET,	/* dump */
+	__TBRDMA_CMD_MAX,
+};
+#define TBRDMA_CMD_MAX (__TBRDMA_CMD_MAX - 1)
+
+enum tbrdma_attr {
+	TBRDMA_ATTR_UNSPEC,
+	TBRDMA_ATTR_PAD,
+	TBRDMA_ATTR_DEV_NAME,		/* string: "tbrdma1" */
+	TBRDMA_ATTR_DEV_INDEX,		/* u32: RDMA device index */
+	TBRDMA_ATTR_NETDEV_NAME,	/* string: "tbr1" */
+	TBRDMA_ATTR_NETDEV_IFINDEX,	/* u32 */
+	TBRDMA_ATTR_DEV_GUID,		/* u64: node GUID */
+	TBRDMA_ATTR_HOST,		/* flag: the module's own device (tbrdma0) */
+	TBRDMA_ATTR_PEER_DEV_NAME,	/* string: a cable's second device */
+	TBRDMA_ATTR_CABLE_ID,		/* u32 */
+	TBRDMA_ATTR_RAIL_COUNT,		/* u32: 1..TBRDMA_RAILS_MAX */
+	TBRDMA_ATTR_DEPTH,		/* u32: descriptors per ring, 8..4096 */
+	TBRDMA_ATTR_LINK_ID,		/* u32: per device, from 1 */
+	TBRDMA_ATTR_PEER_GUID,		/* u64 */
+	TBRDMA_ATTR_RAIL_ID,		/* u32: slot within the link, 0.. */
+	TBRDMA_ATTR_BACKEND,		/* string: "emu", "eth", "tb" */
+	TBRDMA_ATTR_STATE,		/* u8: enum tbrdma_state */
+	TBRDMA_ATTR_RAILS_UP,		/* u32 */
+	TBRDMA_ATTR_RAILS_TOTAL,	/* u32 */
+	TBRDMA_ATTR_LINKS,		/* u32: number of links */
+	TBRDMA_ATTR_TX_DEPTH,		/* u32 */
+	TBRDMA_ATTR_RX_DEPTH,		/* u32 */
+	TBRDMA_ATTR_TX_CREDITS,		/* u32: free TX descriptors */
+	TBRDMA_ATTR_DROP_PPM,		/* u32: 0..1000000 */
+	TBRDMA_ATTR_DUP_PPM,		/* u32: 0..1000000 */
+	TBRDMA_ATTR_REORDER,		/* u32: window, 0..1024 (0, 1: in order) */
+	TBRDMA_ATTR_DELAY_US,		/* u32: 0..1000000 */
+	TBRDMA_ATTR_RATE_BPS,		/* u64: bit/s, 0 = unlimited */
+	TBRDMA_ATTR_CUT,		/* u8: 1 cut, 0 restore */
+	TBRDMA_ATTR_STATS,		/* nest: TBRDMA_STAT_* */
+	TBRDMA_ATTR_EVENT,		/* u8: enum tbrdma_event */
+	TBRDMA_ATTR_MGMT_DATA,		/* binary: 1..TBRDMA_MGMT_MAX bytes */
+	TBRDMA_ATTR_CUT_STATE,		/* u8: 1 while cut (emu) */
+	__TBRDMA_ATTR_MAX,
+};
+#define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)
+
+/* Counters in TBRDMA_ATTR_STATS, u64 each (rails and links). */
+enum tbrdma_stat {
+	TBRDMA_STAT_UNSPEC,
+	TBRDMA_STAT_PAD,
+	TBRDMA_STAT_TX_FRAMES,
+	TBRDMA_STAT_TX_BYTES,
+	TBRDMA_STAT_RX_FRAMES,
+	TBRDMA_STAT_RX_BYTES,
+	TBRDMA_STAT_TX_LOST,
+	TBRDMA_STAT_RX_NOBUF,
+	TBRDMA_STAT_DROPS,
+	TBRDMA_STAT_DUPS,
+	TBRDMA_STAT_CREDIT_STALLS,
+	TBRDMA_STAT_RX_ERRORS,
+	TBRDMA_STAT_MGMT_TX,
+	TBRDMA_STAT_MGMT_RX,
+	__TBRDMA_STAT_MAX,
+};
+#define TBRDMA_STAT_MAX (__TBRDMA_STAT_MAX - 1)
+
+enum tbrdma_state {
+	TBRDMA_STATE_DOWN = 0,
+	TBRDMA_STATE_UP = 1,
+};
+
+enum tbrdma_event {
+	TBRDMA_EVENT_NEW = 1,		/* object created */
+	TBRDMA_EVENT_DEL = 2,		/* object removed */
+	TBRDMA_EVENT_UP = 3,		/* rail up / link's first rail up */
+	TBRDMA_EVENT_DOWN = 4,		/* rail down / link's last rail down */
+};
+
+#endif /* _UAPI_TBRDMA_NETLINK_H */
