@@ -9,7 +9,11 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 KVER ?= $(shell $(TOP)/tests/vm/kernel-abi 6.1)
 KVER612 := $(shell $(TOP)/tests/vm/kernel-abi 6.12 2>/dev/null)
 
-all: kernel selftest-modules
+all: kernel selftest-modules tools
+
+# test tools (tbrdma-ctl: genl control of devices, cables, rails)
+tools:
+	$(MAKE) -C tests/tools
 
 deps:
 	@$(TOP)/tests/deps.sh
@@ -37,4 +41,4 @@ vm-shell: all
 clean:
 	rm -rf $(TOP)/build/kmod $(TOP)/build/unit $(TOP)/build/check
 
-.PHONY: all deps kernel selftest-modules check demo vm-shell clean
+.PHONY: all deps kernel selftest-modules tools check demo vm-shell clean

@@ -1,28 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: RDMA verbs (a RoCE v2 HCA) over Thunderbolt/USB4 host-to-host DMA
- * rings. Module entry: creates this host's device, tbrdma0.
+ * rings. Module entry: creates this host's device, tbrdma0, and the generic
+ * netlink family "tbrdma" through which more devices and emulated cables
+ * are made (docs/netlink.md). Exit tears everything down: the family first
+ * (no new commands), then every cable, then every device.
  */
 #include <linux/module.h>
 
 #include "tbrdma.h"
-
-static struct tbr_dev *tbr_host_dev;
+#include "rail.h"
 
 static int __init tbr_init(void)
 {
 	struct tbr_dev *tdev;
+	int err;
 
-	tdev = tbr_dev_create();
-	if (IS_ERR(tdev))
-		return PTR_ERR(tdev);
-	tbr_host_dev = tdev;
+	err = tbr_emu_init();
+	if (err)
+		return err;
+	err = tbr_sysfs_init();
+	if (err)
+		goto err_emu;
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_ctl_dev_new(true);
+	mutex_unlock(&tbr_ctl_mutex);
+	if (IS_ERR(tdev)) {
+		err = PTR_ERR(tdev);
+		goto err_sysfs;
+	}
+	err = tbr_nl_init();
+	if (err)
+		goto err_devs;
 	return 0;
+
+err_devs:
+	tbr_ctl_del_all();
+err_sysfs:
+	tbr_sysfs_exit();
+err_emu:
+	tbr_emu_exit();
+	return err;
 }
 
 static void __exit tbr_exit(void)
 {
-	tbr_dev_destroy(tbr_host_dev);
+	tbr_nl_exit();
+	tbr_ctl_del_all();
+	tbr_sysfs_exit();
+	tbr_emu_exit();
 }
 
 module_init(tbr_init);

@@ -9,6 +9,7 @@
 #include <linux/netdevice.h>
 
 #include "tbrdma.h"
+#include "rail.h"
 
 static netdev_tx_t tbr_netdev_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
@@ -59,4 +60,25 @@ void tbr_netdev_destroy(struct net_device *ndev)
 {
 	unregister_netdev(ndev);
 	free_netdev(ndev);
+}
+
+/*
+ * Carrier of tbrN follows the rails: on while any link of the device has a
+ * rail up (the port is ACTIVE then, if tbrN is up), off when the last rail
+ * goes. Consumers of asynchronous events get PORT_ACTIVE / PORT_ERR.
+ * Context: process (the rail layer calls it with tbr_ctl_mutex held).
+ */
+void tbr_netdev_set_carrier(struct tbr_dev *tdev, bool on)
+{
+	struct ib_event ev = {
+		.device = &tdev->ibdev,
+		.element.port_num = 1,
+		.event = on ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
+	};
+
+	if (on)
+		netif_carrier_on(tdev->netdev);
+	else
+		netif_carrier_off(tdev->netdev);
+	ib_dispatch_event(&ev);
 }

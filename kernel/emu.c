@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: the emu rail backend, an "emulated cable" between two tbrdma
+ * devices of this kernel. A cable has R rails; each rail is a pair of ends,
+ * each end a TX ring and an RX ring of fixed depth, like an NHI ring pair.
+ *
+ * A frame posted on one end's TX ring waits there until the wire takes it
+ * (after the configured delay, at the configured rate), then is copied into
+ * the first RX buffer posted on the other end, whose callback runs, and
+ * then the TX frame completes. No RX buffer posted: the frame is dropped
+ * and counted (rx_nobuf on the receiving rail), as on real hardware. The
+ * TX descriptor stays busy until the frame has left the wire, so delay
+ * times rate bounds what is in flight (credits), as E2E flow control would.
+ *
+ * Faults, per rail, both directions: drop and duplicate (parts per million,
+ * counted as drops/dups on the sending rail), reorder (the wire takes a
+ * random one of the first N queued frames), delay, rate cap, and cut: both
+ * ends go down, every frame queued on either end is completed as canceled
+ * (lost), RX buffers come back canceled, until restore.
+ *
+ * Each end has a work item (on an ordered-per-item workqueue) that moves
+ * its TX ring over the wire; an hrtimer wakes it for delayed frames.
+ * Callbacks into the rail layer run from that work item with BH disabled
+ * and no emu lock held.
+ */
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "tbrdma.h"
+#include "rail.h"
+
+#define EMU_BUDGET	64	/* frames per work run before yielding */
+#define EMU_PPM		1000000U
+
+struct emu_pair;
+
+struct emu_end {
+	struct emu_pair *pair;
+	struct emu_end *peer;
+	struct tbr_rail *rail;
+	spinlock_t lock;		/* everything below */
+	bool running;			/* false: cut, or being removed */
+	struct list_head txq;
+	unsigned int txn;
+	struct list_head rxq;
+	unsigned int rxn;
+	unsigned int depth;
+	u64 busy_until;			/* rate cap: wire busy until (ns) */
+	struct tbr_rail_fault fault;
+	struct work_struct work;
+	struct hrtimer timer;
+};
+
+struct emu_pair {
+	struct emu_end end[2];
+	bool cut;			/* tbr_ctl_mutex */
+};
+
+struct emu_cable {
+	struct list_head node;		/* emu_cables, tbr_ctl_mutex */
+	u32 id;
+	struct tbr_dev *dev[2];
+	u32 nrails;
+	struct emu_pair pair[];
+};
+
+static LIST_HEAD(emu_cables);
+static u32 emu_next_id;
+static struct workqueue_struct *emu_wq;
+
+static bool emu_chance(u32 ppm)
+{
+	if (!ppm)
+		return false;
+	if (ppm >= EMU_PPM)
+		return true;
+	return get_random_u32() % EMU_PPM < ppm;
+}
+
+/* Copy @src into the first RX buffer posted on @dst. BH disabled. */
+static void emu_deliver(struct emu_end *dst, const struct tbr_frame *src)
+{
+	struct tbr_frame *f;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dst->lock, flags);
+	if (!dst->running) {
+		spin_unlock_irqrestore(&dst->lock, flags);
+		return;
+	}
+	f = list_first_entry_or_null(&dst->rxq, struct tbr_frame, list);
+	if (!f) {
+		spin_unlock_irqrestore(&dst->lock, flags);
+		tbr_rail_count(dst->rail, TBR_CNT_RX_NOBUF, 1);
+		return;
+	}
+	list_del(&f->list);
+	dst->rxn--;
+	spin_unlock_irqrestore(&dst->lock, flags);
+
+	memcpy(f->buf, src->buf, src->size);
+	f->size = src->size;
+	f->sof = src->sof;
+	f->eof = src->eof;
+	f->flags = 0;
+	f->callback(dst->rail, f, false);
+}
+
+static void emu_work(struct work_struct *work)
+{
+	struct emu_end *end = container_of(work, struct emu_end, work);
+	unsigned int budget, i, n, pick;
+	struct tbr_frame *f;
+	unsigned long flags;
+	u64 now, t;
+	int copies;
+
+	for (budget = EMU_BUDGET; budget; budget--) {
+		spin_lock_irqsave(&end->lock, flags);
+		if (!end->running || list_empty(&end->txq)) {
+			spin_unlock_irqrestore(&end->lock, flags);
+			return;
+		}
+		n = min(end->txn, max(end->fault.reorder, 1U));
+		pick = n > 1 ? get_random_u32() % n : 0;
+		i = 0;
+		list_for_each_entry(f, &end->txq, list)
+			if (i++ == pick)
+				break;
+		now = ktime_get_ns();
+		t = f->bk_time;
+		if (end->fault.rate_bps)
+			t = max(t, end->busy_until);
+		if (t > now) {
+			hrtimer_start(&end->timer, ns_to_ktime(t), HRTIMER_MODE_ABS);
+			spin_unlock_irqrestore(&end->lock, flags);
+			return;
+		}
+		if (end->fault.rate_bps)
+			end->busy_until = t + div64_u64((u64)f->size * 8 * NSEC_PER_SEC,
+							end->fault.rate_bps);
+		list_del(&f->list);
+		end->txn--;
+		copies = 1;
+		if (emu_chance(end->fault.drop_ppm))
+			copies = 0;
+		else if (emu_chance(end->fault.dup_ppm))
+			copies = 2;
+		spin_unlock_irqrestore(&end->lock, flags);
+
+		local_bh_disable();
+		if (!copies)
+			tbr_rail_count(end->rail, TBR_CNT_DROPS, 1);
+		if (copies == 2)
+			tbr_rail_count(end->rail, TBR_CNT_DUPS, 1);
+		for (i = 0; i < copies; i++)
+			emu_deliver(end->peer, f);
+		f->flags = 0;
+		f->callback(end->rail, f, false);
+		local_bh_enable();
+	}
+	queue_work(emu_wq, &end->work);
+}
+
+static enum hrtimer_restart emu_timer(struct hrtimer *timer)
+{
+	struct emu_end *end = container_of(timer, struct emu_end, timer);
+
+	queue_work(emu_wq, &end->work);
+	return HRTIMER_NORESTART;
+}
+
+/* ---- rail ops ----------------------------------------------------------- */
+
+static int emu_tx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct emu_end *end = rail->priv;
+	unsigned long flags;
+
+	if (!f->size || f->size > TBR_FRAME_SIZE_MAX)
+		return -EINVAL;
+	spin_lock_irqsave(&end->lock, flags);
+	if (!end->running) {
+		spin_unlock_irqrestore(&end->lock, flags);
+		return -ESHUTDOWN;
+	}
+	if (end->txn >= end->depth) {
+		spin_unlock_irqrestore(&end->lock, flags);
+		return -ENOBUFS;
+	}
+	f->bk_time = ktime_get_ns() + (u64)end->fault.delay_us * NSEC_PER_USEC;
+	list_add_tail(&f->list, &end->txq);
+	end->txn++;
+	spin_unlock_irqrestore(&end->lock, flags);
+	queue_work(emu_wq, &end->work);
+	return 0;
+}
+
+static int emu_rx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct emu_end *end = rail->priv;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&end->lock, flags);
+	if (!end->running) {
+		err = -ESHUTDOWN;
+	} else if (end->rxn >= end->depth) {
+		err = -ENOBUFS;
+	} else {
+		list_add_tail(&f->list, &end->rxq);
+		end->rxn++;
+	}
+	spin_unlock_irqrestore(&end->lock, flags);
+	return err;
+}
+
+static struct emu_pair *emu_pair_of(struct emu_end *end)
+{
+	return end->pair;
+}
+
+static int emu_set_fault(struct tbr_rail *rail, const struct tbr_rail_fault *fault)
+{
+	struct emu_pair *pair = emu_pair_of(rail->priv);
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct emu_end *e = &pair->end[i];
+
+		spin_lock_irqsave(&e->lock, flags);
+		e->fault = *fault;
+		e->busy_until = 0;
+		spin_unlock_irqrestore(&e->lock, flags);
+		queue_work(emu_wq, &e->work);
+	}
+	return 0;
+}
+
+static void emu_get_fault(struct tbr_rail *rail, struct tbr_rail_fault *fault)
+{
+	struct emu_end *end = rail->priv;
+	unsigned long flags;
+
+	spin_lock_irqsave(&end->lock, flags);
+	*fault = end->fault;
+	spin_unlock_irqrestore(&end->lock, flags);
+}
+
+/* Stop both ends and complete everything posted on them as canceled. */
+static void emu_pair_stop(struct emu_pair *pair)
+{
+	struct tbr_frame *f, *tmp;
+	unsigned long flags;
+	LIST_HEAD(tx);
+	LIST_HEAD(rx);
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		spin_lock_irqsave(&pair->end[i].lock, flags);
+		pair->end[i].running = false;
+		spin_unlock_irqrestore(&pair->end[i].lock, flags);
+	}
+	/* nothing re-arms once running is false (checked under the lock) */
+	for (i = 0; i < 2; i++) {
+		hrtimer_cancel(&pair->end[i].timer);
+		cancel_work_sync(&pair->end[i].work);
+	}
+	for (i = 0; i < 2; i++) {
+		struct emu_end *e = &pair->end[i];
+
+		spin_lock_irqsave(&e->lock, flags);
+		list_splice_init(&e->txq, &tx);
+		list_splice_init(&e->rxq, &rx);
+		e->txn = 0;
+		e->rxn = 0;
+		spin_unlock_irqrestore(&e->lock, flags);
+
+		local_bh_disable();
+		list_for_each_entry_safe(f, tmp, &tx, list) {
+			list_del(&f->list);
+			f->flags = TBR_FRAME_CANCELED;
+			f->callback(e->rail, f, true);
+		}
+		list_for_each_entry_safe(f, tmp, &rx, list) {
+			list_del(&f->list);
+			f->flags = TBR_FRAME_CANCELED;
+			f->callback(e->rail, f, true);
+		}
+		local_bh_enable();
+	}
+}
+
+static void emu_pair_start(struct emu_pair *pair)
+{
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		spin_lock_irqsave(&pair->end[i].lock, flags);
+		pair->end[i].running = true;
+		pair->end[i].busy_until = 0;
+		spin_unlock_irqrestore(&pair->end[i].lock, flags);
+	}
+	/* both RX rings filled before either end is announced up */
+	for (i = 0; i < 2; i++)
+		tbr_rail_post_rx(pair->end[i].rail);
+	for (i = 0; i < 2; i++)
+		tbr_rail_up(pair->end[i].rail);
+}
+
+static int emu_set_cut(struct tbr_rail *rail, bool cut)
+{
+	struct emu_pair *pair = emu_pair_of(rail->priv);
+	int i;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	if (cut == pair->cut)
+		return 0;
+	pair->cut = cut;
+	if (cut) {
+		emu_pair_stop(pair);
+		for (i = 0; i < 2; i++)
+			tbr_rail_down(pair->end[i].rail);
+	} else {
+		emu_pair_start(pair);
+	}
+	return 0;
+}
+
+static const struct tbr_rail_ops emu_rail_ops = {
+	.kind = "emu",
+	.tx = emu_tx,
+	.rx = emu_rx,
+	.set_fault = emu_set_fault,
+	.get_fault = emu_get_fault,
+	.set_cut = emu_set_cut,
+};
+
+bool tbr_emu_rail_is_cut(struct tbr_rail *rail)
+{
+	return rail->ops == &emu_rail_ops && emu_pair_of(rail->priv)->cut;
+}
+
+/* ---- cables ------------------------------------------------------------- */
+
+static void emu_end_init(struct emu_pair *pair, int i, u32 depth)
+{
+	struct emu_end *e = &pair->end[i];
+
+	e->pair = pair;
+	e->peer = &pair->end[!i];
+	spin_lock_init(&e->lock);
+	INIT_LIST_HEAD(&e->txq);
+	INIT_LIST_HEAD(&e->rxq);
+	e->depth = depth;
+	INIT_WORK(&e->work, emu_work);
+	hrtimer_init(&e->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	e->timer.function = emu_timer;
+}
+
+static void emu_cable_free(struct emu_cable *c)
+{
+	u32 r;
+	int i;
+
+	for (r = 0; r < c->nrails; r++) {
+		struct emu_pair *pair = &c->pair[r];
+
+		if (!pair->cut)
+			emu_pair_stop(pair);
+		for (i = 0; i < 2; i++)
+			if (pair->end[i].rail)
+				tbr_rail_down(pair->end[i].rail);
+		for (i = 0; i < 2; i++)
+			if (pair->end[i].rail)
+				tbr_rail_remove(pair->end[i].rail);
+	}
+	kfree(c);
+}
+
+int tbr_emu_cable_new(struct tbr_dev *a, struct tbr_dev *b, u32 rails,
+		      u32 depth, u32 *id)
+{
+	struct emu_cable *c;
+	struct tbr_rail *rail;
+	u32 r;
+	int i;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	if (a == b || !rails || rails > TBR_LINK_MAX_RAILS)
+		return -EINVAL;
+	c = kzalloc(struct_size(c, pair, rails), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->dev[0] = a;
+	c->dev[1] = b;
+	for (r = 0; r < rails; r++) {
+		struct emu_pair *pair = &c->pair[r];
+
+		emu_end_init(pair, 0, depth);
+		emu_end_init(pair, 1, depth);
+		c->nrails = r + 1;
+		for (i = 0; i < 2; i++) {
+			rail = tbr_rail_add(c->dev[i], tbr_dev_guid(c->dev[!i]),
+					    &emu_rail_ops, &pair->end[i], depth, depth);
+			if (IS_ERR(rail)) {
+				pair->cut = true;	/* never started */
+				emu_cable_free(c);
+				return PTR_ERR(rail);
+			}
+			pair->end[i].rail = rail;
+		}
+	}
+	for (r = 0; r < rails; r++)
+		emu_pair_start(&c->pair[r]);
+	c->id = ++emu_next_id;
+	list_add_tail(&c->node, &emu_cables);
+	*id = c->id;
+	return 0;
+}
+
+int tbr_emu_cable_del(u32 id)
+{
+	struct emu_cable *c;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	list_for_each_entry(c, &emu_cables, node) {
+		if (c->id == id) {
+			list_del(&c->node);
+			emu_cable_free(c);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+void tbr_emu_dev_gone(struct tbr_dev *tdev)
+{
+	struct emu_cable *c, *tmp;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	list_for_each_entry_safe(c, tmp, &emu_cables, node) {
+		if (c->dev[0] == tdev || c->dev[1] == tdev) {
+			list_del(&c->node);
+			emu_cable_free(c);
+		}
+	}
+}
+
+/* For the CABLE_GET dump: the @skip-th cable, or NULL. tbr_ctl_mutex held. */
+int tbr_emu_cable_info(unsigned long skip, u32 *id, struct tbr_dev **a,
+		       struct tbr_dev **b, u32 *rails)
+{
+	struct emu_cable *c;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	list_for_each_entry(c, &emu_cables, node) {
+		if (skip--)
+			continue;
+		*id = c->id;
+		*a = c->dev[0];
+		*b = c->dev[1];
+		*rails = c->nrails;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int tbr_emu_init(void)
+{
+	emu_wq = alloc_workqueue("tbrdma_emu", WQ_HIGHPRI, 0);
+	return emu_wq ? 0 : -ENOMEM;
+}
+
+void tbr_emu_exit(void)
+{
+	destroy_workqueue(emu_wq);
+}

@@ -1,0 +1,768 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: generic netlink family "tbrdma" (kernel/uapi/tbrdma-netlink.h,
+ * docs/netlink.md): extra devices, emulated cables, link and rail dumps with
+ * counters, fault knobs, the management datagram channel, and events on the
+ * multicast groups "events" and "mgmt".
+ *
+ * Every command runs under tbr_ctl_mutex (the family is parallel_ops, so a
+ * device deletion that waits for RDMA users does not hold genl_mutex).
+ * Commands that change anything need CAP_NET_ADMIN (GENL_ADMIN_PERM).
+ */
+#include <linux/mutex.h>
+#include <net/genetlink.h>
+
+#include "tbrdma.h"
+#include "rail.h"
+#include "uapi/tbrdma-netlink.h"
+
+static struct genl_family tbr_genl;
+static bool tbr_nl_ready;	/* family registered: events may go out */
+
+enum { TBR_MCGRP_EVENTS, TBR_MCGRP_MGMT };
+
+static const struct genl_multicast_group tbr_mcgrps[] = {
+	[TBR_MCGRP_EVENTS] = { .name = TBRDMA_MCGRP_EVENTS },
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+	/* neighbour datagrams steer the fabric: listening is for admins */
+	[TBR_MCGRP_MGMT] = { .name = TBRDMA_MCGRP_MGMT,
+			     .flags = GENL_MCAST_CAP_NET_ADMIN },
+#else
+	[TBR_MCGRP_MGMT] = { .name = TBRDMA_MCGRP_MGMT },
+#endif
+};
+
+static struct netlink_range_validation tbr_ppm_range = { .max = 1000000 };
+static struct netlink_range_validation tbr_delay_range = { .max = 1000000 };
+
+static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
+	[TBRDMA_ATTR_DEV_NAME]		= { .type = NLA_NUL_STRING, .len = IB_DEVICE_NAME_MAX - 1 },
+	[TBRDMA_ATTR_DEV_INDEX]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_NETDEV_NAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[TBRDMA_ATTR_NETDEV_IFINDEX]	= { .type = NLA_U32 },
+	[TBRDMA_ATTR_DEV_GUID]		= { .type = NLA_U64 },
+	[TBRDMA_ATTR_HOST]		= { .type = NLA_FLAG },
+	[TBRDMA_ATTR_PEER_DEV_NAME]	= { .type = NLA_NUL_STRING, .len = IB_DEVICE_NAME_MAX - 1 },
+	[TBRDMA_ATTR_CABLE_ID]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[TBRDMA_ATTR_RAIL_COUNT]	= NLA_POLICY_RANGE(NLA_U32, 1, TBRDMA_RAILS_MAX),
+	[TBRDMA_ATTR_DEPTH]		= NLA_POLICY_RANGE(NLA_U32, 8, 4096),
+	[TBRDMA_ATTR_LINK_ID]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[TBRDMA_ATTR_PEER_GUID]		= { .type = NLA_U64 },
+	[TBRDMA_ATTR_RAIL_ID]		= NLA_POLICY_MAX(NLA_U32, TBR_LINK_MAX_RAILS - 1),
+	[TBRDMA_ATTR_BACKEND]		= { .type = NLA_NUL_STRING, .len = 15 },
+	[TBRDMA_ATTR_STATE]		= NLA_POLICY_MAX(NLA_U8, TBRDMA_STATE_UP),
+	[TBRDMA_ATTR_RAILS_UP]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_RAILS_TOTAL]	= { .type = NLA_U32 },
+	[TBRDMA_ATTR_LINKS]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_TX_DEPTH]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_RX_DEPTH]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_TX_CREDITS]	= { .type = NLA_U32 },
+	[TBRDMA_ATTR_DROP_PPM]		= NLA_POLICY_FULL_RANGE(NLA_U32, &tbr_ppm_range),
+	[TBRDMA_ATTR_DUP_PPM]		= NLA_POLICY_FULL_RANGE(NLA_U32, &tbr_ppm_range),
+	[TBRDMA_ATTR_REORDER]		= NLA_POLICY_MAX(NLA_U32, 1024),
+	[TBRDMA_ATTR_DELAY_US]		= NLA_POLICY_FULL_RANGE(NLA_U32, &tbr_delay_range),
+	[TBRDMA_ATTR_RATE_BPS]		= { .type = NLA_U64 },
+	[TBRDMA_ATTR_CUT]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[TBRDMA_ATTR_STATS]		= { .type = NLA_NESTED },
+	[TBRDMA_ATTR_EVENT]		= { .type = NLA_U8 },
+	[TBRDMA_ATTR_MGMT_DATA]		= NLA_POLICY_RANGE(NLA_BINARY, 1, TBRDMA_MGMT_MAX),
+	[TBRDMA_ATTR_CUT_STATE]		= { .type = NLA_U8 },
+};
+
+/* ---- message builders ----------------------------------------------------- */
+
+static const u8 tbr_stat_attr[TBR_CNT_MAX] = {
+	[TBR_CNT_TX_FRAMES]	= TBRDMA_STAT_TX_FRAMES,
+	[TBR_CNT_TX_BYTES]	= TBRDMA_STAT_TX_BYTES,
+	[TBR_CNT_RX_FRAMES]	= TBRDMA_STAT_RX_FRAMES,
+	[TBR_CNT_RX_BYTES]	= TBRDMA_STAT_RX_BYTES,
+	[TBR_CNT_TX_LOST]	= TBRDMA_STAT_TX_LOST,
+	[TBR_CNT_RX_NOBUF]	= TBRDMA_STAT_RX_NOBUF,
+	[TBR_CNT_DROPS]		= TBRDMA_STAT_DROPS,
+	[TBR_CNT_DUPS]		= TBRDMA_STAT_DUPS,
+	[TBR_CNT_CREDIT_STALLS]	= TBRDMA_STAT_CREDIT_STALLS,
+	[TBR_CNT_RX_ERRORS]	= TBRDMA_STAT_RX_ERRORS,
+	[TBR_CNT_MGMT_TX]	= TBRDMA_STAT_MGMT_TX,
+	[TBR_CNT_MGMT_RX]	= TBRDMA_STAT_MGMT_RX,
+};
+
+static int tbr_put_stats(struct sk_buff *msg, atomic64_t *cnt)
+{
+	struct nlattr *nest;
+	int i;
+
+	nest = nla_nest_start(msg, TBRDMA_ATTR_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < TBR_CNT_MAX; i++)
+		if (nla_put_u64_64bit(msg, tbr_stat_attr[i], atomic64_read(&cnt[i]),
+				      TBRDMA_STAT_PAD))
+			goto cancel;
+	nla_nest_end(msg, nest);
+	return 0;
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+static int tbr_put_dev(struct sk_buff *msg, struct tbr_dev *tdev)
+{
+	struct tbr_link *link;
+	u32 nlinks = 0;
+
+	list_for_each_entry(link, &tdev->rails.links, node)	/* tbr_ctl_mutex */
+		nlinks++;
+	if (nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(tdev)) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_DEV_INDEX, tdev->ibdev.index) ||
+	    nla_put_string(msg, TBRDMA_ATTR_NETDEV_NAME, tdev->netdev->name) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_NETDEV_IFINDEX, tdev->netdev->ifindex) ||
+	    nla_put_u64_64bit(msg, TBRDMA_ATTR_DEV_GUID, tbr_dev_guid(tdev),
+			      TBRDMA_ATTR_PAD) ||
+	    (tdev->rails.host && nla_put_flag(msg, TBRDMA_ATTR_HOST)) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_LINKS, nlinks) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_UP, tdev->rails.rails_up))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int tbr_put_link(struct sk_buff *msg, struct tbr_link *link)
+{
+	if (nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(link->tdev)) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_LINK_ID, link->id) ||
+	    nla_put_u64_64bit(msg, TBRDMA_ATTR_PEER_GUID, link->peer_guid,
+			      TBRDMA_ATTR_PAD) ||
+	    nla_put_u8(msg, TBRDMA_ATTR_STATE, READ_ONCE(link->rails_up) ?
+		       TBRDMA_STATE_UP : TBRDMA_STATE_DOWN) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_UP, READ_ONCE(link->rails_up)) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_TOTAL, READ_ONCE(link->nrails)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int tbr_put_rail(struct sk_buff *msg, struct tbr_rail *rail)
+{
+	struct tbr_link *link = rail->link;
+
+	if (nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(link->tdev)) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_LINK_ID, link->id) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_RAIL_ID, rail->id) ||
+	    nla_put_u64_64bit(msg, TBRDMA_ATTR_PEER_GUID, link->peer_guid,
+			      TBRDMA_ATTR_PAD) ||
+	    nla_put_string(msg, TBRDMA_ATTR_BACKEND, rail->ops->kind) ||
+	    nla_put_u8(msg, TBRDMA_ATTR_STATE, READ_ONCE(rail->up) ?
+		       TBRDMA_STATE_UP : TBRDMA_STATE_DOWN))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static void *tbr_msg_put(struct sk_buff *msg, u32 portid, u32 seq, int flags, u8 cmd)
+{
+	return genlmsg_put(msg, portid, seq, &tbr_genl, flags, cmd);
+}
+
+/* ---- events --------------------------------------------------------------- */
+
+static void tbr_nl_send_event(struct sk_buff *msg, void *hdr, unsigned int group)
+{
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_allns(&tbr_genl, msg, 0, group);
+}
+
+static struct sk_buff *tbr_nl_event_new(size_t size, gfp_t gfp)
+{
+	return READ_ONCE(tbr_nl_ready) ? genlmsg_new(size, gfp) : NULL;
+}
+
+void tbr_nl_dev_event(struct tbr_dev *tdev, u8 event)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = tbr_nl_event_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = tbr_msg_put(msg, 0, 0, 0, TBRDMA_CMD_DEV_EVENT);
+	if (!hdr || tbr_put_dev(msg, tdev) ||
+	    nla_put_u8(msg, TBRDMA_ATTR_EVENT, event)) {
+		nlmsg_free(msg);
+		return;
+	}
+	tbr_nl_send_event(msg, hdr, TBR_MCGRP_EVENTS);
+}
+
+void tbr_nl_link_event(struct tbr_link *link, u8 event)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = tbr_nl_event_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = tbr_msg_put(msg, 0, 0, 0, TBRDMA_CMD_LINK_EVENT);
+	if (!hdr || tbr_put_link(msg, link) ||
+	    nla_put_u8(msg, TBRDMA_ATTR_EVENT, event)) {
+		nlmsg_free(msg);
+		return;
+	}
+	tbr_nl_send_event(msg, hdr, TBR_MCGRP_EVENTS);
+}
+
+void tbr_nl_rail_event(struct tbr_rail *rail, u8 event)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = tbr_nl_event_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = tbr_msg_put(msg, 0, 0, 0, TBRDMA_CMD_RAIL_EVENT);
+	if (!hdr || tbr_put_rail(msg, rail) ||
+	    nla_put_u8(msg, TBRDMA_ATTR_EVENT, event)) {
+		nlmsg_free(msg);
+		return;
+	}
+	tbr_nl_send_event(msg, hdr, TBR_MCGRP_EVENTS);
+}
+
+/* Context "bh": from the RX completion of a MGMT frame. */
+void tbr_nl_mgmt_recv(struct tbr_rail *rail, const void *data, u32 len)
+{
+	struct tbr_link *link = rail->link;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = tbr_nl_event_new(len + 256, GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = tbr_msg_put(msg, 0, 0, 0, TBRDMA_CMD_MGMT_RECV);
+	if (!hdr ||
+	    nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(link->tdev)) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_LINK_ID, link->id) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_RAIL_ID, rail->id) ||
+	    nla_put_u64_64bit(msg, TBRDMA_ATTR_PEER_GUID, link->peer_guid,
+			      TBRDMA_ATTR_PAD) ||
+	    nla_put(msg, TBRDMA_ATTR_MGMT_DATA, len, data)) {
+		nlmsg_free(msg);
+		return;
+	}
+	tbr_nl_send_event(msg, hdr, TBR_MCGRP_MGMT);
+}
+
+/* ---- helpers for commands ------------------------------------------------- */
+
+static struct tbr_dev *tbr_nl_dev(struct genl_info *info, int attr)
+{
+	struct tbr_dev *tdev;
+
+	if (GENL_REQ_ATTR_CHECK(info, attr))
+		return ERR_PTR(-EINVAL);
+	tdev = tbr_ctl_dev_find(nla_data(info->attrs[attr]));
+	if (!tdev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
+				    "no such tbrdma device");
+		return ERR_PTR(-ENODEV);
+	}
+	return tdev;
+}
+
+static struct tbr_link *tbr_nl_link(struct genl_info *info, struct tbr_dev *tdev)
+{
+	struct tbr_link *link = NULL;
+
+	if (info->attrs[TBRDMA_ATTR_LINK_ID])
+		link = tbr_link_get_by_id(tdev,
+				nla_get_u32(info->attrs[TBRDMA_ATTR_LINK_ID]));
+	else if (info->attrs[TBRDMA_ATTR_PEER_GUID])
+		link = tbr_link_get_by_guid(tdev,
+				nla_get_u64(info->attrs[TBRDMA_ATTR_PEER_GUID]));
+	else {
+		GENL_SET_ERR_MSG(info, "missing TBRDMA_ATTR_LINK_ID or TBRDMA_ATTR_PEER_GUID");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!link) {
+		GENL_SET_ERR_MSG(info, "no such link on this device");
+		return ERR_PTR(-ENOENT);
+	}
+	return link;
+}
+
+/* ---- commands ------------------------------------------------------------- */
+
+static int tbr_nl_dev_reply(struct genl_info *info, struct tbr_dev *tdev, u8 cmd)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &tbr_genl, 0, cmd);
+	if (!hdr || tbr_put_dev(msg, tdev)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static int tbr_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tbr_dev *tdev;
+	int err;
+
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	err = IS_ERR(tdev) ? PTR_ERR(tdev) :
+	      tbr_nl_dev_reply(info, tdev, TBRDMA_CMD_DEV_GET);
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
+static int tbr_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long skip = cb->args[0], i = 0;
+	struct tbr_dev *tdev;
+	void *hdr;
+
+	mutex_lock(&tbr_ctl_mutex);
+	list_for_each_entry(tdev, &tbr_devices, rails.node) {
+		if (i++ < skip)
+			continue;
+		hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, NLM_F_MULTI, TBRDMA_CMD_DEV_GET);
+		if (!hdr)
+			goto full;
+		if (tbr_put_dev(skb, tdev)) {
+			genlmsg_cancel(skb, hdr);
+			goto full;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = i;
+	}
+full:
+	mutex_unlock(&tbr_ctl_mutex);
+	return skb->len;
+}
+
+static int tbr_nl_dev_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tbr_dev *tdev;
+	int err;
+
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_ctl_dev_new(false);
+	if (IS_ERR(tdev)) {
+		GENL_SET_ERR_MSG(info, "creating the device failed");
+		err = PTR_ERR(tdev);
+	} else {
+		err = tbr_nl_dev_reply(info, tdev, TBRDMA_CMD_DEV_NEW);
+		err = 0;	/* the device exists even if the reply was lost */
+	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
+static int tbr_nl_dev_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tbr_dev *tdev;
+	int err;
+
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	if (IS_ERR(tdev)) {
+		err = PTR_ERR(tdev);
+	} else if (tdev->rails.host) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TBRDMA_ATTR_DEV_NAME],
+				    "the host device lives as long as the module");
+		err = -EBUSY;
+	} else {
+		err = tbr_ctl_dev_del(tdev);
+	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
+static int tbr_nl_cable_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tbr_dev *a, *b;
+	struct sk_buff *msg;
+	u32 id, rails, depth = 128;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_RAIL_COUNT))
+		return -EINVAL;
+	rails = nla_get_u32(info->attrs[TBRDMA_ATTR_RAIL_COUNT]);
+	if (info->attrs[TBRDMA_ATTR_DEPTH])
+		depth = nla_get_u32(info->attrs[TBRDMA_ATTR_DEPTH]);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&tbr_ctl_mutex);
+	a = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	b = IS_ERR(a) ? a : tbr_nl_dev(info, TBRDMA_ATTR_PEER_DEV_NAME);
+	if (IS_ERR(b)) {
+		err = PTR_ERR(b);
+		goto out;
+	}
+	if (a == b) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TBRDMA_ATTR_PEER_DEV_NAME],
+				    "a cable joins two different devices");
+		err = -EINVAL;
+		goto out;
+	}
+	err = tbr_emu_cable_new(a, b, rails, depth, &id);
+	if (err == -ENOSPC) {
+		GENL_SET_ERR_MSG(info, "too many rails between these devices");
+		goto out;
+	} else if (err) {
+		GENL_SET_ERR_MSG(info, "creating the cable failed");
+		goto out;
+	}
+	hdr = genlmsg_put_reply(msg, info, &tbr_genl, 0, TBRDMA_CMD_EMU_CABLE_NEW);
+	if (hdr && !nla_put_u32(msg, TBRDMA_ATTR_CABLE_ID, id)) {
+		genlmsg_end(msg, hdr);
+		genlmsg_reply(msg, info);
+		msg = NULL;
+	}
+out:
+	mutex_unlock(&tbr_ctl_mutex);
+	nlmsg_free(msg);
+	return err;
+}
+
+static int tbr_nl_cable_del(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_CABLE_ID))
+		return -EINVAL;
+	mutex_lock(&tbr_ctl_mutex);
+	err = tbr_emu_cable_del(nla_get_u32(info->attrs[TBRDMA_ATTR_CABLE_ID]));
+	if (err)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TBRDMA_ATTR_CABLE_ID],
+				    "no such cable");
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
+static int tbr_nl_cable_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct tbr_dev *a, *b;
+	u32 id, rails;
+	void *hdr;
+
+	mutex_lock(&tbr_ctl_mutex);
+	while (!tbr_emu_cable_info(cb->args[0], &id, &a, &b, &rails)) {
+		hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  NLM_F_MULTI, TBRDMA_CMD_EMU_CABLE_GET);
+		if (!hdr)
+			break;
+		if (nla_put_u32(skb, TBRDMA_ATTR_CABLE_ID, id) ||
+		    nla_put_string(skb, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(a)) ||
+		    nla_put_string(skb, TBRDMA_ATTR_PEER_DEV_NAME, tbr_dev_name(b)) ||
+		    nla_put_u32(skb, TBRDMA_ATTR_RAIL_COUNT, rails)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0]++;
+	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return skb->len;
+}
+
+/*
+ * Link and rail dumps walk devices, links and rails in list order; the
+ * cursor is (device ordinal, link ordinal, rail slot) in cb->args[0..2].
+ */
+static int tbr_nl_link_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long di = 0, li;
+	struct tbr_link *link;
+	struct tbr_dev *tdev;
+	void *hdr;
+
+	mutex_lock(&tbr_ctl_mutex);
+	list_for_each_entry(tdev, &tbr_devices, rails.node) {
+		if (di++ < cb->args[0])
+			continue;
+		li = 0;
+		list_for_each_entry(link, &tdev->rails.links, node) {
+			if (li++ < cb->args[1])
+				continue;
+			hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					  TBRDMA_CMD_LINK_GET);
+			if (!hdr)
+				goto full;
+			if (tbr_put_link(skb, link) ||
+			    nla_put_u32(skb, TBRDMA_ATTR_TX_CREDITS,
+					tbr_link_tx_credits(link)) ||
+			    tbr_put_stats(skb, link->cnt)) {
+				genlmsg_cancel(skb, hdr);
+				goto full;
+			}
+			genlmsg_end(skb, hdr);
+			cb->args[1] = li;
+		}
+		cb->args[0] = di;
+		cb->args[1] = 0;
+	}
+full:
+	mutex_unlock(&tbr_ctl_mutex);
+	return skb->len;
+}
+
+static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
+{
+	struct tbr_rail_fault fault = {};
+	unsigned int credits = READ_ONCE(rail->tx_free);
+
+	if (rail->ops->get_fault)
+		rail->ops->get_fault(rail, &fault);
+	if (tbr_put_rail(skb, rail) ||
+	    nla_put_u32(skb, TBRDMA_ATTR_TX_DEPTH, rail->tx_depth) ||
+	    nla_put_u32(skb, TBRDMA_ATTR_RX_DEPTH, rail->rx_depth) ||
+	    nla_put_u32(skb, TBRDMA_ATTR_TX_CREDITS, rail->up ? credits : 0))
+		return -EMSGSIZE;
+	if (rail->ops->get_fault &&
+	    (nla_put_u32(skb, TBRDMA_ATTR_DROP_PPM, fault.drop_ppm) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_DUP_PPM, fault.dup_ppm) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_REORDER, fault.reorder) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_DELAY_US, fault.delay_us) ||
+	     nla_put_u64_64bit(skb, TBRDMA_ATTR_RATE_BPS, fault.rate_bps,
+			       TBRDMA_ATTR_PAD) ||
+	     nla_put_u8(skb, TBRDMA_ATTR_CUT_STATE, tbr_emu_rail_is_cut(rail))))
+		return -EMSGSIZE;
+	return tbr_put_stats(skb, rail->cnt);
+}
+
+static int tbr_nl_rail_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long di = 0, li;
+	struct tbr_link *link;
+	struct tbr_dev *tdev;
+	struct tbr_rail *rail;
+	unsigned int ri;
+	void *hdr;
+
+	mutex_lock(&tbr_ctl_mutex);
+	list_for_each_entry(tdev, &tbr_devices, rails.node) {
+		if (di++ < cb->args[0])
+			continue;
+		li = 0;
+		list_for_each_entry(link, &tdev->rails.links, node) {
+			if (li++ < cb->args[1])
+				continue;
+			for (ri = cb->args[2]; ri < TBR_LINK_MAX_RAILS; ri++) {
+				rail = link->rails[ri];
+				if (!rail)
+					continue;
+				hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid,
+						  cb->nlh->nlmsg_seq, NLM_F_MULTI,
+						  TBRDMA_CMD_RAIL_GET);
+				if (!hdr)
+					goto full;
+				if (tbr_put_rail_full(skb, rail)) {
+					genlmsg_cancel(skb, hdr);
+					goto full;
+				}
+				genlmsg_end(skb, hdr);
+				cb->args[2] = ri + 1;
+			}
+			cb->args[1] = li;
+			cb->args[2] = 0;
+		}
+		cb->args[0] = di;
+		cb->args[1] = 0;
+	}
+full:
+	mutex_unlock(&tbr_ctl_mutex);
+	return skb->len;
+}
+
+static int tbr_nl_rail_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct tbr_rail_fault fault = {};
+	bool knobs = a[TBRDMA_ATTR_DROP_PPM] || a[TBRDMA_ATTR_DUP_PPM] ||
+		     a[TBRDMA_ATTR_REORDER] || a[TBRDMA_ATTR_DELAY_US] ||
+		     a[TBRDMA_ATTR_RATE_BPS];
+	struct tbr_rail *rail = NULL;
+	struct tbr_link *link;
+	struct tbr_dev *tdev;
+	int err = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_LINK_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_RAIL_ID))
+		return -EINVAL;
+	if (!knobs && !a[TBRDMA_ATTR_CUT]) {
+		GENL_SET_ERR_MSG(info, "nothing to set");
+		return -EINVAL;
+	}
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	if (IS_ERR(tdev)) {
+		err = PTR_ERR(tdev);
+		goto out;
+	}
+	link = tbr_nl_link(info, tdev);
+	if (IS_ERR(link)) {
+		err = PTR_ERR(link);
+		goto out;
+	}
+	rail = link->rails[nla_get_u32(a[TBRDMA_ATTR_RAIL_ID])];
+	tbr_link_put(link);	/* the mutex keeps link and rail alive */
+	if (!rail) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[TBRDMA_ATTR_RAIL_ID], "no such rail");
+		err = -ENOENT;
+		goto out;
+	}
+	if ((knobs && !rail->ops->set_fault) || (a[TBRDMA_ATTR_CUT] && !rail->ops->set_cut)) {
+		GENL_SET_ERR_MSG(info, "this rail's backend has no fault knobs");
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	if (knobs) {
+		rail->ops->get_fault(rail, &fault);
+		if (a[TBRDMA_ATTR_DROP_PPM])
+			fault.drop_ppm = nla_get_u32(a[TBRDMA_ATTR_DROP_PPM]);
+		if (a[TBRDMA_ATTR_DUP_PPM])
+			fault.dup_ppm = nla_get_u32(a[TBRDMA_ATTR_DUP_PPM]);
+		if (a[TBRDMA_ATTR_REORDER])
+			fault.reorder = nla_get_u32(a[TBRDMA_ATTR_REORDER]);
+		if (a[TBRDMA_ATTR_DELAY_US])
+			fault.delay_us = nla_get_u32(a[TBRDMA_ATTR_DELAY_US]);
+		if (a[TBRDMA_ATTR_RATE_BPS]) {
+			fault.rate_bps = nla_get_u64(a[TBRDMA_ATTR_RATE_BPS]);
+			if (fault.rate_bps && fault.rate_bps < 8 * TBR_FRAME_SIZE_MAX) {
+				NL_SET_ERR_MSG_ATTR(info->extack, a[TBRDMA_ATTR_RATE_BPS],
+						    "rate below one frame per second");
+				err = -EINVAL;
+				goto out;
+			}
+		}
+		err = rail->ops->set_fault(rail, &fault);
+		if (err)
+			goto out;
+	}
+	if (a[TBRDMA_ATTR_CUT])
+		err = rail->ops->set_cut(rail, nla_get_u8(a[TBRDMA_ATTR_CUT]));
+out:
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
+static int tbr_nl_mgmt_send(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *data = info->attrs[TBRDMA_ATTR_MGMT_DATA];
+	struct tbr_link *link;
+	struct tbr_dev *tdev;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_MGMT_DATA))
+		return -EINVAL;
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	if (IS_ERR(tdev)) {
+		err = PTR_ERR(tdev);
+		goto out;
+	}
+	link = tbr_nl_link(info, tdev);
+	if (IS_ERR(link)) {
+		err = PTR_ERR(link);
+		goto out;
+	}
+	err = tbr_link_xmit(link, TBR_PDF_MGMT, nla_data(data), nla_len(data));
+	tbr_link_put(link);
+	if (err == -ENETDOWN)
+		GENL_SET_ERR_MSG(info, "no rail of this link is up");
+	else if (err == -ENOBUFS)
+		GENL_SET_ERR_MSG(info, "every TX ring of this link is full; retry");
+out:
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
+static const struct genl_small_ops tbr_genl_ops[] = {
+	{
+		.cmd = TBRDMA_CMD_DEV_GET,
+		.doit = tbr_nl_dev_get_doit,
+		.dumpit = tbr_nl_dev_get_dumpit,
+	},
+	{
+		.cmd = TBRDMA_CMD_DEV_NEW,
+		.doit = tbr_nl_dev_new,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_DEV_DEL,
+		.doit = tbr_nl_dev_del,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_EMU_CABLE_NEW,
+		.doit = tbr_nl_cable_new,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_EMU_CABLE_DEL,
+		.doit = tbr_nl_cable_del,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_EMU_CABLE_GET,
+		.dumpit = tbr_nl_cable_get_dumpit,
+	},
+	{
+		.cmd = TBRDMA_CMD_LINK_GET,
+		.dumpit = tbr_nl_link_get_dumpit,
+	},
+	{
+		.cmd = TBRDMA_CMD_RAIL_GET,
+		.dumpit = tbr_nl_rail_get_dumpit,
+	},
+	{
+		.cmd = TBRDMA_CMD_RAIL_SET,
+		.doit = tbr_nl_rail_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_MGMT_SEND,
+		.doit = tbr_nl_mgmt_send,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family tbr_genl = {
+	.name = TBRDMA_GENL_NAME,
+	.version = TBRDMA_GENL_VERSION,
+	.maxattr = TBRDMA_ATTR_MAX,
+	.policy = tbr_policy,
+	.netnsok = true,
+	.parallel_ops = true,
+	.module = THIS_MODULE,
+	.small_ops = tbr_genl_ops,
+	.n_small_ops = ARRAY_SIZE(tbr_genl_ops),
+	.mcgrps = tbr_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(tbr_mcgrps),
+};
+
+int tbr_nl_init(void)
+{
+	int err = genl_register_family(&tbr_genl);
+
+	if (!err)
+		WRITE_ONCE(tbr_nl_ready, true);
+	return err;
+}
+
+/* After this no event is built; mgmt events in flight finish first. */
+void tbr_nl_exit(void)
+{
+	WRITE_ONCE(tbr_nl_ready, false);
+	synchronize_rcu();
+	genl_unregister_family(&tbr_genl);
+}

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: the rail layer. Links (one per peer GUID) holding rails, the
+ * transmit scheduler, receive demultiplexing (transport frames to the
+ * transport, management datagrams to generic netlink), counters, carrier of
+ * tbrN, and the device registry the control plane works on. The interface
+ * and its contexts are described in rail.h.
+ *
+ * Locks: tbr_ctl_mutex (process) serializes all control-plane changes:
+ * device list, link list, rail add/remove/up/down. link->lock (a spinlock
+ * taken with IRQs saved, since the transport may transmit with IRQs off)
+ * protects the link's rail table, each rail's up flag and frame pools and
+ * the round-robin cursor. Backend locks nest inside link->lock (ops->tx and
+ * ops->rx are called with it held); callbacks from backends come with no
+ * backend lock held. Links are found under RCU and freed after a grace
+ * period, so tbr_link_get_*() work from any context.
+ */
+#include <linux/delay.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+
+#include "tbrdma.h"
+#include "rail.h"
+#include "uapi/tbrdma-netlink.h"
+
+DEFINE_MUTEX(tbr_ctl_mutex);
+LIST_HEAD(tbr_devices);
+
+u64 tbr_dev_guid(struct tbr_dev *tdev)
+{
+	return be64_to_cpu(tdev->ibdev.node_guid);
+}
+
+const char *tbr_dev_name(struct tbr_dev *tdev)
+{
+	return dev_name(&tdev->ibdev.dev);
+}
+
+/* ---- counters ---------------------------------------------------------- */
+
+void tbr_rail_count(struct tbr_rail *rail, enum tbr_cnt c, u64 n)
+{
+	atomic64_add(n, &rail->cnt[c]);
+	atomic64_add(n, &rail->link->cnt[c]);
+}
+
+/* ---- links ------------------------------------------------------------- */
+
+static void tbr_link_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct tbr_link, rcu));
+}
+
+static void tbr_link_release(struct kref *ref)
+{
+	struct tbr_link *link = container_of(ref, struct tbr_link, ref);
+
+	call_rcu(&link->rcu, tbr_link_free_rcu);
+}
+
+void tbr_link_hold(struct tbr_link *link)
+{
+	kref_get(&link->ref);
+}
+
+void tbr_link_put(struct tbr_link *link)
+{
+	kref_put(&link->ref, tbr_link_release);
+}
+
+struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid)
+{
+	struct tbr_link *link, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(link, &tdev->rails.links, node) {
+		if (link->peer_guid == peer_guid &&
+		    kref_get_unless_zero(&link->ref)) {
+			found = link;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id)
+{
+	struct tbr_link *link, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(link, &tdev->rails.links, node) {
+		if (link->id == id && kref_get_unless_zero(&link->ref)) {
+			found = link;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* tbr_ctl_mutex held. Returns the link (list reference, not a new one). */
+static struct tbr_link *tbr_link_lookup_or_create(struct tbr_dev *tdev,
+						  u64 peer_guid)
+{
+	struct tbr_link *link;
+
+	list_for_each_entry(link, &tdev->rails.links, node)
+		if (link->peer_guid == peer_guid)
+			return link;
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return ERR_PTR(-ENOMEM);
+	link->tdev = tdev;
+	link->id = ++tdev->rails.next_link_id;
+	link->peer_guid = peer_guid;
+	kref_init(&link->ref);		/* the device's list reference */
+	spin_lock_init(&link->lock);
+	list_add_tail_rcu(&link->node, &tdev->rails.links);
+	tbr_sysfs_link_add(link);
+	tbr_nl_link_event(link, TBRDMA_EVENT_NEW);
+	return link;
+}
+
+/* tbr_ctl_mutex held; the link has no rail left. */
+static void tbr_link_unlink(struct tbr_link *link)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&link->lock, flags);
+	link->gone = true;
+	spin_unlock_irqrestore(&link->lock, flags);
+	list_del_rcu(&link->node);
+	tbr_nl_link_event(link, TBRDMA_EVENT_DEL);
+	tbr_sysfs_link_del(link);
+	tbr_link_put(link);
+}
+
+/* ---- upper layer (transport) hooks -------------------------------------- */
+
+void tbr_rails_set_upper(struct tbr_dev *tdev,
+			 const struct tbr_link_upper_ops *ops, void *ctx)
+{
+	if (ops) {
+		tdev->rails.upper_ctx = ctx;
+		rcu_assign_pointer(tdev->rails.upper, ops);
+	} else {
+		RCU_INIT_POINTER(tdev->rails.upper, NULL);
+		synchronize_rcu();
+		tdev->rails.upper_ctx = NULL;
+	}
+}
+
+/* tbr_ctl_mutex held, so the hooks cannot change meanwhile. */
+static void tbr_upper_link_change(struct tbr_link *link, unsigned int up)
+{
+	struct tbr_dev *tdev = link->tdev;
+	const struct tbr_link_upper_ops *ops;
+
+	ops = rcu_dereference_protected(tdev->rails.upper,
+					lockdep_is_held(&tbr_ctl_mutex));
+	if (ops && ops->link_change)
+		ops->link_change(tdev->rails.upper_ctx, link, up);
+}
+
+/* ---- carrier ------------------------------------------------------------ */
+
+/* tbr_ctl_mutex held */
+static void tbr_dev_rails_changed(struct tbr_dev *tdev, int delta)
+{
+	unsigned int before = tdev->rails.rails_up;
+
+	tdev->rails.rails_up += delta;
+	if (!before && tdev->rails.rails_up)
+		tbr_netdev_set_carrier(tdev, true);
+	else if (before && !tdev->rails.rails_up)
+		tbr_netdev_set_carrier(tdev, false);
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+static inline struct tbr_frame *tbr_frame_of(const void *buf)
+{
+	return (struct tbr_frame *)page_private(virt_to_page(buf));
+}
+
+static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled);
+static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled);
+
+/* link->lock held. Re-post or park one RX frame. */
+static void tbr_rx_post_locked(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	f->callback = tbr_rx_done;
+	f->size = TBR_FRAME_SIZE_MAX;
+	f->flags = 0;
+	if (!rail->up_rx || rail->ops->rx(rail, f))
+		list_add_tail(&f->list, &rail->rx_idle);
+}
+
+static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)
+{
+	struct tbr_link *link = rail->link;
+	const struct tbr_link_upper_ops *ops;
+	unsigned long flags;
+
+	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
+		spin_lock_irqsave(&link->lock, flags);
+		list_add_tail(&f->list, &rail->rx_idle);
+		spin_unlock_irqrestore(&link->lock, flags);
+		return;
+	}
+	if ((f->flags & TBR_FRAME_CRC_ERROR) || f->sof != f->eof ||
+	    !f->size || f->size > TBR_FRAME_SIZE_MAX) {
+		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
+		goto repost;
+	}
+	switch (f->eof) {
+	case TBR_PDF_DATA:
+		rcu_read_lock();
+		ops = rcu_dereference(link->tdev->rails.upper);
+		if (ops && ops->rx) {
+			tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
+			tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
+			ops->rx(link->tdev->rails.upper_ctx, link, f->buf, f->size);
+		} else {
+			tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
+		}
+		rcu_read_unlock();
+		break;
+	case TBR_PDF_MGMT:
+		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
+		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
+		tbr_rail_count(rail, TBR_CNT_MGMT_RX, 1);
+		tbr_nl_mgmt_recv(rail, f->buf, f->size);
+		break;
+	default:
+		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
+		break;
+	}
+repost:
+	spin_lock_irqsave(&link->lock, flags);
+	tbr_rx_post_locked(rail, f);
+	spin_unlock_irqrestore(&link->lock, flags);
+}
+
+static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)
+{
+	struct tbr_link *link = rail->link;
+	const struct tbr_link_upper_ops *ops;
+	unsigned long flags;
+	bool wake;
+
+	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
+		tbr_rail_count(rail, TBR_CNT_TX_LOST, 1);
+	} else {
+		tbr_rail_count(rail, TBR_CNT_TX_FRAMES, 1);
+		tbr_rail_count(rail, TBR_CNT_TX_BYTES, f->size);
+		if (f->eof == TBR_PDF_MGMT)
+			tbr_rail_count(rail, TBR_CNT_MGMT_TX, 1);
+	}
+	spin_lock_irqsave(&link->lock, flags);
+	list_add(&f->list, &rail->tx_pool);
+	rail->tx_free++;
+	wake = link->stalled && rail->up;
+	if (wake)
+		link->stalled = false;
+	spin_unlock_irqrestore(&link->lock, flags);
+
+	if (wake) {
+		rcu_read_lock();
+		ops = rcu_dereference(link->tdev->rails.upper);
+		if (ops && ops->tx_ready)
+			ops->tx_ready(link->tdev->rails.upper_ctx, link);
+		rcu_read_unlock();
+	}
+}
+
+/*
+ * Reserve a TX frame on the best rail: round robin from the cursor, the up
+ * rail with the most free descriptors wins (first in round-robin order among
+ * equals). link->lock held.
+ */
+static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, int *err)
+{
+	struct tbr_rail *best = NULL, *r;
+	struct tbr_frame *f;
+	unsigned int i;
+
+	if (link->gone || !link->rails_up) {
+		*err = -ENETDOWN;
+		return NULL;
+	}
+	for (i = 0; i < TBR_LINK_MAX_RAILS; i++) {
+		r = link->rails[(link->rr + i) % TBR_LINK_MAX_RAILS];
+		if (r && r->up && r->tx_free && (!best || r->tx_free > best->tx_free))
+			best = r;
+	}
+	if (!best) {
+		link->stalled = true;
+		atomic64_inc(&link->cnt[TBR_CNT_CREDIT_STALLS]);
+		*err = -ENOBUFS;
+		return NULL;
+	}
+	f = list_first_entry(&best->tx_pool, struct tbr_frame, list);
+	list_del(&f->list);
+	best->tx_free--;
+	link->rr = (best->id + 1) % TBR_LINK_MAX_RAILS;
+	return f;
+}
+
+/* link->lock held. Post a reserved frame; on failure it goes back, lost. */
+static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
+				 u8 pdf, u32 len)
+{
+	struct tbr_rail *rail = f->rail;
+	int err;
+
+	f->size = len;
+	f->sof = pdf;
+	f->eof = pdf;
+	f->flags = 0;
+	f->callback = tbr_tx_done;
+	err = rail->ops->tx(rail, f);
+	if (err) {
+		list_add(&f->list, &rail->tx_pool);
+		rail->tx_free++;
+		atomic64_inc(&rail->cnt[err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
+					TBR_CNT_TX_LOST]);
+		atomic64_inc(&link->cnt[err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
+					TBR_CNT_TX_LOST]);
+	}
+	return err;
+}
+
+void *tbr_link_tx_alloc(struct tbr_link *link, u32 len)
+{
+	struct tbr_frame *f;
+	unsigned long flags;
+	int err = 0;
+
+	if (!len || len > TBR_FRAME_SIZE_MAX)
+		return ERR_PTR(-EINVAL);
+	spin_lock_irqsave(&link->lock, flags);
+	f = tbr_link_reserve_locked(link, &err);
+	spin_unlock_irqrestore(&link->lock, flags);
+	return f ? f->buf : ERR_PTR(err);
+}
+
+void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len)
+{
+	struct tbr_frame *f = tbr_frame_of(buf);
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(f->rail->link != link || !len || len > TBR_FRAME_SIZE_MAX))
+		len = 1;
+	spin_lock_irqsave(&link->lock, flags);
+	tbr_frame_send_locked(link, f, TBR_PDF_DATA, len);
+	spin_unlock_irqrestore(&link->lock, flags);
+}
+
+void tbr_link_tx_abort(struct tbr_link *link, void *buf)
+{
+	struct tbr_frame *f = tbr_frame_of(buf);
+	unsigned long flags;
+
+	spin_lock_irqsave(&link->lock, flags);
+	list_add(&f->list, &f->rail->tx_pool);
+	f->rail->tx_free++;
+	spin_unlock_irqrestore(&link->lock, flags);
+}
+
+int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len)
+{
+	struct tbr_frame *f;
+	unsigned long flags;
+	int err = 0;
+
+	if (!len || len > TBR_FRAME_SIZE_MAX || pdf > 15)
+		return -EINVAL;
+	spin_lock_irqsave(&link->lock, flags);
+	f = tbr_link_reserve_locked(link, &err);
+	if (f) {
+		memcpy(f->buf, data, len);
+		err = tbr_frame_send_locked(link, f, pdf, len);
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
+	return err;
+}
+
+unsigned int tbr_link_tx_credits(struct tbr_link *link)
+{
+	unsigned int i, n = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&link->lock, flags);
+	for (i = 0; i < TBR_LINK_MAX_RAILS; i++)
+		if (link->rails[i] && link->rails[i]->up)
+			n += link->rails[i]->tx_free;
+	spin_unlock_irqrestore(&link->lock, flags);
+	return n;
+}
+
+/* ---- rails (backend side) ---------------------------------------------- */
+
+static void tbr_rail_free_frames(struct tbr_rail *rail)
+{
+	unsigned int i, n = rail->tx_depth + rail->rx_depth;
+
+	if (!rail->frames)
+		return;
+	for (i = 0; i < n; i++) {
+		void *buf = rail->frames[i].buf;
+
+		if (!buf)
+			continue;
+		set_page_private(virt_to_page(buf), 0);
+		free_pages((unsigned long)buf, get_order(TBR_FRAME_SIZE_MAX));
+	}
+	kvfree(rail->frames);
+	rail->frames = NULL;
+}
+
+static int tbr_rail_alloc_frames(struct tbr_rail *rail)
+{
+	unsigned int i, n = rail->tx_depth + rail->rx_depth;
+
+	rail->frames = kvcalloc(n, sizeof(*rail->frames), GFP_KERNEL);
+	if (!rail->frames)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct tbr_frame *f = &rail->frames[i];
+		unsigned long addr;
+
+		addr = __get_free_pages(GFP_KERNEL, get_order(TBR_FRAME_SIZE_MAX));
+		if (!addr)
+			return -ENOMEM;
+		f->buf = (void *)addr;
+		f->rail = rail;
+		set_page_private(virt_to_page(f->buf), (unsigned long)f);
+		if (i < rail->tx_depth) {
+			list_add_tail(&f->list, &rail->tx_pool);
+			rail->tx_free++;
+		} else {
+			list_add_tail(&f->list, &rail->rx_idle);
+		}
+	}
+	return 0;
+}
+
+struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
+			      const struct tbr_rail_ops *ops, void *priv,
+			      u32 tx_depth, u32 rx_depth)
+{
+	struct tbr_link *link;
+	struct tbr_rail *rail;
+	unsigned long flags;
+	unsigned int slot;
+	int err;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	if (!tx_depth || !rx_depth || tdev->rails.dying)
+		return ERR_PTR(-EINVAL);
+	link = tbr_link_lookup_or_create(tdev, peer_guid);
+	if (IS_ERR(link))
+		return ERR_CAST(link);
+	for (slot = 0; slot < TBR_LINK_MAX_RAILS; slot++)
+		if (!link->rails[slot])
+			break;
+	if (slot == TBR_LINK_MAX_RAILS) {
+		err = -ENOSPC;
+		goto err_link;
+	}
+	rail = kzalloc(sizeof(*rail), GFP_KERNEL);
+	if (!rail) {
+		err = -ENOMEM;
+		goto err_link;
+	}
+	rail->link = link;
+	rail->id = slot;
+	rail->ops = ops;
+	rail->priv = priv;
+	rail->tx_depth = tx_depth;
+	rail->rx_depth = rx_depth;
+	INIT_LIST_HEAD(&rail->tx_pool);
+	INIT_LIST_HEAD(&rail->rx_idle);
+	err = tbr_rail_alloc_frames(rail);
+	if (err)
+		goto err_free;
+
+	spin_lock_irqsave(&link->lock, flags);
+	link->rails[slot] = rail;
+	link->nrails++;
+	spin_unlock_irqrestore(&link->lock, flags);
+	tbr_sysfs_rail_add(rail);
+	tbr_nl_rail_event(rail, TBRDMA_EVENT_NEW);
+	return rail;
+
+err_free:
+	tbr_rail_free_frames(rail);
+	kfree(rail);
+err_link:
+	if (!link->nrails)
+		tbr_link_unlink(link);
+	return ERR_PTR(err);
+}
+
+/* Post every parked RX buffer; the rail's rings must be running. */
+void tbr_rail_post_rx(struct tbr_rail *rail)
+{
+	struct tbr_link *link = rail->link;
+	struct tbr_frame *f, *tmp;
+	unsigned long flags;
+	LIST_HEAD(idle);
+
+	spin_lock_irqsave(&link->lock, flags);
+	rail->up_rx = true;
+	list_splice_init(&rail->rx_idle, &idle);
+	list_for_each_entry_safe(f, tmp, &idle, list) {
+		list_del(&f->list);
+		tbr_rx_post_locked(rail, f);
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
+}
+
+void tbr_rail_up(struct tbr_rail *rail)
+{
+	struct tbr_link *link = rail->link;
+	unsigned long flags;
+	unsigned int up;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	if (rail->up)
+		return;
+	tbr_rail_post_rx(rail);
+	spin_lock_irqsave(&link->lock, flags);
+	rail->up = true;
+	up = ++link->rails_up;
+	spin_unlock_irqrestore(&link->lock, flags);
+
+	tbr_dev_rails_changed(link->tdev, 1);
+	tbr_nl_rail_event(rail, TBRDMA_EVENT_UP);
+	tbr_sysfs_rail_change(rail);
+	if (up == 1)
+		tbr_nl_link_event(link, TBRDMA_EVENT_UP);
+	tbr_upper_link_change(link, up);
+}
+
+void tbr_rail_down(struct tbr_rail *rail)
+{
+	struct tbr_link *link = rail->link;
+	unsigned long flags;
+	unsigned int up;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	spin_lock_irqsave(&link->lock, flags);
+	rail->up_rx = false;
+	if (!rail->up) {
+		spin_unlock_irqrestore(&link->lock, flags);
+		return;
+	}
+	rail->up = false;
+	up = --link->rails_up;
+	spin_unlock_irqrestore(&link->lock, flags);
+
+	tbr_dev_rails_changed(link->tdev, -1);
+	tbr_nl_rail_event(rail, TBRDMA_EVENT_DOWN);
+	tbr_sysfs_rail_change(rail);
+	if (!up)
+		tbr_nl_link_event(link, TBRDMA_EVENT_DOWN);
+	tbr_upper_link_change(link, up);
+}
+
+void tbr_rail_remove(struct tbr_rail *rail)
+{
+	struct tbr_link *link = rail->link;
+	unsigned long flags;
+	unsigned int i;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	tbr_rail_down(rail);
+	/* a transport may still hold a reserved frame for a moment */
+	for (i = 0; i < 5000; i++) {
+		spin_lock_irqsave(&link->lock, flags);
+		if (rail->tx_free == rail->tx_depth) {
+			link->rails[rail->id] = NULL;
+			link->nrails--;
+			spin_unlock_irqrestore(&link->lock, flags);
+			break;
+		}
+		spin_unlock_irqrestore(&link->lock, flags);
+		msleep(1);
+	}
+	tbr_nl_rail_event(rail, TBRDMA_EVENT_DEL);
+	tbr_sysfs_rail_del(rail);
+	if (i == 5000) {
+		/* never free memory a transport still writes into */
+		pr_err("tbrdma: %s link %u rail %u: TX frames never returned, leaking\n",
+		       tbr_dev_name(link->tdev), link->id, rail->id);
+		return;
+	}
+	tbr_rail_free_frames(rail);
+	kfree(rail);
+	if (!link->nrails)
+		tbr_link_unlink(link);
+}
+
+/* ---- devices ------------------------------------------------------------ */
+
+struct tbr_dev *tbr_ctl_dev_find(const char *name)
+{
+	struct tbr_dev *tdev;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	list_for_each_entry(tdev, &tbr_devices, rails.node)
+		if (!strcmp(tbr_dev_name(tdev), name))
+			return tdev;
+	return NULL;
+}
+
+struct tbr_dev *tbr_ctl_dev_new(bool host)
+{
+	struct tbr_dev *tdev;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	tdev = tbr_dev_create();
+	if (IS_ERR(tdev))
+		return tdev;
+	INIT_LIST_HEAD(&tdev->rails.links);
+	tdev->rails.host = host;
+	list_add_tail(&tdev->rails.node, &tbr_devices);
+	tbr_nl_dev_event(tdev, TBRDMA_EVENT_NEW);
+	return tdev;
+}
+
+int tbr_ctl_dev_del(struct tbr_dev *tdev)
+{
+	lockdep_assert_held(&tbr_ctl_mutex);
+	tdev->rails.dying = true;
+	tbr_emu_dev_gone(tdev);
+	if (WARN_ON(!list_empty(&tdev->rails.links)))
+		return -EBUSY;
+	list_del(&tdev->rails.node);
+	tbr_nl_dev_event(tdev, TBRDMA_EVENT_DEL);
+	tbr_dev_destroy(tdev);
+	return 0;
+}
+
+void tbr_ctl_del_all(void)
+{
+	struct tbr_dev *tdev, *tmp;
+
+	mutex_lock(&tbr_ctl_mutex);
+	/* cables first (they join devices), then devices, newest first */
+	list_for_each_entry(tdev, &tbr_devices, rails.node)
+		tbr_emu_dev_gone(tdev);
+	list_for_each_entry_safe_reverse(tdev, tmp, &tbr_devices, rails.node)
+		tbr_ctl_dev_del(tdev);
+	mutex_unlock(&tbr_ctl_mutex);
+}
