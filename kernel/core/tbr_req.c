@@ -600,7 +600,8 @@ static int tbr_req_ack(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
 	bool progress = false, have_hi = false;
 	u32 hi = 0, j;
 
-	if (d > out || d < -(s32)w) {
+	/* A stale (delayed) ACK is fine; one beyond snd_nxt is bogus. */
+	if (d > out) {
 		qp->cnt.rx_invalid++;
 		return -EINVAL;
 	}
