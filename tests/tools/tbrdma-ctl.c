@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma-ctl: drive the tbrdma generic netlink family (docs/netlink.md) from
+ * the command line: devices, emulated cables, rail fault knobs, link/rail
+ * dumps with counters, management datagrams, events. Built for tests and
+ * developers; the daemon speaks the same family with libnl-genl-3.
+ *
+ * Output is one line per object, "kind key=value ...", easy to grep/awk.
+ * Exit status: 0 ok, 1 the kernel refused (message on stderr, with the
+ * kernel's extended ack text when there is one), 2 usage error.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/netlink.h>
+
+#include "tbrdma-netlink.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+static const char *prog = "tbrdma-ctl";
+static const char *cmdname = "";
+static struct nl_sock *sk;
+static int family;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: tbrdma-ctl COMMAND [ARGS]\n"
+"  devs                                   list tbrdma devices\n"
+"  dev-new                                create tbrdmaN (and netdev tbrN), print its name\n"
+"  dev-del DEV                            delete a device made by dev-new (and its cables)\n"
+"  cable-new DEV PEER [--rails N] [--depth D]\n"
+"                                         emulated cable DEV <-> PEER with N rails (default 1),\n"
+"                                         D descriptors per ring (default 128); prints the cable id\n"
+"  cable-del ID                           remove an emulated cable\n"
+"  cables                                 list emulated cables\n"
+"  links [DEV]                            links and their rails, with state and counters\n"
+"  rail-set DEV LINK RAIL [--drop PCT] [--dup PCT] [--reorder N] [--delay-us US]\n"
+"                         [--rate BPS[k|M|G]] [--cut | --restore]\n"
+"                                         fault knobs of an emu rail (both directions)\n"
+"  mgmt-send DEV LINK TEXT | --hex HEX    send a management datagram to the link's peer\n"
+"  mgmt-listen [DEV] [--count N] [--timeout S]\n"
+"                                         print received management datagrams\n"
+"  events [--count N] [--timeout S]       print device/link/rail events\n"
+"Changing commands need CAP_NET_ADMIN. Exit: 0 ok, 1 refused/failed, 2 usage.\n");
+}
+
+static void die_usage(const char *msg)
+{
+	fprintf(stderr, "%s %s: %s (see --help)\n", prog, cmdname, msg);
+	exit(2);
+}
+
+/* ---- request/response plumbing ----------------------------------------- */
+
+struct req_state {
+	int done;	/* 0 pending, 1 finished */
+	int err;	/* negative errno from the kernel */
+	char ext[256];	/* extack message */
+};
+
+static int err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct req_state *st = arg;
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	int len = nlh->nlmsg_len;
+	struct nlattr *a;
+	size_t off;
+
+	(void)nla;
+	st->err = e->error;
+	st->done = 1;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	off = NLMSG_HDRLEN + sizeof(*e);
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	for (a = (struct nlattr *)((char *)nlh + off);
+	     (char *)a + NLA_HDRLEN <= (char *)nlh + len && a->nla_len >= NLA_HDRLEN &&
+	     (char *)a + a->nla_len <= (char *)nlh + len;
+	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG)
+			snprintf(st->ext, sizeof(st->ext), "%.*s",
+				 (int)(a->nla_len - NLA_HDRLEN), (char *)a + NLA_HDRLEN);
+#ifdef NLMSGERR_ATTR_MISS_TYPE
+		else if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MISS_TYPE &&
+			 !st->ext[0])
+			snprintf(st->ext, sizeof(st->ext), "missing attribute %u",
+				 *(uint32_t *)((char *)a + NLA_HDRLEN));
+#endif
+	}
+	return NL_STOP;
+}
+
+static int finish_cb(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	((struct req_state *)arg)->done = 1;
+	return NL_SKIP;
+}
+
+static int ack_cb(struct nl_msg *msg, void *arg)
+{
+	(void)msg;
+	((struct req_state *)arg)->done = 1;
+	return NL_STOP;
+}
+
+static void nl_open(void)
+{
+	int one = 1;
+
+	sk = nl_socket_alloc();
+	if (!sk || genl_connect(sk)) {
+		fprintf(stderr, "%s: cannot open a generic netlink socket\n", prog);
+		exit(1);
+	}
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	family = genl_ctrl_resolve(sk, TBRDMA_GENL_NAME);
+	if (family < 0) {
+		fprintf(stderr, "%s: generic netlink family \"%s\" not found "
+			"(is tbrdma.ko loaded?)\n", prog, TBRDMA_GENL_NAME);
+		exit(1);
+	}
+}
+
+static struct nl_msg *msg_new(uint8_t cmd, int flags)
+{
+	struct nl_msg *m = nlmsg_alloc_size(8192);
+
+	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags, cmd,
+			       TBRDMA_GENL_VERSION)) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		exit(1);
+	}
+	return m;
+}
+
+/* Send @m, run @valid on every reply; returns 0 or exits with a message. */
+static int request(struct nl_msg *m, nl_recvmsg_msg_cb_t valid, void *arg)
+{
+	struct req_state st = { 0 };
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	int err;
+
+	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, &st);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, finish_cb, &st);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, &st);
+	if (valid)
+		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
+	err = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	if (err < 0) {
+		fprintf(stderr, "%s %s: send: %s\n", prog, cmdname, nl_geterror(err));
+		exit(1);
+	}
+	while (!st.done) {
+		err = nl_recvmsgs(sk, cb);
+		if (err < 0 && !st.done) {
+			fprintf(stderr, "%s %s: receive: %s\n", prog, cmdname, nl_geterror(err));
+			exit(1);
+		}
+	}
+	nl_cb_put(cb);
+	if (st.err) {
+		fprintf(stderr, "%s %s: %s%s%s\n", prog, cmdname, strerror(-st.err),
+			st.ext[0] ? ": " : "", st.ext);
+		exit(1);
+	}
+	return 0;
+}
+
+static struct nlattr **parse(struct nl_msg *m)
+{
+	static struct nlattr *tb[TBRDMA_ATTR_MAX + 1];
+
+	if (genlmsg_parse(nlmsg_hdr(m), 0, tb, TBRDMA_ATTR_MAX, NULL))
+		return NULL;
+	return tb;
+}
+
+static const char *str_or(struct nlattr **tb, int a, const char *dflt)
+{
+	return tb[a] ? nla_get_string(tb[a]) : dflt;
+}
+
+static uint64_t u32_or0(struct nlattr **tb, int a)
+{
+	return tb[a] ? nla_get_u32(tb[a]) : 0;
+}
+
+static const char *const stat_names[TBRDMA_STAT_MAX + 1] = {
+	[TBRDMA_STAT_TX_FRAMES] = "tx_frames",
+	[TBRDMA_STAT_TX_BYTES] = "tx_bytes",
+	[TBRDMA_STAT_RX_FRAMES] = "rx_frames",
+	[TBRDMA_STAT_RX_BYTES] = "rx_bytes",
+	[TBRDMA_STAT_TX_LOST] = "tx_lost",
+	[TBRDMA_STAT_RX_NOBUF] = "rx_nobuf",
+	[TBRDMA_STAT_DROPS] = "drops",
+	[TBRDMA_STAT_DUPS] = "dups",
+	[TBRDMA_STAT_CREDIT_STALLS] = "credit_stalls",
+	[TBRDMA_STAT_RX_ERRORS] = "rx_errors",
+	[TBRDMA_STAT_MGMT_TX] = "mgmt_tx",
+	[TBRDMA_STAT_MGMT_RX] = "mgmt_rx",
+};
+
+static void print_stats(struct nlattr *nest)
+{
+	struct nlattr *st[TBRDMA_STAT_MAX + 1];
+	int i;
+
+	if (!nest || nla_parse_nested(st, TBRDMA_STAT_MAX, nest, NULL))
+		return;
+	for (i = 0; i <= TBRDMA_STAT_MAX; i++)
+		if (st[i] && stat_names[i])
+			printf(" %s=%" PRIu64, stat_names[i], (uint64_t)nla_get_u64(st[i]));
+}
+
+static const char *state_name(struct nlattr **tb)
+{
+	if (!tb[TBRDMA_ATTR_STATE])
+		return "?";
+	return nla_get_u8(tb[TBRDMA_ATTR_STATE]) == TBRDMA_STATE_UP ? "up" : "down";
+}
+
+static const char *event_name(struct nlattr **tb)
+{
+	static const char *const n[] = { "?", "new", "del", "up", "down" };
+	unsigned int e = tb[TBRDMA_ATTR_EVENT] ? nla_get_u8(tb[TBRDMA_ATTR_EVENT]) : 0;
+
+	return e < 5 ? n[e] : "?";
+}
+
+/* ---- printers ----------------------------------------------------------- */
+
+static const char *filter_dev;
+
+static bool filtered(struct nlattr **tb)
+{
+	return filter_dev && tb[TBRDMA_ATTR_DEV_NAME] &&
+	       strcmp(filter_dev, nla_get_string(tb[TBRDMA_ATTR_DEV_NAME]));
+}
+
+static void print_dev(struct nlattr **tb, const char *kind)
+{
+	printf("%s dev=%s index=%u netdev=%s ifindex=%u guid=%016" PRIx64 " host=%d links=%u rails_up=%u",
+	       kind, str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_DEV_INDEX),
+	       str_or(tb, TBRDMA_ATTR_NETDEV_NAME, "?"),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_NETDEV_IFINDEX),
+	       tb[TBRDMA_ATTR_DEV_GUID] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_DEV_GUID]) : 0,
+	       tb[TBRDMA_ATTR_HOST] ? 1 : 0,
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_LINKS),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAILS_UP));
+}
+
+static int dev_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr **tb = parse(m);
+
+	(void)arg;
+	if (!tb || filtered(tb))
+		return NL_OK;
+	print_dev(tb, "dev");
+	printf("\n");
+	return NL_OK;
+}
+
+static int dev_name_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr **tb = parse(m);
+
+	(void)arg;
+	if (tb && tb[TBRDMA_ATTR_DEV_NAME])
+		printf("%s\n", nla_get_string(tb[TBRDMA_ATTR_DEV_NAME]));
+	return NL_OK;
+}
+
+static void print_link(struct nlattr **tb, const char *kind)
+{
+	printf("%s dev=%s id=%u peer=%016" PRIx64 " state=%s rails_up=%u rails=%u",
+	       kind, str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_LINK_ID),
+	       tb[TBRDMA_ATTR_PEER_GUID] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_PEER_GUID]) : 0,
+	       state_name(tb), (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAILS_UP),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAILS_TOTAL));
+	if (tb[TBRDMA_ATTR_TX_CREDITS])
+		printf(" credits=%u", nla_get_u32(tb[TBRDMA_ATTR_TX_CREDITS]));
+}
+
+static int link_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr **tb = parse(m);
+
+	(void)arg;
+	if (!tb || filtered(tb))
+		return NL_OK;
+	print_link(tb, "link");
+	print_stats(tb[TBRDMA_ATTR_STATS]);
+	printf("\n");
+	return NL_OK;
+}
+
+static void print_rail(struct nlattr **tb, const char *kind)
+{
+	printf("%s dev=%s link=%u id=%u peer=%016" PRIx64 " backend=%s state=%s",
+	       kind, str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_LINK_ID),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAIL_ID),
+	       tb[TBRDMA_ATTR_PEER_GUID] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_PEER_GUID]) : 0,
+	       str_or(tb, TBRDMA_ATTR_BACKEND, "?"), state_name(tb));
+}
+
+static int rail_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr **tb = parse(m);
+
+	(void)arg;
+	if (!tb || filtered(tb))
+		return NL_OK;
+	print_rail(tb, "  rail");
+	printf(" tx_depth=%u rx_depth=%u credits=%u",
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_TX_DEPTH),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RX_DEPTH),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_TX_CREDITS));
+	if (tb[TBRDMA_ATTR_DROP_PPM])
+		printf(" drop_ppm=%u dup_ppm=%u reorder=%u delay_us=%u rate_bps=%" PRIu64 " cut=%u",
+		       nla_get_u32(tb[TBRDMA_ATTR_DROP_PPM]),
+		       (unsigned int)u32_or0(tb, TBRDMA_ATTR_DUP_PPM),
+		       (unsigned int)u32_or0(tb, TBRDMA_ATTR_REORDER),
+		       (unsigned int)u32_or0(tb, TBRDMA_ATTR_DELAY_US),
+		       tb[TBRDMA_ATTR_RATE_BPS] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_RATE_BPS]) : 0,
+		       tb[TBRDMA_ATTR_CUT_STATE] ? nla_get_u8(tb[TBRDMA_ATTR_CUT_STATE]) : 0);
+	print_stats(tb[TBRDMA_ATTR_STATS]);
+	printf("\n");
+	return NL_OK;
+}
+
+static int cable_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr **tb = parse(m);
+
+	(void)arg;
+	if (!tb)
+		return NL_OK;
+	if (arg) {	/* cable-new reply: just the id */
+		printf("%u\n", (unsigned int)u32_or0(tb, TBRDMA_ATTR_CABLE_ID));
+		return NL_OK;
+	}
+	printf("cable id=%u dev=%s peer_dev=%s rails=%u\n",
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_CABLE_ID),
+	       str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       str_or(tb, TBRDMA_ATTR_PEER_DEV_NAME, "?"),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAIL_COUNT));
+	return NL_OK;
+}
+
+/* ---- argument helpers ----------------------------------------------------- */
+
+static uint32_t parse_u32(const char *s, const char *what, uint32_t max)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || v > max || s[0] == '-') {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "bad %s \"%s\" (0..%u)", what, s, max);
+		die_usage(buf);
+	}
+	return v;
+}
+
+/* percent with decimals -> parts per million */
+static uint32_t parse_pct(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0 || v > 100) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "bad %s \"%s\" (percent, 0..100)", what, s);
+		die_usage(buf);
+	}
+	return (uint32_t)(v * 10000 + 0.5);
+}
+
+static uint64_t parse_rate(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		die_usage("bad --rate (bit/s, suffix k, M or G)");
+	switch (*end) {
+	case 'k': case 'K': v *= 1e3; end++; break;
+	case 'm': case 'M': v *= 1e6; end++; break;
+	case 'g': case 'G': v *= 1e9; end++; break;
+	}
+	if (*end && strcmp(end, "bps") && strcmp(end, "bit"))
+		die_usage("bad --rate (bit/s, suffix k, M or G)");
+	return (uint64_t)v;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* ---- commands ------------------------------------------------------------- */
+
+static int cmd_devs(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	return request(msg_new(TBRDMA_CMD_DEV_GET, NLM_F_DUMP), dev_cb, NULL);
+}
+
+static int cmd_dev_new(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1)
+		die_usage("takes no arguments");
+	return request(msg_new(TBRDMA_CMD_DEV_NEW, NLM_F_ACK), dev_name_cb, NULL);
+}
+
+static int cmd_dev_del(int argc, char **argv)
+{
+	struct nl_msg *m;
+
+	if (argc != 2)
+		die_usage("needs DEV");
+	m = msg_new(TBRDMA_CMD_DEV_DEL, NLM_F_ACK);
+	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[1]);
+	return request(m, NULL, NULL);
+}
+
+static int cmd_cable_new(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "rails", required_argument, NULL, 'r' },
+		{ "depth", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t rails = 1, depth = 0;
+	struct nl_msg *m;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "r:d:", opts, NULL)) != -1) {
+		if (c == 'r')
+			rails = parse_u32(optarg, "--rails", TBRDMA_RAILS_MAX);
+		else if (c == 'd')
+			depth = parse_u32(optarg, "--depth", 4096);
+		else
+			die_usage("unknown option");
+	}
+	if (argc - optind != 2)
+		die_usage("needs DEV PEER");
+	m = msg_new(TBRDMA_CMD_EMU_CABLE_NEW, NLM_F_ACK);
+	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[optind]);
+	nla_put_string(m, TBRDMA_ATTR_PEER_DEV_NAME, argv[optind + 1]);
+	nla_put_u32(m, TBRDMA_ATTR_RAIL_COUNT, rails);
+	if (depth)
+		nla_put_u32(m, TBRDMA_ATTR_DEPTH, depth);
+	return request(m, cable_cb, (void *)1);
+}
+
+static int cmd_cable_del(int argc, char **argv)
+{
+	struct nl_msg *m;
+
+	if (argc != 2)
+		die_usage("needs ID");
+	m = msg_new(TBRDMA_CMD_EMU_CABLE_DEL, NLM_F_ACK);
+	nla_put_u32(m, TBRDMA_ATTR_CABLE_ID, parse_u32(argv[1], "cable id", UINT32_MAX));
+	return request(m, NULL, NULL);
+}
+
+static int cmd_cables(int argc, char **argv)
+{
+	(void)argc; (void)argv;
+	return request(msg_new(TBRDMA_CMD_EMU_CABLE_GET, NLM_F_DUMP), cable_cb, NULL);
+}
+
+static int cmd_links(int argc, char **argv)
+{
+	if (argc > 2)
+		die_usage("takes at most DEV");
+	filter_dev = argc == 2 ? argv[1] : NULL;
+	request(msg_new(TBRDMA_CMD_LINK_GET, NLM_F_DUMP), link_cb, NULL);
+	return request(msg_new(TBRDMA_CMD_RAIL_GET, NLM_F_DUMP), rail_cb, NULL);
+}
+
+static int cmd_rail_set(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "drop", required_argument, NULL, 'D' },
+		{ "dup", required_argument, NULL, 'u' },
+		{ "reorder", required_argument, NULL, 'o' },
+		{ "delay-us", required_argument, NULL, 'l' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "cut", no_argument, NULL, 'c' },
+		{ "restore", no_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct nl_msg *m = msg_new(TBRDMA_CMD_RAIL_SET, NLM_F_ACK);
+	int c, cut = -1, n = 0;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		n++;
+		switch (c) {
+		case 'D': nla_put_u32(m, TBRDMA_ATTR_DROP_PPM, parse_pct(optarg, "--drop")); break;
+		case 'u': nla_put_u32(m, TBRDMA_ATTR_DUP_PPM, parse_pct(optarg, "--dup")); break;
+		case 'o': nla_put_u32(m, TBRDMA_ATTR_REORDER, parse_u32(optarg, "--reorder", 1024)); break;
+		case 'l': nla_put_u32(m, TBRDMA_ATTR_DELAY_US, parse_u32(optarg, "--delay-us", 1000000)); break;
+		case 'r': nla_put_u64(m, TBRDMA_ATTR_RATE_BPS, parse_rate(optarg)); break;
+		case 'c': if (cut == 0) die_usage("--cut and --restore together"); cut = 1; break;
+		case 'R': if (cut == 1) die_usage("--cut and --restore together"); cut = 0; break;
+		default: die_usage("unknown option");
+		}
+	}
+	if (argc - optind != 3)
+		die_usage("needs DEV LINK RAIL");
+	if (!n)
+		die_usage("nothing to set");
+	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[optind]);
+	nla_put_u32(m, TBRDMA_ATTR_LINK_ID, parse_u32(argv[optind + 1], "LINK", UINT32_MAX));
+	nla_put_u32(m, TBRDMA_ATTR_RAIL_ID, parse_u32(argv[optind + 2], "RAIL", UINT32_MAX));
+	if (cut >= 0)
+		nla_put_u8(m, TBRDMA_ATTR_CUT, cut);
+	return request(m, NULL, NULL);
+}
+
+static int cmd_mgmt_send(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hex", required_argument, NULL, 'x' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static unsigned char buf[TBRDMA_MGMT_MAX + 1];
+	const char *hex = NULL;
+	struct nl_msg *m;
+	size_t len = 0, i;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'x')
+			hex = optarg;
+		else
+			die_usage("unknown option");
+	}
+	if (argc - optind != (hex ? 2 : 3))
+		die_usage("needs DEV LINK and TEXT or --hex HEX");
+	if (hex) {
+		size_t n = strlen(hex);
+
+		if (n % 2 || n / 2 > TBRDMA_MGMT_MAX)
+			die_usage("--hex needs an even number of hex digits, at most 8192");
+		for (i = 0; i < n; i += 2) {
+			int h = hexval(hex[i]), l = hexval(hex[i + 1]);
+
+			if (h < 0 || l < 0)
+				die_usage("--hex: not a hex digit");
+			buf[len++] = h << 4 | l;
+		}
+	} else {
+		len = strlen(argv[optind + 2]);
+		if (len > TBRDMA_MGMT_MAX)
+			die_usage("TEXT longer than 4096 bytes");
+		memcpy(buf, argv[optind + 2], len);
+	}
+	if (!len)
+		die_usage("empty datagram");
+	m = msg_new(TBRDMA_CMD_MGMT_SEND, NLM_F_ACK);
+	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[optind]);
+	nla_put_u32(m, TBRDMA_ATTR_LINK_ID, parse_u32(argv[optind + 1], "LINK", UINT32_MAX));
+	nla_put(m, TBRDMA_ATTR_MGMT_DATA, len, buf);
+	return request(m, NULL, NULL);
+}
+
+/* ---- listeners ------------------------------------------------------------ */
+
+static long listen_left = -1;	/* messages still to print, -1: forever */
+
+static int mgmt_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr **tb = parse(m);
+	const unsigned char *d;
+	int len, i;
+	bool text = true;
+
+	(void)arg;
+	if (!tb || genlmsg_hdr(nlmsg_hdr(m))->cmd != TBRDMA_CMD_MGMT_RECV ||
+	    !tb[TBRDMA_ATTR_MGMT_DATA] || filtered(tb))
+		return NL_OK;
+	d = nla_data(tb[TBRDMA_ATTR_MGMT_DATA]);
+	len = nla_len(tb[TBRDMA_ATTR_MGMT_DATA]);
+	printf("mgmt dev=%s link=%u rail=%u peer=%016" PRIx64 " len=%d hex=",
+	       str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_LINK_ID),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAIL_ID),
+	       tb[TBRDMA_ATTR_PEER_GUID] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_PEER_GUID]) : 0,
+	       len);
+	for (i = 0; i < len; i++) {
+		printf("%02x", d[i]);
+		if (!isprint(d[i]) || d[i] == ' ')
+			text = false;
+	}
+	if (text)
+		printf(" text=%.*s", len, (const char *)d);
+	printf("\n");
+	fflush(stdout);
+	if (listen_left > 0)
+		listen_left--;
+	return NL_OK;
+}
+
+static int event_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr **tb = parse(m);
+	uint8_t cmd = genlmsg_hdr(nlmsg_hdr(m))->cmd;
+
+	(void)arg;
+	if (!tb)
+		return NL_OK;
+	switch (cmd) {
+	case TBRDMA_CMD_DEV_EVENT:
+		print_dev(tb, "event=dev");
+		break;
+	case TBRDMA_CMD_LINK_EVENT:
+		print_link(tb, "event=link");
+		break;
+	case TBRDMA_CMD_RAIL_EVENT:
+		print_rail(tb, "event=rail");
+		break;
+	default:
+		return NL_OK;
+	}
+	printf(" what=%s\n", event_name(tb));
+	fflush(stdout);
+	if (listen_left > 0)
+		listen_left--;
+	return NL_OK;
+}
+
+static int do_listen(int argc, char **argv, const char *group, nl_recvmsg_msg_cb_t cbf,
+		     bool dev_arg)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct timespec t0, now;
+	double timeout = -1;
+	int c, grp, err;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'n')
+			listen_left = parse_u32(optarg, "--count", INT32_MAX);
+		else if (c == 't')
+			timeout = parse_u32(optarg, "--timeout", 86400);
+		else
+			die_usage("unknown option");
+	}
+	if (argc - optind > (dev_arg ? 1 : 0))
+		die_usage("too many arguments");
+	if (argc - optind == 1)
+		filter_dev = argv[optind];
+	grp = genl_ctrl_resolve_grp(sk, TBRDMA_GENL_NAME, group);
+	if (grp < 0) {
+		fprintf(stderr, "%s %s: no multicast group %s\n", prog, cmdname, group);
+		return 1;
+	}
+	err = nl_socket_add_membership(sk, grp);
+	if (err) {
+		fprintf(stderr, "%s %s: joining group %s: %s\n", prog, cmdname, group,
+			nl_geterror(err));
+		return 1;
+	}
+	nl_socket_disable_seq_check(sk);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, cbf, NULL);
+	fprintf(stderr, "%s: listening on %s\n", prog, group);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (listen_left != 0) {
+		struct pollfd pfd = { .fd = nl_socket_get_fd(sk), .events = POLLIN };
+		int ms = -1;
+
+		if (timeout >= 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			ms = (int)((timeout - (now.tv_sec - t0.tv_sec) -
+				    (now.tv_nsec - t0.tv_nsec) / 1e9) * 1000);
+			if (ms <= 0)
+				return listen_left > 0 ? 1 : 0;
+		}
+		if (poll(&pfd, 1, ms) > 0) {
+			err = nl_recvmsgs_default(sk);
+			if (err < 0 && err != -NLE_AGAIN) {
+				fprintf(stderr, "%s %s: %s\n", prog, cmdname, nl_geterror(err));
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int cmd_mgmt_listen(int argc, char **argv)
+{
+	return do_listen(argc, argv, TBRDMA_MCGRP_MGMT, mgmt_cb, true);
+}
+
+static int cmd_events(int argc, char **argv)
+{
+	return do_listen(argc, argv, TBRDMA_MCGRP_EVENTS, event_cb, false);
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} cmds[] = {
+	{ "devs", cmd_devs },
+	{ "dev-new", cmd_dev_new },
+	{ "dev-del", cmd_dev_del },
+	{ "cable-new", cmd_cable_new },
+	{ "cable-del", cmd_cable_del },
+	{ "cables", cmd_cables },
+	{ "links", cmd_links },
+	{ "rail-set", cmd_rail_set },
+	{ "mgmt-send", cmd_mgmt_send },
+	{ "mgmt-listen", cmd_mgmt_listen },
+	{ "events", cmd_events },
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		cmdname = cmds[i].name;
+		if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+			usage(stdout);
+			return 0;
+		}
+		nl_open();
+		return cmds[i].fn(argc - 1, argv + 1) ? 1 : 0;
+	}
+	fprintf(stderr, "%s: unknown command \"%s\" (see --help)\n", prog, argv[1]);
+	return 2;
+}
