@@ -9,11 +9,15 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 KVER ?= $(shell $(TOP)/tests/vm/kernel-abi 6.1)
 KVER612 := $(shell $(TOP)/tests/vm/kernel-abi 6.12 2>/dev/null)
 
-all: kernel selftest-modules tools
+all: kernel selftest-modules tools provider progs
 
 # test tools (tbrdma-ctl: genl control of devices, cables, rails)
 tools:
 	$(MAKE) -C tests/tools
+
+# userspace provider (libtbrdma-rdmav34.so) and the C programs VM tests run
+provider progs:
+	$(MAKE) -C $(if $(filter progs,$@),tests/progs,provider)
 
 deps:
 	@$(TOP)/tests/deps.sh
@@ -41,4 +45,4 @@ vm-shell: all
 clean:
 	rm -rf $(TOP)/build/kmod $(TOP)/build/unit $(TOP)/build/check
 
-.PHONY: all deps kernel selftest-modules tools check demo vm-shell clean
+.PHONY: all deps kernel selftest-modules tools provider progs check demo vm-shell clean

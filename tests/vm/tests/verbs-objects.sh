@@ -1,0 +1,17 @@
+# Verbs objects through the provider, no rail needed: PD/MR (access checks, new key on
+# re-registration), CQ (resize keeps pending CQEs, completion events, overflow -> CQ_ERR),
+# RC/UC QP state machine with attribute validation, flush of every WR in order on ERROR,
+# too-large SGE lists, SRQ (tests/progs/verbs_objects.c).
+# vm-timeout: 90
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
+PROG=$TBR_TOP/build/progs/verbs_objects
+[ -x "$PROG" ] || fail "$PROG not built (make)"
+
+tbr_load
+ip link set tbr0 up
+ip addr add 10.77.0.1/24 dev tbr0
+wait_for 10 grep -q "ffff:0a4d:0001" -r /sys/class/infiniband/tbrdma0/ports/1/gids/
+"$PROG" objects || fail "verbs_objects objects"
+rmmod tbrdma
+echo "verbs-objects: ok"
