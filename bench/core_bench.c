@@ -47,7 +47,7 @@ struct ring {
 };
 
 struct end {
-	struct tbr_qp *qp;
+	struct tbr_tqp *qp;
 	struct ring *out[MAX_RAILS];	/* rings this end transmits on */
 	unsigned int nout, next;
 	struct ring *in[MAX_RAILS];
@@ -127,7 +127,7 @@ static int op_mr_atomic(void *ctx, uint32_t rkey, uint64_t va,
 	return -TBR_WC_REM_ACCESS_ERR;
 }
 
-static int op_get_recv(void *ctx, struct tbr_recv_wqe *wqe)
+static int op_get_recv(void *ctx, struct tbr_tqp_recv *wqe)
 {
 	return -ENOENT;
 }
@@ -202,7 +202,7 @@ static bool drain(struct end *e)
 		while (tail != head) {
 			struct slot *s = &r->slots[tail % RING_SLOTS];
 
-			tbr_qp_rx(e->qp, s->data, s->len, now_ns());
+			tbr_tqp_rx(e->qp, s->data, s->len, now_ns());
 			tail++;
 			atomic_store_explicit(&r->tail, tail, memory_order_release);
 			any = true;
@@ -224,8 +224,8 @@ static void *responder(void *arg)
 		bool any = drain(e);
 		uint64_t t = now_ns();
 
-		if (!any || tbr_qp_next_deadline(e->qp) <= t)
-			tbr_qp_progress(e->qp, t);
+		if (!any || tbr_tqp_next_deadline(e->qp) <= t)
+			tbr_tqp_progress(e->qp, t);
 	}
 	return NULL;
 }
@@ -245,7 +245,7 @@ static double run_point(unsigned int size, double secs, uint64_t *msgs)
 
 		if (t >= deadline)
 			break;
-		while (tbr_qp_sq_space(e->qp)) {
+		while (tbr_tqp_sq_space(e->qp)) {
 			struct tbr_sge sge = { (uintptr_t)(e->mem + off), size, LKEY };
 			struct tbr_send_wr wr = {
 				.wr_id = off, .opcode = TBR_WR_WRITE,
@@ -253,18 +253,18 @@ static double run_point(unsigned int size, double secs, uint64_t *msgs)
 				.remote_addr = off, .rkey = RKEY,
 			};
 
-			if (tbr_qp_post_send(e->qp, &wr, t))
+			if (tbr_tqp_post_send(e->qp, &wr, t))
 				break;
 			off = (off + size) % (REGION - size + 1);
 			off -= off % 64;
 		}
-		if (!drain(e) || tbr_qp_next_deadline(e->qp) <= t)
-			tbr_qp_progress(e->qp, t);
+		if (!drain(e) || tbr_tqp_next_deadline(e->qp) <= t)
+			tbr_tqp_progress(e->qp, t);
 	}
 	/* let the queue run dry so the next point starts clean */
-	while (tbr_qp_sq_space(e->qp) < 256 && !e->errors) {
+	while (tbr_tqp_sq_space(e->qp) < 256 && !e->errors) {
 		drain(e);
-		tbr_qp_progress(e->qp, now_ns());
+		tbr_tqp_progress(e->qp, now_ns());
 	}
 	*msgs = e->completed - start_msgs;
 	return (double)(e->completed_bytes - start_bytes) / ((now_ns() - t0) / 1e9);
@@ -290,11 +290,11 @@ static double memcpy_rate(unsigned int size, double secs)
 static int setup(unsigned int rails)
 {
 	static struct ring data[MAX_RAILS], ack;
-	struct tbr_qp_cfg cfg = {
+	struct tbr_tqp_cfg cfg = {
 		.type = TBR_QPT_RC, .sq_depth = 256, .win = 1024,
 		.mtu = TBR_MTU_MAX, .max_rd_atomic = 1,
 	};
-	struct tbr_qp_conn conn;
+	struct tbr_tqp_conn conn;
 	unsigned int i;
 
 	memset(ends, 0, sizeof(ends));
@@ -320,13 +320,13 @@ static int setup(unsigned int rails)
 	ends[0].nin = 1;
 	for (i = 0; i < 2; i++) {
 		cfg.qpn = 0x100 + i;
-		ends[i].qp = tbr_qp_create(&cfg, &ops, &ends[i]);
+		ends[i].qp = tbr_tqp_create(&cfg, &ops, &ends[i]);
 		if (!ends[i].qp)
 			return -EINVAL;
-		tbr_qp_conn_defaults(&conn);
+		tbr_tqp_conn_defaults(&conn);
 		conn.dest_qpn = 0x100 + !i;
 		conn.sq_psn = conn.rq_psn = 0;
-		if (tbr_qp_connect(ends[i].qp, &conn))
+		if (tbr_tqp_connect(ends[i].qp, &conn))
 			return -EINVAL;
 	}
 	return 0;
@@ -335,7 +335,7 @@ static int setup(unsigned int rails)
 static void teardown(void)
 {
 	for (int i = 0; i < 2; i++) {
-		tbr_qp_destroy(ends[i].qp);
+		tbr_tqp_destroy(ends[i].qp);
 		free(ends[i].mem);
 	}
 }
@@ -416,8 +416,8 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			if (getenv("CORE_BENCH_COUNTERS")) {
-				const struct tbr_qp_counters *a = tbr_qp_counters(ends[0].qp);
-				const struct tbr_qp_counters *b = tbr_qp_counters(ends[1].qp);
+				const struct tbr_tqp_counters *a = tbr_tqp_counters(ends[0].qp);
+				const struct tbr_tqp_counters *b = tbr_tqp_counters(ends[1].qp);
 
 				fprintf(stderr, "  A: tx %llu rtx %llu fast %llu tmo %llu stalls %llu acks %llu | "
 					"B: rx %llu dup %llu oow %llu acks %llu\n",

@@ -2,7 +2,7 @@
 /*
  * tbr_core.h - OS-independent tbrdma transport core: public API.
  *
- * One struct tbr_qp holds the transport state of one QP: the requester
+ * One struct tbr_tqp holds the transport state of one QP: the requester
  * (send queue, PSN window, selective ACK tracking, retransmission, RNR
  * backoff, READ/ATOMIC responses) and the responder (receive window,
  * out-of-order placement, in-order completion, ACK/NAK generation, READ
@@ -20,16 +20,16 @@
  *   the same QP.
  * - Time: the core never reads a clock. Every entry point that may need
  *   time takes @now in nanoseconds from any monotonic clock.
- *   tbr_qp_next_deadline() tells when tbr_qp_progress() must be called next
+ *   tbr_tqp_next_deadline() tells when tbr_tqp_progress() must be called next
  *   (the kernel arms an hrtimer or its poll loop for it; it may call earlier).
  * - Transmit: frames go out through ops->tx_alloc()/ops->tx_send(). When
  *   tx_alloc() returns NULL the core stops and resumes on the next call of
- *   tbr_qp_progress() (call it when rail space frees up).
+ *   tbr_tqp_progress() (call it when rail space frees up).
  * - Memory: the core touches user memory only through the ops: local SGE
  *   lists (sgl_read/sgl_write) and remote keys (mr_*), so the kernel can map
  *   MR pages and the host tests can use plain buffers.
- * - Allocation: tbr_qp_create() allocates every tracking array; nothing is
- *   allocated on the data path. tbr_qp_create/destroy: process context.
+ * - Allocation: tbr_tqp_create() allocates every tracking array; nothing is
+ *   allocated on the data path. tbr_tqp_create/destroy: process context.
  *   All other entry points: any context, no sleeping.
  */
 #ifndef TBR_CORE_H
@@ -38,7 +38,7 @@
 #include "tbr_os.h"
 #include "tbr_wire.h"
 
-enum tbr_qp_type {
+enum tbr_tqp_type {
 	TBR_QPT_RC,
 	TBR_QPT_UC,
 	TBR_QPT_UD,
@@ -112,7 +112,7 @@ struct tbr_send_wr {
 	u64 wr_id;
 	enum tbr_wr_opcode opcode;
 	u32 flags;			/* TBR_WR_* */
-	const struct tbr_sge *sgl;	/* copied by tbr_qp_post_send() */
+	const struct tbr_sge *sgl;	/* copied by tbr_tqp_post_send() */
 	u32 num_sge;
 	const void *inline_data;	/* TBR_WR_INLINE: copied at post */
 	u32 inline_len;
@@ -128,7 +128,7 @@ struct tbr_send_wr {
 };
 
 /* A receive WQE handed to the core by ops->get_recv(). */
-struct tbr_recv_wqe {
+struct tbr_tqp_recv {
 	u64 wr_id;
 	u32 num_sge;
 	struct tbr_sge sge[TBR_MAX_SGE];
@@ -159,7 +159,7 @@ enum tbr_atomic_op {
 
 /*
  * Callbacks from the core into its user. @ctx is the pointer given to
- * tbr_qp_create(). All run synchronously inside a core entry point with
+ * tbr_tqp_create(). All run synchronously inside a core entry point with
  * the caller's per-QP serialization held; none may sleep or call back into
  * the same QP. Return values: 0 or a negative enum tbr_wc_status-style code
  * as documented per callback.
@@ -197,7 +197,7 @@ struct tbr_ops {
 	 * Return 0, or -ENOENT when none is posted (the core answers RNR).
 	 * The core owns the WQE until it completes it.
 	 */
-	int (*get_recv)(void *ctx, struct tbr_recv_wqe *wqe);
+	int (*get_recv)(void *ctx, struct tbr_tqp_recv *wqe);
 	/* Deliver a completion (send or receive queue: see cqe->recv). */
 	void (*complete)(void *ctx, const struct tbr_cqe *cqe);
 	/*
@@ -219,7 +219,7 @@ struct tbr_ops {
 };
 
 /* Per-QP counters; monotonically increasing. */
-struct tbr_qp_counters {
+struct tbr_tqp_counters {
 	u64 tx_frames;
 	u64 tx_bytes;		/* payload bytes */
 	u64 rx_frames;		/* frames accepted by the parser */
@@ -246,8 +246,8 @@ struct tbr_qp_counters {
 };
 
 /* Creation-time configuration. */
-struct tbr_qp_cfg {
-	enum tbr_qp_type type;
+struct tbr_tqp_cfg {
+	enum tbr_tqp_type type;
 	u32 qpn;
 	u32 sq_depth;		/* power of two, 1..TBR_SQ_DEPTH_MAX */
 	/*
@@ -265,7 +265,7 @@ struct tbr_qp_cfg {
 #define TBR_WIN_MAX		4096
 
 /* Connection attributes (modify_qp to RTR/RTS). */
-struct tbr_qp_conn {
+struct tbr_tqp_conn {
 	u32 dest_qpn;		/* RC/UC: peer QP; UD: unused */
 	u16 conn_id;		/* RC/UC: carried in every frame sent */
 	u32 sq_psn;		/* first PSN this side sends */
@@ -280,28 +280,28 @@ struct tbr_qp_conn {
 	u64 uc_reorder_ns;	/* UC responder: time a hole may stay open */
 };
 
-struct tbr_qp;
+struct tbr_tqp;
 
 /* Fill @conn with the defaults documented in docs/protocol.md. */
-void tbr_qp_conn_defaults(struct tbr_qp_conn *conn);
+void tbr_tqp_conn_defaults(struct tbr_tqp_conn *conn);
 
 /*
  * Allocate and initialise a QP's transport state. Returns NULL on bad
  * configuration or allocation failure. Context: process (may sleep).
  */
-struct tbr_qp *tbr_qp_create(const struct tbr_qp_cfg *cfg,
+struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 			     const struct tbr_ops *ops, void *ctx);
 /*
- * Free the state. WRs still held are NOT completed: call tbr_qp_flush()
+ * Free the state. WRs still held are NOT completed: call tbr_tqp_flush()
  * first if completions are wanted. Context: process.
  */
-void tbr_qp_destroy(struct tbr_qp *qp);
+void tbr_tqp_destroy(struct tbr_tqp *qp);
 
 /*
  * Enter the connected state (RC/UC: RTR+RTS; UD: ready) with @conn.
  * Resets all sequence state. Returns 0 or -EINVAL.
  */
-int tbr_qp_connect(struct tbr_qp *qp, const struct tbr_qp_conn *conn);
+int tbr_tqp_connect(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn);
 
 /*
  * Post a send WR. Returns 0, -ENOSPC when the core's send queue is full,
@@ -310,10 +310,10 @@ int tbr_qp_connect(struct tbr_qp *qp, const struct tbr_qp_conn *conn);
  * in the error state (the caller completes the WR with WR_FLUSH_ERR).
  * Transmits what the window and the rails allow before returning.
  */
-int tbr_qp_post_send(struct tbr_qp *qp, const struct tbr_send_wr *wr, u64 now);
+int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now);
 
 /* Number of send WRs that can be posted now. */
-u32 tbr_qp_sq_space(const struct tbr_qp *qp);
+u32 tbr_tqp_sq_space(const struct tbr_tqp *qp);
 
 /*
  * Feed one received frame. Returns 0 if it was accepted (including
@@ -321,27 +321,27 @@ u32 tbr_qp_sq_space(const struct tbr_qp *qp);
  * -EINVAL malformed or invalid for this QP, -ERANGE outside the window,
  * -EIO QP in error. Every rejection is counted.
  */
-int tbr_qp_rx(struct tbr_qp *qp, const void *frame, u32 len, u64 now);
+int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now);
 
 /*
  * Run expired timers (retransmission, RNR backoff, delayed ACK, UC hole)
  * and transmit whatever is pending (after tx_alloc() failed). Call at or
- * after tbr_qp_next_deadline() and whenever transmit space frees up.
+ * after tbr_tqp_next_deadline() and whenever transmit space frees up.
  */
-void tbr_qp_progress(struct tbr_qp *qp, u64 now);
+void tbr_tqp_progress(struct tbr_tqp *qp, u64 now);
 
-/* Earliest time tbr_qp_progress() must run, or TBR_NO_DEADLINE. */
-u64 tbr_qp_next_deadline(const struct tbr_qp *qp);
+/* Earliest time tbr_tqp_progress() must run, or TBR_NO_DEADLINE. */
+u64 tbr_tqp_next_deadline(const struct tbr_tqp *qp);
 
 /*
  * Move the QP to the error state: complete every WR the core holds (send
  * WRs and fetched receive WQEs) with WR_FLUSH_ERR, in order. Idempotent.
  * ops->qp_error is not called for this caller-initiated transition.
  */
-void tbr_qp_flush(struct tbr_qp *qp);
+void tbr_tqp_flush(struct tbr_tqp *qp);
 
-bool tbr_qp_in_error(const struct tbr_qp *qp);
-const struct tbr_qp_counters *tbr_qp_counters(const struct tbr_qp *qp);
+bool tbr_tqp_in_error(const struct tbr_tqp *qp);
+const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp);
 
 /*
  * Demultiplex helper: parse only the base header of @frame to find the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tbr_priv.h - transport core internals shared by tbr_qp.c, tbr_req.c and
+ * tbr_priv.h - transport core internals shared by tbr_tqp.c, tbr_req.c and
  * tbr_resp.c. Not part of the API. Locking: none; see tbr_core.h.
  */
 #ifndef TBR_PRIV_H
@@ -42,7 +42,7 @@ struct tbr_swqe {
 
 /* Fetched receive WQE. */
 struct tbr_rwqe {
-	struct tbr_recv_wqe wqe;
+	struct tbr_tqp_recv wqe;
 	u64 total;		/* sum of SGE lengths */
 };
 
@@ -100,9 +100,9 @@ struct tbr_acache {
 	u64 orig;
 };
 
-struct tbr_qp {
-	struct tbr_qp_cfg cfg;
-	struct tbr_qp_conn conn;
+struct tbr_tqp {
+	struct tbr_tqp_cfg cfg;
+	struct tbr_tqp_conn conn;
 	const struct tbr_ops *ops;
 	void *ctx;
 	u32 wmask;		/* win - 1 */
@@ -110,7 +110,7 @@ struct tbr_qp {
 	u8 connected;
 	u8 error;
 	u8 tx_blocked;		/* last tx_alloc() failed */
-	struct tbr_qp_counters cnt;
+	struct tbr_tqp_counters cnt;
 
 	/* ---- requester ---- */
 	struct tbr_swqe *sq;
@@ -237,7 +237,7 @@ static inline u32 tbr_bm_run(const u64 *bm, u32 nbits, u32 idx, u32 max)
 	return n < max ? n : max;
 }
 
-static inline u32 tbr_win(const struct tbr_qp *qp)
+static inline u32 tbr_win(const struct tbr_tqp *qp)
 {
 	return qp->cfg.win;
 }
@@ -247,26 +247,26 @@ static inline u32 tbr_frames(u32 len, u32 mtu)
 	return len ? (len - 1) / mtu + 1 : 1;
 }
 
-/* tbr_qp.c */
-void *tbr_tx_get(struct tbr_qp *qp, u32 len);
-void tbr_tx_put(struct tbr_qp *qp, void *buf, u32 len, u32 paylen);
-void tbr_qp_fatal(struct tbr_qp *qp, u32 status);
+/* tbr_tqp.c */
+void *tbr_tx_get(struct tbr_tqp *qp, u32 len);
+void tbr_tx_put(struct tbr_tqp *qp, void *buf, u32 len, u32 paylen);
+void tbr_tqp_fatal(struct tbr_tqp *qp, u32 status);
 
 /* tbr_req.c */
-void tbr_req_reset(struct tbr_qp *qp);
-void tbr_req_pump(struct tbr_qp *qp, u64 now);
-int tbr_req_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now);
-void tbr_req_timer(struct tbr_qp *qp, u64 now);
-u64 tbr_req_deadline(const struct tbr_qp *qp);
-void tbr_req_flush(struct tbr_qp *qp);
+void tbr_req_reset(struct tbr_tqp *qp);
+void tbr_req_pump(struct tbr_tqp *qp, u64 now);
+int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
+void tbr_req_timer(struct tbr_tqp *qp, u64 now);
+u64 tbr_req_deadline(const struct tbr_tqp *qp);
+void tbr_req_flush(struct tbr_tqp *qp);
 
 /* tbr_resp.c */
-void tbr_resp_reset(struct tbr_qp *qp);
-void tbr_resp_pump(struct tbr_qp *qp, u64 now);
-int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now);
-void tbr_resp_timer(struct tbr_qp *qp, u64 now);
-u64 tbr_resp_deadline(const struct tbr_qp *qp);
-void tbr_resp_flush(struct tbr_qp *qp);
-void tbr_resp_error_rx(struct tbr_qp *qp, const struct tbr_hdr *h);
+void tbr_resp_reset(struct tbr_tqp *qp);
+void tbr_resp_pump(struct tbr_tqp *qp, u64 now);
+int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
+void tbr_resp_timer(struct tbr_tqp *qp, u64 now);
+u64 tbr_resp_deadline(const struct tbr_tqp *qp);
+void tbr_resp_flush(struct tbr_tqp *qp);
+void tbr_resp_error_rx(struct tbr_tqp *qp, const struct tbr_hdr *h);
 
 #endif /* TBR_PRIV_H */

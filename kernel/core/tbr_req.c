@@ -9,7 +9,7 @@
  */
 #include "tbr_priv.h"
 
-static struct tbr_swqe *tbr_wr(struct tbr_qp *qp, u32 msn)
+static struct tbr_swqe *tbr_wr(struct tbr_tqp *qp, u32 msn)
 {
 	return &qp->sq[msn & qp->sq_mask];
 }
@@ -25,7 +25,7 @@ static bool tbr_wr_is_atomic(u8 op)
 	return op == TBR_WR_CMP_SWAP || op == TBR_WR_FETCH_ADD;
 }
 
-void tbr_req_reset(struct tbr_qp *qp)
+void tbr_req_reset(struct tbr_tqp *qp)
 {
 	u32 w = tbr_win(qp);
 
@@ -49,12 +49,12 @@ void tbr_req_reset(struct tbr_qp *qp)
 	qp->halted = 0;
 }
 
-u32 tbr_qp_sq_space(const struct tbr_qp *qp)
+u32 tbr_tqp_sq_space(const struct tbr_tqp *qp)
 {
 	return qp->cfg.sq_depth - (qp->sq_tail - qp->sq_head);
 }
 
-static int tbr_wr_check(const struct tbr_qp *qp, const struct tbr_send_wr *wr,
+static int tbr_wr_check(const struct tbr_tqp *qp, const struct tbr_send_wr *wr,
 			u64 *lenp)
 {
 	u64 len = 0;
@@ -105,7 +105,7 @@ static int tbr_wr_check(const struct tbr_qp *qp, const struct tbr_send_wr *wr,
 	return 0;
 }
 
-int tbr_qp_post_send(struct tbr_qp *qp, const struct tbr_send_wr *wr, u64 now)
+int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 {
 	struct tbr_swqe *w;
 	u64 len;
@@ -184,7 +184,7 @@ static const u8 tbr_wr_wc_op[] = {
  * Returns 0, -EAGAIN when no tx buffer is available, or -EIO when the local
  * SGE list cannot be read (w->status is set).
  */
-static int tbr_req_xmit(struct tbr_qp *qp, struct tbr_swqe *w, u32 psn,
+static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 			u32 nresp, bool retrans)
 {
 	u32 mtu = qp->cfg.mtu;
@@ -290,7 +290,7 @@ static int tbr_req_xmit(struct tbr_qp *qp, struct tbr_swqe *w, u32 psn,
 	return 0;
 }
 
-static void tbr_req_arm(struct tbr_qp *qp, u64 now)
+static void tbr_req_arm(struct tbr_tqp *qp, u64 now)
 {
 	if (qp->cfg.type == TBR_QPT_RC && qp->conn.timeout_ns &&
 	    qp->rto_deadline == TBR_NO_DEADLINE &&
@@ -299,7 +299,7 @@ static void tbr_req_arm(struct tbr_qp *qp, u64 now)
 }
 
 /* Mark [psn, psn + n) done, except READ/ATOMIC response PSNs. */
-static bool tbr_req_mark(struct tbr_qp *qp, u32 psn, u32 n)
+static bool tbr_req_mark(struct tbr_tqp *qp, u32 psn, u32 n)
 {
 	u32 w = tbr_win(qp);
 	bool progress = false;
@@ -319,7 +319,7 @@ static bool tbr_req_mark(struct tbr_qp *qp, u32 psn, u32 n)
 	return progress;
 }
 
-static void tbr_wc_send(struct tbr_qp *qp, struct tbr_swqe *w, u32 status)
+static void tbr_wc_send(struct tbr_tqp *qp, struct tbr_swqe *w, u32 status)
 {
 	struct tbr_cqe c;
 
@@ -333,7 +333,7 @@ static void tbr_wc_send(struct tbr_qp *qp, struct tbr_swqe *w, u32 status)
 }
 
 /* Slide una over done PSNs and retire finished WRs in posting order. */
-static bool tbr_req_advance(struct tbr_qp *qp)
+static bool tbr_req_advance(struct tbr_tqp *qp)
 {
 	u32 w = tbr_win(qp);
 	u32 out = (u32)tbr_psn_diff(qp->snd_nxt, qp->una);
@@ -362,7 +362,7 @@ static bool tbr_req_advance(struct tbr_qp *qp)
 			if (wr->rd)
 				qp->rd_out--;
 			tbr_wc_send(qp, wr, st);
-			tbr_qp_fatal(qp, st);
+			tbr_tqp_fatal(qp, st);
 			return n > 0;
 		}
 		if (qp->sq_head == qp->sq_next ||
@@ -380,7 +380,7 @@ static bool tbr_req_advance(struct tbr_qp *qp)
 }
 
 /* Forward progress: reset the retry budget and restart the timer. */
-static void tbr_req_progress_made(struct tbr_qp *qp, u64 now)
+static void tbr_req_progress_made(struct tbr_tqp *qp, u64 now)
 {
 	qp->retries_left = qp->conn.retry_cnt;
 	qp->rto_deadline = TBR_NO_DEADLINE;
@@ -389,7 +389,7 @@ static void tbr_req_progress_made(struct tbr_qp *qp, u64 now)
 }
 
 /* Last not-done PSN in [psn, end), which holds at least @psn itself. */
-static u32 tbr_req_last_missing(struct tbr_qp *qp, u32 psn, u32 end)
+static u32 tbr_req_last_missing(struct tbr_tqp *qp, u32 psn, u32 end)
 {
 	u32 p = tbr_psn_add(end, TBR_PSN_MASK);
 
@@ -403,7 +403,7 @@ static u32 tbr_req_last_missing(struct tbr_qp *qp, u32 psn, u32 end)
  * request chunk). Returns the PSN after what was covered, or @psn when the
  * transmit path is full.
  */
-static u32 tbr_req_resend(struct tbr_qp *qp, u32 psn)
+static u32 tbr_req_resend(struct tbr_tqp *qp, u32 psn)
 {
 	struct tbr_swqe *w = tbr_wr(qp, qp->psn_msn[psn & qp->wmask]);
 	u32 next = tbr_psn_add(psn, 1);
@@ -432,7 +432,7 @@ static u32 tbr_req_resend(struct tbr_qp *qp, u32 psn)
 }
 
 /* Continue the retransmission sweep; false when stalled on transmit. */
-static bool tbr_req_sweep(struct tbr_qp *qp)
+static bool tbr_req_sweep(struct tbr_tqp *qp)
 {
 	u32 w = tbr_win(qp);
 
@@ -460,7 +460,7 @@ static bool tbr_req_sweep(struct tbr_qp *qp)
 	return true;
 }
 
-static void tbr_req_start_sweep(struct tbr_qp *qp)
+static void tbr_req_start_sweep(struct tbr_tqp *qp)
 {
 	qp->rtx_active = 1;
 	qp->rtx_next = qp->una;
@@ -468,7 +468,7 @@ static void tbr_req_start_sweep(struct tbr_qp *qp)
 	memset(qp->rtxd, 0, tbr_win(qp) / 8);
 }
 
-void tbr_req_pump(struct tbr_qp *qp, u64 now)
+void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 {
 	u32 win = tbr_win(qp);
 	bool unacked = qp->cfg.type != TBR_QPT_RC;
@@ -533,7 +533,7 @@ void tbr_req_pump(struct tbr_qp *qp, u64 now)
 	tbr_req_advance(qp);
 }
 
-static void tbr_req_fail(struct tbr_qp *qp, struct tbr_swqe *w, u32 msn,
+static void tbr_req_fail(struct tbr_tqp *qp, struct tbr_swqe *w, u32 msn,
 			 u32 status)
 {
 	if (!w->status)
@@ -548,7 +548,7 @@ static void tbr_req_fail(struct tbr_qp *qp, struct tbr_swqe *w, u32 msn,
  * Fast retransmit: resend holes that at least reorder_thresh later PSNs
  * have overtaken, once per RTO round. READ/ATOMIC holes wait for the timer.
  */
-static void tbr_req_fast_rtx(struct tbr_qp *qp, u32 hi)
+static void tbr_req_fast_rtx(struct tbr_tqp *qp, u32 hi)
 {
 	u32 w = tbr_win(qp);
 	u32 p = qp->una;
@@ -592,7 +592,7 @@ static u32 tbr_syn_status(u8 syn)
 	}
 }
 
-static int tbr_req_ack(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
 	u32 w = tbr_win(qp);
 	s32 out = tbr_psn_diff(qp->snd_nxt, qp->una);
@@ -675,7 +675,7 @@ out:
 }
 
 /* READ response or ATOMIC response. */
-static int tbr_req_resp(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+static int tbr_req_resp(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
 	u32 idx = h->psn & qp->wmask;
 	s32 o = tbr_psn_diff(h->psn, qp->una);
@@ -742,7 +742,7 @@ invalid:
 	return -EINVAL;
 }
 
-int tbr_req_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
 	if (qp->cfg.type != TBR_QPT_RC) {
 		qp->cnt.rx_invalid++;
@@ -753,7 +753,7 @@ int tbr_req_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
 	return tbr_req_resp(qp, h, now);
 }
 
-void tbr_req_timer(struct tbr_qp *qp, u64 now)
+void tbr_req_timer(struct tbr_tqp *qp, u64 now)
 {
 	if (qp->rnr_until != TBR_NO_DEADLINE && now >= qp->rnr_until) {
 		qp->rnr_until = TBR_NO_DEADLINE;
@@ -778,7 +778,7 @@ void tbr_req_timer(struct tbr_qp *qp, u64 now)
 	tbr_req_arm(qp, now);
 }
 
-u64 tbr_req_deadline(const struct tbr_qp *qp)
+u64 tbr_req_deadline(const struct tbr_tqp *qp)
 {
 	u64 d = qp->rto_deadline;
 
@@ -787,7 +787,7 @@ u64 tbr_req_deadline(const struct tbr_qp *qp)
 	return d;
 }
 
-void tbr_req_flush(struct tbr_qp *qp)
+void tbr_req_flush(struct tbr_tqp *qp)
 {
 	while (qp->sq_head != qp->sq_tail) {
 		struct tbr_swqe *w = tbr_wr(qp, qp->sq_head);

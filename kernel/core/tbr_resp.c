@@ -27,12 +27,12 @@ static bool tbr_op_atomic(u8 op)
 	return op == TBR_OP_CMP_SWAP || op == TBR_OP_FETCH_ADD;
 }
 
-static u32 tbr_rq_win(const struct tbr_qp *qp)
+static u32 tbr_rq_win(const struct tbr_tqp *qp)
 {
 	return qp->rq_mask + 1;
 }
 
-void tbr_resp_reset(struct tbr_qp *qp)
+void tbr_resp_reset(struct tbr_tqp *qp)
 {
 	u32 w = tbr_win(qp);
 
@@ -63,7 +63,7 @@ void tbr_resp_reset(struct tbr_qp *qp)
 /* ---- transmit helpers ---- */
 
 /* Send an ACK (or NAK) carrying the receive window state. */
-static bool tbr_resp_send_ack(struct tbr_qp *qp, u8 syn, u32 psn, u32 aux)
+static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 {
 	u32 w = tbr_win(qp);
 	u32 span = (u32)tbr_psn_diff(qp->rcv_hi, qp->epsn);
@@ -110,7 +110,7 @@ static bool tbr_resp_send_ack(struct tbr_qp *qp, u8 syn, u32 psn, u32 aux)
 }
 
 /* RC: acknowledge now, or schedule a coalesced ACK. */
-static void tbr_resp_ack(struct tbr_qp *qp, u64 now, bool urgent)
+static void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent)
 {
 	if (qp->cfg.type != TBR_QPT_RC)
 		return;
@@ -126,16 +126,16 @@ static void tbr_resp_ack(struct tbr_qp *qp, u64 now, bool urgent)
 }
 
 /* A fatal responder error in message order: NAK it and fail the QP. */
-static void tbr_resp_fatal(struct tbr_qp *qp, u8 syn, u32 psn, u32 status)
+static void tbr_resp_fatal(struct tbr_tqp *qp, u8 syn, u32 psn, u32 status)
 {
 	/* Repeated by tbr_resp_error_rx() if lost. */
 	qp->fatal_syn = syn;
 	qp->fatal_psn = psn;
 	tbr_resp_send_ack(qp, syn, psn, 0);
-	tbr_qp_fatal(qp, status);
+	tbr_tqp_fatal(qp, status);
 }
 
-void tbr_resp_error_rx(struct tbr_qp *qp, const struct tbr_hdr *h)
+void tbr_resp_error_rx(struct tbr_tqp *qp, const struct tbr_hdr *h)
 {
 	if (qp->fatal_syn && qp->cfg.type == TBR_QPT_RC &&
 	    h->opcode != TBR_OP_ACK && h->opcode != TBR_OP_READ_RESP &&
@@ -143,7 +143,7 @@ void tbr_resp_error_rx(struct tbr_qp *qp, const struct tbr_hdr *h)
 		tbr_resp_send_ack(qp, qp->fatal_syn, qp->fatal_psn, 0);
 }
 
-static void tbr_wc_recv(struct tbr_qp *qp, const struct tbr_rwqe *r,
+static void tbr_wc_recv(struct tbr_tqp *qp, const struct tbr_rwqe *r,
 			const struct tbr_rmsg *s, u32 status)
 {
 	struct tbr_cqe c;
@@ -176,7 +176,7 @@ static void tbr_wc_recv(struct tbr_qp *qp, const struct tbr_rwqe *r,
 /* ---- receive WQEs ---- */
 
 /* The receive WQE for local receive index @ri, fetching up to it. */
-static struct tbr_rwqe *tbr_resp_wqe(struct tbr_qp *qp, u32 ri)
+static struct tbr_rwqe *tbr_resp_wqe(struct tbr_tqp *qp, u32 ri)
 {
 	while ((u32)(qp->rq_fetched - qp->rq_head) <= (u32)(ri - qp->rq_head)) {
 		struct tbr_rwqe *r = &qp->rq[qp->rq_fetched & qp->rq_mask];
@@ -196,7 +196,7 @@ static struct tbr_rwqe *tbr_resp_wqe(struct tbr_qp *qp, u32 ri)
 
 /* ---- jobs (READ responses, ATOMICs) ---- */
 
-static struct tbr_job *tbr_job_alloc(struct tbr_qp *qp)
+static struct tbr_job *tbr_job_alloc(struct tbr_tqp *qp)
 {
 	u32 i;
 
@@ -212,14 +212,14 @@ static struct tbr_job *tbr_job_alloc(struct tbr_qp *qp)
 	return NULL;
 }
 
-static void tbr_job_free(struct tbr_qp *qp, struct tbr_job *j)
+static void tbr_job_free(struct tbr_tqp *qp, struct tbr_job *j)
 {
 	j->state = TBR_JOB_FREE;
 	qp->njobs--;
 }
 
 /* A READ/ATOMIC request before @psn has not been fully answered yet. */
-static bool tbr_resp_job_before(const struct tbr_qp *qp, u32 psn)
+static bool tbr_resp_job_before(const struct tbr_tqp *qp, u32 psn)
 {
 	u32 i;
 
@@ -235,7 +235,7 @@ static bool tbr_resp_job_before(const struct tbr_qp *qp, u32 psn)
 	return false;
 }
 
-static void tbr_acache_put(struct tbr_qp *qp, u32 psn, u64 orig)
+static void tbr_acache_put(struct tbr_tqp *qp, u32 psn, u64 orig)
 {
 	struct tbr_acache *a = &qp->acache[qp->acache_pos];
 
@@ -245,13 +245,13 @@ static void tbr_acache_put(struct tbr_qp *qp, u32 psn, u64 orig)
 	qp->acache_pos = (qp->acache_pos + 1) % TBR_ATOMIC_CACHE;
 }
 
-static struct tbr_rmsg *tbr_resp_slot_of(struct tbr_qp *qp, u32 msn)
+static struct tbr_rmsg *tbr_resp_slot_of(struct tbr_tqp *qp, u32 msn)
 {
 	return &qp->msg[msn & qp->wmask];
 }
 
 /* Execute (in PSN order) the jobs whose request PSN the window passed. */
-static void tbr_resp_exec(struct tbr_qp *qp)
+static void tbr_resp_exec(struct tbr_tqp *qp)
 {
 	for (;;) {
 		struct tbr_job *best = NULL;
@@ -317,14 +317,14 @@ static void tbr_resp_exec(struct tbr_qp *qp)
 
 /* ---- UC loss handling ---- */
 
-static void tbr_uc_drop(struct tbr_qp *qp, struct tbr_rmsg *s)
+static void tbr_uc_drop(struct tbr_tqp *qp, struct tbr_rmsg *s)
 {
 	s->state = TBR_RMSG_DROPPED;
 	qp->cnt.uc_msgs_dropped++;
 }
 
 /* Move the bytes of a message from one receive WQE to another. */
-static int tbr_uc_move(struct tbr_qp *qp, struct tbr_rwqe *from,
+static int tbr_uc_move(struct tbr_tqp *qp, struct tbr_rwqe *from,
 		       struct tbr_rwqe *to, u32 len)
 {
 	u32 off = 0;
@@ -355,7 +355,7 @@ static int tbr_uc_move(struct tbr_qp *qp, struct tbr_rwqe *from,
  * that no longer fits is dropped too. Cost: one copy of the data in flight,
  * paid only on loss.
  */
-static void tbr_uc_shift(struct tbr_qp *qp, u32 first, u32 k)
+static void tbr_uc_shift(struct tbr_tqp *qp, u32 first, u32 k)
 {
 	u32 i;
 
@@ -377,7 +377,7 @@ static void tbr_uc_shift(struct tbr_qp *qp, u32 first, u32 k)
 }
 
 /* UC: the head message @s is lost; its receive WQE is reused. */
-static void tbr_uc_drop_head(struct tbr_qp *qp, struct tbr_rmsg *s)
+static void tbr_uc_drop_head(struct tbr_tqp *qp, struct tbr_rmsg *s)
 {
 	if (s->state == TBR_RMSG_ACTIVE)
 		tbr_uc_drop(qp, s);
@@ -392,7 +392,7 @@ static bool tbr_rmsg_complete(const struct tbr_rmsg *s)
 	return s->seen && s->rcvd == s->msg_len;
 }
 
-static void tbr_resp_retire(struct tbr_qp *qp)
+static void tbr_resp_retire(struct tbr_tqp *qp)
 {
 	bool uc = qp->cfg.type == TBR_QPT_UC;
 
@@ -481,7 +481,7 @@ static void tbr_resp_retire(struct tbr_qp *qp)
 }
 
 /* Slide epsn over received PSNs, run jobs that became in order, retire. */
-static void tbr_resp_advance(struct tbr_qp *qp)
+static void tbr_resp_advance(struct tbr_tqp *qp)
 {
 	u32 w = tbr_win(qp);
 	u32 span = (u32)tbr_psn_diff(qp->rcv_hi, qp->epsn);
@@ -507,7 +507,7 @@ static void tbr_resp_advance(struct tbr_qp *qp)
  * Check a data/READ/ATOMIC frame against its message slot, creating the
  * slot for the first frame of a message seen. Returns 0 or -EINVAL.
  */
-static int tbr_resp_slot(struct tbr_qp *qp, struct tbr_rmsg *s,
+static int tbr_resp_slot(struct tbr_tqp *qp, struct tbr_rmsg *s,
 			 const struct tbr_hdr *h)
 {
 	u32 mtu = qp->cfg.mtu;
@@ -559,7 +559,7 @@ static int tbr_resp_slot(struct tbr_qp *qp, struct tbr_rmsg *s,
 }
 
 /* RC: tell the requester there is no receive WQE (throttled). */
-static void tbr_resp_rnr(struct tbr_qp *qp, const struct tbr_rmsg *s,
+static void tbr_resp_rnr(struct tbr_tqp *qp, const struct tbr_rmsg *s,
 			 const struct tbr_hdr *h, u64 now)
 {
 	u64 t = qp->conn.min_rnr_timer_ns;
@@ -576,7 +576,7 @@ static void tbr_resp_rnr(struct tbr_qp *qp, const struct tbr_rmsg *s,
 }
 
 /* Bind the receive WQE of a receive-consuming message; NULL: none posted. */
-static struct tbr_rwqe *tbr_resp_bind(struct tbr_qp *qp, struct tbr_rmsg *s,
+static struct tbr_rwqe *tbr_resp_bind(struct tbr_tqp *qp, struct tbr_rmsg *s,
 				      const struct tbr_hdr *h, u64 now,
 				      int *disp)
 {
@@ -604,7 +604,7 @@ static struct tbr_rwqe *tbr_resp_bind(struct tbr_qp *qp, struct tbr_rmsg *s,
 	return r;
 }
 
-static int tbr_resp_send(struct tbr_qp *qp, struct tbr_rmsg *s,
+static int tbr_resp_send(struct tbr_tqp *qp, struct tbr_rmsg *s,
 			 const struct tbr_hdr *h, u64 now)
 {
 	struct tbr_rwqe *r;
@@ -633,7 +633,7 @@ static int tbr_resp_send(struct tbr_qp *qp, struct tbr_rmsg *s,
 	return TBR_TAKEN;
 }
 
-static int tbr_resp_write(struct tbr_qp *qp, struct tbr_rmsg *s,
+static int tbr_resp_write(struct tbr_tqp *qp, struct tbr_rmsg *s,
 			  const struct tbr_hdr *h, u64 now)
 {
 	int disp = TBR_TAKEN;
@@ -672,7 +672,7 @@ static int tbr_resp_write(struct tbr_qp *qp, struct tbr_rmsg *s,
 }
 
 /* Returns the number of PSNs taken (> 0), TBR_NOT_TAKEN as 0, or < 0. */
-static int tbr_resp_read_req(struct tbr_qp *qp, struct tbr_rmsg *s,
+static int tbr_resp_read_req(struct tbr_tqp *qp, struct tbr_rmsg *s,
 			     const struct tbr_hdr *h, s32 d)
 {
 	u32 mtu = qp->cfg.mtu, w = tbr_win(qp);
@@ -702,7 +702,7 @@ static int tbr_resp_read_req(struct tbr_qp *qp, struct tbr_rmsg *s,
 	return (int)n;
 }
 
-static int tbr_resp_atomic(struct tbr_qp *qp, struct tbr_rmsg *s,
+static int tbr_resp_atomic(struct tbr_tqp *qp, struct tbr_rmsg *s,
 			   const struct tbr_hdr *h)
 {
 	struct tbr_job *j;
@@ -732,7 +732,7 @@ static int tbr_resp_atomic(struct tbr_qp *qp, struct tbr_rmsg *s,
 }
 
 /* RC: a request whose PSN is behind epsn. */
-static int tbr_resp_dup(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+static int tbr_resp_dup(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
 	u32 i, mtu = qp->cfg.mtu;
 	struct tbr_job *j;
@@ -802,7 +802,7 @@ static int tbr_resp_dup(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
 }
 
 /* UC: resynchronise on a frame far beyond the window. */
-static void tbr_uc_resync(struct tbr_qp *qp, const struct tbr_hdr *h)
+static void tbr_uc_resync(struct tbr_tqp *qp, const struct tbr_hdr *h)
 {
 	u32 i, w = tbr_win(qp);
 
@@ -829,7 +829,7 @@ static void tbr_uc_resync(struct tbr_qp *qp, const struct tbr_hdr *h)
 }
 
 /* UC: (re)arm the hole timer after the receive window moved. */
-static void tbr_uc_arm(struct tbr_qp *qp, u64 now)
+static void tbr_uc_arm(struct tbr_tqp *qp, u64 now)
 {
 	if (qp->epsn == qp->rcv_hi) {
 		qp->uc_hole_deadline = TBR_NO_DEADLINE;
@@ -841,7 +841,7 @@ static void tbr_uc_arm(struct tbr_qp *qp, u64 now)
 }
 
 /* UC: give up on the hole at epsn: drop what it cuts into. */
-static void tbr_uc_skip_one(struct tbr_qp *qp)
+static void tbr_uc_skip_one(struct tbr_tqp *qp)
 {
 	u32 w = tbr_win(qp);
 	u32 span = (u32)tbr_psn_diff(qp->rcv_hi, qp->epsn);
@@ -880,7 +880,7 @@ static void tbr_uc_skip_one(struct tbr_qp *qp)
  * UC hole timer expired: every hole below the mark taken when the timer was
  * armed has been open for uc_reorder_ns: its frames are lost.
  */
-static void tbr_uc_skip(struct tbr_qp *qp, u64 now)
+static void tbr_uc_skip(struct tbr_tqp *qp, u64 now)
 {
 	qp->uc_hole_deadline = TBR_NO_DEADLINE;
 	while (!qp->error && qp->epsn != qp->rcv_hi &&
@@ -889,7 +889,7 @@ static void tbr_uc_skip(struct tbr_qp *qp, u64 now)
 	tbr_uc_arm(qp, now);
 }
 
-static int tbr_resp_ud(struct tbr_qp *qp, const struct tbr_hdr *h)
+static int tbr_resp_ud(struct tbr_tqp *qp, const struct tbr_hdr *h)
 {
 	struct tbr_rwqe *r;
 	struct tbr_cqe c;
@@ -932,7 +932,7 @@ static int tbr_resp_ud(struct tbr_qp *qp, const struct tbr_hdr *h)
 	return 0;
 }
 
-int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
+int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
 	bool uc = qp->cfg.type == TBR_QPT_UC;
 	u32 w = tbr_win(qp), n = 1, i;
@@ -1045,7 +1045,7 @@ int tbr_resp_rx(struct tbr_qp *qp, const struct tbr_hdr *h, u64 now)
 }
 
 /* Send READ responses and ATOMIC responses of ready jobs. */
-static void tbr_resp_send_jobs(struct tbr_qp *qp)
+static void tbr_resp_send_jobs(struct tbr_tqp *qp)
 {
 	u32 i, mtu = qp->cfg.mtu;
 
@@ -1105,7 +1105,7 @@ static void tbr_resp_send_jobs(struct tbr_qp *qp)
 	}
 }
 
-void tbr_resp_pump(struct tbr_qp *qp, u64 now)
+void tbr_resp_pump(struct tbr_tqp *qp, u64 now)
 {
 	if (qp->error)
 		return;
@@ -1115,23 +1115,23 @@ void tbr_resp_pump(struct tbr_qp *qp, u64 now)
 		tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0);
 }
 
-void tbr_resp_timer(struct tbr_qp *qp, u64 now)
+void tbr_resp_timer(struct tbr_tqp *qp, u64 now)
 {
 	if (qp->cfg.type == TBR_QPT_UC && now >= qp->uc_hole_deadline)
 		tbr_uc_skip(qp, now);
 }
 
-u64 tbr_resp_deadline(const struct tbr_qp *qp)
+u64 tbr_resp_deadline(const struct tbr_tqp *qp)
 {
 	u64 d = qp->uc_hole_deadline;
 
-	/* A blocked ACK waits for tbr_qp_progress() after tx space frees. */
+	/* A blocked ACK waits for tbr_tqp_progress() after tx space frees. */
 	if (qp->ack_pending && !qp->tx_blocked && qp->ack_deadline < d)
 		d = qp->ack_deadline;
 	return d;
 }
 
-void tbr_resp_flush(struct tbr_qp *qp)
+void tbr_resp_flush(struct tbr_tqp *qp)
 {
 	while (qp->rq_head != qp->rq_fetched) {
 		tbr_wc_recv(qp, &qp->rq[qp->rq_head & qp->rq_mask], NULL,

@@ -83,9 +83,9 @@ static void post(struct sim *s, uint8_t op, uint16_t len, uint16_t off)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size };
-	struct tbr_qp_cfg cfg;
-	struct tbr_qp_conn conn;
-	enum tbr_qp_type type;
+	struct tbr_tqp_cfg cfg;
+	struct tbr_tqp_conn conn;
+	enum tbr_tqp_type type;
 	struct sim *s;
 	uint8_t mode;
 	int i, steps = 0;
@@ -93,12 +93,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (take(&in, &mode, 1))
 		return 0;
 	memset(mem, 0, sizeof(mem));
-	type = (enum tbr_qp_type)(mode % 3);
+	type = (enum tbr_tqp_type)(mode % 3);
 	sim_default_cfg(&cfg, type);
 	cfg.win = (mode & 0x10) ? 64 : 256;
 	cfg.mtu = (mode & 0x20) ? 256 : 1024;
 	cfg.sq_depth = 16;
-	tbr_qp_conn_defaults(&conn);
+	tbr_tqp_conn_defaults(&conn);
 	conn.timeout_ns = 100000;
 	conn.retry_cnt = 2;
 	conn.rnr_retry = mode & 0x40 ? 7 : 1;

@@ -121,7 +121,7 @@ static int op_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
 	return 0;
 }
 
-static int op_get_recv(void *ctx, struct tbr_recv_wqe *wqe)
+static int op_get_recv(void *ctx, struct tbr_tqp_recv *wqe)
 {
 	struct sim_ep *ep = ep_of(ctx);
 
@@ -285,7 +285,7 @@ static const struct tbr_ops sim_ops = {
 	.qp_error = op_qp_error,
 };
 
-void sim_default_cfg(struct tbr_qp_cfg *cfg, enum tbr_qp_type type)
+void sim_default_cfg(struct tbr_tqp_cfg *cfg, enum tbr_tqp_type type)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->type = type;
@@ -296,8 +296,8 @@ void sim_default_cfg(struct tbr_qp_cfg *cfg, enum tbr_qp_type type)
 	cfg->qkey = 0x1234;
 }
 
-struct sim *sim_new(enum tbr_qp_type type, const struct tbr_qp_cfg *cfg,
-		    const struct tbr_qp_conn *conn, uint64_t seed)
+struct sim *sim_new(enum tbr_tqp_type type, const struct tbr_tqp_cfg *cfg,
+		    const struct tbr_tqp_conn *conn, uint64_t seed)
 {
 	struct sim *s = calloc(1, sizeof(*s));
 	int i;
@@ -308,8 +308,8 @@ struct sim *sim_new(enum tbr_qp_type type, const struct tbr_qp_cfg *cfg,
 	s->base_ns = 2000;
 	s->f.rails = 1;
 	for (i = 0; i < 2; i++) {
-		struct tbr_qp_cfg c = *cfg;
-		struct tbr_qp_conn k = *conn;
+		struct tbr_tqp_cfg c = *cfg;
+		struct tbr_tqp_conn k = *conn;
 		struct sim_ep *ep = &s->ep[i];
 
 		c.type = type;
@@ -317,12 +317,12 @@ struct sim *sim_new(enum tbr_qp_type type, const struct tbr_qp_cfg *cfg,
 		ep->sim = s;
 		ep->id = i;
 		ep->cq = calloc(SIM_CQ, sizeof(*ep->cq));
-		ep->qp = tbr_qp_create(&c, &sim_ops, ep);
+		ep->qp = tbr_tqp_create(&c, &sim_ops, ep);
 		if (!ep->cq || !ep->qp)
 			goto err;
 		k.dest_qpn = i ? 0x11 : 0x22;
 		k.conn_id = 7;
-		if (tbr_qp_connect(ep->qp, &k))
+		if (tbr_tqp_connect(ep->qp, &k))
 			goto err;
 	}
 	return s;
@@ -338,7 +338,7 @@ void sim_free(struct sim *s)
 	if (!s)
 		return;
 	for (i = 0; i < 2; i++) {
-		tbr_qp_destroy(s->ep[i].qp);
+		tbr_tqp_destroy(s->ep[i].qp);
 		free(s->ep[i].cq);
 	}
 	while (s->nheap)
@@ -365,7 +365,7 @@ int sim_add_mr(struct sim_ep *ep, uint32_t rkey, void *buf, uint64_t len,
 
 void sim_post_recv(struct sim_ep *ep, uint64_t wr_id, void *buf, uint32_t len)
 {
-	struct tbr_recv_wqe *w = &ep->rq[ep->rq_tail++ % SIM_RQ];
+	struct tbr_tqp_recv *w = &ep->rq[ep->rq_tail++ % SIM_RQ];
 
 	memset(w, 0, sizeof(*w));
 	w->wr_id = wr_id;
@@ -377,12 +377,12 @@ void sim_post_recv(struct sim_ep *ep, uint64_t wr_id, void *buf, uint32_t len)
 
 int sim_post(struct sim_ep *ep, const struct tbr_send_wr *wr)
 {
-	return tbr_qp_post_send(ep->qp, wr, ep->sim->now);
+	return tbr_tqp_post_send(ep->qp, wr, ep->sim->now);
 }
 
 int sim_inject(struct sim *s, int dst, const void *buf, uint32_t len)
 {
-	return tbr_qp_rx(s->ep[dst].qp, buf, len, s->now);
+	return tbr_tqp_rx(s->ep[dst].qp, buf, len, s->now);
 }
 
 static uint64_t sim_next_event(struct sim *s)
@@ -393,7 +393,7 @@ static uint64_t sim_next_event(struct sim *s)
 	if (s->nheap)
 		t = s->heap[0]->at;
 	for (i = 0; i < 2; i++) {
-		uint64_t d = tbr_qp_next_deadline(s->ep[i].qp);
+		uint64_t d = tbr_tqp_next_deadline(s->ep[i].qp);
 
 		if (d < t)
 			t = d;
@@ -414,11 +414,11 @@ static void sim_step(struct sim *s, uint64_t t)
 		s->delivered++;
 		if (s->tap)
 			s->tap(s, f->dst, f->data, f->len);
-		tbr_qp_rx(s->ep[f->dst].qp, f->data, f->len, s->now);
+		tbr_tqp_rx(s->ep[f->dst].qp, f->data, f->len, s->now);
 		free(f);
 	}
 	for (i = 0; i < 2; i++)
-		tbr_qp_progress(s->ep[i].qp, s->now);
+		tbr_tqp_progress(s->ep[i].qp, s->now);
 }
 
 bool sim_run(struct sim *s, uint64_t max_ns)

@@ -40,10 +40,10 @@ struct sim;
 struct sim_ep {
 	struct sim *sim;
 	int id;
-	struct tbr_qp *qp;
+	struct tbr_tqp *qp;
 	struct sim_mr mr[SIM_MAX_MR];
 	int nmr;
-	struct tbr_recv_wqe rq[SIM_RQ];
+	struct tbr_tqp_recv rq[SIM_RQ];
 	uint32_t rq_head, rq_tail;
 	struct tbr_cqe *cq;
 	uint32_t ncq;
@@ -91,10 +91,10 @@ struct sim {
 };
 
 /* Create two connected QPs of @type with @cfg (qpn 0x11 and 0x22). */
-struct sim *sim_new(enum tbr_qp_type type, const struct tbr_qp_cfg *cfg,
-		    const struct tbr_qp_conn *conn, uint64_t seed);
+struct sim *sim_new(enum tbr_tqp_type type, const struct tbr_tqp_cfg *cfg,
+		    const struct tbr_tqp_conn *conn, uint64_t seed);
 void sim_free(struct sim *s);
-void sim_default_cfg(struct tbr_qp_cfg *cfg, enum tbr_qp_type type);
+void sim_default_cfg(struct tbr_tqp_cfg *cfg, enum tbr_tqp_type type);
 
 uint64_t sim_rand(struct sim *s);
 int sim_add_mr(struct sim_ep *ep, uint32_t rkey, void *buf, uint64_t len,

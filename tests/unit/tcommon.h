@@ -54,16 +54,16 @@ static inline void tfill(struct sim *s, uint8_t *p, size_t n)
 		p[i] = (uint8_t)sim_rand(s);
 }
 
-static inline struct sim *tsim(enum tbr_qp_type type, uint64_t seed,
-			       void (*tweak_cfg)(struct tbr_qp_cfg *),
-			       void (*tweak_conn)(struct tbr_qp_conn *))
+static inline struct sim *tsim(enum tbr_tqp_type type, uint64_t seed,
+			       void (*tweak_cfg)(struct tbr_tqp_cfg *),
+			       void (*tweak_conn)(struct tbr_tqp_conn *))
 {
-	struct tbr_qp_cfg cfg;
-	struct tbr_qp_conn conn;
+	struct tbr_tqp_cfg cfg;
+	struct tbr_tqp_conn conn;
 	struct sim *s;
 
 	sim_default_cfg(&cfg, type);
-	tbr_qp_conn_defaults(&conn);
+	tbr_tqp_conn_defaults(&conn);
 	conn.timeout_ns = 200000;
 	conn.sq_psn = 0xfffff0 & TBR_PSN_MASK;	/* exercise PSN wrap */
 	conn.rq_psn = 0xfffff0 & TBR_PSN_MASK;

@@ -57,7 +57,7 @@ static void test_fetch_add_lossy(void **state)
 		assert_int_equal(res[i], 1000 + 3ull * i);
 	}
 	assert_true(s->dropped > 0 && s->duplicated > 0);
-	assert_true(tbr_qp_counters(s->ep[1].qp)->atomic_replays > 0);
+	assert_true(tbr_tqp_counters(s->ep[1].qp)->atomic_replays > 0);
 	free(res);
 	sim_free(s);
 }
@@ -124,7 +124,7 @@ static void test_atomic_replay_not_reexecuted(void **state)
 	struct sim *s = tsim(TBR_QPT_RC, 63, NULL, NULL);
 	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
 	uint64_t counter = 0, res[40];
-	const struct tbr_qp_counters *bc = tbr_qp_counters(b->qp);
+	const struct tbr_tqp_counters *bc = tbr_tqp_counters(b->qp);
 	unsigned int i, ncq;
 	uint64_t replays;
 
@@ -160,7 +160,7 @@ static void test_atomic_replay_not_reexecuted(void **state)
 	replays = bc->atomic_replays;
 	assert_int_equal(replays, TBR_ATOMIC_CACHE);
 	assert_int_equal(a->ncq, ncq);
-	assert_false(tbr_qp_in_error(a->qp));
+	assert_false(tbr_tqp_in_error(a->qp));
 	for (i = 0; i < 40; i++)
 		assert_int_equal(res[i], i);
 	sim_free(s);

@@ -48,7 +48,7 @@ static void still_works(struct sim *s)
 static void test_malformed(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 90, NULL, NULL);
-	const struct tbr_qp_counters *c = tbr_qp_counters(s->ep[1].qp);
+	const struct tbr_tqp_counters *c = tbr_tqp_counters(s->ep[1].qp);
 	struct tbr_hdr h;
 	uint32_t len, i;
 	uint64_t bad = 0;
@@ -69,7 +69,7 @@ static void test_malformed(void **state)
 	bad++;
 	assert_int_equal(c->rx_malformed, bad);
 	assert_int_equal(c->rx_frames, 0);
-	assert_false(tbr_qp_in_error(s->ep[1].qp));
+	assert_false(tbr_tqp_in_error(s->ep[1].qp));
 	still_works(s);
 	sim_free(s);
 }
@@ -77,8 +77,8 @@ static void test_malformed(void **state)
 static void test_semantic_garbage(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 91, NULL, NULL);
-	const struct tbr_qp_counters *c = tbr_qp_counters(s->ep[1].qp);
-	const struct tbr_qp_counters *rc = tbr_qp_counters(s->ep[0].qp);
+	const struct tbr_tqp_counters *c = tbr_tqp_counters(s->ep[1].qp);
+	const struct tbr_tqp_counters *rc = tbr_tqp_counters(s->ep[0].qp);
 	struct tbr_hdr h;
 	uint32_t len;
 	uint64_t inval = 0, oow = 0;
@@ -181,8 +181,8 @@ static void test_semantic_garbage(void **state)
 	assert_int_equal(sim_inject(s, 0, fb, len), 0);
 	assert_int_equal(rc->rx_invalid, 3);
 
-	assert_false(tbr_qp_in_error(s->ep[0].qp));
-	assert_false(tbr_qp_in_error(s->ep[1].qp));
+	assert_false(tbr_tqp_in_error(s->ep[0].qp));
+	assert_false(tbr_tqp_in_error(s->ep[1].qp));
 	assert_int_equal(s->ep[1].ncq, 0);
 	still_works(s);
 	sim_free(s);
@@ -203,7 +203,7 @@ static void test_unaligned_atomic_frame(void **state)
 	h.swap_add = 1;
 	len = mk(&h, TBR_OP_FETCH_ADD, EPSN, 0);
 	assert_int_equal(sim_inject(s, 1, fb, len), 0);
-	assert_true(tbr_qp_in_error(s->ep[1].qp));
+	assert_true(tbr_tqp_in_error(s->ep[1].qp));
 	assert_int_equal(s->ep[1].qp_error_status, TBR_WC_REM_INV_REQ_ERR);
 	assert_int_equal(word, 0);
 	sim_free(s);
@@ -242,7 +242,7 @@ static void test_random_frames(void **state)
 		if (i % 64 == 0)
 			sim_run(s, 100000);
 	}
-	assert_true(tbr_qp_counters(s->ep[1].qp)->rx_malformed > 0);
+	assert_true(tbr_tqp_counters(s->ep[1].qp)->rx_malformed > 0);
 	sim_free(s);
 }
 

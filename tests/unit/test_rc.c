@@ -77,7 +77,7 @@ static void run_mix(struct sim *s, unsigned int nops, uint32_t max_len)
 		}
 		if (ret == -ENOSPC) {
 			assert_false(sim_run(s, 1000) && rq->ncq < posted &&
-				     tbr_qp_sq_space(rq->qp) == 0);
+				     tbr_tqp_sq_space(rq->qp) == 0);
 			continue;
 		}
 		assert_int_equal(ret, 0);
@@ -116,8 +116,8 @@ static void run_mix(struct sim *s, unsigned int nops, uint32_t max_len)
 			assert_int_equal(c->src_qp, 0x11);
 		}
 	}
-	assert_false(tbr_qp_in_error(rq->qp));
-	assert_false(tbr_qp_in_error(rs->qp));
+	assert_false(tbr_tqp_in_error(rq->qp));
+	assert_false(tbr_tqp_in_error(rs->qp));
 	free(ops);
 	free(exp);
 	free(b);
@@ -129,7 +129,7 @@ static void test_mix_clean(void **state)
 	struct sim *s = tsim(TBR_QPT_RC, 1, NULL, NULL);
 
 	run_mix(s, 200, 40000);
-	assert_int_equal(tbr_qp_counters(s->ep[0].qp)->retransmits, 0);
+	assert_int_equal(tbr_tqp_counters(s->ep[0].qp)->retransmits, 0);
 	sim_free(s);
 }
 
@@ -152,20 +152,20 @@ static void test_mix_lossy(void **state)
 
 	for (k = 0; k < 4; k++) {
 		struct sim *s = tsim(TBR_QPT_RC, 100 + k, NULL, NULL);
-		const struct tbr_qp_counters *c;
+		const struct tbr_tqp_counters *c;
 
 		faults_10(s, v[k].rails, v[k].rnd);
 		run_mix(s, 150, 30000);
-		c = tbr_qp_counters(s->ep[0].qp);
+		c = tbr_tqp_counters(s->ep[0].qp);
 		/* the faults really happened and were repaired */
 		assert_true(s->dropped > 0 && s->duplicated > 0);
 		assert_true(c->retransmits > 0);
-		assert_true(tbr_qp_counters(s->ep[1].qp)->duplicates > 0);
+		assert_true(tbr_tqp_counters(s->ep[1].qp)->duplicates > 0);
 		sim_free(s);
 	}
 }
 
-static void small_win(struct tbr_qp_cfg *c)
+static void small_win(struct tbr_tqp_cfg *c)
 {
 	c->win = 64;
 	c->mtu = 256;
@@ -183,7 +183,7 @@ static void test_mix_small_window_lossy(void **state)
 	sim_free(s);
 }
 
-static void max_mtu(struct tbr_qp_cfg *c)
+static void max_mtu(struct tbr_tqp_cfg *c)
 {
 	c->win = 1024;
 	c->mtu = TBR_MTU_MAX;
@@ -196,7 +196,7 @@ static void test_mix_max_mtu_tx_backpressure(void **state)
 	faults_10(s, 4, false);
 	s->f.tx_cap = 12;
 	run_mix(s, 80, 300000);
-	assert_true(tbr_qp_counters(s->ep[0].qp)->tx_stalls > 0);
+	assert_true(tbr_tqp_counters(s->ep[0].qp)->tx_stalls > 0);
 	sim_free(s);
 }
 
@@ -301,11 +301,11 @@ static void test_unsignaled(void **state)
 	assert_true(sim_run(s, T_SEC));
 	assert_int_equal(s->ep[0].ncq, 1);
 	assert_int_equal(s->ep[0].cq[0].wr_id, 9);
-	assert_int_equal(tbr_qp_sq_space(s->ep[0].qp), 256);
+	assert_int_equal(tbr_tqp_sq_space(s->ep[0].qp), 256);
 	sim_free(s);
 }
 
-static void rnr_inf(struct tbr_qp_conn *c)
+static void rnr_inf(struct tbr_tqp_conn *c)
 {
 	c->rnr_retry = 7;
 	c->min_rnr_timer_ns = 10000;
@@ -315,7 +315,7 @@ static void test_rnr_retry_then_success(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 5, NULL, rnr_inf);
 	uint8_t src[5000], dst[5000];
-	const struct tbr_qp_counters *c = tbr_qp_counters(s->ep[0].qp);
+	const struct tbr_tqp_counters *c = tbr_tqp_counters(s->ep[0].qp);
 
 	faults_10(s, 2, true);
 	tfill(s, src, sizeof(src));
@@ -324,7 +324,7 @@ static void test_rnr_retry_then_success(void **state)
 	sim_run_until(s, s->now + 2000000);	/* 2 ms: ~200 RNR rounds */
 	assert_int_equal(s->ep[0].ncq, 0);
 	assert_true(c->rnr_naks_rcvd >= 10);
-	assert_true(tbr_qp_counters(s->ep[1].qp)->rnr_naks_sent >= 10);
+	assert_true(tbr_tqp_counters(s->ep[1].qp)->rnr_naks_sent >= 10);
 	sim_post_recv(&s->ep[1], 9, dst, sizeof(dst));
 	assert_true(sim_run(s, T_SEC));
 	assert_int_equal(s->ep[0].ncq, 1);
@@ -335,7 +335,7 @@ static void test_rnr_retry_then_success(void **state)
 	sim_free(s);
 }
 
-static void rnr_3(struct tbr_qp_conn *c)
+static void rnr_3(struct tbr_tqp_conn *c)
 {
 	c->rnr_retry = 3;
 	c->min_rnr_timer_ns = 10000;
@@ -363,15 +363,15 @@ static void test_rnr_retry_exhausted(void **state)
 	assert_int_equal(a->cq[2].wr_id, 3);
 	assert_int_equal(a->cq[2].status, TBR_WC_WR_FLUSH_ERR);
 	/* first try + 3 retries */
-	assert_int_equal(tbr_qp_counters(a->qp)->rnr_naks_rcvd, 4);
-	assert_true(tbr_qp_in_error(a->qp));
+	assert_int_equal(tbr_tqp_counters(a->qp)->rnr_naks_rcvd, 4);
+	assert_true(tbr_tqp_in_error(a->qp));
 	assert_int_equal(a->qp_error_calls, 1);
 	assert_int_equal(a->qp_error_status, TBR_WC_RNR_RETRY_EXC_ERR);
 	assert_int_equal(tpost(a, TBR_WR_SEND, 4, src, 1, 0, 0, 0), -EIO);
 	sim_free(s);
 }
 
-static void retry_3(struct tbr_qp_conn *c)
+static void retry_3(struct tbr_tqp_conn *c)
 {
 	c->retry_cnt = 3;
 	c->timeout_ns = 100000;
@@ -391,14 +391,14 @@ static void test_retry_exhausted(void **state)
 	assert_true(sim_run(s, T_SEC));
 	/* each frame went out retry_cnt + 1 times, then the QP failed */
 	assert_int_equal(a->tx_frames, 3 * 4);
-	assert_int_equal(tbr_qp_counters(a->qp)->timeouts, 4);
+	assert_int_equal(tbr_tqp_counters(a->qp)->timeouts, 4);
 	assert_int_equal(a->ncq, 3);
 	assert_int_equal(a->cq[0].wr_id, 10);
 	assert_int_equal(a->cq[0].status, TBR_WC_RETRY_EXC_ERR);
 	assert_int_equal(a->cq[1].status, TBR_WC_WR_FLUSH_ERR);
 	assert_int_equal(a->cq[2].status, TBR_WC_WR_FLUSH_ERR);
 	assert_int_equal(a->qp_error_status, TBR_WC_RETRY_EXC_ERR);
-	assert_int_equal(tbr_qp_next_deadline(a->qp), TBR_NO_DEADLINE);
+	assert_int_equal(tbr_tqp_next_deadline(a->qp), TBR_NO_DEADLINE);
 	sim_free(s);
 }
 
@@ -459,8 +459,8 @@ static void test_remote_access_errors(void **state)
 		assert_int_equal(a->cq[1].wr_id, 2);
 		assert_int_equal(a->cq[1].status, TBR_WC_REM_ACCESS_ERR);
 		assert_int_equal(a->cq[2].status, TBR_WC_WR_FLUSH_ERR);
-		assert_true(tbr_qp_in_error(a->qp));
-		assert_true(tbr_qp_in_error(b->qp));
+		assert_true(tbr_tqp_in_error(a->qp));
+		assert_true(tbr_tqp_in_error(b->qp));
 		assert_int_equal(b->qp_error_status, TBR_WC_REM_ACCESS_ERR);
 		/* the responder flushed its fetched receive WQE */
 		if (cases[k].op == TBR_WR_WRITE_IMM) {
@@ -468,7 +468,7 @@ static void test_remote_access_errors(void **state)
 			assert_int_equal(b->cq[0].status, TBR_WC_WR_FLUSH_ERR);
 		}
 		/* repeated to retransmissions, in case it was lost */
-		assert_true(tbr_qp_counters(b->qp)->naks_sent >= 1);
+		assert_true(tbr_tqp_counters(b->qp)->naks_sent >= 1);
 		sim_free(s);
 	}
 }
@@ -519,7 +519,7 @@ static void test_local_protection(void **state)
 	assert_int_equal(a->cq[0].status, TBR_WC_SUCCESS);
 	assert_int_equal(a->cq[1].wr_id, 2);
 	assert_int_equal(a->cq[1].status, TBR_WC_LOC_PROT_ERR);
-	assert_true(tbr_qp_in_error(a->qp));
+	assert_true(tbr_tqp_in_error(a->qp));
 	sim_free(s);
 }
 
@@ -536,8 +536,8 @@ static void test_flush(void **state)
 		assert_int_equal(tpost(a, TBR_WR_SEND, i, src, 10, 0, 0, 0), 0);
 	sim_run_until(s, s->now + 10000);
 	/* a receive WQE is fetched only when a frame needs it */
-	tbr_qp_flush(a->qp);
-	tbr_qp_flush(b->qp);
+	tbr_tqp_flush(a->qp);
+	tbr_tqp_flush(b->qp);
 	assert_int_equal(a->ncq, 5);
 	for (i = 0; i < 5; i++) {
 		assert_int_equal(a->cq[i].wr_id, i);
@@ -583,7 +583,7 @@ static void test_read_then_write_order(void **state)
 		assert_int_equal(a->cq[1].status, TBR_WC_SUCCESS);
 		assert_memory_equal(got, old, sizeof(old));
 		assert_memory_equal(remote, neu, sizeof(neu));
-		held += tbr_qp_counters(s->ep[1].qp)->order_drops;
+		held += tbr_tqp_counters(s->ep[1].qp)->order_drops;
 		sim_free(s);
 	}
 	/* the hazard really occurred and WRITE frames were held back */

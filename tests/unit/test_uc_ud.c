@@ -5,7 +5,7 @@
 #define UC_MSGS	400
 #define UC_MAX	6000
 
-static void uc_conn(struct tbr_qp_conn *c)
+static void uc_conn(struct tbr_tqp_conn *c)
 {
 	c->uc_reorder_ns = 50000;
 }
@@ -37,7 +37,7 @@ static void run_uc(struct sim *s, bool expect_loss)
 	uint8_t *src = malloc(UC_MAX + 8), *chk = malloc(UC_MAX + 8);
 	uint8_t (*rb)[UC_MAX + 8] = calloc(UC_MSGS, UC_MAX + 8);
 	uint32_t i, last = 0;
-	const struct tbr_qp_counters *bc = tbr_qp_counters(b->qp);
+	const struct tbr_tqp_counters *bc = tbr_tqp_counters(b->qp);
 
 	assert_non_null(src);
 	assert_non_null(chk);
@@ -91,8 +91,8 @@ static void run_uc(struct sim *s, bool expect_loss)
 	} else {
 		assert_int_equal(b->ncq, UC_MSGS);
 	}
-	assert_false(tbr_qp_in_error(a->qp));
-	assert_false(tbr_qp_in_error(b->qp));
+	assert_false(tbr_tqp_in_error(a->qp));
+	assert_false(tbr_tqp_in_error(b->qp));
 	free(rb);
 	free(chk);
 	free(src);
@@ -159,8 +159,8 @@ static void test_uc_write_imm_and_rules(void **state)
 	assert_int_equal(b->cq[0].opcode, TBR_WC_RECV_RDMA_WITH_IMM);
 	assert_int_equal(b->cq[0].imm, 77);
 	assert_memory_equal(dst, src, 3000);
-	assert_false(tbr_qp_in_error(b->qp));
-	assert_int_equal(tbr_qp_counters(b->qp)->uc_msgs_dropped, 1);
+	assert_false(tbr_tqp_in_error(b->qp));
+	assert_int_equal(tbr_tqp_counters(b->qp)->uc_msgs_dropped, 1);
 	sim_free(s);
 }
 
@@ -188,7 +188,7 @@ static void test_ud(void **state)
 	struct sim *s = tsim(TBR_QPT_UD, 80, NULL, NULL);
 	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
 	uint8_t src[1100], r0[2000], r1[2000], r2[100], r3[2000];
-	const struct tbr_qp_counters *bc = tbr_qp_counters(b->qp);
+	const struct tbr_tqp_counters *bc = tbr_tqp_counters(b->qp);
 
 	tfill(s, src, sizeof(src));
 	sim_post_recv(b, 0, r0, sizeof(r0));
@@ -229,7 +229,7 @@ static void test_ud(void **state)
 	assert_true(sim_run(s, T_SEC));
 	assert_int_equal(b->ncq, 4);
 	assert_int_equal(b->cq[3].status, TBR_WC_SUCCESS);
-	assert_false(tbr_qp_in_error(b->qp));
+	assert_false(tbr_tqp_in_error(b->qp));
 	sim_free(s);
 }
 

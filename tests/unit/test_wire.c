@@ -210,26 +210,26 @@ static void test_peek(void **state)
 static void test_create_rejects_bad_cfg(void **state)
 {
 	static const struct tbr_ops ops;
-	struct tbr_qp_cfg c;
+	struct tbr_tqp_cfg c;
 
 	sim_default_cfg(&c, TBR_QPT_RC);
 	c.win = 100;
-	assert_null(tbr_qp_create(&c, &ops, NULL));
+	assert_null(tbr_tqp_create(&c, &ops, NULL));
 	sim_default_cfg(&c, TBR_QPT_RC);
 	c.win = 8192;
-	assert_null(tbr_qp_create(&c, &ops, NULL));
+	assert_null(tbr_tqp_create(&c, &ops, NULL));
 	sim_default_cfg(&c, TBR_QPT_RC);
 	c.mtu = TBR_MTU_MAX + 1;
-	assert_null(tbr_qp_create(&c, &ops, NULL));
+	assert_null(tbr_tqp_create(&c, &ops, NULL));
 	sim_default_cfg(&c, TBR_QPT_RC);
 	c.sq_depth = 3;
-	assert_null(tbr_qp_create(&c, &ops, NULL));
+	assert_null(tbr_tqp_create(&c, &ops, NULL));
 	sim_default_cfg(&c, TBR_QPT_RC);
 	c.max_rd_atomic = TBR_ATOMIC_CACHE + 1;
-	assert_null(tbr_qp_create(&c, &ops, NULL));
+	assert_null(tbr_tqp_create(&c, &ops, NULL));
 	sim_default_cfg(&c, TBR_QPT_RC);
 	c.qpn = 1 << 24;
-	assert_null(tbr_qp_create(&c, &ops, NULL));
+	assert_null(tbr_tqp_create(&c, &ops, NULL));
 }
 
 int main(void)

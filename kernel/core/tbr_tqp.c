@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tbr_qp.c - QP lifetime, frame dispatch, timers and error handling of the
+ * tbr_tqp.c - QP lifetime, frame dispatch, timers and error handling of the
  * transport core. Locking: none inside; callers serialize per QP (see
  * tbr_core.h).
  */
@@ -11,7 +11,7 @@ static bool tbr_is_pow2(u32 v)
 	return v && !(v & (v - 1));
 }
 
-void tbr_qp_conn_defaults(struct tbr_qp_conn *conn)
+void tbr_tqp_conn_defaults(struct tbr_tqp_conn *conn)
 {
 	memset(conn, 0, sizeof(*conn));
 	conn->timeout_ns = 4096ull * 1000 * 16;	/* IBTA timeout 14: ~67 ms */
@@ -24,10 +24,10 @@ void tbr_qp_conn_defaults(struct tbr_qp_conn *conn)
 	conn->uc_reorder_ns = 1000000;		/* 1 ms */
 }
 
-struct tbr_qp *tbr_qp_create(const struct tbr_qp_cfg *cfg,
+struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 			     const struct tbr_ops *ops, void *ctx)
 {
-	struct tbr_qp *qp;
+	struct tbr_tqp *qp;
 	u32 w, rqw;
 
 	if (!ops || cfg->type > TBR_QPT_UD || (cfg->qpn & ~TBR_QPN_MASK) ||
@@ -84,7 +84,7 @@ struct tbr_qp *tbr_qp_create(const struct tbr_qp_cfg *cfg,
 		if (!qp->bounce)
 			goto err_rq;
 	}
-	tbr_qp_conn_defaults(&qp->conn);
+	tbr_tqp_conn_defaults(&qp->conn);
 	return qp;
 
 err_rq:
@@ -110,7 +110,7 @@ err_qp:
 	return NULL;
 }
 
-void tbr_qp_destroy(struct tbr_qp *qp)
+void tbr_tqp_destroy(struct tbr_tqp *qp)
 {
 	if (!qp)
 		return;
@@ -127,7 +127,7 @@ void tbr_qp_destroy(struct tbr_qp *qp)
 	tbr_free(qp);
 }
 
-int tbr_qp_connect(struct tbr_qp *qp, const struct tbr_qp_conn *conn)
+int tbr_tqp_connect(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn)
 {
 	if ((conn->dest_qpn & ~TBR_QPN_MASK) ||
 	    (conn->sq_psn & ~TBR_PSN_MASK) || (conn->rq_psn & ~TBR_PSN_MASK) ||
@@ -147,17 +147,17 @@ int tbr_qp_connect(struct tbr_qp *qp, const struct tbr_qp_conn *conn)
 	return 0;
 }
 
-bool tbr_qp_in_error(const struct tbr_qp *qp)
+bool tbr_tqp_in_error(const struct tbr_tqp *qp)
 {
 	return qp->error;
 }
 
-const struct tbr_qp_counters *tbr_qp_counters(const struct tbr_qp *qp)
+const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp)
 {
 	return &qp->cnt;
 }
 
-void *tbr_tx_get(struct tbr_qp *qp, u32 len)
+void *tbr_tx_get(struct tbr_tqp *qp, u32 len)
 {
 	void *buf = qp->ops->tx_alloc(qp->ctx, len);
 
@@ -167,14 +167,14 @@ void *tbr_tx_get(struct tbr_qp *qp, u32 len)
 	return buf;
 }
 
-void tbr_tx_put(struct tbr_qp *qp, void *buf, u32 len, u32 paylen)
+void tbr_tx_put(struct tbr_tqp *qp, void *buf, u32 len, u32 paylen)
 {
 	qp->cnt.tx_frames++;
 	qp->cnt.tx_bytes += paylen;
 	qp->ops->tx_send(qp->ctx, buf, len);
 }
 
-void tbr_qp_flush(struct tbr_qp *qp)
+void tbr_tqp_flush(struct tbr_tqp *qp)
 {
 	qp->error = 1;
 	tbr_req_flush(qp);
@@ -182,12 +182,12 @@ void tbr_qp_flush(struct tbr_qp *qp)
 }
 
 /* The core itself moves the QP to error: flush and tell the verbs layer. */
-void tbr_qp_fatal(struct tbr_qp *qp, u32 status)
+void tbr_tqp_fatal(struct tbr_tqp *qp, u32 status)
 {
 	if (qp->error)
 		return;
 	tbr_dbg("qp %u: error, status %u\n", qp->cfg.qpn, status);
-	tbr_qp_flush(qp);
+	tbr_tqp_flush(qp);
 	if (qp->ops->qp_error)
 		qp->ops->qp_error(qp->ctx, status);
 }
@@ -210,7 +210,7 @@ static bool tbr_op_to_requester(u8 op)
 	       op == TBR_OP_ATOMIC_RESP;
 }
 
-static bool tbr_op_valid_for(const struct tbr_qp *qp, u8 op)
+static bool tbr_op_valid_for(const struct tbr_tqp *qp, u8 op)
 {
 	switch (qp->cfg.type) {
 	case TBR_QPT_UD:
@@ -224,7 +224,7 @@ static bool tbr_op_valid_for(const struct tbr_qp *qp, u8 op)
 	return false;
 }
 
-int tbr_qp_rx(struct tbr_qp *qp, const void *frame, u32 len, u64 now)
+int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 {
 	struct tbr_hdr h;
 	int ret;
@@ -262,7 +262,7 @@ int tbr_qp_rx(struct tbr_qp *qp, const void *frame, u32 len, u64 now)
 	return ret;
 }
 
-void tbr_qp_progress(struct tbr_qp *qp, u64 now)
+void tbr_tqp_progress(struct tbr_tqp *qp, u64 now)
 {
 	if (!qp->connected || qp->error)
 		return;
@@ -275,7 +275,7 @@ void tbr_qp_progress(struct tbr_qp *qp, u64 now)
 	}
 }
 
-u64 tbr_qp_next_deadline(const struct tbr_qp *qp)
+u64 tbr_tqp_next_deadline(const struct tbr_tqp *qp)
 {
 	u64 a, b;
 
