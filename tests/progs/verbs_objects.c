@@ -5,8 +5,9 @@
  *   verbs_objects objects   PD/MR/CQ/QP/SRQ, QP state machine, flush on
  *                           ERROR in order, resize_cq, CQ events, overflow
  *   verbs_objects nosyscall N   after setup, getppid() marks; then N rounds
- *                           of ibv_poll_cq + ibv_post_recv; getppid() again
- *                           (strace counts the system calls in between)
+ *                           of ibv_poll_cq + ibv_post_recv + req_notify_cq;
+ *                           getppid() again; one post_send between two more
+ *                           getppid() (strace counts the calls in between)
  *   verbs_objects hold      create objects, print "ready", poll a CQ forever
  * Needs tbr0 up with an IPv4 address (its GID is the loopback AV).
  * Exit 0 on success; prints "FAIL: ..." and exits 1 otherwise.
@@ -586,6 +587,10 @@ static void mode_nosyscall(long n)
 	}
 	syscall(SYS_getppid);	/* marker: loop ends */
 	CHECK(i == n, "loop stopped at %ld", i);
+	/* no rail polls the SQ: NEED_DOORBELL is set, post_send rings once */
+	syscall(SYS_getppid);
+	CHECK(!post_send(qp, 1, 1, IBV_SEND_SIGNALED), "post_send");
+	syscall(SYS_getppid);
 	CHECK(!ibv_destroy_qp(qp), "destroy_qp");
 	CHECK(!ibv_destroy_cq(cq), "destroy_cq");
 	printf("nosyscall: %ld x (poll_cq + post_recv + req_notify_cq) done\n", n);
