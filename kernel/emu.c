@@ -80,8 +80,12 @@ static bool emu_chance(u32 ppm)
 	return get_random_u32() % EMU_PPM < ppm;
 }
 
-/* Copy @src into the first RX buffer posted on @dst. BH disabled. */
-static void emu_deliver(struct emu_end *dst, const struct tbr_frame *src)
+/*
+ * Copy @src into the first RX buffer posted on @dst and return that buffer
+ * (its callback not run yet), or NULL: no buffer posted (counted) or @dst
+ * stopped. BH disabled.
+ */
+static struct tbr_frame *emu_land(struct emu_end *dst, const struct tbr_frame *src)
 {
 	struct tbr_frame *f;
 	unsigned long flags;
@@ -89,13 +93,13 @@ static void emu_deliver(struct emu_end *dst, const struct tbr_frame *src)
 	spin_lock_irqsave(&dst->lock, flags);
 	if (!dst->running) {
 		spin_unlock_irqrestore(&dst->lock, flags);
-		return;
+		return NULL;
 	}
 	f = list_first_entry_or_null(&dst->rxq, struct tbr_frame, list);
 	if (!f) {
 		spin_unlock_irqrestore(&dst->lock, flags);
 		tbr_rail_count(dst->rail, TBR_CNT_RX_NOBUF, 1);
-		return;
+		return NULL;
 	}
 	list_del(&f->list);
 	dst->rxn--;
@@ -106,14 +110,14 @@ static void emu_deliver(struct emu_end *dst, const struct tbr_frame *src)
 	f->sof = src->sof;
 	f->eof = src->eof;
 	f->flags = 0;
-	f->callback(dst->rail, f, false);
+	return f;
 }
 
 static void emu_work(struct work_struct *work)
 {
 	struct emu_end *end = container_of(work, struct emu_end, work);
 	unsigned int budget, i, n, pick;
-	struct tbr_frame *f;
+	struct tbr_frame *f, *rx[2];
 	unsigned long flags;
 	u64 now, t;
 	int copies;
@@ -151,15 +155,23 @@ static void emu_work(struct work_struct *work)
 			copies = 2;
 		spin_unlock_irqrestore(&end->lock, flags);
 
+		/*
+		 * Data lands in the peer's RX buffers, then the TX descriptor
+		 * completes (the sender may reuse the buffer), then the
+		 * receiver is told, in the order of a real DMA ring pair.
+		 */
 		local_bh_disable();
 		if (!copies)
 			tbr_rail_count(end->rail, TBR_CNT_DROPS, 1);
 		if (copies == 2)
 			tbr_rail_count(end->rail, TBR_CNT_DUPS, 1);
 		for (i = 0; i < copies; i++)
-			emu_deliver(end->peer, f);
+			rx[i] = emu_land(end->peer, f);
 		f->flags = 0;
 		f->callback(end->rail, f, false);
+		for (i = 0; i < copies; i++)
+			if (rx[i])
+				rx[i]->callback(end->peer->rail, rx[i], false);
 		local_bh_enable();
 	}
 	queue_work(emu_wq, &end->work);
