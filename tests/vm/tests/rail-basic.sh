@@ -4,7 +4,7 @@
 # with the cable and the extra device present is clean.
 # vm-timeout: 90
 . "$TBR_TOP/tests/vm/lib/guest.sh"
-. "$TBR_TOP/tests/vm/lib/rail.sh"
+. "$TBR_TOP/tests/vm/tests/rail.lib"
 
 step "load"
 tbr_load
