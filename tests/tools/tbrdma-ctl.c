@@ -54,7 +54,9 @@ static void usage(FILE *f)
 "  rail-set DEV LINK RAIL [--drop PCT] [--dup PCT] [--reorder N] [--delay-us US]\n"
 "                         [--rate BPS[k|M|G]] [--cut | --restore]\n"
 "                                         fault knobs of an emu rail (both directions)\n"
-"  mgmt-send DEV LINK TEXT | --hex HEX    send a management datagram to the link's peer\n"
+"  mgmt-send DEV LINK TEXT | --hex HEX [--repeat N [--seq]]\n"
+"                                         send management datagram(s) to the link's peer;\n"
+"                                         --seq appends -0, -1, ... (full TX rings are retried)\n"
 "  mgmt-listen [DEV] [--count N] [--timeout S]\n"
 "                                         print received management datagrams\n"
 "  events [--count N] [--timeout S]       print device/link/rail events\n"
@@ -153,8 +155,9 @@ static struct nl_msg *msg_new(uint8_t cmd, int flags)
 	return m;
 }
 
-/* Send @m, run @valid on every reply; returns 0 or exits with a message. */
-static int request(struct nl_msg *m, nl_recvmsg_msg_cb_t valid, void *arg)
+/* Send @m, run @valid on every reply; returns 0 or the kernel's -errno. */
+static int request_rc(struct nl_msg *m, nl_recvmsg_msg_cb_t valid, void *arg,
+		      struct req_state *stp)
 {
 	struct req_state st = { 0 };
 	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
@@ -179,9 +182,24 @@ static int request(struct nl_msg *m, nl_recvmsg_msg_cb_t valid, void *arg)
 		}
 	}
 	nl_cb_put(cb);
-	if (st.err) {
-		fprintf(stderr, "%s %s: %s%s%s\n", prog, cmdname, strerror(-st.err),
-			st.ext[0] ? ": " : "", st.ext);
+	if (stp)
+		*stp = st;
+	return st.err;
+}
+
+static void report(const struct req_state *st)
+{
+	fprintf(stderr, "%s %s: %s%s%s\n", prog, cmdname, strerror(-st->err),
+		st->ext[0] ? ": " : "", st->ext);
+}
+
+/* Send @m, run @valid on every reply; returns 0 or exits with a message. */
+static int request(struct nl_msg *m, nl_recvmsg_msg_cb_t valid, void *arg)
+{
+	struct req_state st;
+
+	if (request_rc(m, valid, arg, &st)) {
+		report(&st);
 		exit(1);
 	}
 	return 0;
@@ -561,17 +579,26 @@ static int cmd_mgmt_send(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "hex", required_argument, NULL, 'x' },
+		{ "repeat", required_argument, NULL, 'n' },
+		{ "seq", no_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static unsigned char buf[TBRDMA_MGMT_MAX + 1];
+	static unsigned char buf[TBRDMA_MGMT_MAX + 32];
 	const char *hex = NULL;
+	uint32_t repeat = 1, k, link;
+	bool seq = false;
+	struct req_state st;
 	struct nl_msg *m;
 	size_t len = 0, i;
-	int c;
+	int c, err, tries;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'x')
 			hex = optarg;
+		else if (c == 'n')
+			repeat = parse_u32(optarg, "--repeat", 1000000);
+		else if (c == 's')
+			seq = true;
 		else
 			die_usage("unknown option");
 	}
@@ -597,11 +624,31 @@ static int cmd_mgmt_send(int argc, char **argv)
 	}
 	if (!len)
 		die_usage("empty datagram");
-	m = msg_new(TBRDMA_CMD_MGMT_SEND, NLM_F_ACK);
-	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[optind]);
-	nla_put_u32(m, TBRDMA_ATTR_LINK_ID, parse_u32(argv[optind + 1], "LINK", UINT32_MAX));
-	nla_put(m, TBRDMA_ATTR_MGMT_DATA, len, buf);
-	return request(m, NULL, NULL);
+	if (seq && len + 11 > TBRDMA_MGMT_MAX)
+		die_usage("--seq needs room for \"-NUMBER\" after the data");
+	link = parse_u32(argv[optind + 1], "LINK", UINT32_MAX);
+	/* --repeat N: N datagrams (with --seq: DATA-0 .. DATA-(N-1)); full rings are retried */
+	for (k = 0; k < repeat; k++) {
+		size_t n = len;
+
+		if (seq)
+			n += sprintf((char *)buf + len, "-%u", k);
+		for (tries = 0;; tries++) {
+			m = msg_new(TBRDMA_CMD_MGMT_SEND, NLM_F_ACK);
+			nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[optind]);
+			nla_put_u32(m, TBRDMA_ATTR_LINK_ID, link);
+			nla_put(m, TBRDMA_ATTR_MGMT_DATA, n, buf);
+			err = request_rc(m, NULL, NULL, &st);
+			if (err != -ENOBUFS || tries >= 20000)
+				break;
+			usleep(500);
+		}
+		if (err) {
+			report(&st);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* ---- listeners ------------------------------------------------------------ */
