@@ -1,0 +1,35 @@
+# The rail layer, emu cable and genl family on Debian's 6.12 kernel: 2-rail cable, ACTIVE,
+# management datagrams both ways, the mgmt group is admin-only there, cut/restore, clean rmmod.
+# vm-kernel: 6.12
+# vm-timeout: 90
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/tests/rail.lib"
+
+step "load, tbrdma1, 2-rail cable"
+tbr_load
+"$CTL" dev-new > /dev/null || fail "dev-new failed"
+ip link set tbr0 up
+ip link set "$(netdev_of tbrdma1)" up
+"$CTL" cable-new tbrdma0 tbrdma1 --rails 2 > /dev/null || fail "cable-new failed"
+wait_for 5 port_is tbrdma0 ACTIVE
+wait_for 5 port_is tbrdma1 ACTIVE
+
+step "management datagrams both ways"
+mgmt_roundtrip tbrdma0 tbrdma1 "ping-612"
+mgmt_roundtrip tbrdma1 tbrdma0 "pong-612"
+
+step "non-root may not listen to management datagrams (GENL_MCAST_CAP_NET_ADMIN)"
+expect_err "Operation not permitted|joining group" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" mgmt-listen --timeout 1
+
+step "cut both rails, restore"
+"$CTL" rail-set tbrdma0 1 0 --cut && "$CTL" rail-set tbrdma0 1 1 --cut || fail "cut failed"
+port_is tbrdma0 DOWN || fail "tbrdma0 not DOWN"
+"$CTL" rail-set tbrdma0 1 0 --restore || fail "restore failed"
+wait_for 5 port_is tbrdma0 ACTIVE
+mgmt_roundtrip tbrdma0 tbrdma1 "back-612"
+
+step "rmmod"
+rmmod tbrdma || fail "rmmod failed"
+rdma dev show | grep -q tbrdma && fail "devices left"
+echo "rail-612: ok"
