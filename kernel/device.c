@@ -159,6 +159,7 @@ struct tbr_dev *tbr_dev_create(void)
 				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC1);
+	tbr_xport_attach(tdev);
 
 	err = ib_device_set_netdev(&tdev->ibdev, ndev, 1);
 	if (err)
@@ -169,6 +170,7 @@ struct tbr_dev *tbr_dev_create(void)
 	return tdev;
 
 err_dealloc:
+	tbr_xport_detach(tdev);
 	ib_dealloc_device(&tdev->ibdev);
 err_netdev:
 	tbr_netdev_destroy(ndev);
@@ -181,6 +183,7 @@ void tbr_dev_destroy(struct tbr_dev *tdev)
 	struct net_device *ndev = tdev->netdev;
 
 	ib_unregister_device(&tdev->ibdev);
+	tbr_xport_detach(tdev);
 	WARN_ON(!xa_empty(&tdev->qp_xa) || !xa_empty(&tdev->mr_xa));
 	xa_destroy(&tdev->qp_xa);
 	xa_destroy(&tdev->mr_xa);

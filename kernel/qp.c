@@ -445,10 +445,11 @@ static int tbr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct tbr_qp *qp = to_tbr_qp(ibqp);
 
 	xa_erase_irq(&tdev->qp_xa, ibqp->qp_num);
-	if (tdev->xport && tdev->xport->qp_destroy)
-		tdev->xport->qp_destroy(qp);
 	tbr_qp_put(qp);
 	wait_for_completion(&qp->released);
+	/* no frame can reach the QP now: the transport state may go */
+	if (tdev->xport && tdev->xport->qp_destroy)
+		tdev->xport->qp_destroy(qp);
 	if (!qp->srq)
 		tbr_queue_free(&qp->rq);
 	tbr_queue_free(&qp->sq);

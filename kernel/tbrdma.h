@@ -52,6 +52,10 @@ struct tbr_xport_ops {
 	void (*flush)(struct tbr_qp *qp);
 };
 
+/* xport.c: the transport (kernel/core) attached to a device's QPs and links */
+void tbr_xport_attach(struct tbr_dev *tdev);
+void tbr_xport_detach(struct tbr_dev *tdev);
+
 struct tbr_dev {
 	struct ib_device ibdev;		/* must be first: ib_alloc_device */
 	struct net_device *netdev;	/* tbrN: the RoCE netdev (GIDs) */

@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: the transport glue. Joins the verbs QPs (qp.c), the OS-independent
+ * transport core (core/, one struct tbr_tqp per QP) and the links (rail.c).
+ *
+ *   SQ ring --tbr_sq_fetch--> tbr_tqp_post_send --tx_alloc/tx_send--> link
+ *   link --rx (bh)--> tbr_frame_peek -> QP by number -> tbr_tqp_rx
+ *   core --complete--> tbr_cq_post (+ tbr_sq_retire for send WQEs)
+ *   core --get_recv--> tbr_rq_fetch (RQ or SRQ)
+ *   core --mr_* and sgl_* callbacks--> tbr_mr_get + tbr_mr_copy
+ *
+ * The peer of a connected QP is the device that owns the destination MAC the
+ * RDMA core resolved for its GID (ah_attr.roce.dmac): our node GUID is the
+ * EUI-64 of the netdev's MAC, so the MAC names the peer's link.
+ *
+ * Locking: every call into the core for a QP happens with qp->lock held
+ * (spin_lock_irqsave), as the core requires; core callbacks run inside those
+ * calls. The retransmit/ACK timer is an hrtimer in softirq mode armed at the
+ * core's next deadline.
+ */
+#include <linux/hrtimer.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <net/addrconf.h>
+
+#include "rail.h"
+#include "tbrdma.h"
+#include "core/tbr_core.h"
+
+/* Both ends of a connection must agree on these (see docs/protocol.md). */
+#define TBR_XPORT_WIN		1024	/* PSN window, frames */
+#define TBR_XPORT_MTU		TBR_MTU_MAX	/* payload bytes per frame */
+
+/* A send WQE handed to the core; the core completes them in order. */
+struct tbr_xsend {
+	u64 wr_id;
+	u32 flags;		/* TBRDMA_WQE_* */
+	u32 wc_opcode;		/* enum ib_wc_opcode */
+};
+
+struct tbr_xqp {
+	struct tbr_qp *qp;
+	struct tbr_tqp *tqp;
+	struct tbr_link *link;		/* the peer; a reference while set */
+	struct hrtimer timer;
+	u64 timer_at;			/* deadline the timer is armed for */
+	bool connected;			/* tbr_tqp_connect done (RTS) */
+	bool stalled;			/* tx_alloc failed: progress on tx_ready */
+	bool discard;			/* RESET: drop completions */
+	bool error_pending;		/* the core entered error by itself */
+	struct tbr_xsend *sent;		/* ring of sq.entries */
+	u32 sent_head, sent_tail;
+	struct tbr_send_wqe scratch;	/* tbr_sq_fetch target (lock held) */
+};
+
+static DEFINE_SPINLOCK(tbr_atomic_lock);	/* responder atomics */
+
+static struct tbr_dev *xqp_dev(struct tbr_xqp *x)
+{
+	return to_tbr_dev(x->qp->ibqp.device);
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static int tbr_x_sgl_copy(struct tbr_xqp *x, const struct tbr_sge *sgl,
+			  u32 nsge, u64 off, void *buf, u32 len, bool to_mr)
+{
+	int access = TBR_MR_LKEY | (to_mr ? IB_ACCESS_LOCAL_WRITE : 0);
+	u32 i;
+
+	for (i = 0; i < nsge && len; i++) {
+		struct tbr_mr *mr;
+		u32 n;
+
+		if (off >= sgl[i].length) {
+			off -= sgl[i].length;
+			continue;
+		}
+		n = min_t(u64, len, sgl[i].length - off);
+		mr = tbr_mr_get(xqp_dev(x), sgl[i].lkey, x->qp->ibqp.pd,
+				sgl[i].addr + off, n, access);
+		if (!mr)
+			return -TBR_WC_LOC_PROT_ERR;
+		tbr_mr_copy(mr, sgl[i].addr + off, buf, n, to_mr);
+		tbr_mr_put(mr);
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -TBR_WC_LOC_LEN_ERR : 0;
+}
+
+static int tbr_x_sgl_read(void *ctx, const struct tbr_sge *sgl, u32 nsge,
+			  u64 off, void *dst, u32 len)
+{
+	return tbr_x_sgl_copy(ctx, sgl, nsge, off, dst, len, false);
+}
+
+static int tbr_x_sgl_write(void *ctx, const struct tbr_sge *sgl, u32 nsge,
+			   u64 off, const void *src, u32 len)
+{
+	return tbr_x_sgl_copy(ctx, sgl, nsge, off, (void *)src, len, true);
+}
+
+static int tbr_x_mr_copy(struct tbr_xqp *x, u32 rkey, u64 va, void *buf,
+			 u32 len, int access, bool to_mr)
+{
+	struct tbr_mr *mr;
+
+	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len, access);
+	if (!mr)
+		return -TBR_WC_REM_ACCESS_ERR;
+	if (len)
+		tbr_mr_copy(mr, va, buf, len, to_mr);
+	tbr_mr_put(mr);
+	return 0;
+}
+
+static int tbr_x_mr_write(void *ctx, u32 rkey, u64 va, const void *src, u32 len)
+{
+	return tbr_x_mr_copy(ctx, rkey, va, (void *)src, len,
+			     IB_ACCESS_REMOTE_WRITE, true);
+}
+
+static int tbr_x_mr_read(void *ctx, u32 rkey, u64 va, void *dst, u32 len)
+{
+	return tbr_x_mr_copy(ctx, rkey, va, dst, len, IB_ACCESS_REMOTE_READ,
+			     false);
+}
+
+static int tbr_x_mr_check(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
+{
+	struct tbr_xqp *x = ctx;
+	struct tbr_mr *mr;
+
+	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len,
+			access & TBR_ACC_REMOTE_READ ? IB_ACCESS_REMOTE_READ :
+						       IB_ACCESS_REMOTE_WRITE);
+	if (!mr)
+		return -TBR_WC_REM_ACCESS_ERR;
+	tbr_mr_put(mr);
+	return 0;
+}
+
+/*
+ * Atomics are atomic with respect to every tbrdma responder (one lock for
+ * all), as for any software RDMA device; the 8 aligned bytes never straddle
+ * a page.
+ */
+static int tbr_x_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
+			   u64 compare_add, u64 swap, u64 *orig)
+{
+	struct tbr_xqp *x = ctx;
+	struct tbr_mr *mr;
+	unsigned long flags;
+	u64 val;
+
+	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, sizeof(val),
+			IB_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
+		return -TBR_WC_REM_ACCESS_ERR;
+	spin_lock_irqsave(&tbr_atomic_lock, flags);
+	tbr_mr_copy(mr, va, &val, sizeof(val), false);
+	*orig = val;
+	if (op == TBR_ATOMIC_FETCH_ADD)
+		val += compare_add;
+	else if (val == compare_add)
+		val = swap;
+	tbr_mr_copy(mr, va, &val, sizeof(val), true);
+	spin_unlock_irqrestore(&tbr_atomic_lock, flags);
+	tbr_mr_put(mr);
+	return 0;
+}
+
+/* ---- receive WQEs and completions ---------------------------------------- */
+
+static int tbr_x_get_recv(void *ctx, struct tbr_tqp_recv *out)
+{
+	struct tbr_xqp *x = ctx;
+	struct tbr_recv_wqe wqe;
+	int err;
+
+	err = tbr_rq_fetch(x->qp, &wqe);
+	if (err == -EIO)
+		x->error_pending = true;	/* the user broke the ring */
+	if (err)
+		return -ENOENT;
+	out->wr_id = wqe.wr_id;
+	/* a WQE with too many SGEs holds no bytes: the SEND fails with LEN_ERR */
+	out->num_sge = wqe.status == IB_WC_SUCCESS ? wqe.num_sge : 0;
+	BUILD_BUG_ON(sizeof(out->sge[0]) != sizeof(wqe.sge[0]));
+	memcpy(out->sge, wqe.sge, out->num_sge * sizeof(out->sge[0]));
+	return 0;
+}
+
+static void tbr_x_complete_send(struct tbr_xqp *x, const struct tbr_cqe *c)
+{
+	struct tbr_qp *qp = x->qp;
+	struct tbr_xsend *s;
+	struct ib_wc wc = {};
+
+	if (WARN_ON_ONCE(x->sent_head == x->sent_tail))
+		return;
+	s = &x->sent[x->sent_tail++ & qp->sq.mask];
+	if (x->discard)
+		return;
+	if (c->status != TBR_WC_SUCCESS || qp->sig_all ||
+	    (s->flags & TBRDMA_WQE_SIGNALED)) {
+		wc.wr_id = s->wr_id;
+		wc.status = c->status;
+		wc.opcode = s->wc_opcode;
+		wc.byte_len = c->byte_len;
+		wc.qp = &qp->ibqp;
+		wc.port_num = 1;
+		tbr_cq_post(qp->scq, &wc, false);
+	}
+	tbr_sq_retire(qp);
+}
+
+static void tbr_x_complete(void *ctx, const struct tbr_cqe *c)
+{
+	struct tbr_xqp *x = ctx;
+	struct tbr_qp *qp = x->qp;
+	struct ib_wc wc = {};
+
+	if (!c->recv) {
+		tbr_x_complete_send(x, c);
+		return;
+	}
+	if (x->discard)
+		return;
+	wc.wr_id = c->wr_id;
+	wc.status = c->status;
+	wc.opcode = c->opcode == TBR_WC_RECV_RDMA_WITH_IMM ?
+		    IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV;
+	wc.byte_len = c->byte_len;
+	wc.qp = &qp->ibqp;
+	wc.src_qp = c->src_qp;
+	wc.port_num = 1;
+	if (c->flags & TBR_WC_WITH_IMM) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = cpu_to_be32(c->imm);
+	} else if (c->flags & TBR_WC_WITH_INVALIDATE) {
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = c->inv_rkey;
+	}
+	tbr_cq_post(qp->rcq, &wc, c->flags & TBR_WC_SOLICITED);
+}
+
+static void tbr_x_qp_error(void *ctx, u32 status)
+{
+	((struct tbr_xqp *)ctx)->error_pending = true;
+}
+
+/* ---- transmit -------------------------------------------------------------- */
+
+static struct tbr_link *tbr_x_link(struct tbr_xqp *x)
+{
+	__be64 guid;
+
+	if (x->link && !READ_ONCE(x->link->gone))
+		return x->link;
+	if (x->link)
+		tbr_link_put(x->link);	/* its cable is gone; a new one may exist */
+	addrconf_addr_eui48((u8 *)&guid, x->qp->av.dmac);
+	x->link = tbr_link_get_by_guid(xqp_dev(x), be64_to_cpu(guid));
+	return x->link;
+}
+
+static void *tbr_x_tx_alloc(void *ctx, u32 len)
+{
+	struct tbr_xqp *x = ctx;
+	struct tbr_link *link = tbr_x_link(x);
+	void *buf;
+
+	if (!link)
+		return NULL;	/* no route to the peer: the retry timer decides */
+	buf = tbr_link_tx_alloc(link, len);
+	if (IS_ERR(buf)) {
+		if (PTR_ERR(buf) == -ENOBUFS)
+			x->stalled = true;
+		return NULL;
+	}
+	return buf;
+}
+
+static void tbr_x_tx_send(void *ctx, void *frame, u32 len)
+{
+	tbr_link_tx_send(((struct tbr_xqp *)ctx)->link, frame, len);
+}
+
+static void tbr_x_tx_abort(void *ctx, void *frame)
+{
+	tbr_link_tx_abort(((struct tbr_xqp *)ctx)->link, frame);
+}
+
+static const struct tbr_ops tbr_x_core_ops = {
+	.sgl_read = tbr_x_sgl_read,
+	.sgl_write = tbr_x_sgl_write,
+	.mr_write = tbr_x_mr_write,
+	.mr_read = tbr_x_mr_read,
+	.mr_check = tbr_x_mr_check,
+	.mr_atomic = tbr_x_mr_atomic,
+	.get_recv = tbr_x_get_recv,
+	.complete = tbr_x_complete,
+	.tx_alloc = tbr_x_tx_alloc,
+	.tx_send = tbr_x_tx_send,
+	.tx_abort = tbr_x_tx_abort,
+	.qp_error = tbr_x_qp_error,
+};
+
+/* ---- send queue ------------------------------------------------------------- */
+
+static enum tbr_wr_opcode tbr_x_wr_opcode(u32 uverbs_op, bool *ok)
+{
+	*ok = true;
+	switch (uverbs_op) {
+	case IB_UVERBS_WR_SEND:			return TBR_WR_SEND;
+	case IB_UVERBS_WR_SEND_WITH_IMM:	return TBR_WR_SEND_IMM;
+	case IB_UVERBS_WR_SEND_WITH_INV:	return TBR_WR_SEND_INV;
+	case IB_UVERBS_WR_RDMA_WRITE:		return TBR_WR_WRITE;
+	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:	return TBR_WR_WRITE_IMM;
+	case IB_UVERBS_WR_RDMA_READ:		return TBR_WR_READ;
+	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:	return TBR_WR_CMP_SWAP;
+	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:	return TBR_WR_FETCH_ADD;
+	}
+	*ok = false;
+	return TBR_WR_SEND;
+}
+
+/* Complete one WQE the core never saw, with @status, then error the QP. */
+static void tbr_x_reject(struct tbr_xqp *x, const struct tbr_send_wqe *w,
+			 enum ib_wc_status status)
+{
+	tbr_qp_complete_send(x->qp, w, status);
+	x->error_pending = true;
+}
+
+/* Hand one fetched WQE to the core. Returns false when the QP must stop. */
+static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
+{
+	struct tbr_sge sgl[TBR_MAX_SGE];
+	struct tbr_send_wr wr = {};
+	struct tbr_xsend *s;
+	bool ok;
+	int err;
+
+	if (w->status != IB_WC_SUCCESS) {
+		tbr_x_reject(x, w, w->status);
+		return false;
+	}
+	wr.opcode = tbr_x_wr_opcode(w->hdr.opcode, &ok);
+	if (!ok || w->hdr.num_sge > TBR_MAX_SGE) {
+		tbr_x_reject(x, w, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	wr.wr_id = w->hdr.wr_id;
+	/* every WR completes in the core; the CQE is ours to post or not */
+	wr.flags = TBR_WR_SIGNALED;
+	if (w->hdr.flags & TBRDMA_WQE_SOLICITED)
+		wr.flags |= TBR_WR_SOLICITED;
+	if (w->hdr.flags & TBRDMA_WQE_FENCE)
+		wr.flags |= TBR_WR_FENCE;
+	if (w->hdr.flags & TBRDMA_WQE_INLINE) {
+		wr.flags |= TBR_WR_INLINE;
+		wr.inline_data = w->inline_data;
+		wr.inline_len = w->hdr.inline_len;
+	} else {
+		BUILD_BUG_ON(sizeof(sgl[0]) != sizeof(w->sge[0]));
+		memcpy(sgl, w->sge, w->hdr.num_sge * sizeof(sgl[0]));
+		wr.sgl = sgl;
+		wr.num_sge = w->hdr.num_sge;
+	}
+	wr.remote_addr = w->hdr.remote_addr;
+	wr.rkey = w->hdr.rkey;
+	wr.imm = wr.opcode == TBR_WR_SEND_INV ? w->hdr.imm_data :
+		 be32_to_cpu((__force __be32)w->hdr.imm_data);
+	wr.compare_add = w->hdr.compare_add;
+	wr.swap = w->hdr.swap;
+
+	s = &x->sent[x->sent_head & x->qp->sq.mask];
+	s->wr_id = w->hdr.wr_id;
+	s->flags = w->hdr.flags;
+	s->wc_opcode = w->wc_opcode;
+	x->sent_head++;
+	err = tbr_tqp_post_send(x->tqp, &wr, now);
+	if (!err)
+		return true;
+	x->sent_head--;
+	tbr_x_reject(x, w, err == -EIO ? IB_WC_WR_FLUSH_ERR :
+		     IB_WC_LOC_QP_OP_ERR);
+	return false;
+}
+
+/*
+ * Move WQEs from the SQ ring into the core while it has room. When the ring
+ * is empty, ask userspace for a doorbell and look once more (the provider
+ * does the mirror image: prod, full barrier, flags). Context: qp->lock held.
+ */
+static void tbr_x_kick(struct tbr_xqp *x, u64 now)
+{
+	struct tbr_qp *qp = x->qp;
+	bool asked = false;
+	int err;
+
+	if (!x->connected || qp->state != IB_QPS_RTS)
+		return;
+	while (!x->error_pending) {
+		if (!tbr_tqp_sq_space(x->tqp)) {
+			/* completions free space and call us again */
+			tbr_sq_set_need_doorbell(qp, false);
+			return;
+		}
+		err = tbr_sq_fetch(qp, &x->scratch);
+		if (err == -ENOENT) {
+			if (asked)
+				return;
+			tbr_sq_set_need_doorbell(qp, true);
+			asked = true;
+			continue;
+		}
+		if (err) {
+			x->error_pending = true;	/* corrupt producer index */
+			return;
+		}
+		if (asked) {
+			tbr_sq_set_need_doorbell(qp, false);
+			asked = false;
+		}
+		if (!tbr_x_post(x, &x->scratch, now))
+			return;
+	}
+}
+
+static void tbr_x_arm(struct tbr_xqp *x)
+{
+	u64 at = tbr_tqp_next_deadline(x->tqp);
+
+	if (at == TBR_NO_DEADLINE)
+		return;	/* an armed timer may fire for nothing: harmless */
+	if (at == x->timer_at && hrtimer_active(&x->timer))
+		return;
+	x->timer_at = at;
+	hrtimer_start(&x->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
+}
+
+/* After every call into the core: errors, more WQEs, the timer. */
+static void tbr_x_after(struct tbr_xqp *x, u64 now)
+{
+	if (!x->error_pending)
+		tbr_x_kick(x, now);
+	if (x->error_pending) {
+		x->error_pending = false;
+		tbr_qp_set_error(x->qp);	/* calls tbr_x_flush */
+		return;
+	}
+	tbr_x_arm(x);
+}
+
+static enum hrtimer_restart tbr_x_timer(struct hrtimer *t)
+{
+	struct tbr_xqp *x = container_of(t, struct tbr_xqp, timer);
+	unsigned long flags;
+	u64 now = ktime_get_ns();
+
+	spin_lock_irqsave(&x->qp->lock, flags);
+	if (x->connected) {
+		tbr_tqp_progress(x->tqp, now);
+		tbr_x_after(x, now);
+	}
+	spin_unlock_irqrestore(&x->qp->lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+/* ---- tbr_xport_ops: called by qp.c ------------------------------------------ */
+
+static int tbr_x_qp_create(struct tbr_qp *qp)
+{
+	struct tbr_tqp_cfg cfg = {
+		.qpn = qp->ibqp.qp_num,
+		.sq_depth = min_t(u32, qp->sq.entries, TBR_SQ_DEPTH_MAX),
+		.win = TBR_XPORT_WIN,
+		.mtu = TBR_XPORT_MTU,
+		.max_rd_atomic = TBR_ATOMIC_CACHE,
+	};
+	struct tbr_xqp *x;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		cfg.type = TBR_QPT_RC;
+		break;
+	case IB_QPT_UC:
+		cfg.type = TBR_QPT_UC;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	x->sent = kvcalloc(qp->sq.entries, sizeof(*x->sent), GFP_KERNEL);
+	if (!x->sent)
+		goto err_free;
+	x->qp = qp;
+	x->tqp = tbr_tqp_create(&cfg, &tbr_x_core_ops, x);
+	if (!x->tqp)
+		goto err_sent;
+	hrtimer_init(&x->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	x->timer.function = tbr_x_timer;
+	qp->xport_priv = x;
+	return 0;
+
+err_sent:
+	kvfree(x->sent);
+err_free:
+	kfree(x);
+	return -ENOMEM;
+}
+
+/* Context: process; no frame or timer can reach the QP any more. */
+static void tbr_x_qp_destroy(struct tbr_qp *qp)
+{
+	struct tbr_xqp *x = qp->xport_priv;
+
+	if (!x)
+		return;
+	hrtimer_cancel(&x->timer);
+	if (x->link)
+		tbr_link_put(x->link);
+	tbr_tqp_destroy(x->tqp);
+	kvfree(x->sent);
+	kfree(x);
+	qp->xport_priv = NULL;
+}
+
+/* IBTA 9.7.5.2.8 minimum RNR NAK timer field -> nanoseconds */
+static u64 tbr_rnr_timer_ns(u8 field)
+{
+	static const u32 us[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640,
+		960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480,
+		30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680,
+		491520,
+	};
+
+	return (u64)us[field & 31] * NSEC_PER_USEC;
+}
+
+static void tbr_x_connect(struct tbr_xqp *x)
+{
+	struct tbr_qp *qp = x->qp;
+	struct tbr_tqp_conn conn;
+
+	tbr_tqp_conn_defaults(&conn);
+	conn.dest_qpn = qp->attr.dest_qp_num;
+	/* the same on both ends without negotiation */
+	conn.conn_id = (qp->ibqp.qp_num ^ qp->attr.dest_qp_num) & 0xffff;
+	conn.sq_psn = qp->attr.sq_psn;
+	conn.rq_psn = qp->attr.rq_psn;
+	/* IBTA local ACK timeout: 4.096 us * 2^timeout, 0 = infinite */
+	conn.timeout_ns = qp->attr.timeout ?
+			  4096ULL << min_t(u8, qp->attr.timeout, 31) : 0;
+	conn.retry_cnt = qp->attr.retry_cnt;
+	conn.rnr_retry = qp->attr.rnr_retry;
+	conn.min_rnr_timer_ns = tbr_rnr_timer_ns(qp->attr.min_rnr_timer);
+	if (tbr_tqp_connect(x->tqp, &conn)) {
+		x->error_pending = true;
+		return;
+	}
+	x->sent_head = x->sent_tail = 0;
+	x->connected = true;
+}
+
+static void tbr_x_modify(struct tbr_qp *qp, enum ib_qp_state old, int mask)
+{
+	struct tbr_xqp *x = qp->xport_priv;
+	u64 now = ktime_get_ns();
+
+	if (qp->state == IB_QPS_RESET && old != IB_QPS_RESET) {
+		/* every WQE is discarded without a completion */
+		x->discard = true;
+		tbr_tqp_flush(x->tqp);
+		x->discard = false;
+		x->connected = false;
+		x->sent_head = x->sent_tail = 0;
+		if (x->link) {
+			tbr_link_put(x->link);
+			x->link = NULL;
+		}
+		hrtimer_try_to_cancel(&x->timer);
+		return;
+	}
+	if (qp->state == IB_QPS_RTS && old == IB_QPS_RTR)
+		tbr_x_connect(x);
+	if (qp->state == IB_QPS_RTS)
+		tbr_x_after(x, now);
+}
+
+static void tbr_x_doorbell(struct tbr_qp *qp)
+{
+	struct tbr_xqp *x = qp->xport_priv;
+
+	tbr_x_after(x, ktime_get_ns());
+}
+
+static void tbr_x_flush(struct tbr_qp *qp)
+{
+	struct tbr_xqp *x = qp->xport_priv;
+
+	x->connected = false;
+	x->error_pending = false;
+	tbr_tqp_flush(x->tqp);
+	hrtimer_try_to_cancel(&x->timer);
+}
+
+const struct tbr_xport_ops tbr_xport_ops = {
+	.qp_create = tbr_x_qp_create,
+	.qp_destroy = tbr_x_qp_destroy,
+	.modify = tbr_x_modify,
+	.sq_doorbell = tbr_x_doorbell,
+	.flush = tbr_x_flush,
+};
+
+/* ---- tbr_link_upper_ops: called by rail.c ------------------------------------ */
+
+/* Context: bh. One transport frame from @link. */
+static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
+		     u32 len)
+{
+	struct tbr_dev *tdev = ctx;
+	struct tbr_xqp *x;
+	struct tbr_qp *qp;
+	unsigned long flags;
+	u16 conn_id;
+	u32 dqpn;
+	u64 now;
+
+	if (tbr_frame_peek(frame, len, &conn_id, &dqpn))
+		return;
+	qp = tbr_qp_get(tdev, dqpn);
+	if (!qp)
+		return;
+	now = ktime_get_ns();
+	spin_lock_irqsave(&qp->lock, flags);
+	x = qp->xport_priv;
+	/* only the QP's own peer may talk to it */
+	if (x && x->connected && tbr_x_link(x) == link) {
+		tbr_tqp_rx(x->tqp, frame, len, now);
+		tbr_x_after(x, now);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	tbr_qp_put(qp);
+}
+
+/* Context: bh. TX descriptors came free on @link: resume stalled QPs. */
+static void tbr_x_tx_ready(void *ctx, struct tbr_link *link)
+{
+	struct tbr_dev *tdev = ctx;
+	unsigned long idx, flags;
+	struct tbr_qp *qp;
+	void *entry;
+
+	xa_for_each(&tdev->qp_xa, idx, entry) {
+		struct tbr_xqp *x;
+		u64 now;
+
+		qp = tbr_qp_get(tdev, idx);
+		if (!qp)
+			continue;
+		now = ktime_get_ns();
+		spin_lock_irqsave(&qp->lock, flags);
+		x = qp->xport_priv;
+		if (x && x->connected && x->stalled && x->link == link) {
+			x->stalled = false;
+			tbr_tqp_progress(x->tqp, now);
+			tbr_x_after(x, now);
+		}
+		spin_unlock_irqrestore(&qp->lock, flags);
+		tbr_qp_put(qp);
+	}
+}
+
+static const struct tbr_link_upper_ops tbr_x_upper_ops = {
+	.rx = tbr_x_rx,
+	.tx_ready = tbr_x_tx_ready,
+};
+
+/* Context: process. Attach the transport to a new device. */
+void tbr_xport_attach(struct tbr_dev *tdev)
+{
+	tdev->xport = &tbr_xport_ops;
+	tbr_rails_set_upper(tdev, &tbr_x_upper_ops, tdev);
+}
+
+/* Context: process. Detach before the device goes (waits for callbacks). */
+void tbr_xport_detach(struct tbr_dev *tdev)
+{
+	tbr_rails_set_upper(tdev, NULL, NULL);
+}
