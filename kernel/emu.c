@@ -244,11 +244,15 @@ static int emu_set_fault(struct tbr_rail *rail, const struct tbr_rail_fault *fau
 	for (i = 0; i < 2; i++) {
 		struct emu_end *e = &pair->end[i];
 
+		bool running;
+
 		spin_lock_irqsave(&e->lock, flags);
 		e->fault = *fault;
 		e->busy_until = 0;
+		running = e->running;
 		spin_unlock_irqrestore(&e->lock, flags);
-		queue_work(emu_wq, &e->work);
+		if (running)	/* new timing applies to what is queued */
+			queue_work(emu_wq, &e->work);
 	}
 	return 0;
 }
@@ -383,8 +387,7 @@ static void emu_cable_free(struct emu_cable *c)
 	for (r = 0; r < c->nrails; r++) {
 		struct emu_pair *pair = &c->pair[r];
 
-		if (!pair->cut)
-			emu_pair_stop(pair);
+		emu_pair_stop(pair);	/* also when cut: no work may be left */
 		for (i = 0; i < 2; i++)
 			if (pair->end[i].rail)
 				tbr_rail_down(pair->end[i].rail);
