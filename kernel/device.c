@@ -160,6 +160,7 @@ struct tbr_dev *tbr_dev_create(void)
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC1);
 	tbr_xport_attach(tdev);
+	tbr_netdev_bind(ndev, tdev);
 
 	err = ib_device_set_netdev(&tdev->ibdev, ndev, 1);
 	if (err)
@@ -171,7 +172,9 @@ struct tbr_dev *tbr_dev_create(void)
 
 err_dealloc:
 	tbr_xport_detach(tdev);
+	tbr_netdev_destroy(ndev);
 	ib_dealloc_device(&tdev->ibdev);
+	return ERR_PTR(err);
 err_netdev:
 	tbr_netdev_destroy(ndev);
 	return ERR_PTR(err);
@@ -184,9 +187,10 @@ void tbr_dev_destroy(struct tbr_dev *tdev)
 
 	ib_unregister_device(&tdev->ibdev);
 	tbr_xport_detach(tdev);
+	/* tbrN transmits through tdev: it goes before tdev is freed */
+	tbr_netdev_destroy(ndev);
 	WARN_ON(!xa_empty(&tdev->qp_xa) || !xa_empty(&tdev->mr_xa));
 	xa_destroy(&tdev->qp_xa);
 	xa_destroy(&tdev->mr_xa);
 	ib_dealloc_device(&tdev->ibdev);
-	tbr_netdev_destroy(ndev);
 }

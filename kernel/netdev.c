@@ -2,20 +2,90 @@
 /*
  * tbrdma: tbrN, the RoCE netdev of a tbrdma device. Its IP addresses become
  * the device's RoCE v2 GIDs (the RDMA core fills the GID table from them).
- * The carrier is on while at least one peer link has a rail up; with no link
- * the netdev is a down Ethernet port and drops what it is given, counted.
+ *
+ * tbrN carries IP over the rails, so ARP/ND (and with them RoCE address
+ * resolution, rdma_cm and the out-of-band TCP of perftest) work between
+ * hosts: an Ethernet frame of at most 4096 bytes rides as one rail frame with
+ * code TBR_PDF_NET. A unicast frame goes to the link of the peer that owns
+ * the destination MAC (a peer's node GUID is the EUI-64 of its tbrN MAC);
+ * broadcast and multicast go to every link. The carrier is on while at least
+ * one link has a rail up.
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
+#include <net/addrconf.h>
 
 #include "tbrdma.h"
 #include "rail.h"
 
+struct tbr_netdev_priv {
+	struct tbr_dev *tdev;	/* set once the ib_device exists */
+};
+
+/* Context: softirq or process with BH off (ndo_start_xmit). */
 static netdev_tx_t tbr_netdev_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
+	struct tbr_dev *tdev = ((struct tbr_netdev_priv *)netdev_priv(ndev))->tdev;
+	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	struct tbr_link *link;
+	__be64 guid;
+	int sent = 0;
+
+	if (!tdev || skb->len < ETH_HLEN || skb->len > TBR_FRAME_SIZE_MAX ||
+	    skb_linearize(skb))
+		goto drop;
+	eth = (const struct ethhdr *)skb->data;
+	if (is_multicast_ether_addr(eth->h_dest)) {
+		rcu_read_lock();
+		list_for_each_entry_rcu(link, &tdev->rails.links, node)
+			if (!tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len))
+				sent++;
+		rcu_read_unlock();
+	} else {
+		addrconf_addr_eui48((u8 *)&guid, eth->h_dest);
+		link = tbr_link_get_by_guid(tdev, be64_to_cpu(guid));
+		if (link) {
+			if (!tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len))
+				sent++;
+			tbr_link_put(link);
+		}
+	}
+	if (!sent)
+		goto drop;
+	ndev->stats.tx_packets++;
+	ndev->stats.tx_bytes += skb->len;
+	dev_consume_skb_any(skb);
+	return NETDEV_TX_OK;
+
+drop:
 	ndev->stats.tx_dropped++;
 	dev_kfree_skb_any(skb);
 	return NETDEV_TX_OK;
+}
+
+/*
+ * An Ethernet frame for tbrN arrived on a rail. Context: bh (rail RX
+ * completion); @data is valid only during the call.
+ */
+void tbr_netdev_rx(struct tbr_dev *tdev, const void *data, u32 len)
+{
+	struct net_device *ndev = tdev->netdev;
+	struct sk_buff *skb;
+
+	if (len < ETH_HLEN || !netif_running(ndev))
+		goto drop;
+	skb = netdev_alloc_skb_ip_align(ndev, len);
+	if (!skb)
+		goto drop;
+	skb_put_data(skb, data, len);
+	skb->protocol = eth_type_trans(skb, ndev);
+	ndev->stats.rx_packets++;
+	ndev->stats.rx_bytes += len;
+	netif_rx(skb);
+	return;
+
+drop:
+	ndev->stats.rx_dropped++;
 }
 
 static const struct net_device_ops tbr_netdev_ops = {
@@ -41,7 +111,8 @@ struct net_device *tbr_netdev_create(void)
 	struct net_device *ndev;
 	int err;
 
-	ndev = alloc_netdev(0, "tbr%d", NET_NAME_ENUM, tbr_netdev_setup);
+	ndev = alloc_netdev(sizeof(struct tbr_netdev_priv), "tbr%d",
+			    NET_NAME_ENUM, tbr_netdev_setup);
 	if (!ndev)
 		return ERR_PTR(-ENOMEM);
 	netif_carrier_off(ndev);
@@ -55,7 +126,16 @@ err_free:
 	return ERR_PTR(err);
 }
 
-/* Context: process, may sleep; the ib_device using @ndev is unregistered. */
+/* Context: process. Frames of @ndev may now reach @tdev's links. */
+void tbr_netdev_bind(struct net_device *ndev, struct tbr_dev *tdev)
+{
+	((struct tbr_netdev_priv *)netdev_priv(ndev))->tdev = tdev;
+}
+
+/*
+ * Context: process, may sleep; the ib_device using @ndev is unregistered and
+ * still allocated (tbrN may transmit until it is unregistered here).
+ */
 void tbr_netdev_destroy(struct net_device *ndev)
 {
 	unregister_netdev(ndev);

@@ -229,6 +229,11 @@ static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		}
 		rcu_read_unlock();
 		break;
+	case TBR_PDF_NET:
+		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
+		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
+		tbr_netdev_rx(link->tdev, f->buf, f->size);
+		break;
 	case TBR_PDF_MGMT:
 		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
 		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);

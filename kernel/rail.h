@@ -56,8 +56,10 @@ static inline u32 tbr_frame_size_decode(u32 field) { return field ? field : 4096
 enum tbr_pdf {
 	TBR_PDF_DATA = 1,	/* transport frame (kernel/core, docs/protocol.md) */
 	TBR_PDF_MGMT = 2,	/* management datagram, daemon to daemon */
+	TBR_PDF_NET = 3,	/* Ethernet frame of the netdev tbrN (IP) */
 };
-#define TBR_PDF_RX_MASK		(BIT(TBR_PDF_DATA) | BIT(TBR_PDF_MGMT))
+#define TBR_PDF_RX_MASK		(BIT(TBR_PDF_DATA) | BIT(TBR_PDF_MGMT) | \
+				 BIT(TBR_PDF_NET))
 
 /* tbr_frame.flags on completion */
 #define TBR_FRAME_CANCELED	0x1	/* ring stopped / rail down: no data moved */

@@ -235,6 +235,8 @@ void tbr_dev_destroy(struct tbr_dev *tdev);
 /* netdev.c */
 struct net_device *tbr_netdev_create(void);
 void tbr_netdev_destroy(struct net_device *ndev);
+void tbr_netdev_bind(struct net_device *ndev, struct tbr_dev *tdev);
+void tbr_netdev_rx(struct tbr_dev *tdev, const void *data, u32 len);
 
 /* mmap.c: user contexts and shared queues */
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);

@@ -1,8 +1,11 @@
-# tests/vm/lib/pair.sh: two tbrdma devices in one VM joined by an emulated cable, with the
-# provider, ready for the rdma-core tools (source after guest.sh).
+# tests/vm/lib/pair.sh: two emulated hosts in one VM joined by an emulated cable, with the
+# provider, ready for the rdma-core tools (source after guest.sh). Host 0 is tbrdma0/tbr0 in the
+# initial network namespace; host 1 is tbrdma1/tbr1 in namespace "h1" (rdma netns exclusive mode),
+# so routing, ARP and RoCE address resolution behave as between two machines, over the rails.
 #   pair_up RAILS   load tbrdma, create tbrdma1, cable tbrdma0 <-> tbrdma1 with RAILS rails,
 #                   address tbr0 10.88.0.1/24 and tbr1 10.88.0.2/24, wait for ACTIVE ports
 #                   and IPv4 RoCE v2 GIDs; sets GID0 and GID1 (their GID indexes)
+#   h1 CMD...       run CMD in host 1
 # shellcheck shell=bash
 CTL=$TBR_TOP/build/tools/tbrdma-ctl
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
@@ -20,19 +23,28 @@ gid_index() {
 	return 1
 }
 
+h1() { ip netns exec h1 "$@"; }
+
 pair_up() {
 	tbr_load
 	"$CTL" dev-new > /dev/null || fail "dev-new failed"
 	"$CTL" cable-new tbrdma0 tbrdma1 --rails "$1" > /dev/null || fail "cable-new failed"
+	# exclusive mode can only be chosen while init_net is the only namespace
+	rdma system set netns exclusive
+	ip netns add h1
+	rdma dev set tbrdma1 netns h1
+	ip link set tbr1 netns h1
 	ip link set tbr0 up
-	ip link set tbr1 up
+	h1 ip link set lo up
+	h1 ip link set tbr1 up
 	ip addr add 10.88.0.1/24 dev tbr0
-	ip addr add 10.88.0.2/24 dev tbr1
+	h1 ip addr add 10.88.0.2/24 dev tbr1
 	wait_for 10 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
-	wait_for 10 grep -q ACTIVE /sys/class/infiniband/tbrdma1/ports/1/state
+	wait_for 10 h1 grep -q ACTIVE /sys/class/infiniband/tbrdma1/ports/1/state
 	wait_for 10 gid_index tbrdma0 10.88.0.1
-	wait_for 10 gid_index tbrdma1 10.88.0.2
+	wait_for 10 h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2"
 	GID0=$(gid_index tbrdma0 10.88.0.1)
-	GID1=$(gid_index tbrdma1 10.88.0.2)
+	GID1=$(h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2")
+	ping -c 1 -W 5 10.88.0.2 > /dev/null || fail "no IP over the rails (ping 10.88.0.2)"
 	export GID0 GID1
 }
