@@ -243,6 +243,9 @@ struct tbr_tqp_counters {
 	u64 atomic_replays;	/* duplicate ATOMICs answered from the cache */
 	u64 uc_msgs_dropped;	/* UC messages lost or abandoned */
 	u64 ud_drops;		/* UD datagrams dropped (no WQE, bad qkey) */
+	u64 spurious_retransmits; /* fast retransmits the peer reported as
+				   * duplicates (DSACK): reordering, not loss */
+	u64 read_hole_rtx;	/* READ chunks re-requested by the hole timer */
 };
 
 /* Creation-time configuration. */
@@ -276,7 +279,14 @@ struct tbr_tqp_conn {
 	u64 min_rnr_timer_ns;	/* responder: wait asked for in RNR NAKs */
 	u64 ack_delay_ns;	/* responder: max ACK coalescing delay */
 	u32 ack_every;		/* responder: ACK at least every N frames */
-	u32 reorder_thresh;	/* requester: SACK hole depth for fast rtx */
+	/*
+	 * Requester loss detection (RACK-style, docs/protocol.md 3.4): a
+	 * frame is deemed lost when a frame sent after it was acknowledged
+	 * and the reordering window has passed. The window adapts to the
+	 * reordering measured on the rails; these bound it.
+	 */
+	u64 reo_wnd_min_ns;	/* floor of the reordering window */
+	u64 reo_wnd_max_ns;	/* ceiling; 0 = timeout_ns / 2 */
 	u64 uc_reorder_ns;	/* UC responder: time a hole may stay open */
 };
 

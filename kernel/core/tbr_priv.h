@@ -127,6 +127,27 @@ struct tbr_tqp {
 	u64 *rdm;		/* PSN is a READ/ATOMIC response slot */
 	u64 *rtxd;		/* PSN fast-retransmitted in this RTO round */
 	u32 *psn_msn;		/* msn owning each sent PSN */
+	u64 *xts;		/* first transmission time of each sent PSN */
+	u64 *frx;		/* PSN fast-retransmitted (kept until reused) */
+	u64 *amb;		/* PSN resent by the timeout sweep this round */
+	/* RACK-style loss detection (tbr_req.c) */
+	u64 rack_ts;		/* xts of the last-sent PSN known delivered */
+	u64 rack_rtt;		/* RTT measured on that delivery */
+	u64 min_rtt;		/* smallest RTT sample, TBR_NO_DEADLINE: none */
+	u64 srtt;		/* smoothed RTT */
+	u64 reo_meas;		/* reordering measured on the rails (ns) */
+	u64 rack_deadline;	/* retry a verdict that found tx full */
+	u64 rack_arm_at;	/* no verdicts before (learning the rails) */
+	u64 rd_hole_deadline;	/* READ response hole is lost after this */
+	u32 rack_psn;		/* PSN of rack_ts */
+	u32 reo_mark;		/* DSACKs before this PSN were counted */
+	u32 reo_round;		/* una passing this PSN ends a round */
+	u32 rd_hole_psn;
+	u8 rack_valid;
+	u8 reo_mult;		/* DSACK-adapted window in min_rtt/4 steps */
+	u8 reo_persist;		/* rounds with losses before reo_mult decays */
+	u8 rack_lost;		/* losses detected in this round */
+	u8 rd_hole_retry;	/* READ hole verdict found tx full */
 	u32 rd_out;		/* READ/ATOMIC WRs started, not retired */
 	u32 retries_left;
 	u32 rnr_left;
@@ -158,6 +179,7 @@ struct tbr_tqp {
 	struct tbr_acache acache[TBR_ATOMIC_CACHE];
 	u32 acache_pos;
 	u8 ack_pending;
+	u32 dsack;		/* TBR_ACK_DSACK | PSN of a duplicate, or 0 */
 	u8 uc_dropping;
 	u32 uc_drop_msn;	/* UC: incomplete msgs below this are dropped */
 	u32 ack_count;

@@ -25,6 +25,143 @@ static bool tbr_wr_is_atomic(u8 op)
 	return op == TBR_WR_CMP_SWAP || op == TBR_WR_FETCH_ADD;
 }
 
+/*
+ * Loss detection under reordering (docs/protocol.md 3.4), after RACK (RFC
+ * 8985): the rails reorder frames by design, so a hole in the SACK bitmap
+ * means nothing by itself. A frame is deemed lost only when a frame sent
+ * after it has been delivered and the reordering window has passed since:
+ * now >= xts + rack_rtt + reo_wnd. The window is the larger of
+ *  - reo_mult * min_rtt / 4 (at most srtt): reo_mult starts at
+ *    TBR_REO_MULT_INIT and grows by one per flight in which the responder
+ *    reports a fast-retransmitted frame as a duplicate (DSACK), decaying
+ *    back after TBR_REO_PERSIST rounds with losses and no DSACK;
+ *  - the reordering measured directly: a frame sent once and delivered
+ *    after a later-sent one was late by (its RTT - rack_rtt); the largest
+ *    such lateness (+1/2) is kept, widened by half (at least srtt/4) on a
+ *    DSACK, and halved after TBR_REO_PERSIST rounds with losses and no
+ *    DSACK (without losses its size costs nothing).
+ * Verdicts start TBR_RACK_WARMUP first-RTTs after the first RTT sample:
+ * the first flights are where the reordering of the rails gets measured.
+ * clamped to [reo_wnd_min_ns, reo_wnd_max_ns].
+ */
+#define TBR_REO_MULT_INIT	4
+#define TBR_REO_MULT_MAX	64
+#define TBR_REO_PERSIST		16
+#define TBR_RACK_WARMUP		8	/* first RTTs without verdicts */
+
+static u64 tbr_req_reo_wnd(const struct tbr_tqp *qp)
+{
+	u64 r = 0, max = qp->conn.reo_wnd_max_ns;
+
+	if (qp->min_rtt != TBR_NO_DEADLINE) {
+		r = (qp->min_rtt / 4) * qp->reo_mult;
+		if (r > qp->srtt)
+			r = qp->srtt;
+	}
+	if (r < qp->reo_meas)
+		r = qp->reo_meas;
+	if (r < qp->conn.reo_wnd_min_ns)
+		r = qp->conn.reo_wnd_min_ns;
+	if (!max)
+		max = qp->conn.timeout_ns ? qp->conn.timeout_ns / 2 :
+					    1000000000ull;
+	return r < max ? r : max;
+}
+
+/*
+ * PSNs [base, base + 64) with bits @nv became done now (acknowledged or
+ * answered). Feed RACK with the ones sent only once (Karn: a retransmitted
+ * PSN's delivery is ambiguous).
+ */
+static void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
+{
+	u32 w = tbr_win(qp);
+	u64 sure;
+	u32 lo, hi;
+	u64 rtt;
+
+	nv &= ~tbr_bm_get64(qp->rtxd, w, base);
+	if (!nv)
+		return;
+	/* Resent by a timeout sweep: good for ordering, not for timing. */
+	sure = nv & ~tbr_bm_get64(qp->amb, w, base);
+	if (sure && qp->rack_valid) {
+		/* Delivered after a later-sent frame: measured reordering. */
+		lo = tbr_psn_add(base, tbr_ctz64(sure));
+		if (tbr_psn_diff(lo, qp->rack_psn) < 0) {
+			u64 t = qp->xts[lo & qp->wmask] + qp->rack_rtt;
+
+			if (now > t) {
+				u64 late = now - t;
+
+				late += late / 2;
+				if (late > qp->reo_meas)
+					qp->reo_meas = late;
+			}
+		}
+	}
+	hi = tbr_psn_add(base, tbr_msb64(nv));
+	if (qp->rack_valid && tbr_psn_diff(hi, qp->rack_psn) <= 0)
+		return;
+	qp->rack_valid = 1;
+	qp->rack_psn = hi;
+	qp->rack_ts = qp->xts[hi & qp->wmask];
+	if (!((sure >> (tbr_msb64(nv))) & 1))
+		return;
+	rtt = now - qp->rack_ts;
+	qp->rack_rtt = rtt;
+	if (rtt < qp->min_rtt)
+		qp->min_rtt = rtt;
+	if (!qp->srtt) {
+		qp->srtt = rtt;
+		qp->rack_arm_at = now + TBR_RACK_WARMUP * rtt;
+	} else
+		qp->srtt = qp->srtt - qp->srtt / 8 + rtt / 8;
+}
+
+/* una moved: close a round (one flight acknowledged) if it passed it. */
+static void tbr_req_round(struct tbr_tqp *qp)
+{
+	if (tbr_psn_diff(qp->una, qp->reo_round) <= 0)
+		return;
+	qp->reo_round = qp->snd_nxt;
+	if (qp->rack_lost) {
+		/* Losses and no DSACK for a while: the window may be too wide. */
+		qp->rack_lost = 0;
+		if (!--qp->reo_persist) {
+			qp->reo_persist = TBR_REO_PERSIST;
+			qp->reo_mult = TBR_REO_MULT_INIT;
+			qp->reo_meas /= 2;
+		}
+	}
+}
+
+/*
+ * The responder saw PSN @psn twice (DSACK). If we fast-retransmitted it,
+ * the original was only late: widen the reordering window, at most once
+ * per flight. frx has 2 * win bits so the answer may come back after the
+ * PSN's window slot was reused.
+ */
+static void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
+{
+	u32 fw = 2 * tbr_win(qp), i = psn & (fw - 1);
+	s32 o = tbr_psn_diff(psn, qp->snd_nxt);
+
+	if (o >= 0 || o < -(s32)fw || !tbr_bm_test(qp->frx, i))
+		return;
+	qp->frx[i >> 6] &= ~(1ull << (i & 63));
+	qp->cnt.spurious_retransmits++;
+	if (tbr_psn_diff(psn, qp->reo_mark) < 0)
+		return;
+	qp->reo_mark = qp->snd_nxt;
+	if (qp->reo_mult < TBR_REO_MULT_MAX)
+		qp->reo_mult++;
+	qp->reo_persist = TBR_REO_PERSIST;
+	qp->reo_meas += qp->reo_meas / 2 > qp->srtt / 4 ?
+			qp->reo_meas / 2 : qp->srtt / 4;
+}
+
+
 void tbr_req_reset(struct tbr_tqp *qp)
 {
 	u32 w = tbr_win(qp);
@@ -40,8 +177,26 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	memset(qp->done, 0, w / 8);
 	memset(qp->rdm, 0, w / 8);
 	memset(qp->rtxd, 0, w / 8);
+	memset(qp->frx, 0, w / 4);
+	memset(qp->amb, 0, w / 8);
 	qp->rd_out = 0;
 	qp->retries_left = qp->conn.retry_cnt;
+	qp->rack_valid = 0;
+	qp->rack_ts = 0;
+	qp->rack_rtt = 0;
+	qp->rack_psn = qp->conn.sq_psn;
+	qp->min_rtt = TBR_NO_DEADLINE;
+	qp->srtt = 0;
+	qp->reo_meas = 0;
+	qp->reo_mult = TBR_REO_MULT_INIT;
+	qp->reo_persist = TBR_REO_PERSIST;
+	qp->reo_mark = qp->conn.sq_psn;
+	qp->reo_round = qp->conn.sq_psn;
+	qp->rack_lost = 0;
+	qp->rack_arm_at = TBR_NO_DEADLINE;
+	qp->rack_deadline = TBR_NO_DEADLINE;
+	qp->rd_hole_deadline = TBR_NO_DEADLINE;
+	qp->rd_hole_retry = 0;
 	qp->rnr_left = qp->conn.rnr_retry;
 	qp->rto_deadline = TBR_NO_DEADLINE;
 	qp->rnr_until = TBR_NO_DEADLINE;
@@ -298,8 +453,11 @@ static void tbr_req_arm(struct tbr_tqp *qp, u64 now)
 		qp->rto_deadline = now + qp->conn.timeout_ns;
 }
 
-/* Mark [psn, psn + n) done, except READ/ATOMIC response PSNs. */
-static bool tbr_req_mark(struct tbr_tqp *qp, u32 psn, u32 n)
+/*
+ * Mark [psn, psn + n) done, except READ/ATOMIC response PSNs; @now !=
+ * TBR_NO_DEADLINE: they were delivered (acknowledged) at @now.
+ */
+static bool tbr_req_mark(struct tbr_tqp *qp, u32 psn, u32 n, u64 now)
 {
 	u32 w = tbr_win(qp);
 	bool progress = false;
@@ -311,6 +469,8 @@ static bool tbr_req_mark(struct tbr_tqp *qp, u32 psn, u32 n)
 
 		if (v) {
 			tbr_bm_or64(qp->done, w, psn, v);
+			if (now != TBR_NO_DEADLINE)
+				tbr_req_delivered(qp, psn, v, now);
 			progress = true;
 		}
 		psn += k;
@@ -347,10 +507,13 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 		tbr_bm_clr64(qp->done, w, psn, m);
 		tbr_bm_clr64(qp->rdm, w, psn, m);
 		tbr_bm_clr64(qp->rtxd, w, psn, m);
+		tbr_bm_clr64(qp->amb, w, psn, m);
 		psn += k;
 		i += k;
 	}
 	qp->una = tbr_psn_add(qp->una, n);
+	if (n)
+		tbr_req_round(qp);
 
 	while (qp->sq_head != qp->sq_tail) {
 		struct tbr_swqe *wr = tbr_wr(qp, qp->sq_head);
@@ -432,7 +595,7 @@ static u32 tbr_req_resend(struct tbr_tqp *qp, u32 psn)
 }
 
 /* Continue the retransmission sweep; false when stalled on transmit. */
-static bool tbr_req_sweep(struct tbr_tqp *qp)
+static bool tbr_req_sweep(struct tbr_tqp *qp, u64 now)
 {
 	u32 w = tbr_win(qp);
 
@@ -454,6 +617,11 @@ static bool tbr_req_sweep(struct tbr_tqp *qp)
 		next = tbr_req_resend(qp, p);
 		if (next == p)
 			return false;
+		/* RACK times these from now on; their delivery is ambiguous. */
+		for (; p != next; p = tbr_psn_add(p, 1)) {
+			qp->xts[p & qp->wmask] = now;
+			tbr_bm_set(qp->amb, p & qp->wmask);
+		}
 		qp->rtx_next = next;
 	}
 	qp->rtx_active = 0;
@@ -466,6 +634,7 @@ static void tbr_req_start_sweep(struct tbr_tqp *qp)
 	qp->rtx_next = qp->una;
 	qp->rtx_end = qp->snd_nxt;
 	memset(qp->rtxd, 0, tbr_win(qp) / 8);
+	memset(qp->amb, 0, tbr_win(qp) / 8);
 }
 
 void tbr_req_pump(struct tbr_tqp *qp, u64 now)
@@ -475,12 +644,12 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 
 	if (!qp->connected || qp->error || qp->rnr_until != TBR_NO_DEADLINE)
 		return;
-	if (qp->rtx_active && !tbr_req_sweep(qp))
+	if (qp->rtx_active && !tbr_req_sweep(qp, now))
 		return;
 
 	while (qp->sq_next != qp->sq_tail && !qp->halted && !qp->error) {
 		struct tbr_swqe *w = tbr_wr(qp, qp->sq_next);
-		u32 n = 1, i;
+		u32 n = 1, i, fi;
 		int ret;
 
 		if (qp->cur_psn == w->first_psn && !w->rd && !w->status) {
@@ -507,6 +676,9 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 			u32 p = tbr_psn_add(qp->cur_psn, i) & qp->wmask;
 
 			qp->psn_msn[p] = qp->sq_next;
+			qp->xts[p] = now;
+			fi = tbr_psn_add(qp->cur_psn, i) & (2 * win - 1);
+			qp->frx[fi >> 6] &= ~(1ull << (fi & 63));
 			if (tbr_wr_is_rd(w->opcode))
 				tbr_bm_set(qp->rdm, p);
 		}
@@ -523,7 +695,7 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 			break;
 		}
 		if (unacked)
-			tbr_req_mark(qp, qp->cur_psn, n);
+			tbr_req_mark(qp, qp->cur_psn, n, TBR_NO_DEADLINE);
 		qp->cur_psn = tbr_psn_add(qp->cur_psn, n);
 		qp->snd_nxt = qp->cur_psn;
 		tbr_req_arm(qp, now);
@@ -545,39 +717,130 @@ static void tbr_req_fail(struct tbr_tqp *qp, struct tbr_swqe *w, u32 msn,
 }
 
 /*
- * Fast retransmit: resend holes that at least reorder_thresh later PSNs
- * have overtaken, once per RTO round. READ/ATOMIC holes wait for the timer.
+ * RACK loss detection, run when an ACK or response arrives: every hole (not
+ * done, not a READ/ATOMIC response slot, not yet resent in this round) sent
+ * before the last delivered PSN is lost once now >= xts + rack_rtt +
+ * reo_wnd. xts grows with the PSN, so the scan stops at the first hole that
+ * is not due yet. That hole arms the reordering timer for its due time plus
+ * srtt: when no ACK comes any more (the frames after the hole were the last
+ * of a burst) the verdict is taken there; the extra srtt keeps a peer that
+ * stalls for a moment with frames still queued on some rails from looking
+ * like loss, since its next ACK carries the measurement (rack_rtt,
+ * reo_meas) that explains the delay. Tail losses with nothing delivered
+ * after them are left to the retransmit timer.
+ * READ/ATOMIC holes: see tbr_req_rd_hole().
  */
-static void tbr_req_fast_rtx(struct tbr_tqp *qp, u32 hi)
+static void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 {
 	u32 w = tbr_win(qp);
 	u32 p = qp->una;
-	s32 span = tbr_psn_diff(hi, p) - (s32)qp->conn.reorder_thresh;
+	s32 span;
+	u64 due0;
 
-	if (qp->rtx_active || span <= 0)
+	qp->rack_deadline = TBR_NO_DEADLINE;
+	if (!qp->rack_valid || qp->rtx_active || qp->error ||
+	    qp->rnr_until != TBR_NO_DEADLINE)
 		return;
-	while (span > 0 && !qp->error) {
+	if (now < qp->rack_arm_at) {
+		/* still learning the rails: decide at the end of it */
+		qp->rack_deadline = qp->rack_arm_at;
+		return;
+	}
+	span = tbr_psn_diff(qp->rack_psn, p);
+	if (span <= 0)
+		return;
+	due0 = qp->rack_rtt + tbr_req_reo_wnd(qp);
+	while (span > 0) {
 		u32 k = span < 64 ? (u32)span : 64;
 		u64 v = tbr_low_mask(k) & ~(tbr_bm_get64(qp->done, w, p) |
 					    tbr_bm_get64(qp->rdm, w, p) |
 					    tbr_bm_get64(qp->rtxd, w, p));
 
 		while (v) {
-			u32 b = tbr_ctz64(v);
-			u32 q = tbr_psn_add(p, b);
+			u32 q = tbr_psn_add(p, tbr_ctz64(v));
+			u32 qi = q & qp->wmask;
+			u64 due = qp->xts[qi] + due0;
 
+			if (now < due) {
+				qp->rack_deadline = due + qp->srtt;
+				return;
+			}
 			if (qp->halted &&
-			    (s32)(qp->psn_msn[q & qp->wmask] - qp->halt_msn) >= 0)
+			    (s32)(qp->psn_msn[qi] - qp->halt_msn) >= 0)
 				return;
-			if (tbr_req_resend(qp, q) == q)
+			if (tbr_req_resend(qp, q) == q) {
+				/* tx full: again once progress is called */
+				qp->rack_deadline = now;
 				return;
-			tbr_bm_set(qp->rtxd, q & qp->wmask);
+			}
+			tbr_bm_set(qp->rtxd, qi);
+			tbr_bm_set(qp->frx, q & (2 * w - 1));
+			qp->rack_lost = 1;
 			qp->cnt.fast_retransmits++;
 			v &= v - 1;
 		}
 		p = tbr_psn_add(p, k);
 		span -= (s32)k;
 	}
+}
+
+/*
+ * READ responses of one request chunk are sent in PSN order, so a missing
+ * response with a later one of the same chunk delivered is lost once the
+ * reordering window passed: re-request the missing part of the chunk then
+ * (checked when later responses arrive, like tbr_req_rack()) instead of
+ * waiting for the retransmit timeout.
+ */
+static void tbr_req_rd_hole_check(struct tbr_tqp *qp, struct tbr_swqe *w,
+				  u32 psn, u64 now)
+{
+	u32 bw = tbr_win(qp);
+	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
+	u32 p = tbr_psn_add(w->first_psn, idx - idx % qp->read_chunk);
+	s32 span;
+
+	if (qp->rd_hole_deadline != TBR_NO_DEADLINE || now < qp->rack_arm_at)
+		return;
+	if (tbr_psn_diff(p, qp->una) < 0)
+		p = qp->una;
+	span = tbr_psn_diff(psn, p);
+	while (span > 0) {
+		u32 k = span < 64 ? (u32)span : 64;
+		u64 v = tbr_low_mask(k) & ~(tbr_bm_get64(qp->done, bw, p) |
+					    tbr_bm_get64(qp->rtxd, bw, p));
+
+		if (v) {
+			qp->rd_hole_psn = tbr_psn_add(p, tbr_ctz64(v));
+			qp->rd_hole_deadline = now + tbr_req_reo_wnd(qp);
+			return;
+		}
+		p = tbr_psn_add(p, k);
+		span -= (s32)k;
+	}
+}
+
+static void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
+{
+	u32 q = qp->rd_hole_psn, qi = q & qp->wmask, next;
+
+	qp->rd_hole_deadline = TBR_NO_DEADLINE;
+	if (qp->rtx_active || qp->error || qp->rnr_until != TBR_NO_DEADLINE ||
+	    tbr_psn_diff(q, qp->una) < 0 ||
+	    tbr_psn_diff(qp->snd_nxt, q) <= 0 ||
+	    tbr_bm_test(qp->done, qi) || tbr_bm_test(qp->rtxd, qi) ||
+	    !tbr_bm_test(qp->rdm, qi))
+		return;
+	if (qp->halted && (s32)(qp->psn_msn[qi] - qp->halt_msn) >= 0)
+		return;
+	next = tbr_req_resend(qp, q);
+	if (next == q) {
+		qp->rd_hole_deadline = now;
+		qp->rd_hole_retry = 1;
+		return;
+	}
+	for (; q != next; q = tbr_psn_add(q, 1))
+		tbr_bm_set(qp->rtxd, q & qp->wmask);
+	qp->cnt.read_hole_rtx++;
 }
 
 static u32 tbr_syn_status(u8 syn)
@@ -597,8 +860,8 @@ static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	u32 w = tbr_win(qp);
 	s32 out = tbr_psn_diff(qp->snd_nxt, qp->una);
 	s32 d = tbr_psn_diff(h->epsn, qp->una);
-	bool progress = false, have_hi = false;
-	u32 hi = 0, j;
+	bool progress = false;
+	u32 j;
 
 	/* A stale (delayed) ACK is fine; one beyond snd_nxt is bogus. */
 	if (d > out) {
@@ -607,7 +870,7 @@ static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	}
 	qp->cnt.acks_rcvd++;
 	if (d > 0)
-		progress |= tbr_req_mark(qp, qp->una, (u32)d);
+		progress |= tbr_req_mark(qp, qp->una, (u32)d, now);
 	for (j = 0; j < h->nwords; j++) {
 		u32 base = tbr_psn_add(h->epsn, 64 * j);
 		s32 o = tbr_psn_diff(base, qp->una);
@@ -621,15 +884,16 @@ static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 			v &= tbr_low_mask((u32)(out - o));
 		if (!v)
 			continue;
-		have_hi = true;
-		hi = tbr_psn_add(base, tbr_msb64(v));
 		nv = v & ~tbr_bm_get64(qp->rdm, w, base) &
 		     ~tbr_bm_get64(qp->done, w, base);
 		if (nv) {
 			tbr_bm_or64(qp->done, w, base, nv);
+			tbr_req_delivered(qp, base, nv, now);
 			progress = true;
 		}
 	}
+	if (h->syndrome == TBR_SYN_ACK && (h->aux & TBR_ACK_DSACK))
+		tbr_req_dsack(qp, h->aux & TBR_PSN_MASK);
 
 	if (h->syndrome != TBR_SYN_ACK) {
 		s32 o = tbr_psn_diff(h->psn, qp->una);
@@ -658,7 +922,8 @@ static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 			qp->rtx_active = 0;
 		} else {
 			qp->cnt.naks_rcvd++;
-			progress |= tbr_req_mark(qp, qp->una, (u32)o);
+			progress |= tbr_req_mark(qp, qp->una, (u32)o,
+						 TBR_NO_DEADLINE);
 			tbr_req_fail(qp, wr, msn, tbr_syn_status(h->syndrome));
 		}
 	}
@@ -668,9 +933,8 @@ out:
 		return 0;
 	if (progress && qp->rnr_until == TBR_NO_DEADLINE)
 		tbr_req_progress_made(qp, now);
-	if (have_hi && h->syndrome == TBR_SYN_ACK &&
-	    qp->rnr_until == TBR_NO_DEADLINE)
-		tbr_req_fast_rtx(qp, hi);
+	if (h->syndrome == TBR_SYN_ACK)
+		tbr_req_rack(qp, now);
 	return 0;
 }
 
@@ -728,13 +992,20 @@ static int tbr_req_resp(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 			tbr_req_fail(qp, w, msn, TBR_WC_LOC_PROT_ERR);
 	}
 	tbr_bm_set(qp->done, idx);
+	tbr_req_delivered(qp, h->psn, 1, now);
 	/* Responses are generated in order: all earlier requests arrived. */
 	o = tbr_psn_diff(w->first_psn, qp->una);
 	if (o > 0)
-		tbr_req_mark(qp, qp->una, (u32)o);
+		tbr_req_mark(qp, qp->una, (u32)o, now);
+	if (now >= qp->rd_hole_deadline)
+		tbr_req_rd_hole(qp, now);
+	if (w->opcode == TBR_WR_READ)
+		tbr_req_rd_hole_check(qp, w, h->psn, now);
 	tbr_req_advance(qp);
-	if (!qp->error && qp->rnr_until == TBR_NO_DEADLINE)
+	if (!qp->error && qp->rnr_until == TBR_NO_DEADLINE) {
 		tbr_req_progress_made(qp, now);
+		tbr_req_rack(qp, now);
+	}
 	return 0;
 
 invalid:
@@ -755,6 +1026,13 @@ int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 
 void tbr_req_timer(struct tbr_tqp *qp, u64 now)
 {
+	/* Reordering timer, or verdicts that found the tx path full. */
+	if (now >= qp->rack_deadline)
+		tbr_req_rack(qp, now);
+	if (qp->rd_hole_retry) {
+		qp->rd_hole_retry = 0;
+		tbr_req_rd_hole(qp, now);
+	}
 	if (qp->rnr_until != TBR_NO_DEADLINE && now >= qp->rnr_until) {
 		qp->rnr_until = TBR_NO_DEADLINE;
 		tbr_req_start_sweep(qp);
@@ -782,6 +1060,9 @@ u64 tbr_req_deadline(const struct tbr_tqp *qp)
 {
 	u64 d = qp->rto_deadline;
 
+	/* A verdict blocked on tx waits for tbr_tqp_progress() (tbr_core.h). */
+	if (!qp->tx_blocked && qp->rack_deadline < d)
+		d = qp->rack_deadline;
 	if (qp->rnr_until < d)
 		d = qp->rnr_until;
 	return d;
@@ -801,7 +1082,12 @@ void tbr_req_flush(struct tbr_tqp *qp)
 	memset(qp->done, 0, tbr_win(qp) / 8);
 	memset(qp->rdm, 0, tbr_win(qp) / 8);
 	memset(qp->rtxd, 0, tbr_win(qp) / 8);
+	memset(qp->frx, 0, tbr_win(qp) / 4);
+	memset(qp->amb, 0, tbr_win(qp) / 8);
 	qp->rto_deadline = TBR_NO_DEADLINE;
 	qp->rnr_until = TBR_NO_DEADLINE;
+	qp->rack_deadline = TBR_NO_DEADLINE;
+	qp->rd_hole_deadline = TBR_NO_DEADLINE;
+	qp->rd_hole_retry = 0;
 	qp->rtx_active = 0;
 }

@@ -53,6 +53,7 @@ void tbr_resp_reset(struct tbr_tqp *qp)
 	qp->uc_dropping = 0;
 	qp->uc_drop_msn = 0;
 	qp->ack_pending = 0;
+	qp->dsack = 0;
 	qp->ack_count = 0;
 	qp->ack_deadline = TBR_NO_DEADLINE;
 	qp->rnr_nak_valid = 0;
@@ -89,7 +90,7 @@ static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 	h.syndrome = syn;
 	h.nwords = (u8)nwords;
 	h.epsn = qp->epsn;
-	h.aux = aux;
+	h.aux = syn == TBR_SYN_ACK ? qp->dsack : aux;
 	tbr_hdr_build(buf, &h);
 	for (j = 0; j < nwords; j++)
 		tbr_put_be64(tbr_bm_get64(qp->rcvd, w,
@@ -98,6 +99,7 @@ static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 	tbr_tx_put(qp, buf, hl + 8 * nwords, 0);
 	if (syn == TBR_SYN_ACK) {
 		qp->cnt.acks_sent++;
+		qp->dsack = 0;
 		qp->ack_pending = 0;
 		qp->ack_count = 0;
 		qp->ack_deadline = TBR_NO_DEADLINE;
@@ -797,6 +799,7 @@ static int tbr_resp_dup(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		}
 		return 0;
 	}
+	qp->dsack = TBR_ACK_DSACK | h->psn;
 	tbr_resp_ack(qp, now, true);
 	return 0;
 }
@@ -963,6 +966,8 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	}
 	if (tbr_bm_test(qp->rcvd, h->psn & qp->wmask)) {
 		qp->cnt.duplicates++;
+		if (!uc)
+			qp->dsack = TBR_ACK_DSACK | h->psn;
 		tbr_resp_ack(qp, now, true);
 		return 0;
 	}

@@ -20,7 +20,8 @@ void tbr_tqp_conn_defaults(struct tbr_tqp_conn *conn)
 	conn->min_rnr_timer_ns = 10000;		/* 10 us */
 	conn->ack_delay_ns = 20000;		/* 20 us */
 	conn->ack_every = 16;
-	conn->reorder_thresh = 16;
+	conn->reo_wnd_min_ns = 1000;		/* 1 us */
+	conn->reo_wnd_max_ns = 0;		/* timeout_ns / 2 */
 	conn->uc_reorder_ns = 1000000;		/* 1 ms */
 }
 
@@ -67,9 +68,18 @@ struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 	qp->psn_msn = tbr_zalloc(sizeof(u32) * w);
 	if (!qp->psn_msn)
 		goto err_rtxd;
+	qp->xts = tbr_zalloc(sizeof(u64) * w);
+	if (!qp->xts)
+		goto err_psn_msn;
+	qp->frx = tbr_zalloc(w / 4);
+	if (!qp->frx)
+		goto err_xts;
+	qp->amb = tbr_zalloc(w / 8);
+	if (!qp->amb)
+		goto err_frx;
 	qp->rcvd = tbr_zalloc(w / 8);
 	if (!qp->rcvd)
-		goto err_psn_msn;
+		goto err_amb;
 	qp->rpsn_msn = tbr_zalloc(sizeof(u32) * w);
 	if (!qp->rpsn_msn)
 		goto err_rcvd;
@@ -95,6 +105,12 @@ err_rpsn_msn:
 	tbr_free(qp->rpsn_msn);
 err_rcvd:
 	tbr_free(qp->rcvd);
+err_amb:
+	tbr_free(qp->amb);
+err_frx:
+	tbr_free(qp->frx);
+err_xts:
+	tbr_free(qp->xts);
 err_psn_msn:
 	tbr_free(qp->psn_msn);
 err_rtxd:
@@ -119,6 +135,9 @@ void tbr_tqp_destroy(struct tbr_tqp *qp)
 	tbr_free(qp->msg);
 	tbr_free(qp->rpsn_msn);
 	tbr_free(qp->rcvd);
+	tbr_free(qp->amb);
+	tbr_free(qp->frx);
+	tbr_free(qp->xts);
 	tbr_free(qp->psn_msn);
 	tbr_free(qp->rtxd);
 	tbr_free(qp->rdm);
@@ -138,8 +157,6 @@ int tbr_tqp_connect(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn)
 	qp->conn = *conn;
 	if (!qp->conn.ack_every)
 		qp->conn.ack_every = 1;
-	if (!qp->conn.reorder_thresh)
-		qp->conn.reorder_thresh = 1;
 	qp->error = 0;
 	tbr_req_reset(qp);
 	tbr_resp_reset(qp);

@@ -76,6 +76,13 @@ enum tbr_syndrome {
 	TBR_SYN_MAX		= 4,
 };
 
+/*
+ * ACK (syndrome TBR_SYN_ACK) aux field: 0, or TBR_ACK_DSACK | psn when the
+ * ACK answers a duplicate of PSN psn (the sender's retransmission was not
+ * needed). Receivers that do not know it ignore it.
+ */
+#define TBR_ACK_DSACK		0x80000000u
+
 /* Extension header lengths. */
 #define TBR_EXT_SEND_LEN	20	/* msn off len rmsn imm */
 #define TBR_EXT_WRITE_LEN	24	/* msn off len rkey va */

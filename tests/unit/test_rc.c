@@ -6,6 +6,16 @@
 
 enum { MIX_WRITE, MIX_READ, MIX_SEND };
 
+#ifdef TEST_DEBUG
+#include <stdio.h>
+#define TDBG(...) fprintf(stderr, __VA_ARGS__)
+#else
+#define TDBG(...) do { } while (0)
+#endif
+
+/* Operation kinds run_mix() draws from (bit per MIX_*); all by default. */
+static unsigned int mix_kinds = 7;
+
 struct mix_op {
 	int kind;
 	uint32_t len;
@@ -40,6 +50,8 @@ static void run_mix(struct sim *s, unsigned int nops, uint32_t max_len)
 		uint64_t r = sim_rand(s);
 
 		o->kind = (int)(r % 3);
+		while (!((mix_kinds >> o->kind) & 1))
+			o->kind = (o->kind + 1) % 3;
 		o->len = (uint32_t)((r >> 8) % (max_len + 1));
 		if ((r >> 40) % 8 == 0)
 			o->len = (uint32_t)((r >> 20) % 64);
@@ -590,6 +602,106 @@ static void test_read_then_write_order(void **state)
 	assert_true(held > 0);
 }
 
+static void big_win(struct tbr_tqp_cfg *c)
+{
+	c->win = 1024;
+}
+
+/*
+ * Spraying over rails of different latency reorders frames by design:
+ * with no loss at all, nothing may be retransmitted (loss detection must
+ * tell reordering from loss) and the responder sees no duplicate.
+ */
+static void test_rails_skew_no_spurious_rtx(void **state)
+{
+	static const struct {
+		unsigned int rails;
+		uint64_t skew;
+		bool rnd;
+		uint64_t jitter;
+	} v[] = {
+		{ 2, 2000, false, 0 }, { 4, 3000, false, 0 },
+		{ 8, 2000, false, 0 }, { 8, 1500, true, 0 },
+		{ 4, 700, true, 0 },
+	};
+	/*
+	 * WRITE+SEND, and READ+SEND: a WRITE posted behind an unfinished READ
+	 * is held back by the responder when it overtakes the READ (3.6) and
+	 * comes back by retransmission, so that mix cannot be free of them.
+	 */
+	static const unsigned int kinds[] = {
+		1 << MIX_WRITE | 1 << MIX_SEND, 1 << MIX_READ | 1 << MIX_SEND,
+	};
+	unsigned int k;
+
+	for (k = 0; k < 2 * sizeof(v) / sizeof(v[0]); k++) {
+		struct sim *s = tsim(TBR_QPT_RC, 300 + k, big_win, NULL);
+		const struct tbr_tqp_counters *c;
+		unsigned int i = k / 2;
+
+		s->f.rails = v[i].rails;
+		s->f.rail_skew_ns = v[i].skew;
+		s->f.spray_random = v[i].rnd;
+		s->f.jitter_ns = v[i].jitter;
+		mix_kinds = kinds[k % 2];
+		run_mix(s, 300, 100000);
+		mix_kinds = 7;
+		c = tbr_tqp_counters(s->ep[0].qp);
+		TDBG("k=%u rtx=%llu spur=%llu\n", k, (unsigned long long)c->retransmits, (unsigned long long)c->spurious_retransmits);
+		assert_int_equal(s->dropped, 0);
+		assert_int_equal(c->retransmits, 0);
+		assert_int_equal(c->fast_retransmits, 0);
+		assert_int_equal(c->timeouts, 0);
+		assert_int_equal(tbr_tqp_counters(s->ep[1].qp)->duplicates, 0);
+		sim_free(s);
+	}
+}
+
+static void long_rto(struct tbr_tqp_conn *c)
+{
+	c->timeout_ns = 50000000;	/* 50 ms: far above the RTT */
+}
+
+/*
+ * Losses inside a stream are repaired by RACK (WRITE/SEND frames) and the
+ * READ hole check (READ responses), not by the retransmit timer: with a
+ * 50 ms timeout and a few us of RTT, only the tail of the run may need it.
+ */
+static void test_loss_recovered_before_timeout(void **state)
+{
+	static const unsigned int kinds[] = {
+		1 << MIX_WRITE | 1 << MIX_SEND, 1 << MIX_READ,
+	};
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		struct sim *s = tsim(TBR_QPT_RC, 77 + k, big_win, long_rto);
+		const struct tbr_tqp_counters *c;
+
+		s->f.rails = 4;
+		s->f.rail_skew_ns = 1500;
+		s->f.drop_pct = 2;
+		mix_kinds = kinds[k];
+		run_mix(s, 400, 60000);
+		mix_kinds = 7;
+		c = tbr_tqp_counters(s->ep[0].qp);
+		TDBG("drop=%llu rtx=%llu fast=%llu tmo=%llu holes=%llu\n",
+		     (unsigned long long)s->dropped,
+		     (unsigned long long)c->retransmits,
+		     (unsigned long long)c->fast_retransmits,
+		     (unsigned long long)c->timeouts,
+		     (unsigned long long)c->read_hole_rtx);
+		assert_true(s->dropped > 20);
+		if (k == 0)
+			assert_true(c->fast_retransmits > 0);
+		else
+			assert_true(c->read_hole_rtx > 0);
+		/* far fewer timer rounds than losses */
+		assert_true(c->timeouts * 4 < s->dropped);
+		sim_free(s);
+	}
+}
+
 static void test_fence_and_rd_limit(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 50, small_win, NULL);
@@ -667,6 +779,8 @@ int main(void)
 		cmocka_unit_test(test_flush),
 		cmocka_unit_test(test_read_then_write_order),
 		cmocka_unit_test(test_fence_and_rd_limit),
+		cmocka_unit_test(test_rails_skew_no_spurious_rtx),
+		cmocka_unit_test(test_loss_recovered_before_timeout),
 		cmocka_unit_test(test_post_validation),
 	};
 
