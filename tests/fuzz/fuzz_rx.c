@@ -7,6 +7,10 @@
  * fuzzed fields, so PSN/msn checks are passed often), timer advances,
  * deliveries between the QPs, and new work requests.
  *
+ * The QP pairs are created once per configuration (type x window x mtu)
+ * and reset between inputs (sim_reset(): flush + reconnect), so an input
+ * costs its own frames, not two QP allocations.
+ *
  * Input: byte 0 selects QP type and window; then records:
  *   0: raw      dst:u8 len:u16 bytes[len]
  *   1: header   dst:u8 then TBR_FUZZ_FIELDS bytes of fields, paylen:u16
@@ -80,12 +84,16 @@ static void post(struct sim *s, uint8_t op, uint16_t len, uint16_t off)
 	sim_post(&s->ep[0], &wr);
 }
 
+/* One reusable QP pair per (type, window, mtu). */
+static struct sim *sims[3][2][2];
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size };
 	struct tbr_tqp_cfg cfg;
 	struct tbr_tqp_conn conn;
 	enum tbr_tqp_type type;
+	struct sim **slot;
 	struct sim *s;
 	uint8_t mode;
 	int i, steps = 0;
@@ -106,9 +114,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conn.min_rnr_timer_ns = 100000;
 	conn.sq_psn = EPSN;
 	conn.rq_psn = EPSN;
-	s = sim_new(type, &cfg, &conn, mode);
-	if (!s)
-		return 0;
+	slot = &sims[mode % 3][!!(mode & 0x10)][!!(mode & 0x20)];
+	if (!*slot) {
+		*slot = sim_new(type, &cfg, &conn, mode);
+		if (!*slot)
+			abort();
+	}
+	s = *slot;
+	if (sim_reset(s, &conn, mode))
+		abort();
 	s->f.drop_pct = mode & 0x80 ? 0 : 100;
 	for (i = 0; i < 2; i++) {
 		sim_add_mr(&s->ep[i], 0x66, mem[i], sizeof(mem[i]),
@@ -204,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 out:
-	sim_run(s, 2000000);
-	sim_free(s);
+	/* long enough for RTO (100 us) x retry_cnt 2 to run out */
+	sim_run(s, 400000);
 	return 0;
 }

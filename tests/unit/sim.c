@@ -140,6 +140,26 @@ static void op_complete(void *ctx, const struct tbr_cqe *cqe)
 	ep->ncq++;
 }
 
+/* Frames are recycled through a free list: no allocation per frame. */
+static struct sim_frame *frame_get(struct sim *s)
+{
+	struct sim_frame *f = s->free_frames;
+
+	if (f)
+		s->free_frames = f->next;
+	else if (!(f = malloc(sizeof(*f))))
+		abort();
+	f->next = NULL;
+	f->len = 0;
+	return f;
+}
+
+static void frame_put(struct sim *s, struct sim_frame *f)
+{
+	f->next = s->free_frames;
+	s->free_frames = f;
+}
+
 static void *op_tx_alloc(void *ctx, u32 len)
 {
 	struct sim_ep *ep = ep_of(ctx);
@@ -147,9 +167,7 @@ static void *op_tx_alloc(void *ctx, u32 len)
 
 	if (ep->sim->f.tx_cap && ep->sim->inflight >= ep->sim->f.tx_cap)
 		return NULL;
-	f = calloc(1, sizeof(*f));
-	if (!f)
-		abort();
+	f = frame_get(ep->sim);
 	ep->sim->inflight++;
 	return f->data;
 }
@@ -226,7 +244,7 @@ static void sim_schedule(struct sim *s, struct sim_frame *f)
 	    sim_rand(s) % 100 < s->f.drop_pct) {
 		s->dropped++;
 		s->inflight--;
-		free(f);
+		frame_put(s, f);
 		return;
 	}
 	heap_push(s, f);
@@ -242,10 +260,8 @@ static void op_tx_send(void *ctx, void *buf, u32 len)
 	f->len = len;
 	f->dst = !ep->id;
 	if (sim_rand(s) % 100 < s->f.dup_pct) {
-		struct sim_frame *d = malloc(sizeof(*d));
+		struct sim_frame *d = frame_get(s);
 
-		if (!d)
-			abort();
 		memcpy(d, f, offsetof(struct sim_frame, data) + len);
 		s->inflight++;
 		s->duplicated++;
@@ -259,7 +275,7 @@ static void op_tx_abort(void *ctx, void *buf)
 	struct sim_ep *ep = ep_of(ctx);
 
 	ep->sim->inflight--;
-	free(frame_of(buf));
+	frame_put(ep->sim, frame_of(buf));
 }
 
 static void op_qp_error(void *ctx, u32 status)
@@ -343,8 +359,49 @@ void sim_free(struct sim *s)
 	}
 	while (s->nheap)
 		free(heap_pop(s));
+	while (s->free_frames) {
+		struct sim_frame *f = s->free_frames;
+
+		s->free_frames = f->next;
+		free(f);
+	}
 	free(s->heap);
 	free(s);
+}
+
+int sim_reset(struct sim *s, const struct tbr_tqp_conn *conn, uint64_t seed)
+{
+	int i;
+
+	while (s->nheap)
+		frame_put(s, heap_pop(s));
+	s->rng = seed * 0x9E3779B97F4A7C15ull + 1;
+	s->now = 0;
+	s->seq = 0;
+	s->rr = 0;
+	s->inflight = 0;
+	s->dropped = s->duplicated = s->delivered = 0;
+	memset(&s->f, 0, sizeof(s->f));
+	s->f.rails = 1;
+	s->tap = NULL;
+	s->tap_ctx = NULL;
+	for (i = 0; i < 2; i++) {
+		struct sim_ep *ep = &s->ep[i];
+		struct tbr_tqp_conn k = *conn;
+
+		tbr_tqp_flush(ep->qp);
+		ep->nmr = 0;
+		ep->rq_head = ep->rq_tail = 0;
+		ep->ncq = 0;
+		ep->qp_error_calls = 0;
+		ep->qp_error_status = 0;
+		ep->tx_frames = 0;
+		k.dest_qpn = i ? 0x11 : 0x22;
+		k.conn_id = 7;
+		if (tbr_tqp_connect(ep->qp, &k))
+			return -1;
+	}
+	return 0;
 }
 
 int sim_add_mr(struct sim_ep *ep, uint32_t rkey, void *buf, uint64_t len,
@@ -415,7 +472,7 @@ static void sim_step(struct sim *s, uint64_t t)
 		if (s->tap)
 			s->tap(s, f->dst, f->data, f->len);
 		tbr_tqp_rx(s->ep[f->dst].qp, f->data, f->len, s->now);
-		free(f);
+		frame_put(s, f);
 	}
 	for (i = 0; i < 2; i++)
 		tbr_tqp_progress(s->ep[i].qp, s->now);

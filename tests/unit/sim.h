@@ -83,6 +83,7 @@ struct sim {
 	unsigned int rr;
 	unsigned int inflight;
 	struct sim_frame **heap;
+	struct sim_frame *free_frames;
 	unsigned int nheap, heap_cap;
 	uint64_t dropped, duplicated, delivered;
 	/* optional tap on every delivered frame (tests of replay) */
@@ -94,6 +95,12 @@ struct sim {
 struct sim *sim_new(enum tbr_tqp_type type, const struct tbr_tqp_cfg *cfg,
 		    const struct tbr_tqp_conn *conn, uint64_t seed);
 void sim_free(struct sim *s);
+/*
+ * Make a used sim as good as new for reuse (fuzzers): frames in flight
+ * dropped, both QPs flushed and reconnected with @conn, memory regions,
+ * queues, faults and virtual time cleared, RNG reseeded.
+ */
+int sim_reset(struct sim *s, const struct tbr_tqp_conn *conn, uint64_t seed);
 void sim_default_cfg(struct tbr_tqp_cfg *cfg, enum tbr_tqp_type type);
 
 uint64_t sim_rand(struct sim *s);
