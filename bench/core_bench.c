@@ -437,10 +437,11 @@ int main(int argc, char **argv)
 				const struct tbr_tqp_counters *a = tbr_tqp_counters(ends[0].qp);
 				const struct tbr_tqp_counters *b = tbr_tqp_counters(ends[1].qp);
 
-				fprintf(stderr, "  A: tx %llu rtx %llu fast %llu tmo %llu stalls %llu acks %llu | "
+				fprintf(stderr, "  A: tx %llu rtx %llu fast %llu spurious %llu tmo %llu stalls %llu acks %llu | "
 					"B: rx %llu dup %llu oow %llu acks %llu\n",
 					(unsigned long long)a->tx_frames, (unsigned long long)a->retransmits,
-					(unsigned long long)a->fast_retransmits, (unsigned long long)a->timeouts,
+					(unsigned long long)a->fast_retransmits,
+					(unsigned long long)a->spurious_retransmits, (unsigned long long)a->timeouts,
 					(unsigned long long)a->tx_stalls, (unsigned long long)a->acks_rcvd,
 					(unsigned long long)b->rx_frames, (unsigned long long)b->duplicates,
 					(unsigned long long)b->out_of_window, (unsigned long long)b->acks_sent);
