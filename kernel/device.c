@@ -61,7 +61,11 @@ static int tbr_query_port(struct ib_device *ibdev, u32 port,
 	attr->phys_state = up ? IB_PORT_PHYS_STATE_LINK_UP :
 				IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = IB_MTU_4096;
-	attr->active_mtu = ib_mtu_int_to_enum(READ_ONCE(ndev->mtu));
+	/*
+	 * The transport frames messages itself (4 KiB rail frames), whatever
+	 * the path MTU a QP is given: report the largest.
+	 */
+	attr->active_mtu = IB_MTU_4096;
 	attr->gid_tbl_len = TBR_PORT_GID_TBL_LEN;
 	attr->pkey_tbl_len = TBR_MAX_PKEYS;
 	attr->max_msg_sz = TBR_PORT_MAX_MSG_SZ;

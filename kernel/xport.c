@@ -44,7 +44,7 @@ struct tbr_xqp {
 	struct tbr_link *link;		/* the peer; a reference while set */
 	struct hrtimer timer;
 	u64 timer_at;			/* deadline the timer is armed for */
-	bool connected;			/* tbr_tqp_connect done (RTS) */
+	bool connected;			/* tbr_tqp_connect done (RTR) */
 	bool stalled;			/* tx_alloc failed: progress on tx_ready */
 	bool discard;			/* RESET: drop completions */
 	bool error_pending;		/* the core entered error by itself */
@@ -546,29 +546,44 @@ static u64 tbr_rnr_timer_ns(u8 field)
 	return (u64)us[field & 31] * NSEC_PER_USEC;
 }
 
-static void tbr_x_connect(struct tbr_xqp *x)
+static void tbr_x_conn(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
+{
+	struct tbr_qp *qp = x->qp;
+
+	tbr_tqp_conn_defaults(conn);
+	conn->dest_qpn = qp->attr.dest_qp_num;
+	/* the same on both ends without negotiation */
+	conn->conn_id = (qp->ibqp.qp_num ^ qp->attr.dest_qp_num) & 0xffff;
+	conn->sq_psn = qp->attr.sq_psn;
+	conn->rq_psn = qp->attr.rq_psn;
+	/* IBTA local ACK timeout: 4.096 us * 2^timeout, 0 = infinite */
+	conn->timeout_ns = qp->attr.timeout ?
+			   4096ULL << min_t(u8, qp->attr.timeout, 31) : 0;
+	conn->retry_cnt = qp->attr.retry_cnt;
+	conn->rnr_retry = qp->attr.rnr_retry;
+	conn->min_rnr_timer_ns = tbr_rnr_timer_ns(qp->attr.min_rnr_timer);
+}
+
+/*
+ * RTR: the QP answers its peer from now on (a passive side may stay in RTR
+ * for good); RTS: it starts sending.
+ */
+static void tbr_x_connect(struct tbr_xqp *x, enum ib_qp_state old)
 {
 	struct tbr_qp *qp = x->qp;
 	struct tbr_tqp_conn conn;
+	int err = 0;
 
-	tbr_tqp_conn_defaults(&conn);
-	conn.dest_qpn = qp->attr.dest_qp_num;
-	/* the same on both ends without negotiation */
-	conn.conn_id = (qp->ibqp.qp_num ^ qp->attr.dest_qp_num) & 0xffff;
-	conn.sq_psn = qp->attr.sq_psn;
-	conn.rq_psn = qp->attr.rq_psn;
-	/* IBTA local ACK timeout: 4.096 us * 2^timeout, 0 = infinite */
-	conn.timeout_ns = qp->attr.timeout ?
-			  4096ULL << min_t(u8, qp->attr.timeout, 31) : 0;
-	conn.retry_cnt = qp->attr.retry_cnt;
-	conn.rnr_retry = qp->attr.rnr_retry;
-	conn.min_rnr_timer_ns = tbr_rnr_timer_ns(qp->attr.min_rnr_timer);
-	if (tbr_tqp_connect(x->tqp, &conn)) {
-		x->error_pending = true;
-		return;
+	tbr_x_conn(x, &conn);
+	if (qp->state == IB_QPS_RTR && old == IB_QPS_INIT) {
+		err = tbr_tqp_connect(x->tqp, &conn);
+		x->sent_head = x->sent_tail = 0;
+		x->connected = !err;
+	} else if (qp->state == IB_QPS_RTS && old == IB_QPS_RTR) {
+		err = tbr_tqp_start_send(x->tqp, &conn);
 	}
-	x->sent_head = x->sent_tail = 0;
-	x->connected = true;
+	if (err)
+		x->error_pending = true;
 }
 
 static void tbr_x_modify(struct tbr_qp *qp, enum ib_qp_state old, int mask)
@@ -590,9 +605,8 @@ static void tbr_x_modify(struct tbr_qp *qp, enum ib_qp_state old, int mask)
 		hrtimer_try_to_cancel(&x->timer);
 		return;
 	}
-	if (qp->state == IB_QPS_RTS && old == IB_QPS_RTR)
-		tbr_x_connect(x);
-	if (qp->state == IB_QPS_RTS)
+	tbr_x_connect(x, old);
+	if (x->connected)
 		tbr_x_after(x, now);
 }
 

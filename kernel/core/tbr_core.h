@@ -314,6 +314,14 @@ void tbr_tqp_destroy(struct tbr_tqp *qp);
 int tbr_tqp_connect(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn);
 
 /*
+ * RTR -> RTS: a QP connected at RTR (it already answers its peer) starts
+ * sending from @conn->sq_psn with @conn's timeout, retry_cnt and rnr_retry;
+ * the responder state is kept. Only before the first send WR; returns 0 or
+ * -EINVAL.
+ */
+int tbr_tqp_start_send(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn);
+
+/*
  * Post a send WR. Returns 0, -ENOSPC when the core's send queue is full,
  * -EINVAL for an invalid WR (bad opcode for the QP type, too many SGEs,
  * unaligned atomic, UD message larger than the mtu...), -EIO when the QP is

@@ -164,6 +164,20 @@ int tbr_tqp_connect(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn)
 	return 0;
 }
 
+int tbr_tqp_start_send(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn)
+{
+	if (!qp->connected || qp->sq_head != qp->sq_tail ||
+	    (conn->sq_psn & ~TBR_PSN_MASK) || conn->retry_cnt > 7 ||
+	    conn->rnr_retry > 7)
+		return -EINVAL;
+	qp->conn.sq_psn = conn->sq_psn;
+	qp->conn.timeout_ns = conn->timeout_ns;
+	qp->conn.retry_cnt = conn->retry_cnt;
+	qp->conn.rnr_retry = conn->rnr_retry;
+	tbr_req_reset(qp);
+	return 0;
+}
+
 bool tbr_tqp_in_error(const struct tbr_tqp *qp)
 {
 	return qp->error;
