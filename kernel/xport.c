@@ -102,11 +102,22 @@ static int tbr_x_sgl_write(void *ctx, const struct tbr_sge *sgl, u32 nsge,
 	return tbr_x_sgl_copy(ctx, sgl, nsge, off, (void *)src, len, true);
 }
 
+/*
+ * The responder QP must have enabled the remote operation itself (INIT's
+ * qp_access_flags), whatever the MR allows. Context: qp->lock held.
+ */
+static bool tbr_x_qp_allows(struct tbr_xqp *x, int access)
+{
+	return (x->qp->attr.qp_access_flags & access) == access;
+}
+
 static int tbr_x_mr_copy(struct tbr_xqp *x, u32 rkey, u64 va, void *buf,
 			 u32 len, int access, bool to_mr)
 {
 	struct tbr_mr *mr;
 
+	if (!tbr_x_qp_allows(x, access))
+		return -TBR_WC_REM_ACCESS_ERR;
 	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len, access);
 	if (!mr)
 		return -TBR_WC_REM_ACCESS_ERR;
@@ -131,11 +142,13 @@ static int tbr_x_mr_read(void *ctx, u32 rkey, u64 va, void *dst, u32 len)
 static int tbr_x_mr_check(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
 {
 	struct tbr_xqp *x = ctx;
+	int need = access & TBR_ACC_REMOTE_READ ? IB_ACCESS_REMOTE_READ :
+						  IB_ACCESS_REMOTE_WRITE;
 	struct tbr_mr *mr;
 
-	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len,
-			access & TBR_ACC_REMOTE_READ ? IB_ACCESS_REMOTE_READ :
-						       IB_ACCESS_REMOTE_WRITE);
+	if (!tbr_x_qp_allows(x, need))
+		return -TBR_WC_REM_ACCESS_ERR;
+	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len, need);
 	if (!mr)
 		return -TBR_WC_REM_ACCESS_ERR;
 	tbr_mr_put(mr);
@@ -155,6 +168,8 @@ static int tbr_x_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
 	unsigned long flags;
 	u64 val;
 
+	if (!tbr_x_qp_allows(x, IB_ACCESS_REMOTE_ATOMIC))
+		return -TBR_WC_REM_ACCESS_ERR;
 	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, sizeof(val),
 			IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
