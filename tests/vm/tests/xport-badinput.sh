@@ -1,0 +1,33 @@
+# Bad input on a connected RC pair between two emulated hosts (tests/progs/badinput.c): bad
+# lkey / lkey past its MR / lkey of another PD -> LOC_PROT_ERR; rkey of another PD, unknown rkey,
+# past or before the MR, MR or QP without REMOTE_WRITE/READ -> REM_ACCESS_ERR on the requester
+# and ERR on the responder; receive WQE too small -> LOC_LEN_ERR / REM_INV_REQ_ERR; post_send in
+# RESET/INIT/RTR -> EINVAL, in ERR -> flush; too many SGEs, inline too big, bad opcode -> error
+# with bad_wr at the bad WR; RNR and transport retry exhaustion. QPs are reset between cases.
+# Afterwards the kernel log holds nothing from tbrdma above debug level.
+# vm-timeout: 150
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/lib/pair.sh"
+PROG=$TBR_TOP/build/progs/badinput
+[ -x "$PROG" ] || fail "$PROG not built (make)"
+LEVELS=emerg,alert,crit,err,warn,notice,info
+
+pair_up 1
+before=$(dmesg --level=$LEVELS | wc -l)
+step "badinput: one case at a time, QPs reset in between"
+h1 "$PROG" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
+srv=$!
+"$PROG" -d tbrdma0 -g "$GID0" client 10.88.0.2 2>&1 | tee /tmp/cli.log ||
+	{ cat /tmp/srv.log; "$CTL" links; fail "badinput client failed"; }
+wait "$srv" || { cat /tmp/srv.log; fail "badinput server failed"; }
+cat /tmp/srv.log
+grep -q "badinput client: .* cases ok" /tmp/cli.log || fail "client did not finish"
+grep -q "badinput server: .* cases ok" /tmp/srv.log || fail "server did not finish"
+
+step "kernel log: nothing above debug level from tbrdma during the run"
+dmesg --level=$LEVELS | tail -n +"$((before + 1))" > /tmp/dmesg.new
+cat /tmp/dmesg.new
+if grep -Ei 'tbr|rdma|infiniband|ib_|uverbs' /tmp/dmesg.new; then
+	fail "the bad input made the kernel log the lines above"
+fi
+echo "xport-badinput: ok"
