@@ -2,7 +2,7 @@
 # provider, ready for the rdma-core tools (source after guest.sh). Host 0 is tbrdma0/tbr0 in the
 # initial network namespace; host 1 is tbrdma1/tbr1 in namespace "h1" (rdma netns exclusive mode),
 # so routing, ARP and RoCE address resolution behave as between two machines, over the rails.
-#   pair_up RAILS   load tbrdma, create tbrdma1, cable tbrdma0 <-> tbrdma1 with RAILS rails,
+#   pair_up RAILS [DEPTH]  load tbrdma, create tbrdma1, cable tbrdma0 <-> tbrdma1 with RAILS rails,
 #                   address tbr0 10.88.0.1/24 and tbr1 10.88.0.2/24, wait for ACTIVE ports
 #                   and IPv4 RoCE v2 GIDs; sets GID0 and GID1 (their GID indexes)
 #   h1 CMD...       run CMD in host 1
@@ -28,7 +28,8 @@ h1() { ip netns exec h1 "$@"; }
 pair_up() {
 	tbr_load
 	"$CTL" dev-new > /dev/null || fail "dev-new failed"
-	"$CTL" cable-new tbrdma0 tbrdma1 --rails "$1" > /dev/null || fail "cable-new failed"
+	"$CTL" cable-new tbrdma0 tbrdma1 --rails "$1" ${2:+--depth "$2"} > /dev/null ||
+		fail "cable-new failed"
 	# exclusive mode can only be chosen while init_net is the only namespace
 	rdma system set netns exclusive
 	ip netns add h1
