@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbr_nego.c - encoder, decoder and agreement of the Thunderbolt backend's
+ * rail negotiation messages. Layout and rules: tbr_nego.h.
+ */
+#include "tbr_nego.h"
+
+static bool is_pow2(u32 v)
+{
+	return v && !(v & (v - 1));
+}
+
+static void uuid_pack(const u8 *u, u32 *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		w[i] = (u32)u[4 * i] << 24 | (u32)u[4 * i + 1] << 16 |
+		       (u32)u[4 * i + 2] << 8 | u[4 * i + 3];
+}
+
+static void uuid_unpack(const u32 *w, u8 *u)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		u[4 * i] = (u8)(w[i] >> 24);
+		u[4 * i + 1] = (u8)(w[i] >> 16);
+		u[4 * i + 2] = (u8)(w[i] >> 8);
+		u[4 * i + 3] = (u8)w[i];
+	}
+}
+
+const char *tbr_nego_type_name(u8 type)
+{
+	switch (type) {
+	case TBR_NEGO_HELLO: return "hello";
+	case TBR_NEGO_HELLO_REPLY: return "hello-reply";
+	case TBR_NEGO_READY: return "ready";
+	case TBR_NEGO_BYE: return "bye";
+	case TBR_NEGO_STATUS: return "status";
+	default: return "unknown";
+	}
+}
+
+void tbr_nego_init(struct tbr_nego_msg *m, u8 type)
+{
+	memset(m, 0, sizeof(*m));
+	m->ver_major = TBR_NEGO_VER_MAJOR;
+	m->ver_minor = TBR_NEGO_VER_MINOR;
+	m->type = type;
+}
+
+static bool has_params(u8 type)
+{
+	return type == TBR_NEGO_HELLO || type == TBR_NEGO_HELLO_REPLY;
+}
+
+/* Value checks shared by the encoder and the decoder. */
+static int check_values(const struct tbr_nego_msg *m)
+{
+	unsigned int i, j;
+
+	if (m->guid == 0 || m->guid == U64_MAX)
+		return -ERANGE;
+	if (m->status > TBR_NEGO_ST_REFUSED)
+		return -ERANGE;
+	if (m->type == TBR_NEGO_READY &&
+	    (!m->ready_rails || m->ready_rails > TBR_NEGO_MAX_RAILS))
+		return -ERANGE;
+	if (!has_params(m->type))
+		return 0;
+	/* a refusing reply carries no usable parameters */
+	if (m->type == TBR_NEGO_HELLO_REPLY && m->status != TBR_NEGO_ST_OK)
+		return 0;
+	if (!m->rails || m->rails > TBR_NEGO_MAX_RAILS || m->nhops != m->rails)
+		return -ERANGE;
+	for (i = 0; i < m->nhops; i++) {
+		if (m->hopid[i] < TBR_NEGO_HOPID_MIN ||
+		    m->hopid[i] > TBR_NEGO_HOPID_MAX)
+			return -ERANGE;
+		for (j = 0; j < i; j++)
+			if (m->hopid[j] == m->hopid[i])
+				return -ERANGE;
+	}
+	if (!is_pow2(m->tx_ring) || m->tx_ring < TBR_NEGO_RING_MIN ||
+	    m->tx_ring > TBR_NEGO_RING_MAX ||
+	    !is_pow2(m->rx_ring) || m->rx_ring < TBR_NEGO_RING_MIN ||
+	    m->rx_ring > TBR_NEGO_RING_MAX)
+		return -ERANGE;
+	if (!is_pow2(m->frame_size) || m->frame_size < TBR_NEGO_FRAME_MIN ||
+	    m->frame_size > TBR_NEGO_FRAME_MAX)
+		return -ERANGE;
+	if (m->link_gbps > TBR_NEGO_SPEED_MAX || m->lanes > TBR_NEGO_LANES_MAX)
+		return -ERANGE;
+	return 0;
+}
+
+int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw)
+{
+	unsigned int i;
+
+	if (nw < TBR_NEGO_WORDS || !m->type || m->type > TBR_NEGO_TYPE_MAX ||
+	    m->ver_major != TBR_NEGO_VER_MAJOR || check_values(m))
+		return -EINVAL;
+	memset(w, 0, TBR_NEGO_WORDS * sizeof(*w));
+	w[0] = TBR_NEGO_MAGIC;
+	w[1] = (u32)m->ver_major << 24 | (u32)m->ver_minor << 16 |
+	       (u32)m->type << 8 | TBR_NEGO_WORDS;
+	w[2] = m->seq;
+	w[3] = m->status;
+	w[4] = (u32)(m->guid >> 32);
+	w[5] = (u32)m->guid;
+	uuid_pack(m->initiator, &w[6]);
+	uuid_pack(m->target, &w[10]);
+	if (has_params(m->type)) {
+		w[14] = m->caps;
+		w[15] = (u32)m->rails << 24 | (u32)m->nhops << 16 | m->link_gbps;
+		w[16] = (u32)m->lanes << 24;
+		w[17] = (u32)m->tx_ring << 16 | m->rx_ring;
+		w[18] = m->frame_size;
+		for (i = 0; i < m->nhops; i++)
+			w[19 + i / 2] |= (u32)m->hopid[i] << (i & 1 ? 0 : 16);
+	} else if (m->type == TBR_NEGO_READY) {
+		w[14] = m->ready_rails;
+	}
+	return TBR_NEGO_WORDS;
+}
+
+int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m)
+{
+	unsigned int len, i, need;
+	u32 v;
+
+	memset(m, 0, sizeof(*m));
+	if (nw < 4 || w[0] != TBR_NEGO_MAGIC)
+		return -EBADMSG;
+	m->ver_major = (u8)(w[1] >> 24);
+	m->ver_minor = (u8)(w[1] >> 16);
+	m->type = (u8)(w[1] >> 8);
+	len = w[1] & 0xff;
+	m->seq = w[2];
+	m->status = w[3];
+	/* the declared length must be present and within an XDomain packet */
+	if (len < 4 || len > nw || len > TBR_NEGO_MAX_WORDS)
+		return -EBADMSG;
+	if (m->ver_major != TBR_NEGO_VER_MAJOR)
+		return -EPROTONOSUPPORT;
+	if (!m->type || m->type > TBR_NEGO_TYPE_MAX)
+		return -EBADMSG;
+	need = TBR_NEGO_HDR_WORDS;
+	if (has_params(m->type))
+		need = TBR_NEGO_WORDS;
+	else if (m->type == TBR_NEGO_READY)
+		need = TBR_NEGO_HDR_WORDS + 1;
+	if (len < need)
+		return -EBADMSG;
+	m->guid = (u64)w[4] << 32 | w[5];
+	uuid_unpack(&w[6], m->initiator);
+	uuid_unpack(&w[10], m->target);
+	if (has_params(m->type)) {
+		m->caps = w[14];
+		m->rails = (u8)(w[15] >> 24);
+		m->nhops = (u8)(w[15] >> 16);
+		m->link_gbps = (u16)w[15];
+		m->lanes = (u8)(w[16] >> 24);
+		m->tx_ring = (u16)(w[17] >> 16);
+		m->rx_ring = (u16)w[17];
+		m->frame_size = w[18];
+		if (m->nhops > TBR_NEGO_MAX_RAILS)
+			return -ERANGE;
+		for (i = 0; i < m->nhops; i++) {
+			v = w[19 + i / 2];
+			m->hopid[i] = (u16)(i & 1 ? v : v >> 16);
+		}
+	} else if (m->type == TBR_NEGO_READY) {
+		if (w[14] > TBR_NEGO_MAX_RAILS)
+			return -ERANGE;
+		m->ready_rails = (u8)w[14];
+	}
+	return check_values(m);
+}
+
+static u32 min_u32(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+int tbr_nego_agree(const struct tbr_nego_msg *local,
+		   const struct tbr_nego_msg *remote, u32 min_frame,
+		   struct tbr_nego_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (!has_params(local->type) || !has_params(remote->type) ||
+	    remote->status != TBR_NEGO_ST_OK)
+		return -ERANGE;
+	res->rails = (u8)min_u32(local->rails, remote->rails);
+	res->e2e = (local->caps & remote->caps & TBR_NEGO_CAP_E2E) != 0;
+	res->tx_ring = (u16)min_u32(local->tx_ring, remote->rx_ring);
+	res->rx_ring = (u16)min_u32(local->rx_ring, remote->tx_ring);
+	res->frame_size = min_u32(local->frame_size, remote->frame_size);
+	if (!res->rails || res->frame_size < min_frame ||
+	    !res->tx_ring || !res->rx_ring)
+		return -ERANGE;
+	return 0;
+}
+
+unsigned int tbr_nego_rails_for_link(unsigned int lanes, bool fw_cm,
+				     unsigned int max)
+{
+	unsigned int n = lanes ? lanes : 1;
+
+	if (max > TBR_NEGO_MAX_RAILS)
+		max = TBR_NEGO_MAX_RAILS;
+	if (fw_cm)
+		n = 1;
+	if (n > max)
+		n = max;
+	return n ? n : 1;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbr_nego.h - rail negotiation messages of the Thunderbolt backend
+ * (docs/thunderbolt.md), exchanged between the two kernels over XDomain
+ * (tb_xdomain_request / tb_xdomain_response) before any DMA path exists.
+ *
+ * OS-independent: the same code builds into tbrdma.ko, the host unit tests
+ * (tests/unit/test_nego.c) and a libFuzzer target (tests/fuzz/fuzz_nego.c).
+ *
+ * A message body is an array of 32-bit words in host order: the XDomain
+ * control channel carries packets as big-endian dwords and converts each
+ * dword, so both kernels see the same words. The body follows the XDomain
+ * header (route, length/sequence) and our protocol UUID, which tb.c adds.
+ *
+ *  word  0  magic "TBRN" (0x5442524e)
+ *  word  1  version major [31:24], minor [23:16], type [15:8], body words [7:0]
+ *  word  2  sequence number (replies echo the request's)
+ *  word  3  status (replies: 0 ok, else TBR_NEGO_ST_*)
+ *  words 4-5   sender's device GUID (tbrdma0 node GUID), high word first
+ *  words 6-9   initiator (sender) host UUID, 16 bytes big-endian packed
+ *  words 10-13 target (receiver) host UUID
+ *  --- HELLO / HELLO_REPLY only
+ *  word 14  capabilities (TBR_NEGO_CAP_*), unknown bits ignored
+ *  word 15  rails wanted [31:24], HopID count [23:16], link speed Gb/s [15:0]
+ *  word 16  lanes [31:24], reserved [23:0] (sent 0, ignored)
+ *  word 17  TX ring size [31:16], RX ring size [15:0]
+ *  word 18  frame size in bytes
+ *  words 19-26 transmit HopIDs, two per word (rail 2i [31:16], 2i+1 [15:0])
+ *  --- READY only
+ *  word 14  rails whose paths are enabled on the sender
+ *
+ * Every message is sent at its full fixed size (TBR_NEGO_WORDS): the XDomain
+ * core matches a response only when it is at least as long as the buffer the
+ * requester gave, so a fixed size keeps old and new peers matching. A peer
+ * with a higher minor version may send more words; they are ignored. A
+ * different major version is refused (-EPROTONOSUPPORT) and answered with a
+ * STATUS message carrying TBR_NEGO_ST_VERSION and our version.
+ */
+#ifndef TBR_NEGO_H
+#define TBR_NEGO_H
+
+#include "tbr_os.h"
+
+#define TBR_NEGO_MAGIC		0x5442524eu	/* "TBRN" */
+#define TBR_NEGO_VER_MAJOR	1
+#define TBR_NEGO_VER_MINOR	0
+
+#define TBR_NEGO_HDR_WORDS	14
+#define TBR_NEGO_MAX_RAILS	16		/* = TBR_LINK_MAX_RAILS */
+#define TBR_NEGO_WORDS		(TBR_NEGO_HDR_WORDS + 5 + TBR_NEGO_MAX_RAILS / 2)
+#define TBR_NEGO_MAX_WORDS	59	/* 6-bit XDomain length minus our UUID */
+
+enum tbr_nego_type {
+	TBR_NEGO_HELLO = 1,		/* my parameters; answer HELLO_REPLY */
+	TBR_NEGO_HELLO_REPLY = 2,	/* the replier's parameters + status */
+	TBR_NEGO_READY = 3,		/* my DMA paths are on; answer STATUS */
+	TBR_NEGO_BYE = 4,		/* my rails go down; answer STATUS */
+	TBR_NEGO_STATUS = 5,		/* status only */
+	TBR_NEGO_TYPE_MAX = TBR_NEGO_STATUS,
+};
+
+enum tbr_nego_status {
+	TBR_NEGO_ST_OK = 0,
+	TBR_NEGO_ST_VERSION = 1,	/* major version not supported */
+	TBR_NEGO_ST_INVALID = 2,	/* malformed or out-of-range values */
+	TBR_NEGO_ST_BUSY = 3,		/* not ready (e.g. module going away) */
+	TBR_NEGO_ST_REFUSED = 4,	/* parameters cannot be agreed on */
+};
+
+/* capabilities word (also the prtcstns of our XDomain service) */
+#define TBR_NEGO_CAP_E2E	0x1	/* end-to-end flow control on RX rings */
+#define TBR_NEGO_CAP_POLL	0x2	/* receiver polls its RX rings */
+#define TBR_NEGO_CAP_MULTI	0x4	/* more than one DMA path per XDomain */
+
+/* Limits a decoder enforces (hostile peer). */
+#define TBR_NEGO_HOPID_MIN	8	/* first HopID usable for DMA paths */
+#define TBR_NEGO_HOPID_MAX	2047	/* 11-bit HopID field */
+#define TBR_NEGO_RING_MIN	16
+#define TBR_NEGO_RING_MAX	4096
+#define TBR_NEGO_FRAME_MIN	256	/* TB_FRAME_SIZE */
+#define TBR_NEGO_FRAME_MAX	4096
+#define TBR_NEGO_SPEED_MAX	1000	/* Gb/s per lane, generous */
+#define TBR_NEGO_LANES_MAX	4
+
+struct tbr_nego_msg {
+	u8 ver_major, ver_minor;
+	u8 type;			/* enum tbr_nego_type */
+	u32 seq;
+	u32 status;			/* enum tbr_nego_status */
+	u64 guid;
+	u8 initiator[16];
+	u8 target[16];
+	/* HELLO / HELLO_REPLY */
+	u32 caps;
+	u8 rails;			/* rails wanted, 1..TBR_NEGO_MAX_RAILS */
+	u8 nhops;			/* == rails */
+	u16 link_gbps;			/* 0: unknown */
+	u8 lanes;			/* 0: unknown */
+	u16 tx_ring, rx_ring;		/* descriptors, power of two */
+	u32 frame_size;			/* power of two */
+	u16 hopid[TBR_NEGO_MAX_RAILS];	/* sender's transmit (out) HopIDs */
+	/* READY */
+	u8 ready_rails;
+};
+
+/* Fills version and magic-independent defaults for @type. */
+void tbr_nego_init(struct tbr_nego_msg *m, u8 type);
+
+/*
+ * Encode @m into @w (at least TBR_NEGO_WORDS words). Returns the number of
+ * words (always TBR_NEGO_WORDS) or -EINVAL when @m itself is out of range
+ * (the same checks the decoder applies).
+ */
+int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw);
+
+/*
+ * Decode @nw words. Returns 0, -EBADMSG (bad magic, length, type, or a
+ * message too short for its type), -EPROTONOSUPPORT (other major version;
+ * m->ver_major/ver_minor/type/seq are filled so the caller can answer), or
+ * -ERANGE (a value out of range: rails, HopIDs, ring or frame size, speed).
+ */
+int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m);
+
+/* What both ends agreed on. */
+struct tbr_nego_result {
+	u8 rails;
+	bool e2e;
+	u16 tx_ring;		/* our TX ring = min(our TX, their RX) */
+	u16 rx_ring;		/* our RX ring = min(our RX, their TX) */
+	u32 frame_size;
+};
+
+/*
+ * Agree on the parameters from our HELLO @local and the peer's @remote.
+ * Returns 0, or -ERANGE when the result is unusable: frame size below
+ * @min_frame (the rail layer needs full frames) or no rail.
+ */
+int tbr_nego_agree(const struct tbr_nego_msg *local,
+		   const struct tbr_nego_msg *remote, u32 min_frame,
+		   struct tbr_nego_result *res);
+
+/*
+ * Rails to ask for on one XDomain: one per lane (at least one), at most
+ * @max; exactly one when the firmware connection manager owns the paths
+ * (it allows one DMA tunnel per XDomain).
+ */
+unsigned int tbr_nego_rails_for_link(unsigned int lanes, bool fw_cm,
+				     unsigned int max);
+
+const char *tbr_nego_type_name(u8 type);
+
+#endif /* TBR_NEGO_H */
