@@ -44,7 +44,12 @@ static int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr
 	attr->max_qp_rd_atom = TBR_MAX_RD_ATOM;
 	attr->max_qp_init_rd_atom = TBR_MAX_RD_ATOM;
 	attr->max_res_rd_atom = TBR_MAX_RD_ATOM * TBR_MAX_QP;
-	attr->atomic_cap = IB_ATOMIC_NONE;	/* until the transport carries atomics */
+	/*
+	 * Responder atomics run under one lock shared by every tbrdma QP
+	 * (xport.c), so they are atomic across the whole HCA, not with CPU
+	 * atomics on the same memory: IB_ATOMIC_HCA.
+	 */
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID;
 	return 0;

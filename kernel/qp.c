@@ -232,12 +232,13 @@ int tbr_qp_complete_send(struct tbr_qp *qp, const struct tbr_send_wqe *wqe,
 	int err = 0;
 
 	lockdep_assert_held(&qp->lock);
+	/* free the slot before the CQE can be polled (see tbr_x_complete_send) */
+	tbr_sq_retire(qp);
 	if (status != IB_WC_SUCCESS || qp->sig_all ||
 	    (wqe->hdr.flags & TBRDMA_WQE_SIGNALED)) {
 		tbr_wc_init(&wc, qp, wqe->hdr.wr_id, status, wqe->wc_opcode);
 		err = tbr_cq_post(qp->scq, &wc, false);
 	}
-	tbr_sq_retire(qp);
 	return err;
 }
 
@@ -260,8 +261,8 @@ static void tbr_qp_flush_rings(struct tbr_qp *qp)
 						 READ_ONCE(s->opcode));
 			tbr_wc_init(&wc, qp, READ_ONCE(s->wr_id),
 				    IB_WC_WR_FLUSH_ERR, op < 0 ? IB_WC_SEND : op);
-			tbr_cq_post(qp->scq, &wc, false);
 			tbr_sq_retire(qp);
+			tbr_cq_post(qp->scq, &wc, false);
 		}
 	} else {
 		pr_debug_ratelimited("tbrdma: QP %u: SQ index corrupt\n",

@@ -219,6 +219,11 @@ static void tbr_x_complete_send(struct tbr_xqp *x, const struct tbr_cqe *c)
 	s = &x->sent[x->sent_tail++ & qp->sq.mask];
 	if (x->discard)
 		return;
+	/*
+	 * The slot is free before its CQE is visible: a consumer that polled
+	 * the CQE may post into it at once (a 1-entry SQ does just that).
+	 */
+	tbr_sq_retire(qp);
 	if (c->status != TBR_WC_SUCCESS || qp->sig_all ||
 	    (s->flags & TBRDMA_WQE_SIGNALED)) {
 		wc.wr_id = s->wr_id;
@@ -229,7 +234,6 @@ static void tbr_x_complete_send(struct tbr_xqp *x, const struct tbr_cqe *c)
 		wc.port_num = 1;
 		tbr_cq_post(qp->scq, &wc, false);
 	}
-	tbr_sq_retire(qp);
 }
 
 static void tbr_x_complete(void *ctx, const struct tbr_cqe *c)
