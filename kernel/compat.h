@@ -16,4 +16,17 @@
 #define TBR_CREATE_CQ_UDATA_NAME udata_arg
 #endif
 
+/*
+ * Lanes of a Thunderbolt XDomain link from tb_xdomain.link_width: a lane
+ * count (1 or 2) in 6.1, enum tb_link_width bits (single, dual,
+ * asymmetric USB4 v2) since the 6.5 cycle; 6.1 and 6.12 are what we build
+ * and test. Needs <linux/thunderbolt.h>.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define tbr_tb_lanes(w) (((w) & (TB_LINK_WIDTH_DUAL | TB_LINK_WIDTH_ASYM_TX | \
+				TB_LINK_WIDTH_ASYM_RX)) ? 2U : 1U)
+#else
+#define tbr_tb_lanes(w) ((w) >= 2 ? 2U : 1U)
+#endif
+
 #endif /* TBRDMA_COMPAT_H */

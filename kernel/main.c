@@ -10,6 +10,7 @@
 
 #include "tbrdma.h"
 #include "rail.h"
+#include "tb.h"
 
 static int __init tbr_init(void)
 {
@@ -32,6 +33,7 @@ static int __init tbr_init(void)
 	err = tbr_nl_init();
 	if (err)
 		goto err_devs;
+	tbr_tb_init();		/* optional: logs and goes on without it */
 	return 0;
 
 err_devs:
@@ -45,6 +47,7 @@ err_emu:
 
 static void __exit tbr_exit(void)
 {
+	tbr_tb_exit();		/* Thunderbolt rails down before any device goes */
 	tbr_nl_exit();
 	tbr_ctl_del_all();
 	tbr_sysfs_exit();

@@ -11,8 +11,10 @@ fail() {
 }
 step() { echo "--- $*"; }
 
-# tbr_load: the RDMA core modules tbrdma needs, then tbrdma.ko built for this kernel
+# tbr_load: the modules tbrdma needs (thunderbolt for the tb backend's symbols, RDMA core),
+# then tbrdma.ko built for this kernel
 tbr_load() {
+	modprobe thunderbolt
 	modprobe ib_core
 	modprobe ib_uverbs
 	insmod "$TBR_KO_DIR/tbrdma/tbrdma.ko" "$@"

@@ -1,0 +1,1045 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: the tb rail backend, rails over Thunderbolt/USB4 host-to-host
+ * DMA rings (NHI rings in frame mode) on stock kernels (6.1 .. 6.12).
+ * The sequence, version differences and hardware test plan are in
+ * docs/thunderbolt.md.
+ *
+ * Discovery: we publish an XDomain property directory "tbrdma" (protocol
+ * id/version/revision, capabilities in prtcstns). When a peer host publishes
+ * it too, the thunderbolt core creates a tb_service under that peer's
+ * XDomain and binds our service driver (module alias tbsvc:ktbrdma..., so
+ * udev loads tbrdma when such a peer appears).
+ *
+ * Negotiation (one "conn" per service, i.e. per XDomain, i.e. per cable):
+ * both kernels send HELLO (kernel/core/tbr_nego.h: device GUID, rails
+ * wanted, transmit HopIDs, ring and frame sizes, E2E, link speed/lanes) as
+ * XDomain requests and answer the peer's HELLO with HELLO_REPLY. With both
+ * HELLOs answered, each side allocates, per agreed rail, a TX and an RX
+ * ring, the input HopID the peer transmits on, joins the link of the peer's
+ * GUID (so every cable to the same peer joins one link), starts the rings,
+ * posts RX buffers and only then enables the DMA paths. It then sends
+ * READY; rails go up (tbr_rail_up) when the peer's READY has arrived too,
+ * so nothing is sent into a ring that is not there yet.
+ *
+ * Data path: the rail ops below translate the rail layer's tbr_frame into a
+ * ring_frame (one per rail frame, DMA-mapped once). TX completions come from
+ * the NHI's ring work (process context) and are handed on with BH
+ * disabled. RX runs in poll mode: the ring interrupt schedules a tasklet
+ * that takes at most TBT_POLL_BUDGET frames per run (tb_ring_poll) and
+ * re-arms the interrupt (tb_ring_poll_complete) when the ring is empty.
+ *
+ * Down: service removal, unplug, suspend, shutdown, the peer's BYE or a new
+ * HELLO from a connected peer: per rail, paths disabled, rings stopped (the
+ * NHI completes every posted frame as canceled), tbr_rail_down() (the path
+ * emu's cut takes), tbr_rail_remove(), DMA unmapped, rings freed, HopIDs
+ * released. Then HELLO starts over unless the service is going away.
+ *
+ * Locks: tbt_lock (mutex) guards the conn list and is held by the protocol
+ * handler around its whole work, so a conn is never freed under it; inside
+ * it conn->lock (mutex) guards the conn's negotiation state; inside that
+ * tbr_ctl_mutex for rail add/up/down/remove. XDomain requests (which wait
+ * for the peer's answer) are sent with none of these held: the answer
+ * arrives on the same control-channel path that runs the handler.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/pm.h>
+#include <linux/slab.h>
+#include <linux/thunderbolt.h>
+#include <linux/uuid.h>
+#include <linux/workqueue.h>
+
+#include "tbrdma.h"
+#include "rail.h"
+#include "compat.h"
+#include "tb.h"
+#include "core/tbr_nego.h"
+
+#define TBT_KEY			"tbrdma"
+#define TBT_PRTCID		1
+#define TBT_PRTCVERS		1
+#define TBT_PRTCREVS		1
+#define TBT_POLL_BUDGET		64
+#define TBT_REQ_TIMEOUT_MS	500
+#define TBT_HELLO_DELAY_MS	1000
+#define TBT_HELLO_RETRIES	60
+#define TBT_READY_RETRIES	10
+
+/* XDomain packet: header (route, length/sequence), protocol UUID, body */
+#define TBT_LENGTH_MASK		GENMASK(5, 0)
+#define TBT_SN_MASK		GENMASK(28, 27)
+#define TBT_SN_SHIFT		27
+
+struct tbt_pkt {
+	u32 route_hi;
+	u32 route_lo;
+	u32 length_sn;
+	uuid_t uuid;
+	u32 body[TBR_NEGO_WORDS];
+};
+
+/* Property directory UUID: 9c1a2263-eec2-4cb9-a105-52c860011887 */
+static const uuid_t tbt_dir_uuid =
+	UUID_INIT(0x9c1a2263, 0xeec2, 0x4cb9,
+		  0xa1, 0x05, 0x52, 0xc8, 0x60, 0x01, 0x18, 0x87);
+/* Negotiation protocol UUID: 8571be34-32b4-44d6-afca-580725fa832f */
+static const uuid_t tbt_proto_uuid =
+	UUID_INIT(0x8571be34, 0x32b4, 0x44d6,
+		  0xaf, 0xca, 0x58, 0x07, 0x25, 0xfa, 0x83, 0x2f);
+
+static unsigned int tb_max_rails = 2;
+module_param(tb_max_rails, uint, 0644);
+MODULE_PARM_DESC(tb_max_rails, "Thunderbolt rails per cable at most (1..16; firmware CM: always 1)");
+static bool tb_e2e = true;
+module_param(tb_e2e, bool, 0644);
+MODULE_PARM_DESC(tb_e2e, "Thunderbolt E2E flow control when the peer has it too");
+static unsigned int tb_ring_size = 256;
+module_param(tb_ring_size, uint, 0644);
+MODULE_PARM_DESC(tb_ring_size, "Thunderbolt ring descriptors (power of two, 16..4096)");
+
+struct tbt_conn;
+
+struct tbt_frame {
+	struct ring_frame rf;
+	struct tbr_frame *f;
+	struct tbt_rail *tr;
+	dma_addr_t dma;
+	bool mapped, is_tx;
+};
+
+struct tbt_rail {
+	struct tbt_conn *conn;
+	struct tbr_rail *rail;
+	struct tb_ring *tx, *rx;
+	struct device *dma_dev;
+	int out_hop, in_hop;
+	bool started, paths_on, in_hop_held;
+	bool running;			/* ops accept frames (READ_ONCE) */
+	bool polling;			/* the tasklet may re-arm the IRQ */
+	struct tasklet_struct poll;
+	struct tbt_frame *fr;		/* tx_depth + rx_depth, as rail->frames */
+	unsigned int nfr;
+};
+
+struct tbt_conn {
+	struct list_head node;		/* tbt_conns, tbt_lock */
+	struct tb_service *svc;
+	struct tb_xdomain *xd;
+	struct tbr_dev *tdev;
+	struct mutex lock;		/* everything below */
+	struct tbr_nego_msg local;	/* our HELLO */
+	struct tbr_nego_msg remote;	/* the peer's HELLO (or reply) */
+	struct tbr_nego_result res;
+	bool hello_sent;		/* our HELLO was answered OK */
+	bool hello_rcvd;		/* the peer's HELLO arrived */
+	bool peer_ready;		/* the peer's READY arrived */
+	bool connected;			/* rails set up, paths on */
+	bool rails_up;
+	bool need_ready;		/* READY still to be sent */
+	bool stopping;			/* remove: nothing restarts */
+	bool suspended;
+	bool have_pending;		/* a connected peer said HELLO again */
+	struct tbr_nego_msg pending;
+	int retries;
+	u32 seq;
+	u8 sn;				/* XDomain 2-bit sequence */
+	u64 peer_guid;
+	int out_hop[TBR_NEGO_MAX_RAILS];
+	unsigned int nout;
+	struct tbt_rail rails[TBR_NEGO_MAX_RAILS];
+	unsigned int nrails;
+	struct delayed_work hello_work;
+	struct work_struct up_work;
+	struct work_struct down_work;
+};
+
+static LIST_HEAD(tbt_conns);
+static DEFINE_MUTEX(tbt_lock);
+static struct tb_property_dir *tbt_dir;
+static bool tbt_dir_registered, tbt_handler_registered, tbt_driver_registered;
+
+/* ---- ring I/O (rail ops) ------------------------------------------------ */
+
+static struct tbt_frame *tbt_frame_of(struct tbt_rail *tr, struct tbr_frame *f)
+{
+	unsigned long idx = f - tr->rail->frames;
+
+	return idx < tr->nfr ? &tr->fr[idx] : NULL;
+}
+
+static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct tbt_rail *tr = rail->priv;
+	struct tbt_frame *fr = tbt_frame_of(tr, f);
+
+	if (!fr || !f->size || f->size > TBR_FRAME_SIZE_MAX)
+		return -EINVAL;
+	if (!READ_ONCE(tr->running))
+		return -ESHUTDOWN;
+	fr->rf.size = tbr_frame_size_encode(f->size);
+	fr->rf.sof = f->sof;
+	fr->rf.eof = f->eof;
+	fr->rf.flags = 0;
+	dma_sync_single_for_device(tr->dma_dev, fr->dma, f->size, DMA_TO_DEVICE);
+	return tb_ring_tx(tr->tx, &fr->rf);
+}
+
+static int tbt_rx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct tbt_rail *tr = rail->priv;
+	struct tbt_frame *fr = tbt_frame_of(tr, f);
+
+	if (!fr)
+		return -EINVAL;
+	if (!READ_ONCE(tr->running))
+		return -ESHUTDOWN;
+	fr->rf.size = 0;
+	fr->rf.flags = 0;
+	dma_sync_single_for_device(tr->dma_dev, fr->dma, TBR_FRAME_SIZE_MAX,
+				   DMA_FROM_DEVICE);
+	return tb_ring_rx(tr->rx, &fr->rf);
+}
+
+static const struct tbr_rail_ops tbt_rail_ops = {
+	.kind = "tb",
+	.tx = tbt_tx,
+	.rx = tbt_rx,
+};
+
+/* One received (or canceled) RX frame to the rail layer; BH disabled. */
+static void tbt_rx_complete(struct tbt_frame *fr, bool canceled)
+{
+	struct tbr_frame *f = fr->f;
+
+	if (canceled) {
+		f->flags = TBR_FRAME_CANCELED;
+	} else {
+		f->size = tbr_frame_size_decode(fr->rf.size);
+		f->sof = fr->rf.sof;
+		f->eof = fr->rf.eof;
+		f->flags = fr->rf.flags & (RING_DESC_CRC_ERROR |
+					   RING_DESC_BUFFER_OVERRUN) ?
+			   TBR_FRAME_CRC_ERROR : 0;
+		dma_sync_single_for_cpu(fr->tr->dma_dev, fr->dma, f->size,
+					DMA_FROM_DEVICE);
+	}
+	f->callback(fr->tr->rail, f, canceled);
+}
+
+/* NHI ring work (process context): TX completions, canceled RX frames. */
+static void tbt_ring_cb(struct tb_ring *ring, struct ring_frame *rf, bool canceled)
+{
+	struct tbt_frame *fr = container_of(rf, struct tbt_frame, rf);
+	struct tbr_frame *f = fr->f;
+
+	local_bh_disable();
+	if (ring->is_tx) {
+		f->flags = canceled ? TBR_FRAME_CANCELED : 0;
+		f->callback(fr->tr->rail, f, canceled);
+	} else {
+		tbt_rx_complete(fr, canceled);
+	}
+	local_bh_enable();
+}
+
+/* Hard IRQ, NHI locks held: only schedule. */
+static void tbt_start_poll(void *data)
+{
+	struct tbt_rail *tr = data;
+
+	tasklet_schedule(&tr->poll);
+}
+
+static void tbt_poll(struct tasklet_struct *t)
+{
+	struct tbt_rail *tr = from_tasklet(tr, t, poll);
+	struct ring_frame *rf;
+	unsigned int n;
+
+	for (n = 0; n < TBT_POLL_BUDGET; n++) {
+		rf = tb_ring_poll(tr->rx);
+		if (!rf)
+			break;
+		tbt_rx_complete(container_of(rf, struct tbt_frame, rf), false);
+	}
+	if (n == TBT_POLL_BUDGET)
+		tasklet_schedule(&tr->poll);
+	else if (READ_ONCE(tr->polling))
+		tb_ring_poll_complete(tr->rx);
+}
+
+/* ---- rail setup and teardown (hardware only) ---------------------------- */
+
+/* tbr_ctl_mutex held. Reverse of tbt_rail_setup(), for any partial state. */
+static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
+{
+	struct tb_xdomain *xd = conn->xd;
+	unsigned int i;
+
+	WRITE_ONCE(tr->running, false);
+	WRITE_ONCE(tr->polling, false);
+	if (tr->paths_on) {
+		if (tb_xdomain_disable_paths(xd, tr->out_hop, tr->tx->hop,
+					     tr->in_hop, tr->rx->hop) &&
+		    !xd->is_unplugged)
+			dev_warn(&conn->svc->dev, "tbrdma: disabling DMA paths failed\n");
+		tr->paths_on = false;
+	}
+	if (tr->started) {
+		tb_ring_stop(tr->rx);	/* posted frames come back canceled */
+		tb_ring_stop(tr->tx);
+		tr->started = false;
+	}
+	if (tr->rx)
+		tasklet_kill(&tr->poll);
+	if (tr->rail)
+		tbr_rail_down(tr->rail);
+	for (i = 0; tr->fr && i < tr->nfr; i++)
+		if (tr->fr[i].mapped)
+			dma_unmap_single(tr->dma_dev, tr->fr[i].dma, TBR_FRAME_SIZE_MAX,
+					 tr->fr[i].is_tx ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	if (tr->rail)
+		tbr_rail_remove(tr->rail);
+	tr->rail = NULL;
+	kfree(tr->fr);
+	tr->fr = NULL;
+	if (tr->rx)
+		tb_ring_free(tr->rx);
+	if (tr->tx)
+		tb_ring_free(tr->tx);
+	tr->rx = tr->tx = NULL;
+	if (tr->in_hop_held)
+		tb_xdomain_release_in_hopid(xd, tr->in_hop);
+	tr->in_hop_held = false;
+}
+
+/*
+ * tbr_ctl_mutex held. Rings, input HopID, rail, DMA mappings; rings started
+ * and RX buffers posted; then the DMA paths. The rail stays down.
+ */
+static int tbt_rail_setup(struct tbt_conn *conn, unsigned int i)
+{
+	const struct tbr_nego_result *res = &conn->res;
+	struct tbt_rail *tr = &conn->rails[i];
+	struct tb_xdomain *xd = conn->xd;
+	unsigned int flags = RING_FLAG_FRAME, n;
+	struct tbr_rail *rail;
+	int ret;
+
+	memset(tr, 0, sizeof(*tr));
+	tr->conn = conn;
+	tr->out_hop = conn->out_hop[i];
+	tr->in_hop = conn->remote.hopid[i];
+	tr->tx = tb_ring_alloc_tx(xd->tb->nhi, -1, res->tx_ring, RING_FLAG_FRAME);
+	if (!tr->tx)
+		return -ENOMEM;
+	if (res->e2e)
+		flags |= RING_FLAG_E2E;
+	tr->rx = tb_ring_alloc_rx(xd->tb->nhi, -1, res->rx_ring, flags,
+				  tr->tx->hop, TBR_PDF_RX_MASK, TBR_PDF_RX_MASK,
+				  tbt_start_poll, tr);
+	if (!tr->rx) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	tasklet_setup(&tr->poll, tbt_poll);
+	tr->dma_dev = tb_ring_dma_device(tr->tx);
+	ret = tb_xdomain_alloc_in_hopid(xd, tr->in_hop);
+	if (ret != tr->in_hop) {
+		if (ret >= 0)
+			tb_xdomain_release_in_hopid(xd, ret);
+		ret = -EBUSY;
+		goto err;
+	}
+	tr->in_hop_held = true;
+
+	rail = tbr_rail_add(conn->tdev, conn->peer_guid, &tbt_rail_ops, tr,
+			    res->tx_ring, res->rx_ring);
+	if (IS_ERR(rail)) {
+		ret = PTR_ERR(rail);
+		goto err;
+	}
+	tr->rail = rail;
+	/* rail.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */
+	tr->nfr = rail->tx_depth + rail->rx_depth;
+	tr->fr = kcalloc(tr->nfr, sizeof(*tr->fr), GFP_KERNEL);
+	if (!tr->fr) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (n = 0; n < tr->nfr; n++) {
+		struct tbt_frame *fr = &tr->fr[n];
+		bool is_tx = n < rail->tx_depth;
+
+		fr->f = &rail->frames[n];
+		fr->tr = tr;
+		fr->is_tx = is_tx;
+		fr->rf.callback = tbt_ring_cb;
+		fr->dma = dma_map_single(tr->dma_dev, fr->f->buf, TBR_FRAME_SIZE_MAX,
+					 is_tx ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+		if (dma_mapping_error(tr->dma_dev, fr->dma)) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		fr->rf.buffer_phy = fr->dma;
+		fr->mapped = true;
+	}
+
+	tb_ring_start(tr->tx);
+	tb_ring_start(tr->rx);
+	tr->started = true;
+	WRITE_ONCE(tr->polling, true);
+	WRITE_ONCE(tr->running, true);
+	tbr_rail_post_rx(rail);
+	ret = tb_xdomain_enable_paths(xd, tr->out_hop, tr->tx->hop,
+				      tr->in_hop, tr->rx->hop);
+	if (ret)
+		goto err;
+	tr->paths_on = true;
+	return 0;
+
+err:
+	tbt_rail_teardown(conn, tr);
+	return ret;
+}
+
+/* conn->lock held: every rail down and gone. */
+static void tbt_conn_teardown(struct tbt_conn *conn)
+{
+	unsigned int i;
+
+	if (conn->nrails) {
+		mutex_lock(&tbr_ctl_mutex);
+		for (i = conn->nrails; i-- > 0;)
+			tbt_rail_teardown(conn, &conn->rails[i]);
+		mutex_unlock(&tbr_ctl_mutex);
+		dev_info(&conn->svc->dev, "tbrdma: %u rail(s) to %016llx down\n",
+			 conn->nrails, conn->peer_guid);
+	}
+	conn->nrails = 0;
+	conn->connected = false;
+	conn->rails_up = false;
+	conn->hello_sent = false;
+	conn->hello_rcvd = false;
+	conn->peer_ready = false;
+	conn->need_ready = false;
+	conn->retries = 0;
+}
+
+/* ---- negotiation -------------------------------------------------------- */
+
+static void tbt_fill(struct tbt_conn *conn, struct tbt_pkt *p, u8 sn)
+{
+	u64 route = conn->xd->route;
+
+	memset(p, 0, sizeof(*p));
+	p->route_hi = upper_32_bits(route);
+	p->route_lo = lower_32_bits(route);
+	p->length_sn = ((sizeof(*p) - 12) / 4) & TBT_LENGTH_MASK;
+	p->length_sn |= ((u32)sn << TBT_SN_SHIFT) & TBT_SN_MASK;
+	uuid_copy(&p->uuid, &tbt_proto_uuid);
+}
+
+static void tbt_msg_init(struct tbt_conn *conn, struct tbr_nego_msg *m, u8 type)
+{
+	tbr_nego_init(m, type);
+	m->guid = tbr_dev_guid(conn->tdev);
+	memcpy(m->initiator, conn->xd->local_uuid, 16);
+	memcpy(m->target, conn->xd->remote_uuid, 16);
+}
+
+/* Answer a request from the handler. conn->lock held. */
+static void tbt_respond(struct tbt_conn *conn, const struct tbr_nego_msg *m, u8 sn)
+{
+	struct tbt_pkt p;
+
+	tbt_fill(conn, &p, sn);
+	if (tbr_nego_encode(m, p.body, ARRAY_SIZE(p.body)) < 0 ||
+	    tb_xdomain_response(conn->xd, &p, sizeof(p), TB_CFG_PKG_XDOMAIN_RESP))
+		dev_dbg(&conn->svc->dev, "tbrdma: sending %s failed\n",
+			tbr_nego_type_name(m->type));
+}
+
+static void tbt_respond_status(struct tbt_conn *conn, u32 seq, u32 status, u8 sn)
+{
+	struct tbr_nego_msg r;
+
+	tbt_msg_init(conn, &r, TBR_NEGO_STATUS);
+	r.seq = seq;
+	r.status = status;
+	tbt_respond(conn, &r, sn);
+}
+
+/*
+ * Send @req and decode the answer into @ans. No lock held (the answer
+ * arrives on the path that runs the protocol handler). Process context.
+ */
+static int tbt_request(struct tbt_conn *conn, const struct tbr_nego_msg *req,
+		       struct tbr_nego_msg *ans)
+{
+	struct tbt_pkt p, r;
+	int ret;
+
+	tbt_fill(conn, &p, conn->sn++ & 3);
+	if (tbr_nego_encode(req, p.body, ARRAY_SIZE(p.body)) < 0)
+		return -EINVAL;
+	ret = tb_xdomain_request(conn->xd, &p, sizeof(p), TB_CFG_PKG_XDOMAIN_RESP,
+				 &r, sizeof(r), TB_CFG_PKG_XDOMAIN_RESP,
+				 TBT_REQ_TIMEOUT_MS);
+	if (ret)
+		return ret;
+	if (!uuid_equal(&r.uuid, &tbt_proto_uuid))
+		return -EBADMSG;
+	ret = tbr_nego_decode(r.body, ARRAY_SIZE(r.body), ans);
+	if (ret)
+		return ret;
+	if (ans->seq != req->seq || memcmp(ans->initiator, req->target, 16) ||
+	    memcmp(ans->target, req->initiator, 16))
+		return -EBADMSG;
+	return 0;
+}
+
+/* The peer's GUID must not contradict another cable to the same host. */
+static bool tbt_guid_consistent(struct tbt_conn *conn, u64 guid)
+{
+	struct tbt_conn *c;
+	bool ok = true;
+
+	mutex_lock(&tbt_lock);
+	list_for_each_entry(c, &tbt_conns, node)
+		if (c != conn && uuid_equal(c->xd->remote_uuid, conn->xd->remote_uuid) &&
+		    READ_ONCE(c->peer_guid) && READ_ONCE(c->peer_guid) != guid)
+			ok = false;
+	mutex_unlock(&tbt_lock);
+	return ok;
+}
+
+static void tbt_hello_work(struct work_struct *work)
+{
+	struct tbt_conn *conn = container_of(work, struct tbt_conn, hello_work.work);
+	struct tbr_nego_msg req, ans;
+	int ret;
+
+	mutex_lock(&conn->lock);
+	if (conn->stopping || conn->suspended || conn->connected || conn->hello_sent) {
+		mutex_unlock(&conn->lock);
+		return;
+	}
+	req = conn->local;
+	req.seq = ++conn->seq;
+	mutex_unlock(&conn->lock);
+
+	ret = tbt_request(conn, &req, &ans);
+
+	mutex_lock(&conn->lock);
+	if (conn->stopping || conn->suspended || conn->connected) {
+		mutex_unlock(&conn->lock);
+		return;
+	}
+	if (!ret && ans.type == TBR_NEGO_HELLO_REPLY && ans.status == TBR_NEGO_ST_OK) {
+		conn->hello_sent = true;
+		if (!conn->hello_rcvd) {
+			/* the peer's own HELLO will follow; keep its values */
+			conn->remote = ans;
+		} else if (ans.guid == conn->remote.guid) {
+			queue_work(system_long_wq, &conn->up_work);
+		} else {
+			conn->hello_sent = false;	/* contradicts its HELLO */
+		}
+	} else if (!ret && (ans.status == TBR_NEGO_ST_VERSION ||
+			    ans.status == TBR_NEGO_ST_REFUSED)) {
+		dev_warn(&conn->svc->dev, "tbrdma: peer refused our HELLO (status %u)\n",
+			 ans.status);
+		conn->retries = TBT_HELLO_RETRIES;
+	} else if (ret == -EPROTONOSUPPORT) {
+		dev_warn(&conn->svc->dev, "tbrdma: peer speaks another negotiation version\n");
+		conn->retries = TBT_HELLO_RETRIES;
+	}
+	if (!conn->hello_sent && conn->retries++ < TBT_HELLO_RETRIES)
+		queue_delayed_work(system_long_wq, &conn->hello_work,
+				   msecs_to_jiffies(TBT_HELLO_DELAY_MS));
+	mutex_unlock(&conn->lock);
+}
+
+/* conn->lock held: both HELLOs done, set up the agreed rails. */
+static void tbt_connect(struct tbt_conn *conn)
+{
+	unsigned int i;
+	int ret = 0;
+
+	if (tbr_nego_agree(&conn->local, &conn->remote, TBR_FRAME_SIZE_MAX,
+			   &conn->res) ||
+	    conn->remote.guid == tbr_dev_guid(conn->tdev) ||
+	    !tbt_guid_consistent(conn, conn->remote.guid)) {
+		dev_warn(&conn->svc->dev, "tbrdma: no agreement with peer %016llx\n",
+			 conn->remote.guid);
+		return;
+	}
+	conn->res.rails = min_t(u8, conn->res.rails, conn->nout);
+	WRITE_ONCE(conn->peer_guid, conn->remote.guid);
+	mutex_lock(&tbr_ctl_mutex);
+	for (i = 0; i < conn->res.rails; i++) {
+		ret = tbt_rail_setup(conn, i);
+		if (ret)
+			break;
+	}
+	conn->nrails = i;
+	mutex_unlock(&tbr_ctl_mutex);
+	if (!conn->nrails) {
+		dev_warn(&conn->svc->dev, "tbrdma: rail setup failed: %d\n", ret);
+		return;
+	}
+	conn->connected = true;
+	conn->need_ready = true;
+	dev_info(&conn->svc->dev,
+		 "tbrdma: %u rail(s) to %016llx: rings %u/%u, e2e %s, paths on\n",
+		 conn->nrails, conn->peer_guid, conn->res.tx_ring,
+		 conn->res.rx_ring, conn->res.e2e ? "on" : "off");
+}
+
+static void tbt_up_work(struct work_struct *work)
+{
+	struct tbt_conn *conn = container_of(work, struct tbt_conn, up_work);
+	struct tbr_nego_msg req, ans;
+	unsigned int i, tries;
+	int ret = -EAGAIN;
+
+	mutex_lock(&conn->lock);
+	if (conn->stopping || conn->suspended) {
+		mutex_unlock(&conn->lock);
+		return;
+	}
+	if (!conn->connected && conn->hello_sent && conn->hello_rcvd)
+		tbt_connect(conn);
+	if (conn->connected && conn->need_ready) {
+		tbt_msg_init(conn, &req, TBR_NEGO_READY);
+		req.ready_rails = (u8)conn->nrails;
+		conn->need_ready = false;
+		mutex_unlock(&conn->lock);
+		for (tries = 0; tries < TBT_READY_RETRIES && ret; tries++) {
+			req.seq = tries;
+			ret = tbt_request(conn, &req, &ans);
+		}
+		mutex_lock(&conn->lock);
+		if (ret)
+			dev_warn(&conn->svc->dev, "tbrdma: READY not answered: %d\n", ret);
+	}
+	if (conn->connected && conn->peer_ready && !conn->rails_up &&
+	    !conn->stopping && !conn->suspended) {
+		mutex_lock(&tbr_ctl_mutex);
+		for (i = 0; i < conn->nrails; i++)
+			tbr_rail_up(conn->rails[i].rail);
+		mutex_unlock(&tbr_ctl_mutex);
+		conn->rails_up = true;
+	}
+	mutex_unlock(&conn->lock);
+}
+
+static void tbt_down_work(struct work_struct *work)
+{
+	struct tbt_conn *conn = container_of(work, struct tbt_conn, down_work);
+
+	mutex_lock(&conn->lock);
+	tbt_conn_teardown(conn);
+	if (conn->have_pending) {
+		/* it will not say HELLO again: its HELLO was answered */
+		conn->remote = conn->pending;
+		conn->hello_rcvd = true;
+		conn->have_pending = false;
+	}
+	if (!conn->stopping && !conn->suspended)
+		queue_delayed_work(system_long_wq, &conn->hello_work,
+				   msecs_to_jiffies(100));
+	mutex_unlock(&conn->lock);
+}
+
+/* tbt_lock held */
+static struct tbt_conn *tbt_find(u64 route, const struct tbr_nego_msg *m)
+{
+	struct tbt_conn *c;
+
+	list_for_each_entry(c, &tbt_conns, node) {
+		if (c->xd->route != route)
+			continue;
+		if (m && (memcmp(m->initiator, c->xd->remote_uuid, 16) ||
+			  memcmp(m->target, c->xd->local_uuid, 16)))
+			continue;
+		return c;
+	}
+	return NULL;
+}
+
+/*
+ * XDomain packets with our protocol UUID (control-channel RX work, process
+ * context). Requests (HELLO, READY, BYE) are handled and answered here;
+ * answers (HELLO_REPLY, STATUS) are left to the XDomain core (return 0),
+ * which hands them to the tb_xdomain_request() waiting for them.
+ */
+static int tbt_handle(const void *buf, size_t size, void *data)
+{
+	const struct tbt_pkt *p = buf;
+	struct tbr_nego_msg m, r;
+	struct tbt_conn *conn;
+	unsigned int nw;
+	u64 route;
+	u8 sn;
+	int err;
+
+	if (size < offsetof(struct tbt_pkt, body) + 4 * sizeof(u32))
+		return 0;
+	nw = min_t(size_t, (size - offsetof(struct tbt_pkt, body)) / 4,
+		   TBR_NEGO_MAX_WORDS);
+	route = ((u64)p->route_hi << 32 | p->route_lo) & ~BIT_ULL(63);
+	sn = (p->length_sn & TBT_SN_MASK) >> TBT_SN_SHIFT;
+	err = tbr_nego_decode(p->body, nw, &m);
+	if (!err && (m.type == TBR_NEGO_HELLO_REPLY || m.type == TBR_NEGO_STATUS))
+		return 0;
+
+	mutex_lock(&tbt_lock);
+	conn = tbt_find(route, err ? NULL : &m);
+	if (!conn) {
+		mutex_unlock(&tbt_lock);
+		return 0;
+	}
+	mutex_lock(&conn->lock);
+	if (err) {
+		/* answer only what is clearly a request of another version */
+		if (err == -EPROTONOSUPPORT && m.type == TBR_NEGO_HELLO) {
+			tbt_respond_status(conn, m.seq, TBR_NEGO_ST_VERSION, sn);
+			dev_warn(&conn->svc->dev,
+				 "tbrdma: peer negotiation version %u.%u, we speak %u.%u\n",
+				 m.ver_major, m.ver_minor, TBR_NEGO_VER_MAJOR,
+				 TBR_NEGO_VER_MINOR);
+		} else {
+			dev_dbg(&conn->svc->dev, "tbrdma: bad negotiation packet: %d\n", err);
+		}
+		goto out;
+	}
+	if (conn->stopping || conn->suspended) {
+		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_BUSY, sn);
+		goto out;
+	}
+	switch (m.type) {
+	case TBR_NEGO_HELLO:
+		r = conn->local;
+		r.type = TBR_NEGO_HELLO_REPLY;
+		r.seq = m.seq;
+		tbt_respond(conn, &r, sn);
+		if (conn->connected || (conn->hello_rcvd && conn->remote.guid != m.guid)) {
+			/* the peer started over (reload, resume): so do we */
+			conn->pending = m;
+			conn->have_pending = true;
+			queue_work(system_long_wq, &conn->down_work);
+			break;
+		}
+		if (conn->hello_sent && conn->remote.guid != m.guid)
+			conn->hello_sent = false;	/* answered by someone else */
+		conn->remote = m;
+		conn->hello_rcvd = true;
+		if (conn->hello_sent)
+			queue_work(system_long_wq, &conn->up_work);
+		else
+			mod_delayed_work(system_long_wq, &conn->hello_work, 0);
+		break;
+	case TBR_NEGO_READY:
+		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_OK, sn);
+		if (m.guid == conn->remote.guid && conn->hello_rcvd) {
+			conn->peer_ready = true;
+			queue_work(system_long_wq, &conn->up_work);
+		}
+		break;
+	case TBR_NEGO_BYE:
+		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_OK, sn);
+		if (m.guid == conn->remote.guid)
+			queue_work(system_long_wq, &conn->down_work);
+		break;
+	}
+out:
+	mutex_unlock(&conn->lock);
+	mutex_unlock(&tbt_lock);
+	return 1;
+}
+
+static struct tb_protocol_handler tbt_handler = {
+	.uuid = &tbt_proto_uuid,
+	.callback = tbt_handle,
+};
+
+/* ---- service driver (hardware only) ------------------------------------- */
+
+static u32 tbt_caps(void)
+{
+	return TBR_NEGO_CAP_POLL | TBR_NEGO_CAP_MULTI | (tb_e2e ? TBR_NEGO_CAP_E2E : 0);
+}
+
+static struct tbr_dev *tbt_host_dev(void)
+{
+	struct tbr_dev *tdev, *found = NULL;
+
+	mutex_lock(&tbr_ctl_mutex);
+	list_for_each_entry(tdev, &tbr_devices, rails.node)
+		if (tdev->rails.host && !tdev->rails.dying)
+			found = tdev;
+	mutex_unlock(&tbr_ctl_mutex);
+	return found;
+}
+
+static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
+{
+	struct tb_xdomain *xd = tb_service_parent(svc);
+	unsigned int lanes, want, i, ring;
+	struct tbt_conn *conn;
+	bool fw_cm;
+	int hop;
+
+	if (!xd || !xd->remote_uuid || !xd->local_uuid)
+		return -ENODEV;
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		return -ENOMEM;
+	conn->svc = svc;
+	conn->xd = xd;
+	conn->tdev = tbt_host_dev();
+	if (!conn->tdev) {
+		kfree(conn);
+		return -ENODEV;
+	}
+	mutex_init(&conn->lock);
+	INIT_DELAYED_WORK(&conn->hello_work, tbt_hello_work);
+	INIT_WORK(&conn->up_work, tbt_up_work);
+	INIT_WORK(&conn->down_work, tbt_down_work);
+
+	/* xd->link is set only by the firmware (ICM) connection manager */
+	fw_cm = xd->link != 0;
+	lanes = tbr_tb_lanes(xd->link_width);
+	want = tbr_nego_rails_for_link(lanes, fw_cm, tb_max_rails);
+	for (i = 0; i < want; i++) {
+		hop = tb_xdomain_alloc_out_hopid(xd, -1);
+		if (hop < 0)
+			break;
+		conn->out_hop[i] = hop;
+	}
+	conn->nout = i;
+	if (!conn->nout) {
+		kfree(conn);
+		return -EBUSY;
+	}
+	ring = clamp_val(roundup_pow_of_two(max(tb_ring_size, 1U)),
+			 TBR_NEGO_RING_MIN, TBR_NEGO_RING_MAX);
+
+	tbt_msg_init(conn, &conn->local, TBR_NEGO_HELLO);
+	conn->local.caps = tbt_caps();
+	if (!(svc->prtcstns & TBR_NEGO_CAP_E2E))
+		conn->local.caps &= ~TBR_NEGO_CAP_E2E;
+	if (fw_cm)
+		conn->local.caps &= ~TBR_NEGO_CAP_MULTI;
+	conn->local.rails = (u8)conn->nout;
+	conn->local.nhops = (u8)conn->nout;
+	for (i = 0; i < conn->nout; i++)
+		conn->local.hopid[i] = (u16)conn->out_hop[i];
+	conn->local.link_gbps = (u16)min_t(unsigned int, xd->link_speed,
+					   TBR_NEGO_SPEED_MAX);
+	conn->local.lanes = (u8)lanes;
+	conn->local.tx_ring = (u16)ring;
+	conn->local.rx_ring = (u16)ring;
+	conn->local.frame_size = TBR_FRAME_SIZE_MAX;
+
+	tb_service_set_drvdata(svc, conn);
+	mutex_lock(&tbt_lock);
+	list_add_tail(&conn->node, &tbt_conns);
+	mutex_unlock(&tbt_lock);
+	dev_info(&svc->dev,
+		 "tbrdma: peer %pUb, %u Gb/s x%u lanes, %s CM: asking for %u rail(s)\n",
+		 xd->remote_uuid, xd->link_speed, lanes, fw_cm ? "firmware" : "software",
+		 conn->nout);
+	queue_delayed_work(system_long_wq, &conn->hello_work, msecs_to_jiffies(100));
+	return 0;
+}
+
+/* Stop negotiating and take every rail down; @bye: tell the peer first. */
+static void tbt_conn_stop(struct tbt_conn *conn, bool bye)
+{
+	struct tbr_nego_msg req, ans;
+	bool connected;
+
+	cancel_delayed_work_sync(&conn->hello_work);
+	cancel_work_sync(&conn->up_work);
+	cancel_work_sync(&conn->down_work);
+	cancel_delayed_work_sync(&conn->hello_work);
+	mutex_lock(&conn->lock);
+	connected = conn->connected;
+	tbt_msg_init(conn, &req, TBR_NEGO_BYE);
+	req.seq = ++conn->seq;
+	mutex_unlock(&conn->lock);
+	if (bye && connected && !conn->xd->is_unplugged)
+		tbt_request(conn, &req, &ans);	/* best effort */
+	mutex_lock(&conn->lock);
+	tbt_conn_teardown(conn);
+	mutex_unlock(&conn->lock);
+}
+
+static void tbt_remove(struct tb_service *svc)
+{
+	struct tbt_conn *conn = tb_service_get_drvdata(svc);
+	unsigned int i;
+
+	mutex_lock(&tbt_lock);
+	list_del(&conn->node);
+	mutex_unlock(&tbt_lock);
+	mutex_lock(&conn->lock);
+	conn->stopping = true;
+	mutex_unlock(&conn->lock);
+	tbt_conn_stop(conn, true);
+	for (i = 0; i < conn->nout; i++)
+		tb_xdomain_release_out_hopid(conn->xd, conn->out_hop[i]);
+	mutex_destroy(&conn->lock);
+	kfree(conn);
+}
+
+static void tbt_shutdown(struct tb_service *svc)
+{
+	struct tbt_conn *conn = tb_service_get_drvdata(svc);
+
+	mutex_lock(&conn->lock);
+	conn->stopping = true;
+	mutex_unlock(&conn->lock);
+	tbt_conn_stop(conn, false);
+}
+
+static int __maybe_unused tbt_suspend(struct device *dev)
+{
+	struct tbt_conn *conn = tb_service_get_drvdata(tb_to_service(dev));
+
+	mutex_lock(&conn->lock);
+	conn->suspended = true;
+	mutex_unlock(&conn->lock);
+	tbt_conn_stop(conn, false);
+	return 0;
+}
+
+static int __maybe_unused tbt_resume(struct device *dev)
+{
+	struct tbt_conn *conn = tb_service_get_drvdata(tb_to_service(dev));
+
+	mutex_lock(&conn->lock);
+	conn->suspended = false;
+	conn->retries = 0;
+	if (!conn->stopping)
+		queue_delayed_work(system_long_wq, &conn->hello_work,
+				   msecs_to_jiffies(100));
+	mutex_unlock(&conn->lock);
+	return 0;
+}
+
+static DEFINE_SIMPLE_DEV_PM_OPS(tbt_pm_ops, tbt_suspend, tbt_resume);
+
+static const struct tb_service_id tbt_ids[] = {
+	{ TB_SERVICE(TBT_KEY, TBT_PRTCID) },
+	{ },
+};
+MODULE_DEVICE_TABLE(tbsvc, tbt_ids);
+
+static struct tb_service_driver tbt_driver = {
+	.driver = {
+		.owner = THIS_MODULE,
+		.name = "tbrdma",
+		.pm = pm_sleep_ptr(&tbt_pm_ops),
+	},
+	.probe = tbt_probe,
+	.remove = tbt_remove,
+	.shutdown = tbt_shutdown,
+	.id_table = tbt_ids,
+};
+
+/* ---- module ------------------------------------------------------------- */
+
+/* /sys/module/tbrdma/parameters/tb_state: what a VM (no controller) can see */
+static int tbt_state_get(char *buf, const struct kernel_param *kp)
+{
+	struct tbt_conn *c;
+	unsigned int n = 0, rails = 0;
+
+	mutex_lock(&tbt_lock);
+	list_for_each_entry(c, &tbt_conns, node) {
+		n++;
+		rails += READ_ONCE(c->nrails);
+	}
+	mutex_unlock(&tbt_lock);
+	return scnprintf(buf, PAGE_SIZE, "driver=%s dir=%s key=%s protocol=%u.%u.%u caps=%#x nego=%u.%u services=%u rails=%u\n",
+			  tbt_driver_registered ? "registered" : "none",
+			  tbt_dir_registered ? "registered" : "none", TBT_KEY,
+			  TBT_PRTCID, TBT_PRTCVERS, TBT_PRTCREVS, tbt_caps(),
+			  TBR_NEGO_VER_MAJOR, TBR_NEGO_VER_MINOR, n, rails);
+}
+
+static const struct kernel_param_ops tbt_state_ops = {
+	.get = tbt_state_get,
+};
+module_param_cb(tb_state, &tbt_state_ops, NULL, 0444);
+MODULE_PARM_DESC(tb_state, "Thunderbolt backend state (read only)");
+
+int tbr_tb_init(void)
+{
+	int ret;
+
+	tbt_dir = tb_property_create_dir(&tbt_dir_uuid);
+	if (!tbt_dir)
+		return -ENOMEM;
+	ret = tb_property_add_immediate(tbt_dir, "prtcid", TBT_PRTCID);
+	if (!ret)
+		ret = tb_property_add_immediate(tbt_dir, "prtcvers", TBT_PRTCVERS);
+	if (!ret)
+		ret = tb_property_add_immediate(tbt_dir, "prtcrevs", TBT_PRTCREVS);
+	if (!ret)
+		ret = tb_property_add_immediate(tbt_dir, "prtcstns", tbt_caps());
+	if (ret)
+		goto err_dir;
+	ret = tb_register_protocol_handler(&tbt_handler);
+	if (ret)
+		goto err_dir;
+	tbt_handler_registered = true;
+	ret = tb_register_service_driver(&tbt_driver);
+	if (ret)
+		goto err_handler;
+	tbt_driver_registered = true;
+	/* last: peers see the service only once we can serve it */
+	ret = tb_register_property_dir(TBT_KEY, tbt_dir);
+	if (ret)
+		goto err_driver;
+	tbt_dir_registered = true;
+	pr_info("tbrdma: tb: service driver registered, XDomain property directory \"%s\" (protocol %u, caps %#x)\n",
+		TBT_KEY, TBT_PRTCID, tbt_caps());
+	return 0;
+
+err_driver:
+	tb_unregister_service_driver(&tbt_driver);
+	tbt_driver_registered = false;
+err_handler:
+	tb_unregister_protocol_handler(&tbt_handler);
+	tbt_handler_registered = false;
+err_dir:
+	tb_property_free_dir(tbt_dir);
+	tbt_dir = NULL;
+	pr_warn("tbrdma: tb: Thunderbolt backend not available: %d\n", ret);
+	return ret;
+}
+
+void tbr_tb_exit(void)
+{
+	if (tbt_dir_registered)
+		tb_unregister_property_dir(TBT_KEY, tbt_dir);
+	tbt_dir_registered = false;
+	if (tbt_driver_registered)
+		tb_unregister_service_driver(&tbt_driver);	/* removes every conn */
+	tbt_driver_registered = false;
+	if (tbt_handler_registered)
+		tb_unregister_protocol_handler(&tbt_handler);
+	tbt_handler_registered = false;
+	if (tbt_dir)
+		tb_property_free_dir(tbt_dir);
+	tbt_dir = NULL;
+}
