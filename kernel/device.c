@@ -164,6 +164,7 @@ struct tbr_dev *tbr_dev_create(void)
 	ib_set_device_ops(&tdev->ibdev, &tbr_qp_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_srq_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_mr_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_counter_ops);
 	tdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);

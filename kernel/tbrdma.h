@@ -55,12 +55,42 @@ struct tbr_xport_ops {
 /* xport.c: the transport (kernel/core) attached to a device's QPs and links */
 void tbr_xport_attach(struct tbr_dev *tdev);
 void tbr_xport_detach(struct tbr_dev *tdev);
+/* add @qp's transport counters to @v[TBR_XCNT_MAX]; qp->lock held */
+void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v);
+
+/*
+ * counters.c: transport counters of a device, summed over its QPs (live ones
+ * read under their lock, destroyed ones accumulated), shown by
+ * `rdma statistic show link tbrdmaN/1`.
+ */
+enum tbr_xcnt {
+	TBR_XCNT_TX_FRAMES,
+	TBR_XCNT_TX_BYTES,
+	TBR_XCNT_RX_FRAMES,
+	TBR_XCNT_RX_BYTES,
+	TBR_XCNT_RETRANSMITS,
+	TBR_XCNT_FAST_RETRANSMITS,
+	TBR_XCNT_SPURIOUS_RETRANSMITS,
+	TBR_XCNT_TIMEOUTS,
+	TBR_XCNT_DUPLICATES,
+	TBR_XCNT_OUT_OF_WINDOW,
+	TBR_XCNT_RX_MALFORMED,
+	TBR_XCNT_RX_INVALID,
+	TBR_XCNT_NAKS_SENT,
+	TBR_XCNT_NAKS_RCVD,
+	TBR_XCNT_RNR_NAKS_SENT,
+	TBR_XCNT_RNR_NAKS_RCVD,
+	TBR_XCNT_TX_STALLS,
+	TBR_XCNT_MAX
+};
+extern const struct ib_device_ops tbr_counter_ops;
 
 struct tbr_dev {
 	struct ib_device ibdev;		/* must be first: ib_alloc_device */
 	struct net_device *netdev;	/* tbrN: the RoCE netdev (GIDs) */
 	struct tbr_rails rails;		/* links, rails, control plane (rail.h) */
 	const struct tbr_xport_ops *xport;	/* NULL: no transport yet */
+	atomic64_t xcnt_retired[TBR_XCNT_MAX];	/* of destroyed QPs */
 
 	struct xarray qp_xa;		/* qpn -> tbr_qp (XA_FLAGS_ALLOC, irq) */
 	u32 qp_next;			/* cyclic QPN allocation hint */

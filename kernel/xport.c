@@ -536,14 +536,47 @@ err_free:
 	return -ENOMEM;
 }
 
+void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
+{
+	struct tbr_xqp *x = qp->xport_priv;
+	const struct tbr_tqp_counters *c;
+
+	if (!x)
+		return;
+	c = tbr_tqp_counters(x->tqp);
+	v[TBR_XCNT_TX_FRAMES] += c->tx_frames;
+	v[TBR_XCNT_TX_BYTES] += c->tx_bytes;
+	v[TBR_XCNT_RX_FRAMES] += c->rx_frames;
+	v[TBR_XCNT_RX_BYTES] += c->rx_bytes;
+	v[TBR_XCNT_RETRANSMITS] += c->retransmits;
+	v[TBR_XCNT_FAST_RETRANSMITS] += c->fast_retransmits;
+	v[TBR_XCNT_SPURIOUS_RETRANSMITS] += c->spurious_retransmits;
+	v[TBR_XCNT_TIMEOUTS] += c->timeouts;
+	v[TBR_XCNT_DUPLICATES] += c->duplicates;
+	v[TBR_XCNT_OUT_OF_WINDOW] += c->out_of_window;
+	v[TBR_XCNT_RX_MALFORMED] += c->rx_malformed;
+	v[TBR_XCNT_RX_INVALID] += c->rx_invalid;
+	v[TBR_XCNT_NAKS_SENT] += c->naks_sent;
+	v[TBR_XCNT_NAKS_RCVD] += c->naks_rcvd;
+	v[TBR_XCNT_RNR_NAKS_SENT] += c->rnr_naks_sent;
+	v[TBR_XCNT_RNR_NAKS_RCVD] += c->rnr_naks_rcvd;
+	v[TBR_XCNT_TX_STALLS] += c->tx_stalls;
+}
+
 /* Context: process; no frame or timer can reach the QP any more. */
 static void tbr_x_qp_destroy(struct tbr_qp *qp)
 {
 	struct tbr_xqp *x = qp->xport_priv;
+	struct tbr_dev *tdev = to_tbr_dev(qp->ibqp.device);
+	u64 v[TBR_XCNT_MAX] = {};
+	int i;
 
 	if (!x)
 		return;
 	hrtimer_cancel(&x->timer);
+	tbr_xport_qp_counters(qp, v);
+	for (i = 0; i < TBR_XCNT_MAX; i++)
+		atomic64_add(v[i], &tdev->xcnt_retired[i]);
 	if (x->link)
 		tbr_link_put(x->link);
 	tbr_tqp_destroy(x->tqp);
