@@ -42,7 +42,8 @@ demo:
 vm-shell: all
 	@$(TOP)/tests/vm/run --shell
 
+# everything built; the downloaded kernels and VM results (build/vm) stay
 clean:
-	rm -rf $(TOP)/build/kmod $(TOP)/build/unit $(TOP)/build/check
+	rm -rf $(filter-out $(TOP)/build/vm,$(wildcard $(TOP)/build/*))
 
 .PHONY: all deps kernel selftest-modules tools provider progs check demo vm-shell clean
