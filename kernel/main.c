@@ -20,9 +20,12 @@ static int __init tbr_init(void)
 	err = tbr_emu_init();
 	if (err)
 		return err;
-	err = tbr_sysfs_init();
+	err = tbr_eth_init();
 	if (err)
 		goto err_emu;
+	err = tbr_sysfs_init();
+	if (err)
+		goto err_eth;
 	mutex_lock(&tbr_ctl_mutex);
 	tdev = tbr_ctl_dev_new(true);
 	mutex_unlock(&tbr_ctl_mutex);
@@ -40,6 +43,8 @@ err_devs:
 	tbr_ctl_del_all();
 err_sysfs:
 	tbr_sysfs_exit();
+err_eth:
+	tbr_eth_exit();
 err_emu:
 	tbr_emu_exit();
 	return err;
@@ -51,6 +56,7 @@ static void __exit tbr_exit(void)
 	tbr_nl_exit();
 	tbr_ctl_del_all();
 	tbr_sysfs_exit();
+	tbr_eth_exit();
 	tbr_emu_exit();
 }
 

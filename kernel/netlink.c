@@ -67,6 +67,13 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_EVENT]		= { .type = NLA_U8 },
 	[TBRDMA_ATTR_MGMT_DATA]		= NLA_POLICY_RANGE(NLA_BINARY, 1, TBRDMA_MGMT_MAX),
 	[TBRDMA_ATTR_CUT_STATE]		= { .type = NLA_U8 },
+	[TBRDMA_ATTR_ETH_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[TBRDMA_ATTR_ETH_IFINDEX]	= { .type = NLA_U32 },
+	[TBRDMA_ATTR_ETH_PEER_MAC]	= NLA_POLICY_EXACT_LEN(ETH_ALEN),
+	[TBRDMA_ATTR_MAX_FRAME]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_ETH_PEERS]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_ETH_HELLO_TX]	= { .type = NLA_U64 },
+	[TBRDMA_ATTR_ETH_HELLO_RX]	= { .type = NLA_U64 },
 };
 
 /* ---- message builders ----------------------------------------------------- */
@@ -500,6 +507,8 @@ static int tbr_nl_link_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 			if (tbr_put_link(skb, link) ||
 			    nla_put_u32(skb, TBRDMA_ATTR_TX_CREDITS,
 					tbr_link_tx_credits(link)) ||
+			    nla_put_u32(skb, TBRDMA_ATTR_MAX_FRAME,
+					tbr_link_max_frame(link)) ||
 			    tbr_put_stats(skb, link->cnt)) {
 				genlmsg_cancel(skb, hdr);
 				goto full;
@@ -525,7 +534,10 @@ static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
 	if (tbr_put_rail(skb, rail) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_DEPTH, rail->tx_depth) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_RX_DEPTH, rail->rx_depth) ||
-	    nla_put_u32(skb, TBRDMA_ATTR_TX_CREDITS, rail->up ? credits : 0))
+	    nla_put_u32(skb, TBRDMA_ATTR_TX_CREDITS, rail->up ? credits : 0) ||
+	    nla_put_u32(skb, TBRDMA_ATTR_MAX_FRAME, READ_ONCE(rail->max_frame)))
+		return -EMSGSIZE;
+	if (rail->ops->fill_info && rail->ops->fill_info(rail, skb))
 		return -EMSGSIZE;
 	if (rail->ops->get_fault &&
 	    (nla_put_u32(skb, TBRDMA_ATTR_DROP_PPM, fault.drop_ppm) ||
@@ -686,6 +698,63 @@ out:
 	return err;
 }
 
+/* ---- eth rails (eth.c, docs/eth.md) ------------------------------------------ */
+
+static int tbr_nl_eth_bind(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tbr_dev *tdev;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_ETH_IFNAME))
+		return -EINVAL;
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	if (IS_ERR(tdev))
+		err = PTR_ERR(tdev);
+	else if (info->genlhdr->cmd == TBRDMA_CMD_ETH_BIND)
+		err = tbr_eth_bind(tdev, genl_info_net(info),
+				   nla_data(info->attrs[TBRDMA_ATTR_ETH_IFNAME]),
+				   info->extack);
+	else
+		err = tbr_eth_unbind(tdev, genl_info_net(info),
+				     nla_data(info->attrs[TBRDMA_ATTR_ETH_IFNAME]),
+				     info->extack);
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
+static int tbr_nl_eth_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct tbr_eth_info e;
+	void *hdr;
+
+	mutex_lock(&tbr_ctl_mutex);
+	while (!tbr_eth_binding_info(cb->args[0], &e)) {
+		hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  NLM_F_MULTI, TBRDMA_CMD_ETH_GET);
+		if (!hdr)
+			break;
+		if (nla_put_string(skb, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(e.tdev)) ||
+		    nla_put_string(skb, TBRDMA_ATTR_ETH_IFNAME, e.ifname) ||
+		    nla_put_u32(skb, TBRDMA_ATTR_ETH_IFINDEX, e.ifindex) ||
+		    nla_put_u8(skb, TBRDMA_ATTR_STATE, e.oper ? TBRDMA_STATE_UP :
+			       TBRDMA_STATE_DOWN) ||
+		    nla_put_u32(skb, TBRDMA_ATTR_MAX_FRAME, e.max_frame) ||
+		    nla_put_u32(skb, TBRDMA_ATTR_ETH_PEERS, e.peers) ||
+		    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_HELLO_TX, e.hello_tx,
+				      TBRDMA_ATTR_PAD) ||
+		    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_HELLO_RX, e.hello_rx,
+				      TBRDMA_ATTR_PAD)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0]++;
+	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return skb->len;
+}
+
 static const struct genl_small_ops tbr_genl_ops[] = {
 	{
 		.cmd = TBRDMA_CMD_DEV_GET,
@@ -733,6 +802,20 @@ static const struct genl_small_ops tbr_genl_ops[] = {
 		.cmd = TBRDMA_CMD_MGMT_SEND,
 		.doit = tbr_nl_mgmt_send,
 		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_ETH_BIND,
+		.doit = tbr_nl_eth_bind,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_ETH_UNBIND,
+		.doit = tbr_nl_eth_bind,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_ETH_GET,
+		.dumpit = tbr_nl_eth_get_dumpit,
 	},
 };
 

@@ -287,9 +287,11 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
  * rail with the most free descriptors wins (first in round-robin order among
  * equals). link->lock held.
  */
-static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, int *err)
+static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, u32 len,
+						  int *err)
 {
 	struct tbr_rail *best = NULL, *r;
+	bool fits = false;
 	struct tbr_frame *f;
 	unsigned int i;
 
@@ -299,8 +301,15 @@ static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, int *err
 	}
 	for (i = 0; i < TBR_LINK_MAX_RAILS; i++) {
 		r = link->rails[(link->rr + i) % TBR_LINK_MAX_RAILS];
-		if (r && r->up && r->tx_free && (!best || r->tx_free > best->tx_free))
+		if (!r || !r->up || len > r->max_frame)
+			continue;
+		fits = true;
+		if (r->tx_free && (!best || r->tx_free > best->tx_free))
 			best = r;
+	}
+	if (!fits) {
+		*err = -EMSGSIZE;	/* no up rail carries frames this big */
+		return NULL;
 	}
 	if (!best) {
 		link->stalled = true;
@@ -348,7 +357,7 @@ void *tbr_link_tx_alloc(struct tbr_link *link, u32 len)
 	if (!len || len > TBR_FRAME_SIZE_MAX)
 		return ERR_PTR(-EINVAL);
 	spin_lock_irqsave(&link->lock, flags);
-	f = tbr_link_reserve_locked(link, &err);
+	f = tbr_link_reserve_locked(link, len, &err);
 	spin_unlock_irqrestore(&link->lock, flags);
 	return f ? f->buf : ERR_PTR(err);
 }
@@ -385,13 +394,26 @@ int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len)
 	if (!len || len > TBR_FRAME_SIZE_MAX || pdf > 15)
 		return -EINVAL;
 	spin_lock_irqsave(&link->lock, flags);
-	f = tbr_link_reserve_locked(link, &err);
+	f = tbr_link_reserve_locked(link, len, &err);
 	if (f) {
 		memcpy(f->buf, data, len);
 		err = tbr_frame_send_locked(link, f, pdf, len);
 	}
 	spin_unlock_irqrestore(&link->lock, flags);
 	return err;
+}
+
+u32 tbr_link_max_frame(struct tbr_link *link)
+{
+	u32 i, max = TBR_FRAME_SIZE_MAX;
+	unsigned long flags;
+
+	spin_lock_irqsave(&link->lock, flags);
+	for (i = 0; i < TBR_LINK_MAX_RAILS; i++)
+		if (link->rails[i])
+			max = min(max, link->rails[i]->max_frame);
+	spin_unlock_irqrestore(&link->lock, flags);
+	return max;
 }
 
 unsigned int tbr_link_tx_credits(struct tbr_link *link)
@@ -488,6 +510,7 @@ struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
 	rail->priv = priv;
 	rail->tx_depth = tx_depth;
 	rail->rx_depth = rx_depth;
+	rail->max_frame = TBR_FRAME_SIZE_MAX;
 	INIT_LIST_HEAD(&rail->tx_pool);
 	INIT_LIST_HEAD(&rail->rx_idle);
 	err = tbr_rail_alloc_frames(rail);
@@ -509,6 +532,16 @@ err_link:
 	if (!link->nrails)
 		tbr_link_unlink(link);
 	return ERR_PTR(err);
+}
+
+void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	spin_lock_irqsave(&rail->link->lock, flags);
+	rail->max_frame = clamp_t(u32, max_frame, 1, TBR_FRAME_SIZE_MAX);
+	spin_unlock_irqrestore(&rail->link->lock, flags);
 }
 
 /* Post every parked RX buffer; the rail's rings must be running. */
@@ -644,6 +677,7 @@ int tbr_ctl_dev_del(struct tbr_dev *tdev)
 	lockdep_assert_held(&tbr_ctl_mutex);
 	tdev->rails.dying = true;
 	tbr_emu_dev_gone(tdev);
+	tbr_eth_dev_gone(tdev);
 	if (WARN_ON(!list_empty(&tdev->rails.links)))
 		return -EBUSY;
 	list_del(&tdev->rails.node);
@@ -658,8 +692,10 @@ void tbr_ctl_del_all(void)
 
 	mutex_lock(&tbr_ctl_mutex);
 	/* cables first (they join devices), then devices, newest first */
-	list_for_each_entry(tdev, &tbr_devices, rails.node)
+	list_for_each_entry(tdev, &tbr_devices, rails.node) {
 		tbr_emu_dev_gone(tdev);
+		tbr_eth_dev_gone(tdev);
+	}
 	list_for_each_entry_safe_reverse(tdev, tmp, &tbr_devices, rails.node)
 		tbr_ctl_dev_del(tdev);
 	mutex_unlock(&tbr_ctl_mutex);

@@ -106,6 +106,11 @@ struct tbr_rail_ops {
 	int (*set_fault)(struct tbr_rail *rail, const struct tbr_rail_fault *f);
 	void (*get_fault)(struct tbr_rail *rail, struct tbr_rail_fault *f);
 	int (*set_cut)(struct tbr_rail *rail, bool cut);
+	/*
+	 * Optional, context "process" with tbr_ctl_mutex held: add the
+	 * backend's own attributes to a RAIL_GET reply (eth: the netdev).
+	 */
+	int (*fill_info)(struct tbr_rail *rail, struct sk_buff *msg);
 };
 
 /*
@@ -131,6 +136,12 @@ void tbr_rail_post_rx(struct tbr_rail *rail);
 void tbr_rail_up(struct tbr_rail *rail);
 void tbr_rail_down(struct tbr_rail *rail);
 void tbr_rail_remove(struct tbr_rail *rail);
+/*
+ * Largest frame the rail carries, 1..TBR_FRAME_SIZE_MAX (the default). A
+ * backend whose medium is smaller (eth over a 1500-byte MTU) sets it before
+ * tbr_rail_up(). Context "process", tbr_ctl_mutex held.
+ */
+void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame);
 
 /* Counters (per rail and per link), u64 each, see docs/netlink.md. */
 enum tbr_cnt {
@@ -166,6 +177,7 @@ struct tbr_rail {
 	struct tbr_frame *frames;	/* tx_depth + rx_depth */
 	atomic64_t cnt[TBR_CNT_MAX];
 	struct device *sysdev;	/* /sys/bus/tbrdma/devices/... (may be NULL) */
+	u32 max_frame;		/* largest frame, see tbr_rail_set_max_frame() */
 };
 
 /* ---- link API for the transport ---------------------------------------- */
@@ -241,6 +253,15 @@ void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len);
 void tbr_link_tx_abort(struct tbr_link *link, void *buf);
 int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len);
 unsigned int tbr_link_tx_credits(struct tbr_link *link);
+/*
+ * Largest frame every rail of the link carries (up or down; 4096 without
+ * rails): min over the rails' max_frame. Both ends of a link see the same
+ * value when their backends negotiate symmetrically (eth does), so a
+ * transport may derive its per-connection MTU from it at connect time.
+ * The scheduler never puts a frame on a rail smaller than it: a frame no
+ * up rail can carry fails with -EMSGSIZE (tx_alloc, xmit). Context "any".
+ */
+u32 tbr_link_max_frame(struct tbr_link *link);
 
 /* ---- device level (rail.c), control plane ------------------------------ */
 
@@ -283,6 +304,29 @@ int tbr_emu_cable_info(unsigned long skip, u32 *id, struct tbr_dev **a,
 		       struct tbr_dev **b, u32 *rails);
 int tbr_emu_init(void);
 void tbr_emu_exit(void);
+
+/* eth.c: rails over netdevs (docs/eth.md); bind/unbind context "process",
+ * tbr_ctl_mutex held */
+struct netlink_ext_ack;
+struct net;
+int tbr_eth_bind(struct tbr_dev *tdev, struct net *net, const char *ifname,
+		 struct netlink_ext_ack *extack);
+int tbr_eth_unbind(struct tbr_dev *tdev, struct net *net, const char *ifname,
+		   struct netlink_ext_ack *extack);
+void tbr_eth_dev_gone(struct tbr_dev *tdev);	/* unbinds its netdevs */
+/* For the ETH_GET dump: the @skip-th binding (-ENOENT past the end). */
+struct tbr_eth_info {
+	struct tbr_dev *tdev;
+	char ifname[16];
+	u32 ifindex;
+	bool oper;		/* netdev running with carrier */
+	u32 max_frame;		/* largest frame this netdev's MTU allows */
+	u32 peers;		/* peers heard on it */
+	u64 hello_tx, hello_rx;
+};
+int tbr_eth_binding_info(unsigned long skip, struct tbr_eth_info *info);
+int tbr_eth_init(void);
+void tbr_eth_exit(void);
 
 /* netlink.c: events (context: rail/link events "process", mgmt "bh") */
 int tbr_nl_init(void);

@@ -16,6 +16,12 @@
 
 /* Largest management datagram (one frame). */
 #define TBRDMA_MGMT_MAX		4096
+/*
+ * Ethertype of eth rail frames (docs/eth.md): IEEE 802 "local experimental
+ * ethertype 1", for private protocols on links under one administration.
+ */
+#define TBRDMA_ETH_P		0x88B5
+
 /* Most rails on one emulated cable and on one link. */
 #define TBRDMA_RAILS_MAX	16
 
@@ -36,6 +42,9 @@ enum tbrdma_cmd {
 	TBRDMA_CMD_LINK_EVENT,		/* event, group "events" */
 	TBRDMA_CMD_RAIL_EVENT,		/* event, group "events" */
 	TBRDMA_CMD_EMU_CABLE_GET,	/* dump */
+	TBRDMA_CMD_ETH_BIND,		/* admin: DEV_NAME, ETH_IFNAME */
+	TBRDMA_CMD_ETH_UNBIND,		/* admin: DEV_NAME, ETH_IFNAME */
+	TBRDMA_CMD_ETH_GET,		/* dump: eth bindings */
 	__TBRDMA_CMD_MAX,
 };
 #define TBRDMA_CMD_MAX (__TBRDMA_CMD_MAX - 1)
@@ -74,6 +83,13 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_EVENT,		/* u8: enum tbrdma_event */
 	TBRDMA_ATTR_MGMT_DATA,		/* binary: 1..TBRDMA_MGMT_MAX bytes */
 	TBRDMA_ATTR_CUT_STATE,		/* u8: 1 while cut (emu) */
+	TBRDMA_ATTR_ETH_IFNAME,		/* string: netdev carrying eth rails */
+	TBRDMA_ATTR_ETH_IFINDEX,	/* u32 */
+	TBRDMA_ATTR_ETH_PEER_MAC,	/* binary, 6 bytes: the peer's MAC on it */
+	TBRDMA_ATTR_MAX_FRAME,		/* u32: largest frame (rail, link, binding) */
+	TBRDMA_ATTR_ETH_PEERS,		/* u32: peers heard on a binding */
+	TBRDMA_ATTR_ETH_HELLO_TX,	/* u64: hellos sent on a binding */
+	TBRDMA_ATTR_ETH_HELLO_RX,	/* u64: hellos received */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)

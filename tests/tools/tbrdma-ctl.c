@@ -60,6 +60,10 @@ static void usage(FILE *f)
 "  mgmt-listen [DEV] [--count N] [--timeout S]\n"
 "                                         print received management datagrams\n"
 "  events [--count N] [--timeout S]       print device/link/rail events\n"
+"  eth-bind DEV IFNAME                    carry DEV's rails over Ethernet netdev IFNAME (eth backend:\n"
+"                                         hellos find the peer on it, one rail per peer heard)\n"
+"  eth-unbind DEV IFNAME                  stop using IFNAME (its rails go down and away)\n"
+"  eth [DEV]                              list eth bindings\n"
 "Changing commands need CAP_NET_ADMIN. Exit: 0 ok, 1 refused/failed, 2 usage.\n");
 }
 
@@ -331,6 +335,8 @@ static int link_cb(struct nl_msg *m, void *arg)
 	if (!tb || filtered(tb))
 		return NL_OK;
 	print_link(tb, "link");
+	if (tb[TBRDMA_ATTR_MAX_FRAME])
+		printf(" max_frame=%u", nla_get_u32(tb[TBRDMA_ATTR_MAX_FRAME]));
 	print_stats(tb[TBRDMA_ATTR_STATS]);
 	printf("\n");
 	return NL_OK;
@@ -358,6 +364,18 @@ static int rail_cb(struct nl_msg *m, void *arg)
 	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_TX_DEPTH),
 	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RX_DEPTH),
 	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_TX_CREDITS));
+	if (tb[TBRDMA_ATTR_MAX_FRAME])
+		printf(" max_frame=%u", nla_get_u32(tb[TBRDMA_ATTR_MAX_FRAME]));
+	if (tb[TBRDMA_ATTR_ETH_IFNAME]) {
+		const unsigned char *mac = tb[TBRDMA_ATTR_ETH_PEER_MAC] &&
+			nla_len(tb[TBRDMA_ATTR_ETH_PEER_MAC]) == 6 ?
+			nla_data(tb[TBRDMA_ATTR_ETH_PEER_MAC]) : (const unsigned char *)"\0\0\0\0\0";
+
+		printf(" ifname=%s ifindex=%u peer_mac=%02x:%02x:%02x:%02x:%02x:%02x",
+		       nla_get_string(tb[TBRDMA_ATTR_ETH_IFNAME]),
+		       (unsigned int)u32_or0(tb, TBRDMA_ATTR_ETH_IFINDEX),
+		       mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+	}
 	if (tb[TBRDMA_ATTR_DROP_PPM])
 		printf(" drop_ppm=%u dup_ppm=%u reorder=%u delay_us=%u rate_bps=%" PRIu64 " cut=%u",
 		       nla_get_u32(tb[TBRDMA_ATTR_DROP_PPM]),
@@ -777,6 +795,56 @@ static int do_listen(int argc, char **argv, const char *group, nl_recvmsg_msg_cb
 	return 0;
 }
 
+static int eth_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr **tb = parse(m);
+
+	(void)arg;
+	if (!tb || filtered(tb))
+		return NL_OK;
+	printf("eth dev=%s ifname=%s ifindex=%u state=%s max_frame=%u peers=%u hello_tx=%" PRIu64
+	       " hello_rx=%" PRIu64 "\n",
+	       str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"), str_or(tb, TBRDMA_ATTR_ETH_IFNAME, "?"),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_ETH_IFINDEX), state_name(tb),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_MAX_FRAME),
+	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_ETH_PEERS),
+	       tb[TBRDMA_ATTR_ETH_HELLO_TX] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_ETH_HELLO_TX]) : 0,
+	       tb[TBRDMA_ATTR_ETH_HELLO_RX] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_ETH_HELLO_RX]) : 0);
+	return NL_OK;
+}
+
+static int cmd_eth_bind_common(int argc, char **argv, uint8_t cmd)
+{
+	struct nl_msg *m;
+
+	if (argc != 3)
+		die_usage("needs DEV IFNAME");
+	if (!argv[2][0] || strlen(argv[2]) >= 16)
+		die_usage("IFNAME must be 1..15 characters");
+	m = msg_new(cmd, NLM_F_ACK);
+	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[1]);
+	nla_put_string(m, TBRDMA_ATTR_ETH_IFNAME, argv[2]);
+	return request(m, NULL, NULL);
+}
+
+static int cmd_eth_bind(int argc, char **argv)
+{
+	return cmd_eth_bind_common(argc, argv, TBRDMA_CMD_ETH_BIND);
+}
+
+static int cmd_eth_unbind(int argc, char **argv)
+{
+	return cmd_eth_bind_common(argc, argv, TBRDMA_CMD_ETH_UNBIND);
+}
+
+static int cmd_eth(int argc, char **argv)
+{
+	if (argc > 2)
+		die_usage("takes at most DEV");
+	filter_dev = argc == 2 ? argv[1] : NULL;
+	return request(msg_new(TBRDMA_CMD_ETH_GET, NLM_F_DUMP), eth_cb, NULL);
+}
+
 static int cmd_mgmt_listen(int argc, char **argv)
 {
 	return do_listen(argc, argv, TBRDMA_MCGRP_MGMT, mgmt_cb, true);
@@ -802,6 +870,9 @@ static const struct {
 	{ "mgmt-send", cmd_mgmt_send },
 	{ "mgmt-listen", cmd_mgmt_listen },
 	{ "events", cmd_events },
+	{ "eth-bind", cmd_eth_bind },
+	{ "eth-unbind", cmd_eth_unbind },
+	{ "eth", cmd_eth },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,925 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: the eth rail backend. Rails over any Ethernet netdev (virtio NICs
+ * between two VMs, veth pairs, thunderbolt-net, a direct cable): every rail
+ * frame is one Ethernet frame with tbrdma's own ethertype (TBRDMA_ETH_P,
+ * 0x88B5, IEEE 802 "local experimental ethertype 1"). The wire format and
+ * the handshake are in docs/eth.md.
+ *
+ * A *binding* ties one netdev to one tbrdma device (ETH_BIND). On it, each
+ * side broadcasts a HELLO every eth_hello_ms (and at once on any change)
+ * carrying its device GUID, a random session number, the largest frame its
+ * MTU lets it receive, and its period; to every peer it hears it also sends
+ * a unicast HELLO saying "I hear you (session S)". A *peer* is a GUID heard
+ * on the binding's netdev; its rail (in the link of that GUID, so every
+ * netdev reaching the same peer adds a rail to the same link) goes up when
+ * both directions work: we hear the peer and the peer says it hears us. It
+ * goes down when the peer is not heard for 3.5 periods (its own period), when
+ * the peer stops hearing us, when the peer's session changes (it restarted),
+ * when the negotiated frame size changes, or when the netdev goes down,
+ * loses carrier or unregisters (hot-unplug): the rings stop, every posted
+ * frame completes canceled, tbr_rail_down() — the path emu's cut takes, so
+ * the transport resends what the lost rail had in flight on the others.
+ *
+ * Frame size: min(4096, MTU - 24) on each side, the smaller of the two is
+ * used both ways (tbr_rail_set_max_frame(); tbr_link_max_frame() gives the
+ * transport the link's minimum).
+ *
+ * Rings: TX frames queue on the rail and a work item turns them into skbs
+ * (dev_queue_xmit); a frame completes when its skb is handed to the driver.
+ * The TX depth is the rail's credit budget. RX: the packet_type handler
+ * (softirq) copies the frame into the first posted RX buffer and runs its
+ * callback; no buffer posted: dropped and counted (rx_nobuf).
+ *
+ * Contexts and locks: tbr_ctl_mutex (process) covers binding and rail
+ * state changes; the netdevice notifier runs under RTNL and therefore never
+ * takes it (the control plane takes RTNL inside tbr_ctl_mutex): it marks
+ * the binding and queues work. The binding's work (hellos, peer state) only
+ * trylocks tbr_ctl_mutex and retries, so unbind may cancel it synchronously
+ * while holding the mutex. bind->lock (irqsave) protects the peers' hello
+ * state; peer->lock (irqsave, nests inside link->lock) protects the rings.
+ * Peers are added under RCU (the RX handler looks them up) and freed only
+ * when their binding is, after the packet handler is removed.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/pkt_sched.h>
+#include <linux/random.h>
+#include <linux/rculist.h>
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+#include <net/netlink.h>
+
+#include "tbrdma.h"
+#include "rail.h"
+#include "uapi/tbrdma-netlink.h"
+
+#define ETH_TBR_VERSION		1
+#define ETH_TBR_HELLO		1
+#define ETH_TBR_FRAME		2
+#define ETH_TBR_HEARS_YOU	0x01	/* hello flag */
+#define ETH_TBR_FRAME_MIN	256	/* smallest usable negotiated frame */
+#define ETH_TBR_MAX_PEERS	8	/* per binding */
+#define ETH_TBR_TX_BUDGET	16	/* frames per TX work run */
+
+/* Follows the Ethernet header of every tbrdma frame. */
+struct eth_tbr_hdr {
+	u8 version;		/* ETH_TBR_VERSION */
+	u8 type;		/* ETH_TBR_HELLO, ETH_TBR_FRAME */
+	u8 pdf;			/* FRAME: SOF code << 4 | EOF code */
+	u8 flags;		/* 0 */
+	__be16 len;		/* payload bytes after this header */
+	__be16 rsvd;
+	__be64 src;		/* sender's device GUID */
+	__be64 dst;		/* receiver's device GUID; 0: broadcast hello */
+} __packed;
+
+struct eth_tbr_hello {
+	__be32 session;		/* sender's binding session, random, != 0 */
+	__be32 peer_session;	/* unicast: the receiver's session heard */
+	__be16 max_frame;	/* largest frame the sender receives here */
+	__be16 period_ms;	/* sender's hello period */
+	u8 flags;		/* ETH_TBR_HEARS_YOU (unicast only) */
+	u8 rsvd[3];
+} __packed;
+
+static unsigned int eth_hello_ms = 1000;
+module_param(eth_hello_ms, uint, 0644);
+MODULE_PARM_DESC(eth_hello_ms, "eth rails: hello period in ms (50..10000); a rail goes down after 3.5 periods without a hello");
+static unsigned int eth_tx_depth = 128;
+module_param(eth_tx_depth, uint, 0444);
+MODULE_PARM_DESC(eth_tx_depth, "eth rails: TX descriptors (credits) per rail (8..4096)");
+static unsigned int eth_rx_depth = 128;
+module_param(eth_rx_depth, uint, 0444);
+MODULE_PARM_DESC(eth_rx_depth, "eth rails: RX buffers per rail (8..4096)");
+
+struct eth_bind;
+
+struct eth_peer {
+	struct list_head node;		/* bind->peers (RCU) */
+	struct eth_bind *bind;
+	u64 guid;
+	/* hello state, bind->lock */
+	u32 session;			/* 0: not heard yet */
+	u32 peer_frame;
+	u32 period_ms;
+	unsigned long heard_at;		/* any frame from it (also lockless) */
+	unsigned long hears_at;		/* last "I hear you" from it */
+	bool heard;			/* as of the last state pass */
+	bool hears_us;
+	bool restart;			/* session or frame changed: cycle */
+	/* tbr_ctl_mutex */
+	struct tbr_rail *rail;
+	u32 frame;			/* negotiated frame size while running */
+	/* rings, lock */
+	spinlock_t lock;
+	bool running;
+	u8 mac[ETH_ALEN];
+	struct list_head txq, rxq;
+	unsigned int txn, rxn;
+	struct work_struct tx_work;
+	struct delayed_work tx_retry;	/* runs tx_work after a back-off */
+};
+
+struct eth_bind {
+	struct list_head node;		/* eth_binds: tbr_ctl_mutex + eth_lock */
+	struct tbr_dev *tdev;
+	u64 guid;			/* tdev's */
+	struct net_device *dev;
+	netdevice_tracker tracker;
+	struct packet_type pt;
+	u32 session;
+	u32 max_frame;			/* from our MTU, tbr_ctl_mutex */
+	bool gone;			/* netdev unregistering (eth_lock) */
+	spinlock_t lock;		/* peers' hello state, npeers */
+	struct list_head peers;
+	unsigned int npeers;
+	struct delayed_work work;
+	atomic64_t hello_tx, hello_rx;
+};
+
+static LIST_HEAD(eth_binds);
+static DEFINE_SPINLOCK(eth_lock);	/* eth_binds for the notifier */
+static struct workqueue_struct *eth_wq;
+static void eth_gc(struct work_struct *work);
+static DECLARE_WORK(eth_gc_work, eth_gc);
+
+static unsigned int eth_period(void)
+{
+	return clamp(READ_ONCE(eth_hello_ms), 50U, 10000U);
+}
+
+/* Dead after 3.5 periods of the peer's own hello period. */
+static unsigned long eth_dead_after(u32 period_ms)
+{
+	return msecs_to_jiffies(period_ms * 7 / 2) + 1;
+}
+
+static u32 eth_dev_max_frame(const struct net_device *dev)
+{
+	int mtu = READ_ONCE(dev->mtu) - (int)sizeof(struct eth_tbr_hdr);
+
+	return mtu < 0 ? 0 : min_t(u32, mtu, TBR_FRAME_SIZE_MAX);
+}
+
+/* ---- transmit --------------------------------------------------------- */
+
+static struct sk_buff *eth_skb(struct eth_bind *bind, const u8 *dst_mac,
+			       u8 type, u64 dst, u8 pdf, const void *data,
+			       u32 len, gfp_t gfp)
+{
+	struct net_device *dev = bind->dev;
+	struct eth_tbr_hdr *h;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + sizeof(*h) + len +
+			dev->needed_tailroom, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_network_header(skb);
+	h = skb_put(skb, sizeof(*h));
+	h->version = ETH_TBR_VERSION;
+	h->type = type;
+	h->pdf = pdf;
+	h->flags = 0;
+	h->len = cpu_to_be16(len);
+	h->rsvd = 0;
+	h->src = cpu_to_be64(bind->guid);
+	h->dst = cpu_to_be64(dst);
+	skb_put_data(skb, data, len);
+	skb->dev = dev;
+	skb->protocol = htons(TBRDMA_ETH_P);
+	if (dev_hard_header(skb, dev, TBRDMA_ETH_P, dst_mac, NULL, skb->len) < 0) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+static void eth_tx_work(struct work_struct *work)
+{
+	struct eth_peer *peer = container_of(work, struct eth_peer, tx_work);
+	struct eth_bind *bind = peer->bind;
+	struct tbr_rail *rail = peer->rail;
+	unsigned int budget;
+	struct tbr_frame *f;
+	struct sk_buff *skb;
+	unsigned long flags;
+	u8 mac[ETH_ALEN];
+	int rc;
+
+	for (budget = ETH_TBR_TX_BUDGET; budget; budget--) {
+		spin_lock_irqsave(&peer->lock, flags);
+		if (!peer->running || list_empty(&peer->txq)) {
+			spin_unlock_irqrestore(&peer->lock, flags);
+			return;
+		}
+		/*
+		 * The driver's ring is full: leave the frames queued (their
+		 * descriptors stay busy, so the transport runs out of
+		 * credits) and look again shortly.
+		 */
+		if (netif_xmit_frozen_or_stopped(netdev_get_tx_queue(bind->dev, 0))) {
+			queue_delayed_work(eth_wq, &peer->tx_retry, 1);
+			spin_unlock_irqrestore(&peer->lock, flags);
+			return;
+		}
+		f = list_first_entry(&peer->txq, struct tbr_frame, list);
+		list_del(&f->list);
+		peer->txn--;
+		ether_addr_copy(mac, peer->mac);
+		spin_unlock_irqrestore(&peer->lock, flags);
+
+		skb = eth_skb(bind, mac, ETH_TBR_FRAME, peer->guid,
+			      (f->sof << 4) | (f->eof & 0xf), f->buf, f->size,
+			      GFP_KERNEL);
+		local_bh_disable();
+		if (skb) {
+			rc = dev_queue_xmit(skb);
+		} else {
+			rc = NET_XMIT_DROP;
+		}
+		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)
+			tbr_rail_count(rail, TBR_CNT_DROPS, 1);
+		f->flags = 0;
+		f->callback(rail, f, false);
+		local_bh_enable();
+		if (rc != NET_XMIT_SUCCESS) {
+			/* congested (qdisc or receiver backlog full): back off */
+			queue_delayed_work(eth_wq, &peer->tx_retry, 1);
+			return;
+		}
+	}
+	queue_work(eth_wq, &peer->tx_work);
+}
+
+static void eth_tx_retry(struct work_struct *work)
+{
+	struct eth_peer *peer = container_of(to_delayed_work(work),
+					     struct eth_peer, tx_retry);
+
+	eth_tx_work(&peer->tx_work);
+}
+
+static void eth_send_hello(struct eth_bind *bind, const u8 *mac, u64 dst,
+			   u32 peer_session, u8 flags)
+{
+	struct eth_tbr_hello hello = {
+		.session = cpu_to_be32(bind->session),
+		.peer_session = cpu_to_be32(peer_session),
+		.max_frame = cpu_to_be16(bind->max_frame),
+		.period_ms = cpu_to_be16(eth_period()),
+		.flags = flags,
+	};
+	struct sk_buff *skb;
+
+	skb = eth_skb(bind, mac, ETH_TBR_HELLO, dst, 0, &hello, sizeof(hello),
+		      GFP_KERNEL);
+	if (!skb)
+		return;
+	skb->priority = TC_PRIO_CONTROL;	/* ahead of bulk frames */
+	local_bh_disable();
+	dev_queue_xmit(skb);
+	local_bh_enable();
+	atomic64_inc(&bind->hello_tx);
+}
+
+/* ---- rail ops ---------------------------------------------------------- */
+
+static int eth_tx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct eth_peer *peer = rail->priv;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&peer->lock, flags);
+	if (!peer->running)
+		err = -ESHUTDOWN;
+	else if (!f->size || f->size > peer->frame)
+		err = -EMSGSIZE;
+	else if (peer->txn >= rail->tx_depth)
+		err = -ENOBUFS;
+	if (!err) {
+		list_add_tail(&f->list, &peer->txq);
+		peer->txn++;
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (!err)
+		queue_work(eth_wq, &peer->tx_work);
+	return err;
+}
+
+static int eth_rx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct eth_peer *peer = rail->priv;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&peer->lock, flags);
+	if (!peer->running) {
+		err = -ESHUTDOWN;
+	} else if (peer->rxn >= rail->rx_depth) {
+		err = -ENOBUFS;
+	} else {
+		list_add_tail(&f->list, &peer->rxq);
+		peer->rxn++;
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
+	return err;
+}
+
+/* tbr_ctl_mutex held: the binding and its netdev are alive. */
+static int eth_fill_info(struct tbr_rail *rail, struct sk_buff *msg)
+{
+	struct eth_peer *peer = rail->priv;
+	struct eth_bind *bind = peer->bind;
+	u8 mac[ETH_ALEN];
+	unsigned long flags;
+
+	spin_lock_irqsave(&peer->lock, flags);
+	ether_addr_copy(mac, peer->mac);
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (nla_put_string(msg, TBRDMA_ATTR_ETH_IFNAME, bind->dev->name) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_ETH_IFINDEX, bind->dev->ifindex) ||
+	    nla_put(msg, TBRDMA_ATTR_ETH_PEER_MAC, ETH_ALEN, mac))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static const struct tbr_rail_ops eth_rail_ops = {
+	.kind = "eth",
+	.tx = eth_tx,
+	.rx = eth_rx,
+	.fill_info = eth_fill_info,
+};
+
+/* ---- receive ------------------------------------------------------------ */
+
+static struct eth_peer *eth_peer_find(struct eth_bind *bind, u64 guid)
+{
+	struct eth_peer *peer;
+
+	list_for_each_entry_rcu(peer, &bind->peers, node)
+		if (peer->guid == guid)
+			return peer;
+	return NULL;
+}
+
+static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
+			 const struct eth_tbr_hdr *h)
+{
+	const struct eth_tbr_hello *hello;
+	struct eth_tbr_hello buf;
+	u64 src = be64_to_cpu(h->src), dst = be64_to_cpu(h->dst);
+	struct eth_peer *peer;
+	bool changed = false;
+	unsigned long flags;
+	u32 session, frame, period;
+
+	if (be16_to_cpu(h->len) < sizeof(*hello))
+		return;
+	hello = skb_header_pointer(skb, sizeof(*h), sizeof(buf), &buf);
+	if (!hello)
+		return;
+	session = be32_to_cpu(hello->session);
+	frame = min_t(u32, be16_to_cpu(hello->max_frame), TBR_FRAME_SIZE_MAX);
+	period = clamp_t(u32, be16_to_cpu(hello->period_ms), 50, 10000);
+	if (!session || !src || src == bind->guid || (dst && dst != bind->guid))
+		return;
+	atomic64_inc(&bind->hello_rx);
+
+	spin_lock_irqsave(&bind->lock, flags);
+	peer = eth_peer_find(bind, src);
+	if (!peer) {
+		if (bind->npeers >= ETH_TBR_MAX_PEERS ||
+		    READ_ONCE(bind->gone)) {
+			spin_unlock_irqrestore(&bind->lock, flags);
+			return;
+		}
+		peer = kzalloc(sizeof(*peer), GFP_ATOMIC);
+		if (!peer) {
+			spin_unlock_irqrestore(&bind->lock, flags);
+			return;
+		}
+		peer->bind = bind;
+		peer->guid = src;
+		spin_lock_init(&peer->lock);
+		INIT_LIST_HEAD(&peer->txq);
+		INIT_LIST_HEAD(&peer->rxq);
+		INIT_WORK(&peer->tx_work, eth_tx_work);
+		INIT_DELAYED_WORK(&peer->tx_retry, eth_tx_retry);
+		list_add_tail_rcu(&peer->node, &bind->peers);
+		bind->npeers++;
+		changed = true;
+	}
+	if (peer->session != session) {
+		if (peer->session)
+			peer->restart = true;
+		peer->session = session;
+		peer->hears_us = false;
+		changed = true;
+	}
+	if (peer->peer_frame != frame) {
+		if (peer->peer_frame)
+			peer->restart = true;
+		peer->peer_frame = frame;
+		changed = true;
+	}
+	peer->period_ms = period;
+	WRITE_ONCE(peer->heard_at, jiffies);
+	if (!peer->heard)
+		changed = true;
+	if (dst) {
+		bool hears = (hello->flags & ETH_TBR_HEARS_YOU) &&
+			     be32_to_cpu(hello->peer_session) == bind->session;
+
+		if (hears)
+			peer->hears_at = jiffies;
+		if (hears != peer->hears_us)
+			changed = true;
+		peer->hears_us = hears;
+	}
+	spin_unlock_irqrestore(&bind->lock, flags);
+
+	spin_lock_irqsave(&peer->lock, flags);
+	ether_addr_copy(peer->mac, eth_hdr(skb)->h_source);
+	spin_unlock_irqrestore(&peer->lock, flags);
+
+	if (changed)
+		mod_delayed_work(eth_wq, &bind->work, 0);
+}
+
+static void eth_rx_frame(struct eth_bind *bind, struct sk_buff *skb,
+			 const struct eth_tbr_hdr *h)
+{
+	u32 len = be16_to_cpu(h->len);
+	struct tbr_frame *f = NULL;
+	struct eth_peer *peer;
+	struct tbr_rail *rail;
+	unsigned long flags;
+
+	if (be64_to_cpu(h->dst) != bind->guid || !len || len > TBR_FRAME_SIZE_MAX)
+		return;
+	peer = eth_peer_find(bind, be64_to_cpu(h->src));
+	if (!peer)
+		return;
+	/*
+	 * A data frame proves the peer hears us too: it sends only on rails
+	 * it has up. Hellos lost to congestion then do not flap the rail.
+	 */
+	WRITE_ONCE(peer->heard_at, jiffies);
+	if (READ_ONCE(peer->hears_us))
+		WRITE_ONCE(peer->hears_at, jiffies);
+	spin_lock_irqsave(&peer->lock, flags);
+	rail = peer->rail;
+	if (peer->running) {
+		f = list_first_entry_or_null(&peer->rxq, struct tbr_frame, list);
+		if (f) {
+			list_del(&f->list);
+			peer->rxn--;
+		}
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (!f) {
+		if (rail)
+			tbr_rail_count(rail, TBR_CNT_RX_NOBUF, 1);
+		return;
+	}
+	if (skb_copy_bits(skb, sizeof(*h), f->buf, len)) {
+		f->flags = TBR_FRAME_CRC_ERROR;
+		f->size = 0;
+	} else {
+		f->flags = 0;
+		f->size = len;
+	}
+	f->sof = h->pdf >> 4;
+	f->eof = h->pdf & 0xf;
+	f->callback(rail, f, false);
+}
+
+/* Softirq (or BH disabled): a frame with our ethertype on a bound netdev. */
+static int eth_rcv(struct sk_buff *skb, struct net_device *dev,
+		   struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct eth_bind *bind = container_of(pt, struct eth_bind, pt);
+	const struct eth_tbr_hdr *h;
+	u32 len;
+
+	if (skb->pkt_type == PACKET_OTHERHOST || skb->pkt_type == PACKET_LOOPBACK)
+		goto out;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	if (!pskb_may_pull(skb, sizeof(*h)))
+		goto out;
+	h = (const struct eth_tbr_hdr *)skb->data;
+	len = be16_to_cpu(h->len);
+	if (h->version != ETH_TBR_VERSION || skb->len < sizeof(*h) + len)
+		goto out;
+	rcu_read_lock();
+	if (h->type == ETH_TBR_HELLO)
+		eth_rx_hello(bind, skb, h);
+	else if (h->type == ETH_TBR_FRAME)
+		eth_rx_frame(bind, skb, h);
+	rcu_read_unlock();
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+out:
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}
+
+/* ---- peer state (process, tbr_ctl_mutex) ----------------------------------- */
+
+/* Stop the rings, complete everything posted as canceled, rail down. */
+static void eth_peer_stop(struct eth_peer *peer)
+{
+	struct tbr_frame *f, *tmp;
+	unsigned long flags;
+	LIST_HEAD(tx);
+	LIST_HEAD(rx);
+
+	spin_lock_irqsave(&peer->lock, flags);
+	peer->running = false;
+	spin_unlock_irqrestore(&peer->lock, flags);
+	/* nothing re-queues them once running is false (checked under lock) */
+	cancel_work_sync(&peer->tx_work);
+	cancel_delayed_work_sync(&peer->tx_retry);
+	cancel_work_sync(&peer->tx_work);
+	spin_lock_irqsave(&peer->lock, flags);
+	list_splice_init(&peer->txq, &tx);
+	list_splice_init(&peer->rxq, &rx);
+	peer->txn = 0;
+	peer->rxn = 0;
+	spin_unlock_irqrestore(&peer->lock, flags);
+
+	local_bh_disable();
+	list_for_each_entry_safe(f, tmp, &tx, list) {
+		list_del(&f->list);
+		f->flags = TBR_FRAME_CANCELED;
+		f->callback(peer->rail, f, true);
+	}
+	list_for_each_entry_safe(f, tmp, &rx, list) {
+		list_del(&f->list);
+		f->flags = TBR_FRAME_CANCELED;
+		f->callback(peer->rail, f, true);
+	}
+	local_bh_enable();
+	tbr_rail_down(peer->rail);
+}
+
+static void eth_peer_start(struct eth_peer *peer, u32 frame)
+{
+	unsigned long flags;
+
+	peer->frame = frame;
+	tbr_rail_set_max_frame(peer->rail, frame);
+	spin_lock_irqsave(&peer->lock, flags);
+	peer->running = true;
+	spin_unlock_irqrestore(&peer->lock, flags);
+	tbr_rail_up(peer->rail);	/* posts the RX buffers first */
+}
+
+/* One state pass over the binding's peers, then hellos. tbr_ctl_mutex held. */
+static void eth_bind_sync(struct eth_bind *bind)
+{
+	struct net_device *dev = bind->dev;
+	bool oper = netif_running(dev) && netif_carrier_ok(dev) &&
+		    !READ_ONCE(bind->gone);
+	unsigned long now = jiffies, flags;
+	u32 max_frame = eth_dev_max_frame(dev);
+	struct eth_peer *peer;
+	bool mtu_changed;
+
+	mtu_changed = max_frame != bind->max_frame;
+	bind->max_frame = max_frame;
+	/* peers are only ever added meanwhile (RX), freed with the binding */
+	list_for_each_entry_rcu(peer, &bind->peers, node,
+				lockdep_is_held(&tbr_ctl_mutex)) {
+		bool heard, hears, restart, want;
+		u32 frame;
+
+		spin_lock_irqsave(&bind->lock, flags);
+		heard = peer->session &&
+			time_before(now, READ_ONCE(peer->heard_at) +
+					 eth_dead_after(peer->period_ms));
+		hears = heard && peer->hears_us &&
+			time_before(now, READ_ONCE(peer->hears_at) +
+					 eth_dead_after(peer->period_ms));
+		peer->heard = heard;
+		if (!hears)
+			peer->hears_us = false;
+		restart = peer->restart || mtu_changed;
+		peer->restart = false;
+		frame = min(max_frame, peer->peer_frame);
+		spin_unlock_irqrestore(&bind->lock, flags);
+
+		want = oper && hears && frame >= ETH_TBR_FRAME_MIN;
+		if (peer->running && (!want || restart || frame != peer->frame))
+			eth_peer_stop(peer);
+		if (!want || peer->running)
+			continue;
+		if (!peer->rail) {
+			struct tbr_rail *rail;
+
+			rail = tbr_rail_add(bind->tdev, peer->guid, &eth_rail_ops,
+					    peer, clamp(eth_tx_depth, 8U, 4096U),
+					    clamp(eth_rx_depth, 8U, 4096U));
+			if (IS_ERR(rail)) {
+				pr_warn_ratelimited("tbrdma: %s: eth rail to %016llx over %s: error %ld\n",
+						    tbr_dev_name(bind->tdev), peer->guid,
+						    dev->name, PTR_ERR(rail));
+				continue;
+			}
+			peer->rail = rail;
+		}
+		eth_peer_start(peer, frame);
+	}
+	if (!oper || max_frame < ETH_TBR_FRAME_MIN)
+		return;
+	eth_send_hello(bind, dev->broadcast, 0, 0, 0);
+	list_for_each_entry_rcu(peer, &bind->peers, node,
+				lockdep_is_held(&tbr_ctl_mutex)) {
+		u8 mac[ETH_ALEN];
+		u32 session;
+		bool heard;
+
+		spin_lock_irqsave(&bind->lock, flags);
+		heard = peer->heard;
+		session = peer->session;
+		spin_unlock_irqrestore(&bind->lock, flags);
+		if (!heard)
+			continue;
+		spin_lock_irqsave(&peer->lock, flags);
+		ether_addr_copy(mac, peer->mac);
+		spin_unlock_irqrestore(&peer->lock, flags);
+		eth_send_hello(bind, mac, peer->guid, session, ETH_TBR_HEARS_YOU);
+	}
+}
+
+static void eth_bind_work(struct work_struct *work)
+{
+	struct eth_bind *bind = container_of(to_delayed_work(work),
+					     struct eth_bind, work);
+
+	/* unbind cancels this work with the mutex held: never wait for it */
+	if (!mutex_trylock(&tbr_ctl_mutex)) {
+		queue_delayed_work(eth_wq, &bind->work, 1);
+		return;
+	}
+	if (!READ_ONCE(bind->gone)) {
+		eth_bind_sync(bind);
+		queue_delayed_work(eth_wq, &bind->work,
+				   msecs_to_jiffies(eth_period()));
+	}
+	mutex_unlock(&tbr_ctl_mutex);
+}
+
+/* ---- bindings ------------------------------------------------------------ */
+
+/* tbr_ctl_mutex held; @bind is on no list any more. */
+static void eth_bind_free(struct eth_bind *bind)
+{
+	struct eth_peer *peer, *tmp;
+
+	WRITE_ONCE(bind->gone, true);
+	dev_remove_pack(&bind->pt);	/* waits for running handlers */
+	cancel_delayed_work_sync(&bind->work);
+	list_for_each_entry(peer, &bind->peers, node)
+		if (peer->running)
+			eth_peer_stop(peer);
+	list_for_each_entry_safe(peer, tmp, &bind->peers, node) {
+		list_del(&peer->node);
+		if (peer->rail)
+			tbr_rail_remove(peer->rail);
+		kfree(peer);
+	}
+	netdev_put(bind->dev, &bind->tracker);
+	kfree(bind);
+}
+
+static void eth_unlist(struct eth_bind *bind)
+{
+	spin_lock_bh(&eth_lock);
+	list_del(&bind->node);
+	spin_unlock_bh(&eth_lock);
+}
+
+static bool eth_is_tbr_netdev(struct net_device *dev)
+{
+	struct tbr_dev *tdev;
+
+	list_for_each_entry(tdev, &tbr_devices, rails.node)
+		if (tdev->netdev == dev)
+			return true;
+	return false;
+}
+
+int tbr_eth_bind(struct tbr_dev *tdev, struct net *net, const char *ifname,
+		 struct netlink_ext_ack *extack)
+{
+	struct eth_bind *bind, *b;
+	struct net_device *dev;
+	int err = 0;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	if (tdev->rails.dying)
+		return -ENODEV;
+	bind = kzalloc(sizeof(*bind), GFP_KERNEL);
+	if (!bind)
+		return -ENOMEM;
+	rtnl_lock();
+	dev = __dev_get_by_name(net, ifname);
+	if (!dev || dev->reg_state != NETREG_REGISTERED) {
+		NL_SET_ERR_MSG(extack, "no such netdev in this network namespace");
+		err = -ENODEV;
+	} else if (dev->type != ARPHRD_ETHER || (dev->flags & IFF_LOOPBACK) ||
+		   dev->addr_len != ETH_ALEN) {
+		NL_SET_ERR_MSG(extack, "not an Ethernet netdev");
+		err = -EINVAL;
+	} else if (eth_is_tbr_netdev(dev)) {
+		NL_SET_ERR_MSG(extack, "a tbrdma netdev cannot carry rails");
+		err = -EINVAL;
+	} else if (eth_dev_max_frame(dev) < ETH_TBR_FRAME_MIN) {
+		NL_SET_ERR_MSG(extack, "netdev MTU too small for tbrdma frames (>= 280 needed)");
+		err = -EINVAL;
+	} else {
+		list_for_each_entry(b, &eth_binds, node) {
+			if (b->dev == dev) {
+				NL_SET_ERR_MSG(extack, "netdev already bound to a tbrdma device");
+				err = -EBUSY;
+				break;
+			}
+		}
+	}
+	if (err) {
+		rtnl_unlock();
+		kfree(bind);
+		return err;
+	}
+	bind->tdev = tdev;
+	bind->guid = tbr_dev_guid(tdev);
+	bind->dev = dev;
+	netdev_hold(dev, &bind->tracker, GFP_KERNEL);
+	do {
+		bind->session = get_random_u32();
+	} while (!bind->session);
+	bind->max_frame = eth_dev_max_frame(dev);
+	spin_lock_init(&bind->lock);
+	INIT_LIST_HEAD(&bind->peers);
+	INIT_DELAYED_WORK(&bind->work, eth_bind_work);
+	bind->pt.type = htons(TBRDMA_ETH_P);
+	bind->pt.dev = dev;
+	bind->pt.func = eth_rcv;
+	/* listed under RTNL: the notifier sees it before any unregister */
+	spin_lock_bh(&eth_lock);
+	list_add_tail(&bind->node, &eth_binds);
+	spin_unlock_bh(&eth_lock);
+	rtnl_unlock();
+	dev_add_pack(&bind->pt);
+	queue_delayed_work(eth_wq, &bind->work, 0);	/* hello at once */
+	return 0;
+}
+
+int tbr_eth_unbind(struct tbr_dev *tdev, struct net *net, const char *ifname,
+		   struct netlink_ext_ack *extack)
+{
+	struct eth_bind *bind;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	list_for_each_entry(bind, &eth_binds, node) {
+		if (bind->tdev != tdev || strcmp(bind->dev->name, ifname) ||
+		    !net_eq(dev_net(bind->dev), net))
+			continue;
+		eth_unlist(bind);
+		eth_bind_free(bind);
+		return 0;
+	}
+	NL_SET_ERR_MSG(extack, "this netdev is not bound to this device");
+	return -ENOENT;
+}
+
+void tbr_eth_dev_gone(struct tbr_dev *tdev)
+{
+	struct eth_bind *bind, *tmp;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	list_for_each_entry_safe(bind, tmp, &eth_binds, node) {
+		if (bind->tdev != tdev)
+			continue;
+		eth_unlist(bind);
+		eth_bind_free(bind);
+	}
+}
+
+int tbr_eth_binding_info(unsigned long skip, struct tbr_eth_info *info)
+{
+	struct eth_bind *bind;
+	unsigned long flags;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	list_for_each_entry(bind, &eth_binds, node) {
+		if (skip--)
+			continue;
+		info->tdev = bind->tdev;
+		strscpy(info->ifname, bind->dev->name, sizeof(info->ifname));
+		info->ifindex = bind->dev->ifindex;
+		info->oper = netif_running(bind->dev) &&
+			     netif_carrier_ok(bind->dev) && !READ_ONCE(bind->gone);
+		info->max_frame = eth_dev_max_frame(bind->dev);
+		spin_lock_irqsave(&bind->lock, flags);
+		info->peers = bind->npeers;
+		spin_unlock_irqrestore(&bind->lock, flags);
+		info->hello_tx = atomic64_read(&bind->hello_tx);
+		info->hello_rx = atomic64_read(&bind->hello_rx);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Unregistered netdevs: free their bindings (process, takes the mutex). */
+static void eth_gc(struct work_struct *work)
+{
+	struct eth_bind *bind, *tmp;
+
+	mutex_lock(&tbr_ctl_mutex);
+	list_for_each_entry_safe(bind, tmp, &eth_binds, node) {
+		if (!READ_ONCE(bind->gone))
+			continue;
+		pr_info("tbrdma: %s: %s unregistered, its eth rails go\n",
+			tbr_dev_name(bind->tdev), bind->dev->name);
+		eth_unlist(bind);
+		eth_bind_free(bind);
+	}
+	mutex_unlock(&tbr_ctl_mutex);
+}
+
+/* RTNL held: never take tbr_ctl_mutex here. */
+static int eth_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct eth_bind *bind;
+
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_GOING_DOWN:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+	case NETDEV_UNREGISTER:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	spin_lock_bh(&eth_lock);
+	list_for_each_entry(bind, &eth_binds, node) {
+		if (bind->dev != dev)
+			continue;
+		if (event == NETDEV_UNREGISTER) {
+			WRITE_ONCE(bind->gone, true);
+			queue_work(eth_wq, &eth_gc_work);
+		} else {
+			mod_delayed_work(eth_wq, &bind->work, 0);
+		}
+	}
+	spin_unlock_bh(&eth_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block eth_notifier = {
+	.notifier_call = eth_netdev_event,
+};
+
+int tbr_eth_init(void)
+{
+	int err;
+
+	/*
+	 * Normal priority on purpose: a receiver on this machine (veth)
+	 * drains its backlog in ksoftirqd under load, which a high-priority
+	 * sender would starve.
+	 */
+	eth_wq = alloc_workqueue("tbrdma_eth", 0, 0);
+	if (!eth_wq)
+		return -ENOMEM;
+	err = register_netdevice_notifier(&eth_notifier);
+	if (err)
+		destroy_workqueue(eth_wq);
+	return err;
+}
+
+/* Every binding is gone (tbr_ctl_del_all). */
+void tbr_eth_exit(void)
+{
+	unregister_netdevice_notifier(&eth_notifier);
+	cancel_work_sync(&eth_gc_work);
+	destroy_workqueue(eth_wq);
+}

@@ -1,0 +1,127 @@
+# eth backend in one VM: tbrdma0 and tbrdma1 (netns h1) joined by two veth pairs (MTU 9000).
+# Hellos find the peer on each pair, both rails join one link (backend=eth, 4096-byte frames);
+# hostile binds refused with a message, non-root refused (EPERM); IP and ib_write_bw over the
+# rails; a veth pair deleted takes its rail down and the traffic moves to the other; a 1500-byte
+# MTU pair negotiates a smaller frame (reported per rail and per link); unbind and rmmod clean.
+# vm-timeout: 240
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/lib/pair.sh"
+. "$TBR_TOP/tests/vm/tests/rail.lib"
+
+links_up() { # links_up DEV N: DEV has a link with N rails up
+	"$CTL" links "$1" | grep -q "^link dev=$1 .*rails_up=$2 "
+}
+
+modprobe veth
+tbr_load eth_hello_ms=200
+"$CTL" dev-new > /dev/null || fail "dev-new failed"
+for i in 0 1; do
+	ip link add "ve${i}a" type veth peer name "ve${i}b"
+	ip link set "ve${i}a" mtu 9000
+	ip link set "ve${i}b" mtu 9000
+done
+
+step "hostile binds"
+expect_err "no such netdev" "$CTL" eth-bind tbrdma0 nosuchnic
+expect_err "not an Ethernet" "$CTL" eth-bind tbrdma0 lo
+expect_err "tbrdma netdev" "$CTL" eth-bind tbrdma0 tbr1
+expect_err "no such tbrdma device" "$CTL" eth-bind tbrdma9 ve0a
+expect_err "not bound" "$CTL" eth-unbind tbrdma0 ve0a
+rc=0; "$CTL" eth-bind tbrdma0 ve0a-too-long-name > /dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "an over-long IFNAME should be a usage error (rc $rc)"
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+expect_err "Operation not permitted" "${NOBODY[@]}" "$CTL" eth-bind tbrdma0 ve0a
+"${NOBODY[@]}" "$CTL" eth > /dev/null || fail "non-root cannot list eth bindings"
+
+step "bind two veth pairs"
+for i in 0 1; do
+	"$CTL" eth-bind tbrdma0 "ve${i}a" || fail "eth-bind ve${i}a"
+	"$CTL" eth-bind tbrdma1 "ve${i}b" || fail "eth-bind ve${i}b"
+done
+expect_err "already bound" "$CTL" eth-bind tbrdma1 ve0a
+for i in 0 1; do ip link set "ve${i}a" up; ip link set "ve${i}b" up; done
+wait_for 15 links_up tbrdma0 2
+wait_for 15 links_up tbrdma1 2
+"$CTL" eth
+"$CTL" links | tee /tmp/links
+grep -q "^  rail dev=tbrdma0 .*backend=eth state=up .*max_frame=4096 ifname=ve0a" /tmp/links ||
+	fail "no eth rail over ve0a with 4096-byte frames"
+grep -q "^link dev=tbrdma0 .*max_frame=4096" /tmp/links || fail "link max_frame is not 4096"
+[ "$(grep -c '^link dev=tbrdma0 ' /tmp/links)" = 1 ] || fail "both pairs should join ONE link"
+
+step "IP and RDMA over the eth rails"
+rdma system set netns exclusive
+ip netns add h1
+rdma dev set tbrdma1 netns h1
+ip link set tbr1 netns h1
+ip link set tbr0 up
+h1 ip link set lo up
+h1 ip link set tbr1 up
+ip addr add 10.88.0.1/24 dev tbr0
+h1 ip addr add 10.88.0.2/24 dev tbr1
+wait_for 10 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
+wait_for 10 gid_index tbrdma0 10.88.0.1
+wait_for 10 h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2"
+GID0=$(gid_index tbrdma0 10.88.0.1)
+GID1=$(h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2")
+ping -c 3 -W 5 10.88.0.2 > /dev/null || fail "no IP over the eth rails"
+listening() { [ -n "$(h1 ss -ltnH 'sport = :18515')" ]; }
+perf() {
+	local tool=$1
+	shift
+	h1 "$tool" -d tbrdma1 -x "$GID1" -F "$@" > /tmp/srv.log 2>&1 &
+	local srv=$!
+	wait_for 20 listening
+	if ! "$tool" -d tbrdma0 -x "$GID0" -F "$@" 10.88.0.2 > /tmp/cli.log 2>&1; then
+		cat /tmp/cli.log /tmp/srv.log
+		"$CTL" links
+		fail "$tool $*: client failed"
+	fi
+	wait "$srv" || { cat /tmp/srv.log; fail "$tool $*: server failed"; }
+	grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/cli.log | tail -1
+}
+perf ib_write_bw -s 65536 -n 50
+"$CTL" links tbrdma0 > /tmp/links
+for r in 0 1; do
+	n=$(cnt tbrdma0 1 $r tx_frames)
+	echo "rail $r tx_frames=$n"
+	[ "${n:-0}" -gt 50 ] || fail "rail $r carried no traffic"
+done
+
+step "delete one veth pair mid-transfer: rail down, traffic completes on the other"
+perf ib_write_bw -s 65536 -n 1500 &
+pp=$!
+sleep 2
+ip link del ve1a
+wait "$pp" || fail "ib_write_bw failed when a veth pair vanished"
+wait_for 10 links_up tbrdma0 1
+"$CTL" links tbrdma0 | tee /tmp/links
+grep -q "ifname=ve1a" /tmp/links && fail "the deleted netdev's rail is still there"
+"$CTL" eth tbrdma0 | grep -q ve1a && fail "the deleted netdev is still bound"
+
+step "1500-byte MTU: smaller frame negotiated"
+ip link add ve2a type veth peer name ve2b
+"$CTL" eth-bind tbrdma0 ve2a
+"$CTL" eth-bind tbrdma1 ve2b
+ip link set ve2a up
+ip link set ve2b up
+wait_for 15 links_up tbrdma0 2
+"$CTL" links tbrdma0 | tee /tmp/links
+grep -q "ifname=ve2a" /tmp/links || fail "no rail over ve2a"
+grep -q "max_frame=1476 ifname=ve2a" /tmp/links || fail "ve2a rail frame is not 1500-24"
+grep -q "^link dev=tbrdma0 .*max_frame=1476" /tmp/links || fail "link max_frame is not the min"
+ping -c 3 -W 5 -s 3000 10.88.0.2 > /dev/null || fail "large IP datagrams fail with a small rail"
+
+step "netdev down: rail down; up again: rail back"
+ip link set ve2a down
+wait_for 10 links_up tbrdma0 1
+ip link set ve2a up
+wait_for 15 links_up tbrdma0 2
+
+step "unbind, rmmod"
+"$CTL" eth-unbind tbrdma0 ve2a
+wait_for 10 links_up tbrdma1 1
+"$CTL" eth | tee /tmp/eth
+grep -q "ifname=ve2a" /tmp/eth && fail "ve2a still bound after eth-unbind"
+rmmod tbrdma || fail "rmmod with eth bindings failed"
+echo "ok"
