@@ -1,0 +1,50 @@
+# Two VMs, 2 virtio rails, eth backend: ib_write_bw runs from a to b over the 2-rail link; the host
+# hot-unplugs rail NIC 1 of VM a through QMP mid-transfer. The transfer must complete without an
+# error completion, a's rail over the unplugged NIC must be gone, b's must go down (hellos stop),
+# and the surviving rail must have carried traffic after the unplug.
+# vm-count: 2
+# vm-rails: 2
+# vm-host: yes
+# vm-timeout: 420
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/tests/eth.lib"
+ETH_LOAD_ARGS=(eth_hello_ms=250)
+eth_up 2
+other=b
+[ "$VM_ROLE" = a ] || other=a
+vm_signal up
+vm_wait "$other.up" 120
+rail_tx() { "$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* tx_frames=\([0-9]*\).*/\1/p"; }
+if [ "$VM_ROLE" = b ]; then
+	ib_write_bw -d tbrdma0 -x "$GID" -F -s 65536 -n 3000 > /tmp/srv.log 2>&1 &
+	srv=$!
+	wait_for 20 test -n "$(ss -ltnH 'sport = :18515')"
+	vm_signal listening
+	wait_for 60 links_up 1
+	step "b: rail over the unplugged NIC went down (hellos stopped)"
+	wait "$srv" || { cat /tmp/srv.log; "$CTL" links; fail "server failed"; }
+else
+	vm_wait b.listening 60
+	before0=$(rail_tx 0)
+	ib_write_bw -d tbrdma0 -x "$GID" -F -s 65536 -n 3000 "$PEER" > /tmp/cli.log 2>&1 &
+	cli=$!
+	wait_for 60 test "$(( $(rail_tx 1) ))" -gt 2000	# both rails busy
+	vm_signal transferring
+	vm_wait host.unplugged 60
+	wait_for 20 links_up 1
+	mid0=$(rail_tx 0)
+	"$CTL" links tbrdma0
+	kill -0 "$cli" 2> /dev/null || fail "the transfer ended before the unplug took effect"
+	step "a: NIC unplugged mid-transfer, link has 1 rail up"
+	t0=$SECONDS
+	wait "$cli" || { cat /tmp/cli.log; "$CTL" links; fail "ib_write_bw failed after the unplug"; }
+	grep -E '^ *65536 ' /tmp/cli.log | tr -s ' '
+	end0=$(rail_tx 0)
+	"$CTL" links tbrdma0 | tee /tmp/links
+	grep -q "rails=1 " /tmp/links || fail "the unplugged NIC's rail is still in the link"
+	echo "rail 0 tx_frames: $before0 before, $mid0 at unplug, $end0 at the end ($((SECONDS - t0))s after)"
+	[ "$end0" -gt $((mid0 + 1000)) ] || fail "the surviving rail carried no traffic after the unplug"
+	grep -q "unregistered, its eth rails go" <(dmesg) || fail "no unregister handling logged"
+fi
+vm_signal finished
+vm_wait "$other.finished" 120
