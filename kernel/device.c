@@ -67,10 +67,12 @@ static int tbr_query_port(struct ib_device *ibdev, u32 port,
 				IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = IB_MTU_4096;
 	/*
-	 * The transport frames messages itself (4 KiB rail frames), whatever
-	 * the path MTU a QP is given: report the largest.
+	 * RC/UC messages are framed by the transport itself (4 KiB rail
+	 * frames) whatever path MTU a QP is given. The active MTU is what a
+	 * UD datagram may carry: a rail frame minus the transport headers and
+	 * the UD address block is less than 4096, so 2048.
 	 */
-	attr->active_mtu = IB_MTU_4096;
+	attr->active_mtu = IB_MTU_2048;
 	attr->gid_tbl_len = TBR_PORT_GID_TBL_LEN;
 	attr->pkey_tbl_len = TBR_MAX_PKEYS;
 	attr->max_msg_sz = TBR_PORT_MAX_MSG_SZ;
@@ -164,6 +166,8 @@ struct tbr_dev *tbr_dev_create(void)
 	ib_set_device_ops(&tdev->ibdev, &tbr_qp_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_srq_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_mr_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_ah_ops);
+	tbr_ah_init_dev(tdev);
 	ib_set_device_ops(&tdev->ibdev, &tbr_counter_ops);
 	tdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
@@ -199,8 +203,10 @@ void tbr_dev_destroy(struct tbr_dev *tdev)
 	tbr_xport_detach(tdev);
 	/* tbrN transmits through tdev: it goes before tdev is freed */
 	tbr_netdev_destroy(ndev);
-	WARN_ON(!xa_empty(&tdev->qp_xa) || !xa_empty(&tdev->mr_xa));
+	WARN_ON(!xa_empty(&tdev->qp_xa) || !xa_empty(&tdev->mr_xa) ||
+		!xa_empty(&tdev->ah_xa));
 	xa_destroy(&tdev->qp_xa);
+	xa_destroy(&tdev->ah_xa);
 	xa_destroy(&tdev->mr_xa);
 	ib_dealloc_device(&tdev->ibdev);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tbrdma: queue pairs (RC and UC).
+ * tbrdma: queue pairs (RC, UC, UD, and QP1: the GSI QP of the MAD layer).
  *
  * The SQ and RQ are rings in the layout of uapi/tbrdma-abi.h. For a user QP
  * the provider produces WQEs in shared memory; post_send reaches the kernel
@@ -24,6 +24,7 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -52,6 +53,10 @@ static int tbr_wr_to_wc_opcode(enum ib_qp_type type, u32 op)
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
 		return IB_WC_SEND;
+	}
+	if (type == IB_QPT_UD || type == IB_QPT_GSI)
+		return -1;
+	switch (op) {
 	case IB_UVERBS_WR_RDMA_WRITE:
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 		return IB_WC_RDMA_WRITE;
@@ -334,15 +339,28 @@ static int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct tbr_qp *qp = to_tbr_qp(ibqp);
 	struct tbrdma_create_qp_resp resp = {};
 	struct ib_qp_cap *cap = &init->cap;
+	bool ud = init->qp_type == IB_QPT_UD || init->qp_type == IB_QPT_GSI;
+	u32 max_sge = ud ? TBR_UD_MAX_SGE : TBR_DEV_MAX_SGE;
+	u32 max_inline = ud ? TBR_UD_MAX_INLINE : TBR_DEV_MAX_INLINE;
 	u32 qpn, stride;
 	int err;
 
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC)
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:	/* QP1, created by the MAD layer */
+		if (udata || init->port_num != 1)
+			return -EINVAL;
+		break;
+	default:
 		return -EOPNOTSUPP;
+	}
 	if (init->create_flags)
 		return -EOPNOTSUPP;
-	if (cap->max_send_wr > TBR_MAX_QP_WR || cap->max_send_sge > TBR_DEV_MAX_SGE ||
-	    cap->max_inline_data > TBR_DEV_MAX_INLINE ||
+	if (cap->max_send_wr > TBR_MAX_QP_WR || cap->max_send_sge > max_sge ||
+	    cap->max_inline_data > max_inline ||
 	    (!init->srq && (cap->max_recv_wr > TBR_MAX_QP_WR ||
 			    cap->max_recv_sge > TBR_DEV_MAX_SGE)))
 		return -EINVAL;
@@ -373,8 +391,8 @@ static int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_count;
 	qp->max_send_sge = min_t(u32, (stride - TBRDMA_SEND_WQE_HDR) /
-				 sizeof(struct tbrdma_sge), TBR_DEV_MAX_SGE);
-	qp->max_inline = min_t(u32, stride - TBRDMA_SEND_WQE_HDR, TBR_DEV_MAX_INLINE);
+				 sizeof(struct tbrdma_sge), max_sge);
+	qp->max_inline = min_t(u32, stride - TBRDMA_SEND_WQE_HDR, max_inline);
 	qp->sq.ring->flags = TBRDMA_RING_NEED_DOORBELL;
 	if (!qp->srq) {
 		qp->max_recv_sge = max_t(u32, cap->max_recv_sge, 1);
@@ -392,9 +410,14 @@ static int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		cap->max_recv_sge = qp->max_recv_sge;
 	}
 
-	err = xa_alloc_cyclic_irq(&tdev->qp_xa, &qpn, NULL,
-				  XA_LIMIT(TBR_MIN_QPN, TBR_MAX_QPN),
-				  &tdev->qp_next, GFP_KERNEL);
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = 1;	/* reserved: one GSI QP per device (one port) */
+		err = xa_insert_irq(&tdev->qp_xa, qpn, NULL, GFP_KERNEL);
+	} else {
+		err = xa_alloc_cyclic_irq(&tdev->qp_xa, &qpn, NULL,
+					  XA_LIMIT(TBR_MIN_QPN, TBR_MAX_QPN),
+					  &tdev->qp_next, GFP_KERNEL);
+	}
 	if (err < 0)
 		goto err_rq;
 	ibqp->qp_num = qpn;
@@ -464,6 +487,10 @@ static int tbr_check_attr(struct tbr_qp *qp, const struct ib_qp_attr *attr,
 {
 	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= TBR_MAX_PKEYS)
 		return -EINVAL;
+	/* QP1's Q_Key is fixed (IBTA 10.2.4.2 / ib_mad sets IB_QP1_QKEY) */
+	if ((mask & IB_QP_QKEY) && qp->ibqp.qp_type == IB_QPT_GSI &&
+	    attr->qkey != IB_QP1_QKEY)
+		return -EINVAL;
 	if ((mask & IB_QP_PORT) && attr->port_num != 1)
 		return -EINVAL;
 	if ((mask & IB_QP_ACCESS_FLAGS) &&
@@ -513,6 +540,8 @@ static void tbr_apply_attr(struct tbr_qp *qp, const struct ib_qp_attr *attr,
 
 	if (mask & IB_QP_PKEY_INDEX)
 		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
 	if (mask & IB_QP_PORT)
 		a->port_num = attr->port_num;
 	if (mask & IB_QP_ACCESS_FLAGS)
@@ -686,6 +715,13 @@ static int tbr_post_one_send(struct tbr_qp *qp, const struct ib_send_wr *wr,
 		break;
 	default:
 		break;
+	}
+	if (qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI) {
+		if (!ud_wr(wr)->ah)
+			return -EINVAL;
+		s->ah_num = to_tbr_ah(ud_wr(wr)->ah)->num;
+		s->remote_qpn = ud_wr(wr)->remote_qpn;
+		s->remote_qkey = ud_wr(wr)->remote_qkey;
 	}
 	if ((wr->send_flags & IB_SEND_INLINE) && wr->opcode != IB_WR_RDMA_READ &&
 	    wr->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&

@@ -22,6 +22,17 @@
 #define TBR_DEV_MAX_INLINE		128		/* = the transport core's TBR_MAX_INLINE */
 #define TBR_MAX_RD_ATOM		16		/* responder replay cache */
 
+/*
+ * UD: every datagram carries a TBR_UD_ADDR_LEN-byte address block (source and
+ * destination GID, flow label, traffic class, hop limit; docs/protocol.md)
+ * ahead of its payload, so a UD send has one SGE and that many inline bytes
+ * fewer. Datagrams are at most the port's active MTU (2048 bytes).
+ */
+#define TBR_UD_ADDR_LEN		40
+#define TBR_UD_MAX_SGE		(TBR_DEV_MAX_SGE - 1)
+#define TBR_UD_MAX_INLINE	(TBR_DEV_MAX_INLINE - TBR_UD_ADDR_LEN)
+#define TBR_MAX_AH		65535		/* AH numbers 1 .. TBR_MAX_AH */
+
 /* completion queues */
 #define TBR_MAX_CQ		4096
 #define TBR_MAX_CQE		65536		/* a power of 2 */

@@ -94,6 +94,9 @@ struct tbr_dev {
 
 	struct xarray qp_xa;		/* qpn -> tbr_qp (XA_FLAGS_ALLOC, irq) */
 	u32 qp_next;			/* cyclic QPN allocation hint */
+	struct xarray ah_xa;		/* AH number -> tbr_ah (ALLOC1, irq) */
+	u32 ah_next;
+	atomic_t num_ah;
 	struct xarray mr_xa;		/* key >> 8 -> tbr_mr (XA_FLAGS_ALLOC1) */
 	u32 mr_next;
 	atomic_t key_gen;		/* source of the MR key byte */
@@ -188,6 +191,38 @@ struct tbr_qp {
 	struct tbr_cq *scq, *rcq;
 	void *xport_priv;		/* transport state (tbr_xport_ops) */
 };
+
+/*
+ * What a UD send needs of its address handle, copied out under the AH
+ * table's lock (an AH may be destroyed while its WRs are queued).
+ */
+struct tbr_ah_av {
+	union ib_gid sgid;		/* the value of the AH's sgid_index */
+	union ib_gid dgid;
+	u32 flow_label;
+	u8 traffic_class;
+	u8 hop_limit;
+	u8 sl;
+	u8 dmac[ETH_ALEN];		/* names the peer's link (xport.c) */
+	struct ib_pd *pd;
+};
+
+struct tbr_ah {
+	struct ib_ah ibah;
+	u32 num;			/* in tdev->ah_xa and the user's WQEs */
+	struct tbr_ah_av av;
+};
+
+static inline struct tbr_ah *to_tbr_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct tbr_ah, ibah);
+}
+
+/* ah.c */
+extern const struct ib_device_ops tbr_ah_ops;
+void tbr_ah_init_dev(struct tbr_dev *tdev);
+int tbr_ah_get_av(struct tbr_dev *tdev, u32 num, struct ib_pd *pd,
+		  struct tbr_ah_av *av);
 
 /* MR access rights checked by tbr_mr_get */
 #define TBR_MR_LKEY		0x100	/* look up an lkey (else an rkey) */

@@ -13,12 +13,27 @@
  * RDMA core resolved for its GID (ah_attr.roce.dmac): our node GUID is the
  * EUI-64 of the netdev's MAC, so the MAC names the peer's link.
  *
+ * UD and GSI (QP1) QPs have no fixed peer: each send names an address handle
+ * (ah.c) whose MAC picks the link. Every datagram carries a TBR_UD_ADDR_LEN
+ * address block (source/destination GID, flow label, traffic class, hop
+ * limit; docs/protocol.md) ahead of its payload: the sender adds it as a
+ * pseudo SGE, the receiver strips it before the core sees the frame and
+ * turns it into the RoCE v2 GRH (IPv6 header, or 20 zero bytes + IPv4
+ * header for IPv4-mapped GIDs) in the first 40 bytes of the receive buffer.
+ * Q_Keys are checked here against the QP's current qkey (the core's is fixed
+ * at creation). Frames of one core send queue go to one link, so a UD send
+ * to another peer waits ("held") until the core has sent what it holds.
+ *
  * Locking: every call into the core for a QP happens with qp->lock held
  * (spin_lock_irqsave), as the core requires; core callbacks run inside those
  * calls. The retransmit/ACK timer is an hrtimer in softirq mode armed at the
  * core's next deadline.
  */
+#include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
+#include <linux/ip.h>
+#include <net/checksum.h>
+#include <rdma/ib_mad.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <net/addrconf.h>
@@ -51,7 +66,19 @@ struct tbr_xqp {
 	struct tbr_xsend *sent;		/* ring of sq.entries */
 	u32 sent_head, sent_tail;
 	struct tbr_send_wqe scratch;	/* tbr_sq_fetch target (lock held) */
+	/* UD and GSI */
+	bool ud;
+	bool held;			/* scratch waits for the core to drain */
+	u32 core_qkey;			/* the qkey the core was created with */
+	u8 (*uda)[TBR_UD_ADDR_LEN];	/* address block of each SQ slot */
+	u8 *rxbuf;			/* a received frame minus its block */
+	u8 *txvoid;			/* frames with no route are built here */
+	u8 rx_uda[TBR_UD_ADDR_LEN];	/* block of the datagram in delivery */
+	struct tbr_tqp_recv ud_rwqe;	/* the receive WQE the core took last */
 };
+
+/* lkey of the pseudo SGE that carries a UD send's address block */
+#define TBR_UDA_LKEY		0xffffffffu	/* never an MR key (< 2^24) */
 
 static DEFINE_SPINLOCK(tbr_atomic_lock);	/* responder atomics */
 
@@ -77,12 +104,20 @@ static int tbr_x_sgl_copy(struct tbr_xqp *x, const struct tbr_sge *sgl,
 			continue;
 		}
 		n = min_t(u64, len, sgl[i].length - off);
+		if (x->ud && sgl[i].lkey == TBR_UDA_LKEY) {
+			/* addr: the SQ slot whose address block this is */
+			if (to_mr || sgl[i].length != TBR_UD_ADDR_LEN)
+				return -TBR_WC_LOC_PROT_ERR;
+			memcpy(buf, x->uda[sgl[i].addr & x->qp->sq.mask] + off, n);
+			goto next;
+		}
 		mr = tbr_mr_get(xqp_dev(x), sgl[i].lkey, x->qp->ibqp.pd,
 				sgl[i].addr + off, n, access);
 		if (!mr)
 			return -TBR_WC_LOC_PROT_ERR;
 		tbr_mr_copy(mr, sgl[i].addr + off, buf, n, to_mr);
 		tbr_mr_put(mr);
+next:
 		buf += n;
 		len -= n;
 		off = 0;
@@ -205,7 +240,61 @@ static int tbr_x_get_recv(void *ctx, struct tbr_tqp_recv *out)
 	out->num_sge = wqe.status == IB_WC_SUCCESS ? wqe.num_sge : 0;
 	BUILD_BUG_ON(sizeof(out->sge[0]) != sizeof(wqe.sge[0]));
 	memcpy(out->sge, wqe.sge, out->num_sge * sizeof(out->sge[0]));
+	/* UD: the core takes one WQE per datagram and completes it at once */
+	if (x->ud)
+		x->ud_rwqe = *out;
 	return 0;
+}
+
+/*
+ * UD receive: write the RoCE v2 GRH for the datagram's address block into
+ * the first TBR_GRH_LEN bytes of the receive buffer (the core left them
+ * free) and set the network header type, as a RoCE v2 HCA reports it.
+ */
+static void tbr_x_ud_grh(struct tbr_xqp *x, const struct tbr_cqe *c,
+			 struct ib_wc *wc)
+{
+	const u8 *a = x->rx_uda;
+	union rdma_network_hdr hdr;
+	struct in6_addr sgid, dgid;
+	u32 flow = (u32)a[33] << 16 | (u32)a[34] << 8 | a[35];
+	/* UDP + BTH + DETH (+ ImmDt) + payload + ICRC, as on a RoCE v2 wire */
+	u32 udp_len = 8 + 12 + 8 + (c->flags & TBR_WC_WITH_IMM ? 4 : 0) +
+		      (c->byte_len - TBR_GRH_LEN) + 4;
+
+	BUILD_BUG_ON(sizeof(hdr) != TBR_GRH_LEN);
+	memcpy(&sgid, a, 16);
+	memcpy(&dgid, a + 16, 16);
+	memset(&hdr, 0, sizeof(hdr));
+	if (ipv6_addr_v4mapped(&sgid) && ipv6_addr_v4mapped(&dgid)) {
+		struct iphdr *ip = &hdr.roce4grh;
+
+		ip->version = 4;
+		ip->ihl = 5;
+		ip->tos = a[36];
+		ip->tot_len = htons(sizeof(*ip) + udp_len);
+		ip->frag_off = htons(IP_DF);
+		ip->ttl = a[37];
+		ip->protocol = IPPROTO_UDP;
+		ip->saddr = sgid.s6_addr32[3];
+		ip->daddr = dgid.s6_addr32[3];
+		ip->check = ip_fast_csum(ip, ip->ihl);
+		wc->network_hdr_type = RDMA_NETWORK_IPV4;
+	} else {
+		hdr.ibgrh.version_tclass_flow =
+			cpu_to_be32(6u << 28 | (u32)a[36] << 20 | (flow & 0xfffff));
+		hdr.ibgrh.paylen = cpu_to_be16(udp_len);
+		hdr.ibgrh.next_hdr = IPPROTO_UDP;
+		hdr.ibgrh.hop_limit = a[37];
+		memcpy(&hdr.ibgrh.sgid, &sgid, 16);
+		memcpy(&hdr.ibgrh.dgid, &dgid, 16);
+		wc->network_hdr_type = RDMA_NETWORK_IPV6;
+	}
+	wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+	if (c->status == TBR_WC_SUCCESS &&
+	    tbr_x_sgl_copy(x, x->ud_rwqe.sge, x->ud_rwqe.num_sge, 0, &hdr,
+			   TBR_GRH_LEN, true))
+		wc->status = IB_WC_LOC_PROT_ERR;
 }
 
 static void tbr_x_complete_send(struct tbr_xqp *x, const struct tbr_cqe *c)
@@ -256,6 +345,8 @@ static void tbr_x_complete(void *ctx, const struct tbr_cqe *c)
 	wc.qp = &qp->ibqp;
 	wc.src_qp = c->src_qp;
 	wc.port_num = 1;
+	if (x->ud)
+		tbr_x_ud_grh(x, c, &wc);
 	if (c->flags & TBR_WC_WITH_IMM) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		wc.ex.imm_data = cpu_to_be32(c->imm);
@@ -277,6 +368,8 @@ static struct tbr_link *tbr_x_link(struct tbr_xqp *x)
 {
 	__be64 guid;
 
+	if (x->ud)	/* set per WR from its address handle */
+		return x->link;
 	if (x->link && !READ_ONCE(x->link->gone))
 		return x->link;
 	if (x->link)
@@ -292,12 +385,21 @@ static void *tbr_x_tx_alloc(void *ctx, u32 len)
 	struct tbr_link *link = tbr_x_link(x);
 	void *buf;
 
+	/*
+	 * UD has no retry timer: a datagram with no route (no link, or its
+	 * link went away) is built into txvoid and dropped, as a lossy network
+	 * would, so the send queue keeps moving.
+	 */
+	if (x->ud && (!link || READ_ONCE(link->gone)))
+		return x->txvoid;
 	if (!link)
 		return NULL;	/* no route to the peer: the retry timer decides */
 	buf = tbr_link_tx_alloc(link, len);
 	if (IS_ERR(buf)) {
 		if (PTR_ERR(buf) == -ENOBUFS)
 			x->stalled = true;
+		else if (x->ud)
+			return x->txvoid;
 		return NULL;
 	}
 	return buf;
@@ -305,12 +407,18 @@ static void *tbr_x_tx_alloc(void *ctx, u32 len)
 
 static void tbr_x_tx_send(void *ctx, void *frame, u32 len)
 {
-	tbr_link_tx_send(((struct tbr_xqp *)ctx)->link, frame, len);
+	struct tbr_xqp *x = ctx;
+
+	if (frame != x->txvoid)
+		tbr_link_tx_send(x->link, frame, len);
 }
 
 static void tbr_x_tx_abort(void *ctx, void *frame)
 {
-	tbr_link_tx_abort(((struct tbr_xqp *)ctx)->link, frame);
+	struct tbr_xqp *x = ctx;
+
+	if (frame != x->txvoid)
+		tbr_link_tx_abort(x->link, frame);
 }
 
 static const struct tbr_ops tbr_x_core_ops = {
@@ -355,10 +463,102 @@ static void tbr_x_reject(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	x->error_pending = true;
 }
 
+/* tbr_x_ud_route() results besides 0 and -ib_wc_status */
+#define TBR_X_HOLD	1
+
+/*
+ * UD/GSI: resolve @w's address handle, switch the QP's link to its peer
+ * (only when the core holds no WR for the previous one), and put the address
+ * block in front of the payload (a pseudo SGE, or the inline bytes @ibuf).
+ * Returns 0, TBR_X_HOLD (retry when the core drained) or -IB_WC_* to fail
+ * the WQE with.
+ */
+static int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
+			  struct tbr_send_wr *wr, struct tbr_sge *sgl, u8 *ibuf)
+{
+	struct tbr_qp *qp = x->qp;
+	struct tbr_dev *tdev = xqp_dev(x);
+	u32 slot = x->sent_head & qp->sq.mask;
+	struct tbr_link *link = NULL;
+	struct tbr_ah_av av;
+	u64 len = 0;
+	__be64 guid;
+	u32 i, qkey;
+	u8 *b;
+
+	if (tbr_ah_get_av(tdev, w->hdr.ah_num, qp->ibqp.pd, &av))
+		return -IB_WC_LOC_QP_OP_ERR;
+	if (wr->flags & TBR_WR_INLINE) {
+		len = wr->inline_len;
+	} else {
+		for (i = 0; i < wr->num_sge; i++) {
+			if (sgl[i].lkey == TBR_UDA_LKEY)
+				return -IB_WC_LOC_PROT_ERR;
+			len += sgl[i].length;
+		}
+		if (wr->num_sge >= TBR_MAX_SGE)
+			return -IB_WC_LOC_LEN_ERR;
+	}
+	if (len + TBR_UD_ADDR_LEN > TBR_XPORT_MTU)
+		return -IB_WC_LOC_LEN_ERR;
+	/* our own MAC: no loopback link, the datagram is dropped */
+	if (!ether_addr_equal(av.dmac, tdev->netdev->dev_addr)) {
+		addrconf_addr_eui48((u8 *)&guid, av.dmac);
+		link = tbr_link_get_by_guid(tdev, be64_to_cpu(guid));
+	}
+	if (link != x->link || !link) {
+		if (x->sent_head != x->sent_tail) {
+			if (link)
+				tbr_link_put(link);
+			return TBR_X_HOLD;
+		}
+		if (x->link)
+			tbr_link_put(x->link);
+		x->link = link;
+	} else {
+		tbr_link_put(link);	/* x->link holds one already */
+	}
+
+	b = x->uda[slot];
+	memcpy(b, av.sgid.raw, 16);
+	memcpy(b + 16, av.dgid.raw, 16);
+	b[32] = 0;
+	b[33] = (av.flow_label >> 16) & 0x0f;
+	b[34] = av.flow_label >> 8;
+	b[35] = av.flow_label;
+	b[36] = av.traffic_class;
+	b[37] = av.hop_limit;
+	b[38] = 0;
+	b[39] = 0;
+	if (wr->flags & TBR_WR_INLINE) {
+		memcpy(ibuf, b, TBR_UD_ADDR_LEN);
+		if (wr->inline_len)
+			memcpy(ibuf + TBR_UD_ADDR_LEN, wr->inline_data,
+			       wr->inline_len);
+		wr->inline_data = ibuf;
+		wr->inline_len += TBR_UD_ADDR_LEN;
+	} else {
+		memmove(sgl + 1, sgl, wr->num_sge * sizeof(*sgl));
+		sgl[0].addr = slot;
+		sgl[0].length = TBR_UD_ADDR_LEN;
+		sgl[0].lkey = TBR_UDA_LKEY;
+		wr->sgl = sgl;
+		wr->num_sge++;
+	}
+	/* IBTA: a Q_Key with the high bit set means the QP's own */
+	qkey = w->hdr.remote_qkey;
+	if (qkey & 0x80000000u)
+		qkey = qp->attr.qkey;
+	wr->remote_qkey = qkey;
+	wr->remote_qpn = w->hdr.remote_qpn;
+	return 0;
+}
+
 /* Hand one fetched WQE to the core. Returns false when the QP must stop. */
 static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
 {
 	struct tbr_sge sgl[TBR_MAX_SGE];
+	u8 ibuf[TBR_MAX_INLINE];
 	struct tbr_send_wr wr = {};
 	struct tbr_xsend *s;
 	bool ok;
@@ -396,6 +596,17 @@ static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
 		 be32_to_cpu((__force __be32)w->hdr.imm_data);
 	wr.compare_add = w->hdr.compare_add;
 	wr.swap = w->hdr.swap;
+	if (x->ud) {
+		err = tbr_x_ud_route(x, w, &wr, sgl, ibuf);
+		if (err == TBR_X_HOLD) {
+			x->held = true;	/* tbr_x_kick posts it again */
+			return false;
+		}
+		if (err) {
+			tbr_x_reject(x, w, -err);
+			return false;
+		}
+	}
 
 	s = &x->sent[x->sent_head & x->qp->sq.mask];
 	s->wr_id = w->hdr.wr_id;
@@ -429,6 +640,13 @@ static void tbr_x_kick(struct tbr_xqp *x, u64 now)
 			/* completions free space and call us again */
 			tbr_sq_set_need_doorbell(qp, false);
 			return;
+		}
+		if (x->held) {
+			/* UD: waited for the core to drain before a new peer */
+			x->held = false;
+			if (!tbr_x_post(x, &x->scratch, now))
+				return;
+			continue;
 		}
 		err = tbr_sq_fetch(qp, &x->scratch);
 		if (err == -ENOENT) {
@@ -511,6 +729,12 @@ static int tbr_x_qp_create(struct tbr_qp *qp)
 	case IB_QPT_UC:
 		cfg.type = TBR_QPT_UC;
 		break;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		/* Q_Keys are checked in tbr_x_ud_rx against qp->attr.qkey */
+		cfg.type = TBR_QPT_UD;
+		cfg.qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY : 0;
+		break;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -520,6 +744,15 @@ static int tbr_x_qp_create(struct tbr_qp *qp)
 	x->sent = kvcalloc(qp->sq.entries, sizeof(*x->sent), GFP_KERNEL);
 	if (!x->sent)
 		goto err_free;
+	if (cfg.type == TBR_QPT_UD) {
+		x->ud = true;
+		x->core_qkey = cfg.qkey;
+		x->uda = kvcalloc(qp->sq.entries, sizeof(*x->uda), GFP_KERNEL);
+		x->rxbuf = kmalloc(2 * TBR_FRAME_MAX, GFP_KERNEL);
+		if (!x->uda || !x->rxbuf)
+			goto err_sent;
+		x->txvoid = x->rxbuf + TBR_FRAME_MAX;
+	}
 	x->qp = qp;
 	x->tqp = tbr_tqp_create(&cfg, &tbr_x_core_ops, x);
 	if (!x->tqp)
@@ -530,6 +763,8 @@ static int tbr_x_qp_create(struct tbr_qp *qp)
 	return 0;
 
 err_sent:
+	kfree(x->rxbuf);
+	kvfree(x->uda);
 	kvfree(x->sent);
 err_free:
 	kfree(x);
@@ -580,6 +815,8 @@ static void tbr_x_qp_destroy(struct tbr_qp *qp)
 	if (x->link)
 		tbr_link_put(x->link);
 	tbr_tqp_destroy(x->tqp);
+	kfree(x->rxbuf);
+	kvfree(x->uda);
 	kvfree(x->sent);
 	kfree(x);
 	qp->xport_priv = NULL;
@@ -649,6 +886,7 @@ static void tbr_x_modify(struct tbr_qp *qp, enum ib_qp_state old, int mask)
 		tbr_tqp_flush(x->tqp);
 		x->discard = false;
 		x->connected = false;
+		x->held = false;
 		x->sent_head = x->sent_tail = 0;
 		if (x->link) {
 			tbr_link_put(x->link);
@@ -676,6 +914,10 @@ static void tbr_x_flush(struct tbr_qp *qp)
 	x->connected = false;
 	x->error_pending = false;
 	tbr_tqp_flush(x->tqp);
+	if (x->held) {	/* taken from the SQ after everything the core held */
+		x->held = false;
+		tbr_qp_complete_send(qp, &x->scratch, IB_WC_WR_FLUSH_ERR);
+	}
 	hrtimer_try_to_cancel(&x->timer);
 }
 
@@ -688,6 +930,31 @@ const struct tbr_xport_ops tbr_xport_ops = {
 };
 
 /* ---- tbr_link_upper_ops: called by rail.c ------------------------------------ */
+
+/*
+ * UD/GSI receive (qp->lock held): check the Q_Key, keep the address block
+ * for the GRH (tbr_x_ud_grh) and hand the core the frame without it. Frames
+ * that are no UD datagram go to the core unchanged, which counts them.
+ */
+static void tbr_x_ud_rx(struct tbr_xqp *x, const void *frame, u32 len, u64 now)
+{
+	struct tbr_hdr h;
+	u32 hl;
+
+	if (tbr_frame_parse(frame, len, &h) ||
+	    (h.opcode != TBR_OP_UD_SEND && h.opcode != TBR_OP_UD_SEND_IMM) ||
+	    h.paylen < TBR_UD_ADDR_LEN) {
+		tbr_tqp_rx(x->tqp, frame, len, now);
+		return;
+	}
+	memcpy(x->rx_uda, h.payload, TBR_UD_ADDR_LEN);
+	/* a wrong Q_Key stays wrong for the core, which drops and counts it */
+	h.qkey = h.qkey == x->qp->attr.qkey ? x->core_qkey : ~x->core_qkey;
+	h.paylen -= TBR_UD_ADDR_LEN;
+	hl = tbr_hdr_build(x->rxbuf, &h);
+	memcpy(x->rxbuf + hl, h.payload + TBR_UD_ADDR_LEN, h.paylen);
+	tbr_tqp_rx(x->tqp, x->rxbuf, hl + h.paylen, now);
+}
 
 /* Context: bh. One transport frame from @link. */
 static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
@@ -709,8 +976,12 @@ static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
 	now = ktime_get_ns();
 	spin_lock_irqsave(&qp->lock, flags);
 	x = qp->xport_priv;
-	/* only the QP's own peer may talk to it */
-	if (x && x->connected && tbr_x_link(x) == link) {
+	if (x && x->connected && x->ud) {
+		/* datagrams: any peer */
+		tbr_x_ud_rx(x, frame, len, now);
+		tbr_x_after(x, now);
+	} else if (x && x->connected && tbr_x_link(x) == link) {
+		/* only the QP's own peer may talk to it */
 		tbr_tqp_rx(x->tqp, frame, len, now);
 		tbr_x_after(x, now);
 	}

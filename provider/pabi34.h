@@ -141,7 +141,7 @@ struct verbs_context_ops {
 	tbr_pabi_unused_fn bind_mw;
 	tbr_pabi_unused_fn close_xrcd;
 	tbr_pabi_unused_fn cq_event;
-	tbr_pabi_unused_fn create_ah;
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 	tbr_pabi_unused_fn create_counters;
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
@@ -161,7 +161,7 @@ struct verbs_context_ops {
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	tbr_pabi_unused_fn dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);
-	tbr_pabi_unused_fn destroy_ah;
+	int (*destroy_ah)(struct ibv_ah *ah);
 	tbr_pabi_unused_fn destroy_counters;
 	int (*destroy_cq)(struct ibv_cq *cq);
 	tbr_pabi_unused_fn destroy_flow;
@@ -308,5 +308,9 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 #endif /* TBRDMA_PABI34_H */

@@ -56,6 +56,11 @@ struct tbr_qp {
 	bool has_srq;
 };
 
+struct tbr_ah {
+	struct ibv_ah ibah;
+	uint32_t ah_num;	/* the kernel's number for UD send WQEs */
+};
+
 struct tbr_srq {
 	struct verbs_srq vsrq;
 	struct tbr_uring q;
@@ -340,6 +345,45 @@ static int tbr_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	return 0;
 }
 
+/* ---- AH ---------------------------------------------------------------- */
+
+struct tbr_create_ah_resp {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct tbrdma_create_ah_resp drv;
+};
+
+/* the kernel resolves the destination MAC (RoCE) and numbers the AH */
+static struct ibv_ah *tbr_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct tbr_create_ah_resp resp;
+	struct tbr_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	memset(&resp, 0, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->ah_num = resp.drv.ah_num;
+	return &ah->ibah;
+}
+
+static int tbr_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret = ibv_cmd_destroy_ah(ibah);
+
+	if (ret)
+		return ret;
+	free(container_of_tbr(ibah, struct tbr_ah, ibah));
+	return 0;
+}
+
 /* ---- QP ---------------------------------------------------------------- */
 
 struct tbr_create_qp_resp {
@@ -355,7 +399,8 @@ static struct ibv_qp *tbr_create_qp(struct ibv_pd *pd,
 	struct tbr_qp *qp;
 	int ret;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC) {
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -443,9 +488,10 @@ static bool tbr_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	switch (op) {
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
+		return true;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return true;
+		return type == IBV_QPT_RC || type == IBV_QPT_UC;
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
@@ -493,6 +539,14 @@ static int tbr_write_send_wqe(struct tbr_qp *qp, struct ibv_send_wr *wr,
 		break;
 	default:
 		break;
+	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+		if (!wr->wr.ud.ah)
+			return EINVAL;
+		w->ah_num = container_of_tbr(wr->wr.ud.ah, struct tbr_ah,
+					     ibah)->ah_num;
+		w->remote_qpn = wr->wr.ud.remote_qpn;
+		w->remote_qkey = wr->wr.ud.remote_qkey;
 	}
 	if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ &&
 	    wr->opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
@@ -736,6 +790,8 @@ static const struct verbs_context_ops tbr_ctx_ops = {
 	.resize_cq = tbr_resize_cq,
 	.poll_cq = tbr_poll_cq,
 	.req_notify_cq = tbr_req_notify_cq,
+	.create_ah = tbr_create_ah,
+	.destroy_ah = tbr_destroy_ah,
 	.create_qp = tbr_create_qp,
 	.modify_qp = tbr_modify_qp,
 	.query_qp = tbr_query_qp,

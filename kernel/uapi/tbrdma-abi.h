@@ -113,9 +113,9 @@ struct tbrdma_send_wqe {
 	__u64 remote_addr;
 	__u64 compare_add;	/* CMP_AND_SWP: compare; FETCH_AND_ADD: add */
 	__u64 swap;
-	__u32 ah_num;		/* UD (reserved until UD is supported) */
-	__u32 remote_qpn;
-	__u32 remote_qkey;
+	__u32 ah_num;		/* UD: tbrdma_create_ah_resp.ah_num */
+	__u32 remote_qpn;	/* UD */
+	__u32 remote_qkey;	/* UD; high bit set: the QP's own Q_Key */
 	__u32 rsvd[3];
 	/* struct tbrdma_sge sge[num_sge] or __u8 inline_data[inline_len] */
 };
@@ -192,6 +192,15 @@ struct tbrdma_create_qp_resp {
 	__u32 max_inline;
 	__u32 max_send_sge;
 	__u32 max_recv_sge;
+	__u32 rsvd;
+};
+
+/*
+ * Address handle: the number the provider writes into
+ * tbrdma_send_wqe.ah_num of a UD send (valid for QPs of the AH's PD).
+ */
+struct tbrdma_create_ah_resp {
+	__u32 ah_num;
 	__u32 rsvd;
 };
 

@@ -18,7 +18,7 @@ rail_tx() { "$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .*
 if [ "$VM_ROLE" = b ]; then
 	ib_write_bw -d tbrdma0 -x "$GID" -F -s 65536 -n 3000 > /tmp/srv.log 2>&1 &
 	srv=$!
-	wait_for 20 test -n "$(ss -ltnH 'sport = :18515')"
+	wait_for 20 perf_listening
 	vm_signal listening
 	wait_for 60 links_up 1
 	step "b: rail over the unplugged NIC went down (hellos stopped)"
@@ -28,7 +28,8 @@ else
 	before0=$(rail_tx 0)
 	ib_write_bw -d tbrdma0 -x "$GID" -F -s 65536 -n 3000 "$PEER" > /tmp/cli.log 2>&1 &
 	cli=$!
-	wait_for 60 test "$(( $(rail_tx 1) ))" -gt 2000	# both rails busy
+	rail1_busy() { [ "$(rail_tx 1)" -gt 2000 ]; }
+	wait_for 60 rail1_busy	# both rails busy
 	vm_signal transferring
 	vm_wait host.unplugged 60
 	wait_for 20 links_up 1

@@ -1,0 +1,50 @@
+# UD QPs and address handles between two emulated hosts over one emulated rail: ibv_ud_pingpong
+# (1 B .. 2048 B, the active MTU) and perftest ib_send_bw/ib_send_lat -c UD. Every receive
+# buffer starts with a 40-byte RoCE v2 GRH the verbs layer fills in (ud_pingpong posts size + 40).
+# vm-timeout: 300
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/lib/pair.sh"
+
+pair_up 1
+listening() { [ -n "$(h1 ss -ltnH 'sport = :18515')" ]; }
+
+step "ibv_devinfo: active MTU 2048 (a UD datagram)"
+ibv_devinfo -d tbrdma0 | grep -q 'active_mtu:.*2048' || fail "active_mtu is not 2048"
+
+# pingpong SIZE ITERS: server in h1, client here; both must succeed
+pingpong() {
+	h1 ibv_ud_pingpong -d tbrdma1 -g "$GID1" -s "$1" -n "$2" > /tmp/srv.log 2>&1 &
+	local srv=$!
+	wait_for 10 listening
+	if ! ibv_ud_pingpong -d tbrdma0 -g "$GID0" -s "$1" -n "$2" 10.88.0.2 > /tmp/cli.log 2>&1; then
+		cat /tmp/cli.log /tmp/srv.log
+		"$CTL" links
+		fail "ibv_ud_pingpong -s $1: client failed"
+	fi
+	wait "$srv" || { cat /tmp/srv.log; fail "ibv_ud_pingpong -s $1: server failed"; }
+	echo "ibv_ud_pingpong -s $1: $(grep 'iters in' /tmp/cli.log)"
+}
+
+step "ibv_ud_pingpong"
+for size in 1 64 1000 2048; do
+	pingpong "$size" 50
+done
+
+# perf TOOL ARGS...: perftest server in h1, client here
+perf() {
+	local tool=$1
+	shift
+	h1 "$tool" -d tbrdma1 -x "$GID1" -F "$@" > /tmp/srv.log 2>&1 &
+	local srv=$!
+	wait_for 20 listening
+	if ! "$tool" -d tbrdma0 -x "$GID0" -F "$@" 10.88.0.2 > /tmp/cli.log 2>&1; then
+		cat /tmp/cli.log /tmp/srv.log
+		fail "$tool $*: client failed"
+	fi
+	wait "$srv" || { cat /tmp/srv.log; fail "$tool $*: server failed"; }
+	echo "$tool $*: $(grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/cli.log | tail -1 | tr -s ' ')"
+}
+step "perftest UD"
+perf ib_send_bw -c UD -s 2048 -n 200
+perf ib_send_lat -c UD -s 2048 -n 200
+echo "ud-pingpong: ok"
