@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Configuration file parsing (see tbrdmad.conf for every key with its default). */
+#include <ctype.h>
+#include <stdbool.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "log.h"
+#include "protocol.h"
+#include "util.h"
+
+#define USEC_PER_SEC 1000000ULL
+
+int config_init(Config *c)
+{
+	*c = (Config){
+		.socket_path = strdup(TBRDMAD_SOCKET),
+		.socket_mode = 0666,
+		.state_dir = strdup(TBRDMAD_STATE_DIR),
+		.device = NULL,
+		.refresh_usec = 2 * USEC_PER_SEC,
+		.retry_usec = 1 * USEC_PER_SEC,
+		.max_clients = 256,
+		.log_level = LOG_INFO,
+		.family = strdup("tbrdma"),
+	};
+	if (!c->socket_path || !c->state_dir || !c->family)
+		return -ENOMEM;
+	return 0;
+}
+
+void config_done(Config *c)
+{
+	free(c->socket_path);
+	free(c->state_dir);
+	free(c->device);
+	free(c->family);
+	*c = (Config){ 0 };
+}
+
+static char *strip(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* seconds with decimals, 0.01 .. 3600 */
+static int parse_sec(const char *v, uint64_t *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || end == v || *end || !(d >= 0.01 && d <= 3600))
+		return -EINVAL;
+	*out = (uint64_t)(d * USEC_PER_SEC);
+	return 0;
+}
+
+static int parse_uint(const char *v, int base, unsigned long max, unsigned *out)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(v, &end, base);
+	if (errno || end == v || *end || v[0] == '-' || x > max)
+		return -EINVAL;
+	*out = (unsigned)x;
+	return 0;
+}
+
+static int set_str(char **dst, const char *v)
+{
+	char *s = strdup(v);
+
+	if (!s)
+		return -ENOMEM;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+static int assign(Config *c, const char *key, const char *v, const char *fname, unsigned line)
+{
+	int k = 0;
+
+	if (!strcmp(key, "Socket")) {
+		if (v[0] != '/' || strlen(v) >= 108)
+			goto bad;
+		return set_str(&c->socket_path, v);
+	} else if (!strcmp(key, "SocketMode")) {
+		k = parse_uint(v, 8, 0777, &c->socket_mode);
+	} else if (!strcmp(key, "StateDirectory")) {
+		if (v[0] != '/')
+			goto bad;
+		return set_str(&c->state_dir, v);
+	} else if (!strcmp(key, "Device")) {
+		if (!v[0]) {
+			free(c->device);
+			c->device = NULL;
+			return 0;
+		}
+		if (strlen(v) >= 32)
+			goto bad;
+		return set_str(&c->device, v);
+	} else if (!strcmp(key, "RefreshSec")) {
+		k = parse_sec(v, &c->refresh_usec);
+	} else if (!strcmp(key, "RetrySec")) {
+		k = parse_sec(v, &c->retry_usec);
+	} else if (!strcmp(key, "MaxClients")) {
+		unsigned x;
+
+		k = parse_uint(v, 10, 65536, &x);
+		if (!k && x == 0)
+			k = -EINVAL;
+		if (!k)
+			c->max_clients = x;
+	} else if (!strcmp(key, "LogLevel")) {
+		k = log_level_from_string(v);
+		if (k >= 0) {
+			c->log_level = k;
+			k = 0;
+		}
+	} else if (!strcmp(key, "GenlFamily")) {
+		if (!v[0] || strlen(v) >= 16)
+			goto bad;
+		return set_str(&c->family, v);
+	} else {
+		log_warning("%s:%u: unknown key %s, ignoring", fname, line, key);
+		return 0;
+	}
+	if (k >= 0)
+		return 0;
+bad:
+	log_warning("%s:%u: bad value for %s: \"%s\", ignoring", fname, line, key, v);
+	return 0;
+}
+
+int config_parse_string(Config *c, const char *text, const char *fname)
+{
+	_cleanup_free_ char *copy = strdup(text);
+	char *p, *next;
+	unsigned line = 0;
+	bool in_daemon = true;	/* keys before any section count as [Daemon] */
+
+	if (!copy)
+		return -ENOMEM;
+	for (p = copy; p; p = next) {
+		char *eq, *l;
+		int k;
+
+		next = strchr(p, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		l = strip(p);
+		if (!l[0] || l[0] == '#' || l[0] == ';')
+			continue;
+		if (l[0] == '[') {
+			size_t n = strlen(l);
+
+			if (l[n - 1] != ']') {
+				log_warning("%s:%u: bad section header, ignoring", fname, line);
+				in_daemon = false;
+				continue;
+			}
+			l[n - 1] = '\0';
+			in_daemon = !strcmp(l + 1, "Daemon");
+			if (!in_daemon)
+				log_warning("%s:%u: unknown section [%s], ignoring", fname, line, l + 1);
+			continue;
+		}
+		if (!in_daemon)
+			continue;
+		eq = strchr(l, '=');
+		if (!eq) {
+			log_warning("%s:%u: not KEY=VALUE, ignoring", fname, line);
+			continue;
+		}
+		*eq = '\0';
+		k = assign(c, strip(l), strip(eq + 1), fname, line);
+		if (k < 0)
+			return k;
+	}
+	return 0;
+}
+
+int config_load(Config *c, const char *path)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t n = 0, cap = 0;
+	FILE *f = fopen(path, "re");
+	int k;
+
+	if (!f) {
+		if (errno == ENOENT) {
+			log_debug("%s: no such file, using defaults", path);
+			return 0;
+		}
+		return log_error_errno(errno, "%s: %m", path);
+	}
+	for (;;) {
+		size_t r;
+
+		if (cap - n < 4096) {
+			char *b;
+
+			if (cap > 1 << 20) {
+				fclose(f);
+				return log_error_errno(EFBIG, "%s: file too large", path);
+			}
+			b = realloc(buf, cap + 8192);
+			if (!b) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			buf = b;
+			cap += 8192;
+		}
+		r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	k = ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (k < 0)
+		return log_error_errno(k, "%s: read error", path);
+	buf[n] = '\0';
+	return config_parse_string(c, buf, path);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* /etc/tbrdmad.conf: an INI file with one section [Daemon]; every key has a default
+ * (docs/tbrdmad.conf in tbrdmad/tbrdmad.conf). Command-line options override it. */
+#pragma once
+
+#include <stdint.h>
+
+typedef struct Config {
+	char *socket_path;	/* Socket= */
+	unsigned socket_mode;	/* SocketMode= (octal) */
+	char *state_dir;	/* StateDirectory= */
+	char *device;		/* Device= ("" / unset: every tbrdma device) */
+	uint64_t refresh_usec;	/* RefreshSec= */
+	uint64_t retry_usec;	/* RetrySec= */
+	unsigned max_clients;	/* MaxClients= */
+	int log_level;		/* LogLevel= */
+	char *family;		/* GenlFamily= (tests only) */
+} Config;
+
+int config_init(Config *c);	/* defaults; -ENOMEM */
+void config_done(Config *c);
+/* Parses @text (named @fname in messages): unknown sections/keys and bad values are logged and
+ * ignored, like systemd's parsers. Returns 0, or -ENOMEM. */
+int config_parse_string(Config *c, const char *text, const char *fname);
+/* A missing file is not an error (defaults). Other read errors are returned (-errno). */
+int config_load(Config *c, const char *path);

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The kernel side: the "tbrdma" generic netlink family over libnl-genl-3 (docs/netlink.md).
+ * Two sockets: a blocking one (with a receive timeout) for dumps and RAIL_SET, and a
+ * non-blocking one for the "events" group and nlctrl's "notify" group, which tells us when the
+ * family is registered/unregistered (module load/unload). */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct nl_sock;
+
+typedef struct Kernel {
+	char family_name[16];
+	struct nl_sock *req;	/* NULL while the family is not resolved */
+	struct nl_sock *ev;	/* events + nlctrl notify; always open */
+	int family;		/* genl family id, -1 unknown */
+	bool events_joined;
+} Kernel;
+
+typedef enum KernelEventKind {
+	KERNEL_EVENT_OBJECT,		/* DEV/LINK/RAIL_EVENT: re-sync; @text describes it */
+	KERNEL_EVENT_FAMILY_NEW,	/* the family (re)appeared */
+	KERNEL_EVENT_FAMILY_DEL,	/* the family went away (module unloaded) */
+	KERNEL_EVENT_OVERRUN,		/* we lost messages: re-sync */
+} KernelEventKind;
+
+typedef void (*kernel_event_fn)(void *userdata, KernelEventKind kind, const char *text);
+
+int kernel_init(Kernel *k, const char *family_name);	/* opens the event socket */
+void kernel_done(Kernel *k);
+int kernel_event_fd(const Kernel *k);
+/* resolves the family (-ENOENT if absent), opens the request socket, joins "events" */
+int kernel_connect(Kernel *k, char *msg, size_t msglen);
+/* forget the family: closes the request socket and re-opens the event socket (new group ids
+ * after a reload); the caller must re-add the event fd to its loop */
+int kernel_disconnect(Kernel *k);
+/* DEV_GET + LINK_GET + RAIL_GET dumps into @m (objects of @device only, if not NULL) */
+int kernel_dump(Kernel *k, Model *m, const char *device, char *msg, size_t msglen);
+int kernel_rail_set_cut(Kernel *k, const char *device, uint32_t link, uint32_t rail, bool cut,
+			char *msg, size_t msglen);
+/* reads every pending event message; calls @fn for each; 0 or -errno */
+int kernel_process_events(Kernel *k, kernel_event_fn fn, void *userdata);

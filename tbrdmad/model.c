@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The in-memory model: growable arrays of devices, links and rails. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+void model_clear(Model *m)
+{
+	free(m->devices);
+	free(m->links);
+	free(m->rails);
+	*m = (Model){ 0 };
+}
+
+void model_replace(Model *to, Model *from)
+{
+	model_clear(to);
+	*to = *from;
+	*from = (Model){ 0 };
+}
+
+static void *grow(void **array, size_t *n, size_t size)
+{
+	void *p = realloc(*array, (*n + 1) * size);
+
+	if (!p)
+		return NULL;
+	*array = p;
+	p = (char *)p + *n * size;
+	memset(p, 0, size);
+	(*n)++;
+	return p;
+}
+
+Device *model_add_device(Model *m)
+{
+	return grow((void **)&m->devices, &m->n_devices, sizeof(Device));
+}
+
+Link *model_add_link(Model *m)
+{
+	return grow((void **)&m->links, &m->n_links, sizeof(Link));
+}
+
+Rail *model_add_rail(Model *m)
+{
+	return grow((void **)&m->rails, &m->n_rails, sizeof(Rail));
+}
+
+const Device *model_find_device(const Model *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_devices; i++)
+		if (!strcmp(m->devices[i].name, name))
+			return &m->devices[i];
+	return NULL;
+}
+
+const Link *model_find_link(const Model *m, const char *device, uint32_t id)
+{
+	for (size_t i = 0; i < m->n_links; i++)
+		if (m->links[i].id == id && !strcmp(m->links[i].device, device))
+			return &m->links[i];
+	return NULL;
+}
+
+const Rail *model_find_rail(const Model *m, const char *device, uint32_t link, uint32_t id)
+{
+	for (size_t i = 0; i < m->n_rails; i++)
+		if (m->rails[i].link == link && m->rails[i].id == id &&
+		    !strcmp(m->rails[i].device, device))
+			return &m->rails[i];
+	return NULL;
+}
+
+const char *counter_name(unsigned stat)
+{
+	static const char *const names[MODEL_STATS] = {
+		[TBRDMA_STAT_TX_FRAMES] = "tx_frames",
+		[TBRDMA_STAT_TX_BYTES] = "tx_bytes",
+		[TBRDMA_STAT_RX_FRAMES] = "rx_frames",
+		[TBRDMA_STAT_RX_BYTES] = "rx_bytes",
+		[TBRDMA_STAT_TX_LOST] = "tx_lost",
+		[TBRDMA_STAT_RX_NOBUF] = "rx_nobuf",
+		[TBRDMA_STAT_DROPS] = "drops",
+		[TBRDMA_STAT_DUPS] = "dups",
+		[TBRDMA_STAT_CREDIT_STALLS] = "credit_stalls",
+		[TBRDMA_STAT_RX_ERRORS] = "rx_errors",
+		[TBRDMA_STAT_MGMT_TX] = "mgmt_tx",
+		[TBRDMA_STAT_MGMT_RX] = "mgmt_rx",
+	};
+
+	return stat < MODEL_STATS ? names[stat] : NULL;
+}

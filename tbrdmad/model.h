@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The daemon's in-memory picture of the kernel: devices, links, rails with counters, as the last
+ * genl dump saw them (docs/netlink.md). Plain data: built by genl.c, read by json.c/request.c. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tbrdma-netlink.h"
+
+#define MODEL_NAME_MAX 32
+#define MODEL_STATS (TBRDMA_STAT_MAX + 1)
+
+typedef struct Counters {
+	uint32_t present;		/* bit i: stats[i] was reported */
+	uint64_t v[MODEL_STATS];
+} Counters;
+
+typedef struct Device {
+	char name[MODEL_NAME_MAX];
+	char netdev[MODEL_NAME_MAX];
+	uint32_t index, ifindex;
+	uint64_t guid;
+	bool host;
+	uint32_t links, rails_up;
+} Device;
+
+typedef struct Link {
+	char device[MODEL_NAME_MAX];
+	uint32_t id;
+	uint64_t peer_guid;
+	bool up;
+	uint32_t rails_up, rails_total;
+	bool has_tx_credits, has_max_frame;
+	uint32_t tx_credits, max_frame;
+	Counters counters;
+} Link;
+
+typedef struct Rail {
+	char device[MODEL_NAME_MAX];
+	uint32_t link, id;
+	uint64_t peer_guid;
+	char backend[16];
+	bool up;
+	uint32_t tx_depth, rx_depth, tx_credits;
+	bool has_max_frame;
+	uint32_t max_frame;
+	bool has_knobs;			/* emu fault knobs */
+	uint32_t drop_ppm, dup_ppm, reorder, delay_us;
+	uint64_t rate_bps;
+	bool cut;
+	char eth_ifname[MODEL_NAME_MAX];	/* eth backend, else "" */
+	uint32_t eth_ifindex;
+	bool has_peer_mac;
+	uint8_t eth_peer_mac[6];
+	Counters counters;
+} Rail;
+
+typedef struct Model {
+	Device *devices;
+	size_t n_devices;
+	Link *links;
+	size_t n_links;
+	Rail *rails;
+	size_t n_rails;
+} Model;
+
+void model_clear(Model *m);
+/* moves @from into @to (old contents of @to freed), leaves @from empty */
+void model_replace(Model *to, Model *from);
+Device *model_add_device(Model *m);	/* zeroed slot, NULL on ENOMEM */
+Link *model_add_link(Model *m);
+Rail *model_add_rail(Model *m);
+const Device *model_find_device(const Model *m, const char *name);
+const Link *model_find_link(const Model *m, const char *device, uint32_t id);
+const Rail *model_find_rail(const Model *m, const char *device, uint32_t link, uint32_t id);
+
+const char *counter_name(unsigned stat);	/* "tx_frames", ...; NULL for PAD/unknown */
