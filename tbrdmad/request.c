@@ -244,8 +244,8 @@ static json_object *m_sweep(const RequestContext *c, const char *method, json_ob
 		return json_error_new(method, ERR_INTERNAL, "not supported");
 	k = c->ops->sweep(c->userdata, msg, sizeof(msg));
 	if (k < 0) {
-		o = json_error_new(method, k == -ENOENT ? ERR_UNAVAILABLE : ERR_KERNEL, "%s%s%s",
-				   strerror(-k), msg[0] ? ": " : "", msg);
+		o = json_error_new(method, k == -ENOENT ? ERR_UNAVAILABLE : ERR_KERNEL, "%s",
+				   msg[0] ? msg : strerror(-k));
 		json_error_set_errno(o, k);
 		return o;
 	}

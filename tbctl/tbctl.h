@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* tbctl: the CLI over tbrdmad's state socket (docs/json.md). One file per verb. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <json-c/json.h>
+#include <libsmartcols/libsmartcols.h>
+
+enum {
+	EXIT_OK = 0,
+	EXIT_ERROR = 1,		/* the daemon refused or failed, or a bad reply */
+	EXIT_USAGE = 2,
+	EXIT_UNREACHABLE = 3,	/* no daemon on the socket */
+};
+
+typedef struct Options {
+	const char *socket;
+	bool json;
+	bool color;
+	bool legend;
+} Options;
+
+extern Options arg;
+
+/* client.c: sends @request (an object; "schema"-less), returns the reply in *ret.
+ * Returns EXIT_OK when the daemon answered "ok": true, EXIT_ERROR for an error reply (message
+ * printed, unless --json, where the reply is printed as it is), EXIT_UNREACHABLE. */
+int call(json_object *request, json_object **ret);
+/* call() with {"method": METHOD} */
+int call_method(const char *method, json_object **ret);
+
+/* output.c */
+void print_json(json_object *o);
+struct libscols_table *table_new(const char *const *columns, size_t n);
+int table_print(struct libscols_table *t);
+/* sets the cells of a new line from printf-style strings, one per column */
+struct libscols_line *table_add(struct libscols_table *t);
+void cell(struct libscols_line *l, size_t col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cell_state(struct libscols_line *l, size_t col, const char *state);	/* coloured up/down */
+const char *jstr(json_object *o, const char *key);			/* "" if absent */
+int64_t jint(json_object *o, const char *key);				/* 0 if absent */
+uint64_t juint(json_object *o, const char *key);
+bool jbool(json_object *o, const char *key);
+json_object *jget(json_object *o, const char *key);			/* NULL if absent */
+void format_duration(char *buf, size_t n, uint64_t sec);
+
+/* verbs: argc/argv are the verb's positional arguments (argv[0] is the verb) */
+int verb_status(int argc, char **argv);
+int verb_links(int argc, char **argv);
+int verb_rails(int argc, char **argv);
+int verb_devices(int argc, char **argv);
+int verb_version(int argc, char **argv);
+int verb_rail(int argc, char **argv);
+int verb_sweep(int argc, char **argv);
+
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
