@@ -300,7 +300,19 @@ static json_object *parse(const char *line, size_t len, json_object **err)
 	o = json_tokener_parse_ex(tok, line, (int)len);
 	e = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);
+	if (!o && e == json_tokener_continue) {
+		/* a top-level literal or number ends at the end of the line: tell the tokener so
+		 * by feeding the terminating NUL (the line itself has none, checked above) */
+		o = json_tokener_parse_ex(tok, "", 1);
+		e = json_tokener_get_error(tok);
+		end = len;
+	}
 	json_tokener_free(tok);
+	if (!o && e == json_tokener_success) {
+		/* the JSON value null */
+		*err = json_error_new(NULL, ERR_INVALID, "a request is a JSON object");
+		return NULL;
+	}
 	if (!o || e != json_tokener_success) {
 		json_object_put(o);
 		*err = json_error_new(NULL, ERR_PARSE, "not valid JSON: %s",
