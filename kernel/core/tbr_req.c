@@ -445,12 +445,27 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 	return 0;
 }
 
+/*
+ * The retransmit timeout: the programmed local ACK timeout, stretched to
+ * twice the smoothed RTT when the rails' queues hold frames longer than that
+ * (slow or emulated rails), but never beyond 4x the programmed value, the
+ * range IBTA allows the local ACK timer.
+ */
+static u64 tbr_req_rto(const struct tbr_tqp *qp)
+{
+	u64 t = qp->conn.timeout_ns, r = 2 * qp->srtt;
+
+	if (r <= t)
+		return t;
+	return r < 4 * t ? r : 4 * t;
+}
+
 static void tbr_req_arm(struct tbr_tqp *qp, u64 now)
 {
 	if (qp->cfg.type == TBR_QPT_RC && qp->conn.timeout_ns &&
 	    qp->rto_deadline == TBR_NO_DEADLINE &&
 	    qp->rnr_until == TBR_NO_DEADLINE)
-		qp->rto_deadline = now + qp->conn.timeout_ns;
+		qp->rto_deadline = now + tbr_req_rto(qp);
 }
 
 /*
