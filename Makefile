@@ -9,11 +9,16 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 KVER ?= $(shell $(TOP)/tests/vm/kernel-abi 6.1)
 KVER612 := $(shell $(TOP)/tests/vm/kernel-abi 6.12 2>/dev/null)
 
-all: kernel selftest-modules tools provider progs
+all: kernel selftest-modules tools provider progs daemon
 
 # test tools (tbrdma-ctl: genl control of devices, cables, rails)
 tools:
 	$(MAKE) -C tests/tools
+
+# tbrdmad (daemon) and tbctl (CLI): build/tbrdmad/tbrdmad, build/tbctl/tbctl
+daemon:
+	$(MAKE) -C tbrdmad
+	$(MAKE) -C tbctl
 
 # userspace provider (libtbrdma-rdmav34.so) and the C programs VM tests run
 provider progs:
@@ -46,4 +51,4 @@ vm-shell: all
 clean:
 	rm -rf $(filter-out $(TOP)/build/vm,$(wildcard $(TOP)/build/*))
 
-.PHONY: all deps kernel selftest-modules tools provider progs check demo vm-shell clean
+.PHONY: all deps kernel selftest-modules tools provider progs daemon check demo vm-shell clean

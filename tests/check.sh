@@ -2,15 +2,17 @@
 # tests/check.sh: what `make check` runs. Installs dependencies, builds, then runs every suite:
 #   build   the module against Debian's 6.1 and 6.12 headers (W=1 must be warning-free)
 #   unit    host unit tests of the transport core (cmocka, TAP), plain and ASan+UBSan
+#   bats    tbrdmad's unit tests (cmocka, TAP, plain and ASan+UBSan) and the bats tests of
+#           tbrdmad/tbctl on the host (tests/bats, no kernel module needed)
 #   vm      QEMU VM tests (tests/vm/run)
 # One line per test ("PASS name" / "FAIL name: why"), then "N passed, N failed". Exit 1 on failure.
-# Env: CHECK_SUITES="build unit vm" to run a subset; VM_JOBS for tests/vm/run -j.
+# Env: CHECK_SUITES="build unit bats vm" to run a subset; VM_JOBS for tests/vm/run -j.
 set -uo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP"
 LOG=$TOP/build/check
 mkdir -p "$LOG"
-SUITES=${CHECK_SUITES:-build unit vm}
+SUITES=${CHECK_SUITES:-build unit bats vm}
 T0=$(date +%s)
 : > "$LOG/results"
 
@@ -61,6 +63,28 @@ suite_unit() {
 			tail -n 10 "$out" | sed 's/^/  | /'
 		fi
 	done
+}
+
+suite_bats() {
+	local target out rc
+	for target in check check-asan; do
+		out=$LOG/tbrdmad-$target.log
+		make -s -C tbrdmad "$target" > "$out" 2>&1
+		rc=$?
+		tap_to_results "tbrdmad${target#check}" < "$out"
+		if [ "$rc" != 0 ] && ! grep -q '^not ok' "$out"; then
+			record "FAIL tbrdmad${target#check}/build: make $target failed ($out)"
+			tail -n 10 "$out" | sed 's/^/  | /'
+		fi
+	done
+	out=$LOG/bats.log
+	bats --tap tests/bats > "$out" 2>&1
+	rc=$?
+	tap_to_results bats < "$out"
+	if [ "$rc" != 0 ] && ! grep -q '^not ok' "$out"; then
+		record "FAIL bats/run: bats failed ($out)"
+		tail -n 10 "$out" | sed 's/^/  | /'
+	fi
 }
 
 suite_vm() {

@@ -1,0 +1,288 @@
+#!/usr/bin/env bats
+# tbctl and tbrdmad's state socket on the host, without the kernel module: every tbctl verb, its
+# --json output (jq), exit codes (0 ok, 1 error, 2 usage, 3 unreachable), permission checks
+# (SO_PEERCRED, non-root through setpriv), and hostile input straight to the socket.
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	load helpers
+	export D
+	D=$(mktemp -d /tmp/tbctl-bats.XXXXXX)
+	chmod 755 "$D"
+	start_daemon "$D"
+	export TBCTL_SOCKET=$D/tbrdmad.sock
+}
+
+teardown_file() {
+	load helpers
+	stop_daemon "$D"
+	rm -rf "$D"
+}
+
+setup() {
+	load helpers
+	load_libs
+}
+
+# ---- read verbs ---------------------------------------------------------------------------
+
+@test "status: human output with the kernel absent" {
+	run "$TBCTL" status
+	assert_success
+	assert_output --partial "Daemon: tbrdmad"
+	assert_output --partial "Kernel: absent"
+	assert_output --partial "Links: 0 (0 up)"
+}
+
+@test "no verb means status" {
+	run "$TBCTL"
+	assert_success
+	assert_output --partial "Kernel: absent"
+}
+
+@test "status --json: schema 1, kernel absent, empty state" {
+	run --separate-stderr "$TBCTL" status --json
+	assert_success
+	echo "$output" | jq -e '.schema == 1 and .ok == true and .method == "status"'
+	echo "$output" | jq -e '.kernel.present == false and (.kernel.error | type) == "string"'
+	echo "$output" | jq -e '.devices == [] and .summary.links == 0 and .summary.rails_up == 0'
+	echo "$output" | jq -e '(.daemon.pid | type) == "number" and .daemon.version != ""'
+}
+
+@test "--json output of every read verb is valid JSON with schema 1" {
+	local v
+	for v in status devices links rails version "links tbrdma0" "rails tbrdma0"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$TBCTL" --json $v
+		assert_success
+		echo "$output" | jq -e '.schema == 1 and .ok == true' > /dev/null ||
+			fail "tbctl --json $v: $output"
+	done
+	run --separate-stderr "$TBCTL" --json links
+	echo "$output" | jq -e '.links == []'
+	run --separate-stderr "$TBCTL" --json rails
+	echo "$output" | jq -e '.rails == []'
+	run --separate-stderr "$TBCTL" --json devices
+	echo "$output" | jq -e '.devices == []'
+}
+
+@test "--json error replies are valid JSON too" {
+	run --separate-stderr "$TBCTL" --json rail disable tbrdma0 1 0
+	assert_failure 1
+	echo "$output" | jq -e '.schema == 1 and .ok == false and .error.code == "unavailable"'
+}
+
+@test "devices, links, rails: tables with a legend" {
+	run "$TBCTL" devices
+	assert_success
+	assert_output --partial "0 devices listed."
+	run "$TBCTL" links
+	assert_success
+	assert_output --partial "0 links listed."
+	run "$TBCTL" rails tbrdma0
+	assert_success
+	assert_output --partial "0 rails listed."
+	run "$TBCTL" --no-legend links
+	assert_success
+	assert_output ""
+}
+
+@test "version: tbctl's and the daemon's" {
+	run "$TBCTL" version
+	assert_success
+	assert_line --regexp '^tbctl [0-9.]+ \(schema 1\)$'
+	assert_line --regexp '^tbrdmad [0-9.]+ \(schema 1\)$'
+}
+
+@test "--help lists every verb, exit 0" {
+	run "$TBCTL" --help
+	assert_success
+	for v in status devices links rails "rail disable" sweep version; do
+		assert_output --partial "$v"
+	done
+}
+
+@test "--socket overrides TBCTL_SOCKET" {
+	TBCTL_SOCKET=/nonexistent/sock run "$TBCTL" --socket "$D/tbrdmad.sock" status
+	assert_success
+}
+
+# ---- exit codes ---------------------------------------------------------------------------
+
+@test "daemon unreachable: no socket -> exit 3 with a hint" {
+	run "$TBCTL" --socket "$D/nothing-here.sock" status
+	assert_failure 3
+	assert_output --partial "is tbrdmad running? systemctl status tbrdmad"
+	TBCTL_SOCKET=$D/nothing-here.sock run "$TBCTL" --json links
+	assert_failure 3
+}
+
+@test "daemon unreachable: stale socket nobody listens on -> exit 3" {
+	/usr/bin/python3 "$SOCKPY" "$D/stale.sock" stale
+	run "$TBCTL" --socket "$D/stale.sock" version
+	assert_failure 3
+	assert_output --partial "hint: is tbrdmad running?"
+}
+
+@test "bad arguments -> exit 2" {
+	local args
+	for args in "bogus" "--bogus status" "-x" "--socket" "devices extra" "status extra" \
+		"version extra" "links a b" "rails a b" "rail" "rail frobnicate tbrdma0 1 0" \
+		"rail disable" "rail disable tbrdma0 1" "rail disable tbrdma0 1 0 9" \
+		"rail disable tbrdma0 x 0" "rail disable tbrdma0 0 0" "rail disable tbrdma0 1 16" \
+		"rail enable tbrdma0 1 -1" "rail enable tbrdma0 99999999999 0" "sweep now"; do
+		# shellcheck disable=SC2086
+		run "$TBCTL" $args
+		[ "$status" = 2 ] || fail "tbctl $args: exit $status, expected 2 ($output)"
+		[[ "$output" == *"--help"* ]] || fail "tbctl $args: no pointer to --help: $output"
+	done
+}
+
+@test "changing request while the module is absent -> exit 1, unavailable" {
+	run "$TBCTL" rail disable tbrdma0 1 0
+	assert_failure 1
+	assert_output --partial "not loaded"
+	run "$TBCTL" sweep
+	assert_failure 1
+}
+
+# ---- permissions (SO_PEERCRED) ------------------------------------------------------------
+
+@test "non-root may read every state" {
+	local v
+	for v in status devices links rails version; do
+		run --separate-stderr "${NOBODY[@]}" "$TBCTL" --json "$v"
+		assert_success
+		echo "$output" | jq -e '.ok == true' > /dev/null
+	done
+}
+
+@test "non-root changing requests -> permission denied, exit 1" {
+	run "${NOBODY[@]}" "$TBCTL" rail disable tbrdma0 1 0
+	assert_failure 1
+	assert_output --partial "permission denied"
+	run "${NOBODY[@]}" "$TBCTL" rail enable tbrdma0 1 0
+	assert_failure 1
+	assert_output --partial "needs root"
+	run "${NOBODY[@]}" "$TBCTL" sweep
+	assert_failure 1
+	run --separate-stderr "${NOBODY[@]}" "$TBCTL" --json rail disable tbrdma0 1 0
+	assert_failure 1
+	echo "$output" | jq -e '.error.code == "permission-denied"'
+}
+
+@test "non-root raw request: the uid comes from the socket, not from the request" {
+	run "${NOBODY[@]}" /usr/bin/python3 "$SOCKPY" "$TBCTL_SOCKET" send \
+		<<< '{"method":"sweep","uid":0,"root":true}'
+	assert_success
+	echo "$output" | jq -e '.error.code == "permission-denied"'
+}
+
+# ---- hostile input straight to the socket ---------------------------------------------------
+
+@test "malformed requests get JSON errors, one per line, in order" {
+	run /usr/bin/python3 "$SOCKPY" "$TBCTL_SOCKET" send < <(printf '%s\n' \
+		'{bad' '[]' '{}' '{"method":5}' '{"method":"frobnicate"}' 'null' '"str"' \
+		'{"method":"status"} trailing' '{"method":"links","device":7}' \
+		'{"method":"rail-disable","device":"tbrdma0","link":"1","rail":0}' \
+		'{"method":"version","id":"last"}')
+	assert_success
+	[ "$(echo "$output" | wc -l)" = 11 ] || fail "expected 11 replies: $output"
+	echo "$output" | jq -e -s 'length == 11 and all(.[]; .schema == 1)'
+	echo "$output" | jq -e -s '[.[].error.code] == ["parse-error","invalid-request",
+		"invalid-request","invalid-request","unknown-method","invalid-request",
+		"invalid-request","parse-error","invalid-request","invalid-request",null]'
+	echo "$output" | jq -e -s '.[10].ok == true and .[10].id == "last"'
+}
+
+@test "binary garbage, NUL bytes, invalid UTF-8: JSON errors" {
+	run /usr/bin/python3 "$SOCKPY" "$TBCTL_SOCKET" send < <(printf '\x00\x01\x02\n\xff\xfe{}\n{"method":"st\xc3\x28"}\n{"method":"status"\x00}\n')
+	assert_success
+	echo "$output" | jq -e -s 'length == 4 and all(.[]; .ok == false and .error.code == "parse-error")'
+}
+
+@test "oversized request (> 64 KiB line) -> too-large, the connection keeps serving" {
+	run /usr/bin/python3 -c '
+import socket, sys, json
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)
+s.sendall(b"{\"method\":\"" + b"x" * 70000 + b"\"}\n" + b"{\"method\":\"version\"}\n")
+f = s.makefile("rb")
+print(f.readline().decode().strip()); print(f.readline().decode().strip())' "$TBCTL_SOCKET"
+	assert_success
+	echo "${lines[0]}" | jq -e '.ok == false and .error.code == "too-large"'
+	echo "${lines[1]}" | jq -e '.ok == true and .method == "version"'
+}
+
+@test "1 MiB without a newline: one too-large reply, then normal service" {
+	run /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)
+s.sendall(b"a" * (1 << 20)); s.sendall(b"\n{\"method\":\"status\"}\n"); s.shutdown(socket.SHUT_WR)
+b = b""
+while True:
+    d = s.recv(65536)
+    if not d: break
+    b += d
+print(b.decode(), end="")' "$TBCTL_SOCKET"
+	assert_success
+	[ "${#lines[@]}" = 2 ] || fail "expected 2 replies: $output"
+	echo "${lines[0]}" | jq -e '.error.code == "too-large"'
+	echo "${lines[1]}" | jq -e '.ok == true and .method == "status"'
+}
+
+@test "a request at the limit is still parsed" {
+	run /usr/bin/python3 -c '
+import socket, sys
+req = b"{\"method\":\"version\"}"
+req += b" " * (65536 - len(req))
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(10)
+s.sendall(req + b"\n"); print(s.makefile("rb").readline().decode().strip())' "$TBCTL_SOCKET"
+	assert_success
+	echo "$output" | jq -e '.ok == true'
+}
+
+@test "last request without a newline is answered at EOF; empty lines are ignored" {
+	run /usr/bin/python3 "$SOCKPY" "$TBCTL_SOCKET" send < <(printf '\n\r\n{"method":"version"}')
+	assert_success
+	[ "${#lines[@]}" = 1 ] || fail "expected 1 reply: $output"
+	echo "$output" | jq -e '.ok == true'
+}
+
+@test "200 concurrent clients are all answered" {
+	run /usr/bin/python3 "$SOCKPY" "$TBCTL_SOCKET" concurrent 200
+	assert_success
+	assert_output "ok 200"
+}
+
+@test "an idle client and a client that never reads do not block the daemon" {
+	/usr/bin/python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\"meth"); time.sleep(8)' \
+		"$TBCTL_SOCKET" &
+	local idle=$!
+	/usr/bin/python3 "$SOCKPY" "$TBCTL_SOCKET" flood 200000 > "$D/flood.out" &
+	local flood=$!
+	sleep 0.5
+	run timeout 5 "$TBCTL" --json status
+	assert_success
+	wait "$flood"
+	kill "$idle" 2> /dev/null || true
+	wait "$idle" 2> /dev/null || true
+	run timeout 5 "$TBCTL" version
+	assert_success
+}
+
+@test "abrupt disconnects mid-request and mid-reply" {
+	run /usr/bin/python3 "$SOCKPY" "$TBCTL_SOCKET" abrupt 300
+	assert_success
+	run "$TBCTL" --json status
+	assert_success
+	echo "$output" | jq -e '.ok == true'
+}
+
+@test "the daemon survived everything above" {
+	daemon_alive "$D"
+	run "$TBCTL" --json status
+	assert_success
+	! grep -Ei 'assert|sanitizer|segv' "$D/daemon.log"
+}

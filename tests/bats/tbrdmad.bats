@@ -1,0 +1,130 @@
+#!/usr/bin/env bats
+# tbrdmad itself on the host without the kernel module: options, config file, one daemon per
+# socket, clean exit on SIGTERM/SIGINT (socket removed), client limit.
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load helpers
+	load_libs
+	D=$(mktemp -d /tmp/tbrdmad-bats.XXXXXX)
+	chmod 755 "$D"
+}
+
+teardown() {
+	stop_daemon "$D"
+	rm -rf "$D"
+}
+
+@test "--help, --version exit 0; bad options exit 2" {
+	run "$TBRDMAD" --help
+	assert_success
+	assert_output --partial "--socket PATH"
+	run "$TBRDMAD" --version
+	assert_success
+	assert_output --regexp '^tbrdmad [0-9.]+ \(schema 1\)$'
+	run "$TBRDMAD" --bogus
+	assert_failure 2
+	run "$TBRDMAD" --socket relative.sock
+	assert_failure 2
+	run "$TBRDMAD" --log-level loud
+	assert_failure 2
+	run "$TBRDMAD" extra-arg
+	assert_failure 2
+}
+
+@test "starts without the module, serves, says why the kernel is absent" {
+	start_daemon "$D"
+	grep -q 'kernel: generic netlink family "tbrdma-absent" not found' "$D/daemon.log"
+	run "$TBCTL" --socket "$D/tbrdmad.sock" --json status
+	assert_success
+	echo "$output" | jq -e '.kernel.present == false and .kernel.family == "tbrdma-absent"'
+	[ -d "$D/state" ]
+	# world-writable socket: everyone may read, the daemon checks who writes
+	[ "$(stat -c %a "$D/tbrdmad.sock")" = 666 ]
+}
+
+@test "SIGTERM: clean exit 0, socket removed" {
+	start_daemon "$D"
+	local pid
+	pid=$(cat "$D/pid")
+	kill -TERM "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || fail "exit $rc"
+	rm -f "$D/pid"
+	[ ! -e "$D/tbrdmad.sock" ]
+	grep -q 'stopping' "$D/daemon.log"
+}
+
+@test "SIGINT: clean exit 0" {
+	start_daemon "$D"
+	local pid
+	pid=$(cat "$D/pid")
+	kill -INT "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || fail "exit $rc"
+	rm -f "$D/pid"
+}
+
+@test "a second daemon on the same socket refuses to start (exit 1), the first keeps serving" {
+	start_daemon "$D"
+	run "$TBRDMAD" --socket "$D/tbrdmad.sock" --config /dev/null --state-dir "$D/state2" \
+		--genl-family tbrdma-absent
+	assert_failure 1
+	assert_output --partial "another tbrdmad"
+	run "$TBCTL" --socket "$D/tbrdmad.sock" version
+	assert_success
+}
+
+@test "a stale socket file is replaced" {
+	/usr/bin/python3 "$SOCKPY" "$D/tbrdmad.sock" stale
+	start_daemon "$D"
+	run "$TBCTL" --socket "$D/tbrdmad.sock" version
+	assert_success
+}
+
+@test "config file: Socket=, SocketMode=, MaxClients=, Device=; unknown keys only warn" {
+	cat > "$D/tbrdmad.conf" <<-EOC
+	# test configuration
+	[Daemon]
+	Socket=$D/from-config.sock
+	SocketMode=0600
+	MaxClients=2
+	Device=tbrdma1
+	NoSuchKey=1
+	EOC
+	"$TBRDMAD" --config "$D/tbrdmad.conf" --state-dir "$D/state" --genl-family tbrdma-absent \
+		> "$D/daemon.log" 2>&1 &
+	echo $! > "$D/pid"
+	for _ in $(seq 100); do [ -S "$D/from-config.sock" ] && break; sleep 0.05; done
+	[ -S "$D/from-config.sock" ]
+	[ "$(stat -c %a "$D/from-config.sock")" = 600 ]
+	grep -q 'unknown key NoSuchKey' "$D/daemon.log"
+	run "$TBCTL" --socket "$D/from-config.sock" --json status
+	assert_success
+	echo "$output" | jq -e '.daemon.device_filter == "tbrdma1"'
+	# MaxClients=2: two idle clients held open, the third is told "busy"
+	run /usr/bin/python3 -c '
+import socket, sys, time
+a = [socket.socket(socket.AF_UNIX) for _ in range(3)]
+for s in a: s.connect(sys.argv[1]); time.sleep(0.1)
+a[2].settimeout(5); print(a[2].makefile("rb").readline().decode().strip())' "$D/from-config.sock"
+	assert_success
+	echo "$output" | jq -e '.ok == false and .error.code == "busy"'
+	run "$TBCTL" --socket "$D/from-config.sock" version
+	assert_success
+}
+
+@test "sd_notify: READY=1 and STATUS= reach NOTIFY_SOCKET" {
+	/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1]); s.settimeout(10)
+print(s.recv(4096).decode())' "$D/notify" > "$D/notify.out" &
+	local listener=$!
+	for _ in $(seq 50); do [ -S "$D/notify" ] && break; sleep 0.05; done
+	NOTIFY_SOCKET=$D/notify start_daemon "$D"
+	wait "$listener"
+	grep -q '^READY=1' "$D/notify.out"
+	grep -q '^STATUS=Waiting for the tbrdma kernel module' "$D/notify.out"
+}
