@@ -21,14 +21,21 @@ record() { # record LINE...: print and keep result lines
 	for l in "$@"; do echo "$l"; echo "$l" >> "$LOG/results"; done
 }
 
-tap_to_results() { # tap_to_results PREFIX < TAP: "ok N - x" / "not ok N - x" -> PASS/FAIL lines
-	local prefix=$1 line
+tap_to_results() { # tap_to_results PREFIX < TAP -> PASS/FAIL lines
+	# cmocka closes each group with "# ok - GROUP": the group's cases are named PREFIX/GROUP/case
+	local prefix=$1 line group
+	local -a pending=()
 	while IFS= read -r line; do
 		case "$line" in
-		"not ok "*) record "FAIL $prefix/$(sed -E 's/^not ok [0-9]+ (- )?//' <<< "$line")" ;;
-		"ok "*) record "PASS $prefix/$(sed -E 's/^ok [0-9]+ (- )?//' <<< "$line")" ;;
+		"not ok "*) pending+=("FAIL $(sed -E 's/^not ok [0-9]+ (- )?//' <<< "$line")") ;;
+		"ok "*) pending+=("PASS $(sed -E 's/^ok [0-9]+ (- )?//' <<< "$line")") ;;
+		"# ok - "*|"# not ok - "*)
+			group=${line##* - }
+			for line in "${pending[@]}"; do record "${line%% *} $prefix/$group/${line#* }"; done
+			pending=() ;;
 		esac
 	done
+	for line in "${pending[@]}"; do record "${line%% *} $prefix/${line#* }"; done
 }
 
 suite_build() {
