@@ -4,7 +4,7 @@
 # vm-count: 2
 # vm-rails: 2
 # vm-host: yes
-# vm-timeout: 150
+# vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 
 me=1 peer=2 other=b

@@ -1,5 +1,5 @@
 # tbrdma.ko registers tbrdma0 (RoCE link layer, one port, netdev tbr0) and unregisters on rmmod.
-# vm-timeout: 90
+# vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 
 step "load"

@@ -1,7 +1,7 @@
 # The rail layer, emu cable and genl family on Debian's 6.12 kernel: 2-rail cable, ACTIVE,
 # management datagrams both ways, the mgmt group is admin-only there, cut/restore, clean rmmod.
 # vm-kernel: 6.12
-# vm-timeout: 180
+# vm-timeout: 400
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 

@@ -2,7 +2,7 @@
 # ACTIVE, management datagrams cross both ways intact, sysfs link/rail devices, events, cut/restore
 # (carrier, port state), hostile input refused with a message, non-root refused (EPERM), rmmod
 # with the cable and the extra device present is clean.
-# vm-timeout: 180
+# vm-timeout: 400
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 

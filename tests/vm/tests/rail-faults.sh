@@ -1,7 +1,7 @@
 # emu fault knobs on a 1-rail cable: drop 100% (nothing arrives, drops count), duplicate 100%
 # (everything arrives twice), delay, rate cap, reorder, and a tiny ring under delay (credit stalls).
 # Ends with DEV_DEL of the extra device while its cable is up.
-# vm-timeout: 180
+# vm-timeout: 400
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 

@@ -1,7 +1,7 @@
 # Four-rail emulated cable: the scheduler spreads frames over every rail; a cut rail goes down on
 # both ends and its counters stop while the others carry everything; cutting all four turns the
 # carrier off (port DOWN); restoring brings the port ACTIVE and every rail back into use.
-# vm-timeout: 180
+# vm-timeout: 400
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 

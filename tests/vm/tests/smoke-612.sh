@@ -1,6 +1,6 @@
 # Debian's 6.12 kernel: tbrdma.ko built against its headers loads, registers tbrdma0, unloads.
 # vm-kernel: 6.12
-# vm-timeout: 90
+# vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 
 case "$(uname -r)" in 6.12.*) ;; *) fail "booted $(uname -r), not a 6.12 kernel" ;; esac

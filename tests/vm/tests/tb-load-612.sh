@@ -4,7 +4,7 @@
 # stays loadable next to us (independent services), and unload is clean, twice (the property
 # directory key is free again after rmmod). Harness: any kernel WARNING/BUG fails the test.
 # vm-kernel: 6.12
-# vm-timeout: 120
+# vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 KO=$TBR_KO_DIR/tbrdma/tbrdma.ko
 

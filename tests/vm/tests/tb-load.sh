@@ -3,7 +3,7 @@
 # property directory is registered (tb_state), the tbsvc modalias is in the module, thunderbolt-net
 # stays loadable next to us (independent services), and unload is clean, twice (the property
 # directory key is free again after rmmod). Harness: any kernel WARNING/BUG fails the test.
-# vm-timeout: 120
+# vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 KO=$TBR_KO_DIR/tbrdma/tbrdma.ko
 

@@ -1,6 +1,6 @@
 # The verbs objects test on Debian's 6.12 kernel (create_cq takes a uverbs_attr_bundle there).
 # vm-kernel: 6.12
-# vm-timeout: 90
+# vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
 PROG=$TBR_TOP/build/progs/verbs_objects

@@ -1,7 +1,7 @@
 # The provider (RDMAV_DRIVERS, then installed into /etc/libibverbs.d) drives tbrdma0:
 # ibv_devices/ibv_devinfo -v list it with sane attributes, link layer Ethernet, and a RoCE v2
 # GID appears once tbr0 has an address.
-# vm-timeout: 90
+# vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 PROV=$TBR_TOP/build/provider
 [ -f "$PROV/libtbrdma-rdmav34.so" ] || fail "provider not built (make -C provider)"

@@ -1,7 +1,7 @@
 # Kernel bypass: strace shows that ibv_poll_cq, ibv_post_recv and ibv_req_notify_cq make no
 # system call (2000 rounds between two getppid() markers in tests/progs/verbs_objects.c),
 # while a post_send doorbell (NEED_DOORBELL, no rail polls the SQ) is one uverbs call (write/ioctl) on cmd_fd.
-# vm-timeout: 90
+# vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
 PROG=$TBR_TOP/build/progs/verbs_objects

@@ -2,7 +2,7 @@
 # re-registration), CQ (resize keeps pending CQEs, completion events, overflow -> CQ_ERR),
 # RC/UC QP state machine with attribute validation, flush of every WR in order on ERROR,
 # too-large SGE lists, SRQ (tests/progs/verbs_objects.c).
-# vm-timeout: 90
+# vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
 PROG=$TBR_TOP/build/progs/verbs_objects

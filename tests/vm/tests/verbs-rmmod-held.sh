@@ -3,7 +3,7 @@
 # keeps polling its mapped CQ), kill -9 then cleans up, and the kernel log stays free of
 # warnings (the harness fails the test on any WARNING/BUG). Then load again and repeat with
 # kill -9 before rmmod.
-# vm-timeout: 90
+# vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
 PROG=$TBR_TOP/build/progs/verbs_objects

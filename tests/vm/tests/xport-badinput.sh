@@ -5,7 +5,7 @@
 # RESET/INIT/RTR -> EINVAL, in ERR -> flush; too many SGEs, inline too big, bad opcode -> error
 # with bad_wr at the bad WR; RNR and transport retry exhaustion. QPs are reset between cases.
 # Afterwards the kernel log holds nothing from tbrdma above debug level.
-# vm-timeout: 150
+# vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 PROG=$TBR_TOP/build/progs/badinput
