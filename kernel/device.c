@@ -74,6 +74,8 @@ static int tbr_query_port(struct ib_device *ibdev, u32 port,
 	 */
 	attr->active_mtu = IB_MTU_2048;
 	attr->gid_tbl_len = TBR_PORT_GID_TBL_LEN;
+	/* QP1 (GSI) carries CM MADs: rdma_cm and ib_cm work on this port */
+	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->pkey_tbl_len = TBR_MAX_PKEYS;
 	attr->max_msg_sz = TBR_PORT_MAX_MSG_SZ;
 	/* Thunderbolt 3/4: 40 Gb/s = 4 lanes x 10 Gb/s in IB terms */
@@ -93,8 +95,13 @@ static int tbr_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return err;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	/* RoCE v2 wire personality; MAD/CM caps come with QP1 (GSI) */
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+	/*
+	 * RoCE v2 with the MAD and CM capabilities: the MAD layer creates
+	 * QP1 (a GSI QP over the UD path) at registration, ib_cm/rdma_cm
+	 * exchange their MADs through it.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 
