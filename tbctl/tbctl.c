@@ -22,7 +22,8 @@ static void help(void)
 	       "  links [DEVICE]                   links (one per peer) with counters\n"
 	       "  rails [DEVICE]                   rails (ring pairs) with state and counters\n"
 	       "  rail disable|enable DEV LINK RAIL  cut / restore a rail (root)\n"
-	       "  sweep                            re-read the kernel state now (root)\n"
+	       "  sweep                            re-read the kernel state, heavy sweep now (root)\n"
+	       "  fabric                           hosts, links, master, addresses of the fabric\n"
 	       "  version                          tbctl's and tbrdmad's versions\n\n"
 	       "Options:\n"
 	       "  --socket PATH   tbrdmad's socket (default $TBCTL_SOCKET or %s)\n"
@@ -55,6 +56,7 @@ static const struct {
 	{ "rails", verb_rails },
 	{ "rail", verb_rail },
 	{ "sweep", verb_sweep },
+	{ "fabric", verb_fabric },
 	{ "version", verb_version },
 };
 

@@ -53,5 +53,6 @@ int verb_devices(int argc, char **argv);
 int verb_version(int argc, char **argv);
 int verb_rail(int argc, char **argv);
 int verb_sweep(int argc, char **argv);
+int verb_fabric(int argc, char **argv);
 
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

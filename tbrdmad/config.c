@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "fabric.h"
 #include "log.h"
 #include "protocol.h"
 #include "util.h"
@@ -28,8 +29,13 @@ int config_init(Config *c)
 		.max_clients = 256,
 		.log_level = LOG_INFO,
 		.family = strdup("tbrdma"),
+		.sweep = 1,
+		.pool = strdup("10.99.0.0/24"),
+		.priority = 100,
+		.hello_usec = 1 * USEC_PER_SEC,
+		.dead_usec = 4 * USEC_PER_SEC,
 	};
-	if (!c->socket_path || !c->state_dir || !c->family)
+	if (!c->socket_path || !c->state_dir || !c->family || !c->pool)
 		return -ENOMEM;
 	return 0;
 }
@@ -40,6 +46,7 @@ void config_done(Config *c)
 	free(c->state_dir);
 	free(c->device);
 	free(c->family);
+	free(c->pool);
 	*c = (Config){ 0 };
 }
 
@@ -138,6 +145,25 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 		if (!v[0] || strlen(v) >= 16)
 			goto bad;
 		return set_str(&c->family, v);
+	} else if (!strcmp(key, "Sweep")) {
+		if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "on"))
+			c->sweep = 1;
+		else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0") || !strcmp(v, "off"))
+			c->sweep = 0;
+		else
+			goto bad;
+	} else if (!strcmp(key, "Pool")) {
+		Pool p;
+
+		if (pool_parse(&p, v) < 0)
+			goto bad;
+		return set_str(&c->pool, v);
+	} else if (!strcmp(key, "Priority")) {
+		k = parse_uint(v, 10, 255, &c->priority);
+	} else if (!strcmp(key, "HelloSec")) {
+		k = parse_sec(v, &c->hello_usec);
+	} else if (!strcmp(key, "DeadSec")) {
+		k = parse_sec(v, &c->dead_usec);
 	} else {
 		log_warning("%s:%u: unknown key %s, ignoring", fname, line, key);
 		return 0;

@@ -15,6 +15,12 @@ typedef struct Config {
 	unsigned max_clients;	/* MaxClients= */
 	int log_level;		/* LogLevel= */
 	char *family;		/* GenlFamily= (tests only) */
+	/* the sweep (docs/sweep.md) */
+	int sweep;		/* Sweep= (boolean) */
+	char *pool;		/* Pool= IPv4 CIDR the master assigns from */
+	unsigned priority;	/* Priority= 0..255, highest wins the election */
+	uint64_t hello_usec;	/* HelloSec= light sweep period */
+	uint64_t dead_usec;	/* DeadSec= a host not heard of for this long is gone */
 } Config;
 
 int config_init(Config *c);	/* defaults; -ENOMEM */

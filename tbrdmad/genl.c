@@ -61,6 +61,7 @@ static struct nla_policy attr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_ETH_IFINDEX] = { .type = NLA_U32 },
 	[TBRDMA_ATTR_ETH_PEER_MAC] = { .minlen = 6 },
 	[TBRDMA_ATTR_MAX_FRAME] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_MGMT_DATA] = { .type = NLA_UNSPEC, .maxlen = TBRDMA_MGMT_MAX },
 };
 
 static struct nla_policy stat_policy[TBRDMA_STAT_MAX + 1] = {
@@ -109,6 +110,7 @@ static int open_event_socket(Kernel *k)
 		goto fail;
 	k->ev = sk;
 	k->events_joined = false;
+	k->mgmt_joined = false;
 	return 0;
 fail:
 	nl_socket_free(sk);
@@ -174,6 +176,15 @@ int kernel_connect(Kernel *k, char *msg, size_t msglen)
 			k->events_joined = true;
 	} else if (grp < 0) {
 		log_warning("family %s has no group %s", k->family_name, TBRDMA_MCGRP_EVENTS);
+	}
+	if (k->mgmt_fn && !k->mgmt_joined) {
+		grp = genl_ctrl_resolve_grp(sk, k->family_name, TBRDMA_MCGRP_MGMT);
+		r = grp >= 0 ? nl_socket_add_membership(k->ev, grp) : grp;
+		if (r < 0)
+			log_warning("joining group %s: %s (no sweep messages)", TBRDMA_MCGRP_MGMT,
+				    nl_geterror(r));
+		else
+			k->mgmt_joined = true;
 	}
 	k->req = sk;
 	return 0;
@@ -489,6 +500,28 @@ int kernel_rail_set_cut(Kernel *k, const char *device, uint32_t link, uint32_t r
 	return request(k, TBRDMA_CMD_RAIL_SET, 0, m, NULL, &ctx, msg, msglen);
 }
 
+int kernel_mgmt_send(Kernel *k, const char *device, uint32_t link, const void *data, size_t len,
+		     char *msg, size_t msglen)
+{
+	struct dump_ctx ctx = { 0 };
+	struct nl_msg *m;
+
+	if (!k->req) {
+		snprintf(msg, msglen, "not connected to the kernel");
+		return -ENOTCONN;
+	}
+	m = nlmsg_alloc_size(len + 512);
+	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, k->family, 0, NLM_F_ACK,
+			       TBRDMA_CMD_MGMT_SEND, TBRDMA_GENL_VERSION) ||
+	    nla_put_string(m, TBRDMA_ATTR_DEV_NAME, device) < 0 ||
+	    nla_put_u32(m, TBRDMA_ATTR_LINK_ID, link) < 0 ||
+	    nla_put(m, TBRDMA_ATTR_MGMT_DATA, (int)len, data) < 0) {
+		nlmsg_free(m);
+		return -ENOMEM;
+	}
+	return request(k, TBRDMA_CMD_MGMT_SEND, 0, m, NULL, &ctx, msg, msglen);
+}
+
 /* ---- events ------------------------------------------------------------------------------ */
 
 struct event_ctx {
@@ -540,6 +573,16 @@ static int event_cb(struct nl_msg *m, void *arg)
 	if (!tb)
 		return NL_OK;
 	cmd = genlmsg_hdr(nlh)->cmd;
+	if (cmd == TBRDMA_CMD_MGMT_RECV) {
+		if (c->k->mgmt_fn && tb[TBRDMA_ATTR_DEV_NAME] && tb[TBRDMA_ATTR_MGMT_DATA] &&
+		    tb[TBRDMA_ATTR_LINK_ID] && tb[TBRDMA_ATTR_PEER_GUID])
+			c->k->mgmt_fn(c->k->mgmt_userdata, nla_get_string(tb[TBRDMA_ATTR_DEV_NAME]),
+				      nla_get_u32(tb[TBRDMA_ATTR_LINK_ID]),
+				      nla_get_u64(tb[TBRDMA_ATTR_PEER_GUID]),
+				      nla_data(tb[TBRDMA_ATTR_MGMT_DATA]),
+				      (size_t)nla_len(tb[TBRDMA_ATTR_MGMT_DATA]));
+		return NL_OK;
+	}
 	guid_to_string(u64_or0(tb, TBRDMA_ATTR_PEER_GUID), g);
 	switch (cmd) {
 	case TBRDMA_CMD_DEV_EVENT:

@@ -18,7 +18,11 @@ typedef struct Kernel {
 	struct nl_sock *req;	/* NULL while the family is not resolved */
 	struct nl_sock *ev;	/* events + nlctrl notify; always open */
 	int family;		/* genl family id, -1 unknown */
-	bool events_joined;
+	bool events_joined, mgmt_joined;
+	/* MGMT_RECV datagrams (group "mgmt"), if set: receiving device, link, sender GUID, data */
+	void (*mgmt_fn)(void *userdata, const char *device, uint32_t link, uint64_t peer,
+			const uint8_t *data, size_t len);
+	void *mgmt_userdata;
 } Kernel;
 
 typedef enum KernelEventKind {
@@ -42,5 +46,8 @@ int kernel_disconnect(Kernel *k);
 int kernel_dump(Kernel *k, Model *m, const char *device, char *msg, size_t msglen);
 int kernel_rail_set_cut(Kernel *k, const char *device, uint32_t link, uint32_t rail, bool cut,
 			char *msg, size_t msglen);
+/* MGMT_SEND of @len bytes on @device's link @link; 0 or -errno (ENETDOWN, ENOBUFS, ENOENT) */
+int kernel_mgmt_send(Kernel *k, const char *device, uint32_t link, const void *data, size_t len,
+		     char *msg, size_t msglen);
 /* reads every pending event message; calls @fn for each; 0 or -errno */
 int kernel_process_events(Kernel *k, kernel_event_fn fn, void *userdata);

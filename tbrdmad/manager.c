@@ -21,6 +21,7 @@
 #include "log.h"
 #include "manager.h"
 #include "protocol.h"
+#include "sweep.h"
 #include "util.h"
 
 #define EVENT_DEBOUNCE_USEC 20000ULL
@@ -145,6 +146,7 @@ int manager_sync(Manager *m)
 	m->kernel_error[0] = '\0';
 	m->syncs++;
 	m->last_sync_usec = now_usec(CLOCK_REALTIME);
+	sweep_kick(m->sweep);
 	r = 0;
 out:
 	update_status(m);
@@ -232,12 +234,25 @@ static int op_sweep(void *userdata, char *msg, size_t msglen)
 	r = manager_sync(m);
 	if (r < 0)
 		snprintf(msg, msglen, "%s", m->kernel_error);
+	else
+		sweep_request(m->sweep);
 	return r;
+}
+
+static int op_fabric(void *userdata, json_object *reply)
+{
+	Manager *m = userdata;
+
+	if (!m->sweep)
+		return -EOPNOTSUPP;
+	sweep_fabric_json(m->sweep, reply);
+	return 0;
 }
 
 const RequestOps manager_request_ops = {
 	.rail_set_cut = op_rail_set_cut,
 	.sweep = op_sweep,
+	.fabric = op_fabric,
 };
 
 void manager_daemon_info(Manager *m, DaemonInfo *in)
@@ -296,6 +311,7 @@ Manager *manager_free(Manager *m)
 	if (!m)
 		return NULL;
 	state_socket_close(m);
+	m->sweep = sweep_free(m->sweep);
 	m->kernel_source = sd_event_source_disable_unref(m->kernel_source);
 	m->sync_timer = sd_event_source_disable_unref(m->sync_timer);
 	kernel_done(&m->kernel);
@@ -355,6 +371,9 @@ int manager_start(Manager *m)
 				  m->config.state_dir);
 
 	r = kernel_init(&m->kernel, m->config.family);
+	if (r < 0)
+		return r;
+	r = sweep_new(m, &m->sweep);	/* before the first connect: it joins the "mgmt" group */
 	if (r < 0)
 		return r;
 	r = attach_kernel_source(m);

@@ -13,6 +13,7 @@
 #include "request.h"
 
 typedef struct Client Client;
+struct Sweep;
 
 typedef struct Manager {
 	sd_event *event;
@@ -34,6 +35,8 @@ typedef struct Manager {
 	sd_event_source *listen_source;
 	Client *clients;
 	unsigned n_clients;
+
+	struct Sweep *sweep;		/* sweep.c; NULL with Sweep=no */
 
 	uint64_t start_usec;		/* CLOCK_MONOTONIC */
 	bool ready;

@@ -254,6 +254,21 @@ static json_object *m_sweep(const RequestContext *c, const char *method, json_ob
 	return o;
 }
 
+static json_object *m_fabric(const RequestContext *c, const char *method, json_object *req)
+{
+	json_object *o;
+
+	(void)req;
+	if (!c->ops || !c->ops->fabric)
+		return json_error_new(method, ERR_UNAVAILABLE, "the sweep is not running");
+	o = json_reply_new(method);
+	if (c->ops->fabric(c->userdata, o) < 0) {
+		json_object_put(o);
+		return json_error_new(method, ERR_UNAVAILABLE, "the sweep is disabled (Sweep=no)");
+	}
+	return o;
+}
+
 static const struct {
 	const char *name;
 	bool privileged;
@@ -267,6 +282,7 @@ static const struct {
 	{ "rail-disable", true, m_rail_disable },
 	{ "rail-enable", true, m_rail_enable },
 	{ "sweep", true, m_sweep },
+	{ "fabric", false, m_fabric },
 };
 
 static bool all_space(const char *p, size_t n)

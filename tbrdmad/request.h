@@ -32,6 +32,8 @@ typedef struct RequestOps {
 			    bool cut, char *msg, size_t msglen);
 	/* re-read the kernel state now; 0 or -errno with @msg */
 	int (*sweep)(void *userdata, char *msg, size_t msglen);
+	/* adds the fabric's state to @reply (docs/json.md "fabric"); -EOPNOTSUPP with Sweep=no */
+	int (*fabric)(void *userdata, json_object *reply);
 } RequestOps;
 
 typedef struct RequestContext {

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The sweep's pure logic (docs/sweep.md): message codec, fabric database, election, address
+ * allocation, persisted GUID -> address map. Everything here takes untrusted input (datagrams
+ * from any peer, a file anyone with root may have edited) and must reject, never crash.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fabric.h"
+#include "json.h"
+#include "util.h"
+
+/* ---- codec (big-endian) ---------------------------------------------------------------- */
+
+static void put16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
+static void put32(uint8_t *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, v); }
+static void put64(uint8_t *p, uint64_t v) { put32(p, v >> 32); put32(p + 4, v); }
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
+static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
+
+static size_t rec_len(const HostRecord *r)
+{
+	return SWEEP_REC_LEN + 8u * r->n_neigh + 12u * r->n_assign;
+}
+
+int sweep_encode(const SweepMsg *m, uint8_t *buf, size_t len)
+{
+	size_t off = SWEEP_HDR_LEN;
+
+	if (len < SWEEP_HDR_LEN || m->n_records > FABRIC_HOSTS_MAX)
+		return -EMSGSIZE;
+	memset(buf, 0, SWEEP_HDR_LEN);
+	put32(buf, SWEEP_MAGIC);
+	buf[4] = SWEEP_VERSION;
+	buf[5] = m->type;
+	put16(buf + 6, m->n_records);
+	put64(buf + 8, m->sender);
+	put64(buf + 16, m->master);
+	put32(buf + 24, m->epoch);
+	buf[28] = m->priority;
+	for (unsigned i = 0; i < m->n_records; i++) {
+		const HostRecord *r = &m->rec[i];
+		uint8_t *p = buf + off;
+
+		if (r->n_neigh > FABRIC_NEIGH_MAX || r->n_assign > FABRIC_ASSIGN_MAX ||
+		    off + rec_len(r) > len)
+			return -EMSGSIZE;
+		memset(p, 0, SWEEP_REC_LEN);
+		put64(p, r->guid);
+		put64(p + 8, r->seq);
+		put32(p + 16, r->age_ms);
+		p[20] = r->priority;
+		p[21] = r->flags;
+		p[22] = r->n_neigh;
+		p[23] = r->n_assign;
+		put32(p + 24, r->addr);
+		put64(p + 28, r->master);
+		put32(p + 36, r->epoch);
+		p += SWEEP_REC_LEN;
+		for (unsigned j = 0; j < r->n_neigh; j++, p += 8)
+			put64(p, r->neigh[j]);
+		for (unsigned j = 0; j < r->n_assign; j++, p += 12) {
+			put64(p, r->assign[j].guid);
+			put32(p + 8, r->assign[j].addr);
+		}
+		off += rec_len(r);
+	}
+	return (int)off;
+}
+
+static int bad(char *why, size_t n, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int sweep_decode(SweepMsg *m, const uint8_t *buf, size_t len, char *why, size_t whylen)
+{
+	size_t off = SWEEP_HDR_LEN;
+
+	memset(m, 0, sizeof(*m));
+	if (len < SWEEP_HDR_LEN)
+		return bad(why, whylen, -EBADMSG, "short message (%zu bytes)", len);
+	if (len > SWEEP_MSG_MAX)
+		return bad(why, whylen, -EBADMSG, "message too long (%zu bytes)", len);
+	if (get32(buf) != SWEEP_MAGIC)
+		return bad(why, whylen, -EBADMSG, "bad magic");
+	m->version = buf[4];
+	if (m->version != SWEEP_VERSION)
+		return bad(why, whylen, -EPROTONOSUPPORT, "version %u not supported", m->version);
+	m->type = buf[5];
+	if (m->type != SWEEP_TYPE_STATE)
+		return bad(why, whylen, -EPROTONOSUPPORT, "unknown type %u", m->type);
+	m->n_records = get16(buf + 6);
+	m->sender = get64(buf + 8);
+	m->master = get64(buf + 16);
+	m->epoch = get32(buf + 24);
+	m->priority = buf[28];
+	if (!m->sender)
+		return bad(why, whylen, -EBADMSG, "sender GUID 0");
+	if (m->n_records < 1 || m->n_records > FABRIC_HOSTS_MAX)
+		return bad(why, whylen, -EBADMSG, "record count %u out of 1..%d", m->n_records,
+			   FABRIC_HOSTS_MAX);
+	for (unsigned i = 0; i < m->n_records; i++) {
+		HostRecord *r = &m->rec[i];
+		const uint8_t *p = buf + off;
+
+		if (len - off < SWEEP_REC_LEN)
+			return bad(why, whylen, -EBADMSG, "record %u truncated", i);
+		r->guid = get64(p);
+		r->seq = get64(p + 8);
+		r->age_ms = get32(p + 16);
+		r->priority = p[20];
+		r->flags = p[21];
+		r->n_neigh = p[22];
+		r->n_assign = p[23];
+		r->addr = get32(p + 24);
+		r->master = get64(p + 28);
+		r->epoch = get32(p + 36);
+		if (!r->guid)
+			return bad(why, whylen, -EBADMSG, "record %u: GUID 0", i);
+		if (r->n_neigh > FABRIC_NEIGH_MAX || r->n_assign > FABRIC_ASSIGN_MAX)
+			return bad(why, whylen, -EBADMSG, "record %u: too many neighbours/assignments", i);
+		if (len - off < rec_len(r))
+			return bad(why, whylen, -EBADMSG, "record %u truncated", i);
+		for (unsigned j = 0; j < i; j++)
+			if (m->rec[j].guid == r->guid)
+				return bad(why, whylen, -EBADMSG, "record %u: duplicate GUID", i);
+		p += SWEEP_REC_LEN;
+		for (unsigned j = 0; j < r->n_neigh; j++, p += 8) {
+			r->neigh[j] = get64(p);
+			if (!r->neigh[j] || r->neigh[j] == r->guid)
+				return bad(why, whylen, -EBADMSG, "record %u: bad neighbour", i);
+		}
+		for (unsigned j = 0; j < r->n_assign; j++, p += 12) {
+			r->assign[j].guid = get64(p);
+			r->assign[j].addr = get32(p + 8);
+			if (!r->assign[j].guid)
+				return bad(why, whylen, -EBADMSG, "record %u: assignment to GUID 0", i);
+		}
+		off += rec_len(r);
+	}
+	if (off != len)
+		return bad(why, whylen, -EBADMSG, "%zu trailing bytes", len - off);
+	if (m->rec[0].guid != m->sender)
+		return bad(why, whylen, -EBADMSG, "first record is not the sender's");
+	return 0;
+}
+
+/* ---- election -------------------------------------------------------------------------- */
+
+bool election_better(uint8_t pa, uint64_t ga, uint8_t pb, uint64_t gb)
+{
+	if (pa != pb)
+		return pa > pb;
+	return ga < gb;
+}
+
+/* ---- pool and map ---------------------------------------------------------------------- */
+
+int pool_parse(Pool *p, const char *s)
+{
+	char buf[32], *slash, *end;
+	struct in_addr a;
+	unsigned long len;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = '\0';
+	if (inet_pton(AF_INET, buf, &a) != 1)
+		return -EINVAL;
+	errno = 0;
+	len = strtoul(slash + 1, &end, 10);
+	if (errno || end == slash + 1 || *end || len < 8 || len > 30)
+		return -EINVAL;
+	p->prefix = (unsigned)len;
+	p->net = ntohl(a.s_addr) & (0xffffffffu << (32 - len));
+	return 0;
+}
+
+bool pool_contains(const Pool *p, uint32_t a)
+{
+	uint32_t mask = 0xffffffffu << (32 - p->prefix);
+
+	return (a & mask) == p->net && (a & ~mask) != 0 && (a & ~mask) != ~mask;
+}
+
+uint32_t addrmap_get(const AddrMap *m, uint64_t guid)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->e[i].guid == guid)
+			return m->e[i].addr;
+	return 0;
+}
+
+uint64_t addrmap_owner(const AddrMap *m, uint32_t addr)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->e[i].addr == addr)
+			return m->e[i].guid;
+	return 0;
+}
+
+int addrmap_set(AddrMap *m, uint64_t guid, uint32_t addr)
+{
+	/* an address belongs to one GUID: drop any other holder */
+	for (size_t i = 0; i < m->n;)
+		if (m->e[i].addr == addr && m->e[i].guid != guid)
+			m->e[i] = m->e[--m->n];
+		else
+			i++;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->e[i].guid == guid) {
+			m->e[i].addr = addr;
+			return 0;
+		}
+	if (m->n >= ELEMENTSOF(m->e))
+		return -ENOSPC;
+	m->e[m->n].guid = guid;
+	m->e[m->n].addr = addr;
+	m->n++;
+	return 0;
+}
+
+#define MAP_HEADER "# tbrdmad guid2addr v1"
+
+int addrmap_parse(AddrMap *m, const char *text, size_t len, char *why, size_t whylen)
+{
+	size_t pos = 0;
+	unsigned line = 0;
+
+	m->n = 0;
+	if (memchr(text, '\0', len))
+		return bad(why, whylen, -EBADMSG, "NUL byte");
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
+		char buf[128], g[64], a[64], extra[2];
+		struct in_addr ia;
+		uint64_t guid;
+		char *end;
+
+		line++;
+		if (!nl)
+			return bad(why, whylen, -EBADMSG, "line %u: no newline at the end", line);
+		if (n >= sizeof(buf))
+			return bad(why, whylen, -EBADMSG, "line %u: too long", line);
+		memcpy(buf, text + pos, n);
+		buf[n] = '\0';
+		pos += n + 1;
+		if (line == 1) {
+			if (strcmp(buf, MAP_HEADER))
+				return bad(why, whylen, -EBADMSG, "line 1: not \"%s\"", MAP_HEADER);
+			continue;
+		}
+		if (!buf[0] || buf[0] == '#')
+			continue;
+		if (sscanf(buf, "%63s %63s %1s", g, a, extra) != 2)
+			return bad(why, whylen, -EBADMSG, "line %u: want \"GUID ADDRESS\"", line);
+		if (strlen(g) != 16 || strspn(g, "0123456789abcdef") != 16)
+			return bad(why, whylen, -EBADMSG, "line %u: bad GUID", line);
+		guid = strtoull(g, &end, 16);
+		if (!guid)
+			return bad(why, whylen, -EBADMSG, "line %u: GUID 0", line);
+		if (inet_pton(AF_INET, a, &ia) != 1 || !ia.s_addr)
+			return bad(why, whylen, -EBADMSG, "line %u: bad IPv4 address", line);
+		if (addrmap_get(m, guid))
+			return bad(why, whylen, -EBADMSG, "line %u: duplicate GUID", line);
+		if (addrmap_owner(m, ntohl(ia.s_addr)))
+			return bad(why, whylen, -EBADMSG, "line %u: duplicate address", line);
+		if (addrmap_set(m, guid, ntohl(ia.s_addr)) < 0)
+			return bad(why, whylen, -EBADMSG, "line %u: too many entries", line);
+	}
+	if (line == 0)
+		return bad(why, whylen, -EBADMSG, "empty file");
+	return 0;
+}
+
+char *addrmap_format(const AddrMap *m)
+{
+	size_t cap = sizeof(MAP_HEADER) + 1 + m->n * 40, off;
+	char *s = malloc(cap);
+
+	if (!s)
+		return NULL;
+	off = (size_t)snprintf(s, cap, "%s\n", MAP_HEADER);
+	for (size_t i = 0; i < m->n; i++) {
+		char g[17], a[16];
+
+		guid_to_string(m->e[i].guid, g);
+		ipv4_str(m->e[i].addr, a);
+		off += (size_t)snprintf(s + off, cap - off, "%s %s\n", g, a);
+	}
+	return s;
+}
+
+int addrmap_load(AddrMap *m, const char *path, char *why, size_t whylen)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	size_t cap = 65536, n = 0;
+	ssize_t k;
+
+	m->n = 0;
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return bad(why, whylen, negative_errno(), "%s: %s", path, strerror(errno));
+	}
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	while ((k = read(fd, buf + n, cap - n)) > 0) {
+		n += (size_t)k;
+		if (n == cap)
+			return bad(why, whylen, -EBADMSG, "%s: larger than %zu bytes", path, cap - 1);
+	}
+	if (k < 0)
+		return bad(why, whylen, negative_errno(), "%s: %s", path, strerror(errno));
+	return addrmap_parse(m, buf, n, why, whylen);
+}
+
+int addrmap_save(const AddrMap *m, const char *path)
+{
+	_cleanup_free_ char *text = addrmap_format(m), *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	size_t len, off = 0;
+
+	if (!text || asprintf(&tmp, "%s.tmp", path) < 0)
+		return -ENOMEM;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return negative_errno();
+	len = strlen(text);
+	while (off < len) {
+		ssize_t k = write(fd, text + off, len - off);
+
+		if (k < 0) {
+			int r = negative_errno();
+
+			unlink(tmp);
+			return r;
+		}
+		off += (size_t)k;
+	}
+	if (fsync(fd) < 0 || rename(tmp, path) < 0) {
+		int r = negative_errno();
+
+		unlink(tmp);
+		return r;
+	}
+	return 0;
+}
+
+int allocate(AddrMap *map, const Pool *pool, const uint64_t *guids, const uint32_t *claims,
+	     size_t n, uint32_t *out)
+{
+	uint32_t size = 1u << (32 - pool->prefix);
+	int changed = 0;
+
+	/* 1: mapped addresses still in the pool */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t a = addrmap_get(map, guids[i]);
+
+		out[i] = pool_contains(pool, a) ? a : 0;
+	}
+	/* 2: claims (an address the host already has) that nobody else holds or is mapped to */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t owner;
+		bool taken = false;
+
+		if (out[i] || !claims || !pool_contains(pool, claims[i]))
+			continue;
+		owner = addrmap_owner(map, claims[i]);
+		for (size_t j = 0; j < n; j++)
+			taken |= j != i && out[j] == claims[i];
+		if (taken || (owner && owner != guids[i]))
+			continue;
+		out[i] = claims[i];
+	}
+	/* 3: the lowest free address */
+	for (size_t i = 0; i < n; i++) {
+		if (out[i])
+			continue;
+		for (uint32_t h = 1; h + 1 < size && !out[i]; h++) {
+			uint32_t a = pool->net + h;
+			bool taken = addrmap_owner(map, a) != 0;
+
+			for (size_t j = 0; j < n && !taken; j++)
+				taken = out[j] == a;
+			if (!taken)
+				out[i] = a;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (out[i] && addrmap_get(map, guids[i]) != out[i]) {
+			if (addrmap_set(map, guids[i], out[i]) < 0)
+				continue;
+			changed++;
+		}
+	return changed;
+}
+
+/* ---- database ---------------------------------------------------------------------------- */
+
+HostRecord *fabric_find(Fabric *f, uint64_t guid)
+{
+	for (size_t i = 0; i < f->n_hosts; i++)
+		if (f->hosts[i].guid == guid)
+			return &f->hosts[i];
+	return NULL;
+}
+
+int fabric_merge(Fabric *f, const HostRecord *r, uint64_t now)
+{
+	uint64_t age = (uint64_t)r->age_ms * 1000, origin;
+	HostRecord *cur;
+
+	if (r->guid == f->self || age >= f->dead_usec)
+		return 0;		/* our own record comes from us; a stale copy is dropped */
+	origin = now > age ? now - age : 0;
+	cur = fabric_find(f, r->guid);
+	if (cur) {
+		if (r->seq < cur->seq || (r->seq == cur->seq && origin <= cur->origin_usec))
+			return 0;
+		if (r->seq == cur->seq) {	/* same generation by a shorter path: just fresher */
+			cur->origin_usec = origin;
+			return 0;
+		}
+	} else {
+		if (f->n_hosts >= FABRIC_HOSTS_MAX)
+			return -ENOSPC;
+		cur = &f->hosts[f->n_hosts++];
+	}
+	*cur = *r;
+	cur->origin_usec = origin;
+	return 1;
+}
+
+int fabric_expire(Fabric *f, uint64_t now)
+{
+	int gone = 0;
+
+	for (size_t i = 0; i < f->n_hosts;) {
+		HostRecord *h = &f->hosts[i];
+
+		if (h->guid != f->self && now - h->origin_usec >= f->dead_usec) {
+			f->hosts[i] = f->hosts[--f->n_hosts];
+			gone++;
+		} else {
+			i++;
+		}
+	}
+	return gone;
+}
+
+uint64_t fabric_elect(const Fabric *f)
+{
+	const HostRecord *best = NULL;
+
+	for (size_t i = 0; i < f->n_hosts; i++)
+		if (!best || election_better(f->hosts[i].priority, f->hosts[i].guid, best->priority,
+					     best->guid))
+			best = &f->hosts[i];
+	return best ? best->guid : 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdull;
+}
+
+uint64_t fabric_digest(const Fabric *f)
+{
+	uint64_t h = 0, hosts = 0;
+
+	/* order-independent: sum of per-host hashes */
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		const HostRecord *r = &f->hosts[i];
+		uint64_t x = mix(mix(0, r->guid), r->priority), ns = 0;
+
+		for (unsigned j = 0; j < r->n_neigh; j++)
+			ns += mix(1, r->neigh[j]);
+		x = mix(x, ns);
+		for (unsigned j = 0; j < r->n_assign; j++)
+			x = mix(x, mix(r->assign[j].guid, r->assign[j].addr));
+		hosts += x;
+	}
+	h = mix(hosts, fabric_elect(f));
+	return h;
+}
+
+void ipv4_str(uint32_t a, char buf[16])
+{
+	snprintf(buf, 16, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+}

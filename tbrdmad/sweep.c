@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The sweep (docs/sweep.md). Every HelloSec (light sweep), and soon after anything changes, the
+ * daemon refreshes its own host record (GUID, priority, up neighbours, applied address, master
+ * it believes in, epoch), expires silent hosts, elects the master by (priority, GUID), and sends
+ * its whole database to the peer of every up link with MGMT_SEND. Received databases are merged
+ * record by record (newer generation wins; ages grow hop by hop, so copies of a dead host die
+ * out). The master allocates addresses from Pool= (persisted guid2addr map) and publishes them in
+ * its record; every daemon applies its own address to tbrN and keeps a copy of the map, so a
+ * standby that takes over hands out the same addresses. A change of the fabric's digest (hosts,
+ * links, master, assignments) makes a heavy sweep: logged phase by phase, ending "FABRIC UP".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "addr.h"
+#include "fabric.h"
+#include "json.h"
+#include "log.h"
+#include "manager.h"
+#include "sweep.h"
+#include "util.h"
+
+#define KICK_USEC 50000ULL
+
+struct Sweep {
+	Manager *m;
+	sd_event_source *timer;
+	Fabric db;
+	Pool pool;
+	AddrMap map;
+	char map_path[4096];
+	char device[MODEL_NAME_MAX], netdev[MODEL_NAME_MAX];
+	uint64_t master, digest;
+	uint32_t epoch;
+	uint32_t addr;			/* applied to tbrN */
+	uint32_t want;			/* what the master says */
+	bool claimed;			/* looked at tbrN's addresses once */
+	uint64_t light, heavy, tx, rx, rx_bad, tx_err;
+	uint64_t last_heavy_usec;
+	bool pending_heavy;		/* forced by request */
+};
+
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
+static uint64_t real_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
+static const Device *our_device(Sweep *s)
+{
+	const Model *mo = &s->m->model;
+
+	if (s->m->config.device)
+		return model_find_device(mo, s->m->config.device);
+	for (size_t i = 0; i < mo->n_devices; i++)
+		if (mo->devices[i].host)
+			return &mo->devices[i];
+	return mo->n_devices ? &mo->devices[0] : NULL;
+}
+
+static void arm(Sweep *s, uint64_t delay)
+{
+	uint64_t now;
+
+	sd_event_now(s->m->event, CLOCK_MONOTONIC, &now);
+	sd_event_source_set_time(s->timer, now + delay);
+	sd_event_source_set_enabled(s->timer, SD_EVENT_ONESHOT);
+}
+
+void sweep_kick(Sweep *s)
+{
+	uint64_t now, cur = 0;
+
+	if (!s)
+		return;
+	sd_event_now(s->m->event, CLOCK_MONOTONIC, &now);
+	sd_event_source_get_time(s->timer, &cur);
+	if (cur > now + KICK_USEC)
+		arm(s, KICK_USEC);
+}
+
+static void save_map(Sweep *s)
+{
+	int r = addrmap_save(&s->map, s->map_path);
+
+	if (r < 0)
+		log_warning_errno(r, "sweep: saving %s: %m", s->map_path);
+}
+
+static void set_self(Sweep *s, const Device *d)
+{
+	HostRecord *self;
+	const Model *mo = &s->m->model;
+
+	if (s->db.self != d->guid) {
+		/* first time, or another device: start over */
+		s->db.n_hosts = 0;
+		s->db.self = d->guid;
+	}
+	self = fabric_find(&s->db, d->guid);
+	if (!self) {
+		memmove(&s->db.hosts[1], &s->db.hosts[0], s->db.n_hosts * sizeof(HostRecord));
+		self = &s->db.hosts[0];
+		memset(self, 0, sizeof(*self));
+		s->db.n_hosts++;
+		self->guid = d->guid;
+	}
+	self->seq = real_usec();
+	self->origin_usec = mono_usec();
+	self->age_ms = 0;
+	self->priority = (uint8_t)s->m->config.priority;
+	self->addr = s->addr;
+	self->n_neigh = 0;
+	for (size_t i = 0; i < mo->n_links && self->n_neigh < FABRIC_NEIGH_MAX; i++) {
+		const Link *l = &mo->links[i];
+		bool dup = false;
+
+		if (strcmp(l->device, d->name) || !l->up || !l->peer_guid || l->peer_guid == d->guid)
+			continue;
+		for (unsigned j = 0; j < self->n_neigh; j++)
+			dup |= self->neigh[j] == l->peer_guid;
+		if (!dup)
+			self->neigh[self->n_neigh++] = l->peer_guid;
+	}
+}
+
+static void send_all(Sweep *s, const Device *d)
+{
+	static SweepMsg msg;
+	uint8_t buf[SWEEP_MSG_MAX];
+	uint64_t now = mono_usec();
+	size_t used = SWEEP_HDR_LEN;
+	const Model *mo = &s->m->model;
+	int len;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.type = SWEEP_TYPE_STATE;
+	msg.sender = s->db.self;
+	msg.master = s->master;
+	msg.epoch = s->epoch;
+	msg.priority = (uint8_t)s->m->config.priority;
+	for (size_t i = 0; i < s->db.n_hosts; i++) {
+		HostRecord r = s->db.hosts[i];
+		uint64_t age = now > r.origin_usec ? now - r.origin_usec : 0;
+		size_t rl = SWEEP_REC_LEN + 8u * r.n_neigh + 12u * r.n_assign;
+
+		if (used + rl > sizeof(buf))
+			break;
+		used += rl;
+		r.age_ms = (uint32_t)(age / 1000);
+		msg.rec[msg.n_records++] = r;
+	}
+	len = sweep_encode(&msg, buf, sizeof(buf));
+	if (len < 0) {
+		log_warning_errno(len, "sweep: encoding: %m");
+		return;
+	}
+	for (size_t i = 0; i < mo->n_links; i++) {
+		const Link *l = &mo->links[i];
+		char err[256] = "";
+		int r;
+
+		if (strcmp(l->device, d->name) || !l->up)
+			continue;
+		r = kernel_mgmt_send(&s->m->kernel, d->name, l->id, buf, (size_t)len, err, sizeof(err));
+		if (r < 0) {
+			s->tx_err++;
+			log_debug_errno(r, "sweep: MGMT_SEND %s/%u: %m %s", d->name, l->id, err);
+		} else {
+			s->tx++;
+		}
+	}
+}
+
+static void heavy_log(Sweep *s)
+{
+	char g[17], a[16];
+	size_t links = 0;
+
+	s->heavy++;
+	for (size_t i = 0; i < s->db.n_hosts; i++)
+		for (unsigned j = 0; j < s->db.hosts[i].n_neigh; j++)
+			links += s->db.hosts[i].guid < s->db.hosts[i].neigh[j] &&
+				 fabric_find(&s->db, s->db.hosts[i].neigh[j]);
+	log_info("sweep: heavy sweep %" PRIu64 ": discovery: %zu host(s), %zu link(s)", s->heavy,
+		 s->db.n_hosts, links);
+	guid_to_string(s->master, g);
+	log_info("sweep: election: master %s%s", g, s->master == s->db.self ? " (this host)" : "");
+	for (size_t i = 0; i < s->db.n_hosts; i++) {
+		HostRecord *h = &s->db.hosts[i];
+		HostRecord *mr = fabric_find(&s->db, s->master);
+		uint32_t addr = 0;
+
+		for (unsigned j = 0; mr && j < mr->n_assign; j++)
+			if (mr->assign[j].guid == h->guid)
+				addr = mr->assign[j].addr;
+		guid_to_string(h->guid, g);
+		ipv4_str(addr, a);
+		log_info("sweep: assignment: %s -> %s", g, addr ? a : "(none)");
+	}
+	guid_to_string(s->master, g);
+	ipv4_str(s->addr, a);
+	log_info("sweep: FABRIC UP: epoch %u, %zu host(s), %zu link(s), master %s, this host %s",
+		 s->epoch, s->db.n_hosts, links, g, s->addr ? a : "(no address)");
+}
+
+static void run(Sweep *s)
+{
+	const Device *d;
+	HostRecord *self, *mr;
+	uint64_t master, digest, now = mono_usec();
+	uint32_t want = 0;
+	int gone;
+
+	if (!s->m->kernel_present || !(d = our_device(s)) || !d->guid)
+		return;
+	snprintf(s->device, sizeof(s->device), "%s", d->name);
+	snprintf(s->netdev, sizeof(s->netdev), "%s", d->netdev);
+	s->light++;
+	if (!s->claimed && d->netdev[0]) {
+		int64_t a = addr_find_in_pool(d->netdev, s->pool.net, s->pool.prefix);
+
+		s->claimed = true;
+		if (a > 0 && pool_contains(&s->pool, (uint32_t)a)) {
+			char t[16];
+
+			s->addr = (uint32_t)a;
+			ipv4_str(s->addr, t);
+			log_info("sweep: %s already has %s", d->netdev, t);
+		}
+	}
+	set_self(s, d);
+	gone = fabric_expire(&s->db, now);
+	if (gone)
+		log_info("sweep: %d host(s) timed out", gone);
+
+	/* election */
+	master = fabric_elect(&s->db);
+	if (master != s->master) {
+		char g[17], o[17];
+
+		guid_to_string(master, g);
+		guid_to_string(s->master, o);
+		log_notice("sweep: election: master %s%s (was %s)", g,
+			   master == s->db.self ? " (this host takes over)" : "",
+			   s->master ? o : "none");
+		s->master = master;
+	}
+	self = &s->db.hosts[0];
+	self->master = master;
+	self->flags = master == s->db.self ? REC_FLAG_MASTER : 0;
+
+	/* assignment */
+	if (master == s->db.self) {
+		uint64_t guids[FABRIC_HOSTS_MAX];
+		uint32_t claims[FABRIC_HOSTS_MAX], out[FABRIC_HOSTS_MAX];
+		size_t n = s->db.n_hosts;
+
+		for (size_t i = 0; i < n; i++) {
+			guids[i] = s->db.hosts[i].guid;
+			claims[i] = s->db.hosts[i].addr;
+		}
+		if (allocate(&s->map, &s->pool, guids, claims, n, out) > 0)
+			save_map(s);
+		self->n_assign = 0;
+		for (size_t i = 0; i < n && i < FABRIC_ASSIGN_MAX; i++) {
+			if (!out[i]) {
+				char g[17];
+
+				guid_to_string(guids[i], g);
+				log_warning("sweep: pool %s exhausted: no address for %s",
+					    s->m->config.pool, g);
+				continue;
+			}
+			self->assign[self->n_assign].guid = guids[i];
+			self->assign[self->n_assign].addr = out[i];
+			self->n_assign++;
+		}
+	} else {
+		self->n_assign = 0;
+		mr = fabric_find(&s->db, master);
+		if (mr) {
+			bool changed = false;
+
+			for (unsigned j = 0; j < mr->n_assign; j++)
+				if (pool_contains(&s->pool, mr->assign[j].addr) &&
+				    addrmap_get(&s->map, mr->assign[j].guid) != mr->assign[j].addr) {
+					addrmap_set(&s->map, mr->assign[j].guid, mr->assign[j].addr);
+					changed = true;
+				}
+			if (changed)
+				save_map(s);
+		}
+	}
+	mr = fabric_find(&s->db, master);
+	for (unsigned j = 0; mr && j < mr->n_assign; j++)
+		if (mr->assign[j].guid == s->db.self)
+			want = mr->assign[j].addr;
+	s->want = want;
+	if (want && want != s->addr && d->netdev[0]) {
+		char t[16];
+		int r = addr_apply(d->netdev, want, s->pool.prefix, s->pool.net);
+
+		ipv4_str(want, t);
+		if (r < 0) {
+			log_warning_errno(r, "sweep: applying %s/%u to %s: %m", t, s->pool.prefix,
+					  d->netdev);
+		} else {
+			log_info("sweep: address %s/%u applied to %s", t, s->pool.prefix, d->netdev);
+			s->addr = want;
+			self->addr = want;
+		}
+	}
+
+	/* epoch: the master's count of heavy sweeps; everyone else shows the master's */
+	digest = fabric_digest(&s->db);
+	if (master != s->db.self && mr)
+		s->epoch = mr->epoch;
+	if (digest != s->digest || s->pending_heavy) {
+		s->digest = digest;
+		s->pending_heavy = false;
+		if (master == s->db.self)
+			s->epoch++;
+		self->epoch = s->epoch;
+		heavy_log(s);
+		s->last_heavy_usec = now;
+	}
+	self->epoch = s->epoch;
+	send_all(s, d);
+}
+
+static int timer_cb(sd_event_source *src, uint64_t usec, void *userdata)
+{
+	Sweep *s = userdata;
+
+	(void)src; (void)usec;
+	run(s);
+	arm(s, s->m->config.hello_usec);
+	return 0;
+}
+
+static void mgmt_cb(void *userdata, const char *device, uint32_t link, uint64_t peer,
+		    const uint8_t *data, size_t len)
+{
+	static SweepMsg msg;
+	Sweep *s = userdata;
+	char why[128], g[17];
+	uint64_t now = mono_usec();
+	int r;
+
+	if (!s->device[0] || strcmp(device, s->device))
+		return;		/* another host's device (the genl family is not netns-aware) */
+	s->rx++;
+	r = sweep_decode(&msg, data, len, why, sizeof(why));
+	guid_to_string(peer, g);
+	if (r < 0) {
+		s->rx_bad++;
+		log_debug("sweep: dropped a message from %s on link %u: %s", g, link, why);
+		return;
+	}
+	if (msg.sender != peer) {
+		s->rx_bad++;
+		log_debug("sweep: message on link %u claims another sender than %s", link, g);
+		return;
+	}
+	for (unsigned i = 0; i < msg.n_records; i++) {
+		r = fabric_merge(&s->db, &msg.rec[i], now);
+		if (r < 0) {
+			log_warning("sweep: fabric larger than %d hosts", FABRIC_HOSTS_MAX);
+			break;
+		}
+	}
+	if (fabric_digest(&s->db) != s->digest)
+		sweep_kick(s);
+}
+
+void sweep_request(Sweep *s)
+{
+	if (!s)
+		return;
+	s->pending_heavy = true;
+	run(s);
+	arm(s, s->m->config.hello_usec);
+}
+
+int sweep_new(Manager *m, Sweep **ret)
+{
+	Sweep *s;
+	char why[256] = "";
+	int r;
+
+	*ret = NULL;
+	if (!m->config.sweep) {
+		log_info("sweep: disabled (Sweep=no)");
+		return 0;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->m = m;
+	s->db.dead_usec = m->config.dead_usec;
+	if (pool_parse(&s->pool, m->config.pool) < 0) {
+		free(s);
+		return log_error_errno(EINVAL, "sweep: bad Pool= %s", m->config.pool);
+	}
+	snprintf(s->map_path, sizeof(s->map_path), "%s/guid2addr", m->config.state_dir);
+	r = addrmap_load(&s->map, s->map_path, why, sizeof(why));
+	if (r < 0) {
+		char bad[4200];
+
+		log_error("sweep: %s: %s; starting with an empty map (the file is kept as %s.corrupt)",
+			  s->map_path, why, s->map_path);
+		snprintf(bad, sizeof(bad), "%s.corrupt", s->map_path);
+		rename(s->map_path, bad);
+		s->map.n = 0;
+	} else {
+		log_info("sweep: %zu address(es) in %s, pool %s, priority %u", s->map.n, s->map_path,
+			 m->config.pool, m->config.priority);
+	}
+	r = sd_event_add_time(m->event, &s->timer, CLOCK_MONOTONIC, 0, 0, timer_cb, s);
+	if (r < 0) {
+		free(s);
+		return log_error_errno(r, "sweep timer: %m");
+	}
+	m->kernel.mgmt_fn = mgmt_cb;
+	m->kernel.mgmt_userdata = s;
+	arm(s, KICK_USEC);
+	*ret = s;
+	return 0;
+}
+
+Sweep *sweep_free(Sweep *s)
+{
+	if (!s)
+		return NULL;
+	s->timer = sd_event_source_disable_unref(s->timer);
+	s->m->kernel.mgmt_fn = NULL;
+	free(s);
+	return NULL;
+}
+
+static json_object *guid_json(uint64_t g)
+{
+	char b[17];
+
+	if (!g)
+		return NULL;
+	guid_to_string(g, b);
+	return json_object_new_string(b);
+}
+
+static json_object *addr_json(uint32_t a)
+{
+	char b[16];
+
+	if (!a)
+		return NULL;
+	ipv4_str(a, b);
+	return json_object_new_string(b);
+}
+
+void sweep_fabric_json(Sweep *s, json_object *o)
+{
+	json_object *hosts = json_object_new_array(), *links = json_object_new_array(),
+		    *addrs = json_object_new_array(), *st = json_object_new_object();
+	HostRecord *mr;
+	uint64_t now = mono_usec();
+	bool converged = s->db.n_hosts > 0;
+
+	json_object_object_add(o, "device", s->device[0] ? json_object_new_string(s->device) : NULL);
+	json_object_object_add(o, "netdev", s->netdev[0] ? json_object_new_string(s->netdev) : NULL);
+	json_object_object_add(o, "self", guid_json(s->db.self));
+	json_object_object_add(o, "priority", json_object_new_int(s->m->config.priority));
+	json_object_object_add(o, "role", json_object_new_string(
+		!s->db.self ? "none" : s->master == s->db.self ? "master" : "standby"));
+	json_object_object_add(o, "master", guid_json(s->master));
+	json_object_object_add(o, "epoch", json_object_new_int64(s->epoch));
+	json_object_object_add(o, "pool", json_object_new_string(s->m->config.pool));
+	json_object_object_add(o, "address", addr_json(s->addr));
+	for (size_t i = 0; i < s->db.n_hosts; i++) {
+		HostRecord *h = &s->db.hosts[i];
+		json_object *x = json_object_new_object(), *nb = json_object_new_array();
+
+		converged &= h->master == s->master;
+		json_object_object_add(x, "guid", guid_json(h->guid));
+		json_object_object_add(x, "priority", json_object_new_int(h->priority));
+		json_object_object_add(x, "self", json_object_new_boolean(h->guid == s->db.self));
+		json_object_object_add(x, "master", json_object_new_boolean(h->guid == s->master));
+		json_object_object_add(x, "believes_master", guid_json(h->master));
+		json_object_object_add(x, "address", addr_json(h->addr));
+		json_object_object_add(x, "epoch", json_object_new_int64(h->epoch));
+		json_object_object_add(x, "age_ms", json_object_new_int64(
+			h->guid == s->db.self ? 0 : (int64_t)((now - h->origin_usec) / 1000)));
+		for (unsigned j = 0; j < h->n_neigh; j++) {
+			json_object_array_add(nb, guid_json(h->neigh[j]));
+			if (h->guid < h->neigh[j] && fabric_find(&s->db, h->neigh[j])) {
+				json_object *l = json_object_new_object();
+
+				json_object_object_add(l, "a", guid_json(h->guid));
+				json_object_object_add(l, "b", guid_json(h->neigh[j]));
+				json_object_array_add(links, l);
+			}
+		}
+		json_object_object_add(x, "neighbours", nb);
+		json_object_array_add(hosts, x);
+	}
+	mr = fabric_find(&s->db, s->master);
+	for (unsigned j = 0; mr && j < mr->n_assign; j++) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "guid", guid_json(mr->assign[j].guid));
+		json_object_object_add(x, "address", addr_json(mr->assign[j].addr));
+		json_object_array_add(addrs, x);
+	}
+	json_object_object_add(o, "converged", json_object_new_boolean(converged));
+	json_object_object_add(o, "hosts", hosts);
+	json_object_object_add(o, "links", links);
+	json_object_object_add(o, "addresses", addrs);
+	json_object_object_add(st, "light", json_object_new_uint64(s->light));
+	json_object_object_add(st, "heavy", json_object_new_uint64(s->heavy));
+	json_object_object_add(st, "tx", json_object_new_uint64(s->tx));
+	json_object_object_add(st, "tx_errors", json_object_new_uint64(s->tx_err));
+	json_object_object_add(st, "rx", json_object_new_uint64(s->rx));
+	json_object_object_add(st, "rx_dropped", json_object_new_uint64(s->rx_bad));
+	json_object_object_add(o, "sweeps", st);
+}

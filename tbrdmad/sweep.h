@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The sweep (docs/sweep.md), run by the manager: hellos over the management channel, the
+ * fabric database, election, the master's address assignment, addresses applied to tbrN. */
+#pragma once
+
+#include <json-c/json.h>
+
+typedef struct Manager Manager;
+typedef struct Sweep Sweep;
+
+int sweep_new(Manager *m, Sweep **ret);	/* 0 with *ret NULL when Sweep=no */
+Sweep *sweep_free(Sweep *s);
+/* the kernel model changed (after a sync): sweep soon */
+void sweep_kick(Sweep *s);
+/* a heavy sweep now (the "sweep" request) */
+void sweep_request(Sweep *s);
+/* fills the "fabric" reply */
+void sweep_fabric_json(Sweep *s, json_object *reply);

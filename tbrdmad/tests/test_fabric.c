@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests of the sweep's pure logic (fabric.c): message codec with hostile input, election,
+ * database merge/expiry, address allocator, guid2addr loader/saver. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "fabric.h"
+
+#define A(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+static SweepMsg msg, out;
+static uint8_t buf[SWEEP_MSG_MAX + 64];
+
+static void make_msg(void)
+{
+	memset(&msg, 0, sizeof(msg));
+	msg.type = SWEEP_TYPE_STATE;
+	msg.sender = 0x1111;
+	msg.master = 0x1111;
+	msg.epoch = 7;
+	msg.priority = 100;
+	msg.n_records = 2;
+	msg.rec[0] = (HostRecord){ .guid = 0x1111, .seq = 42, .priority = 100, .flags = 1,
+				   .addr = A(10, 99, 0, 1), .master = 0x1111, .epoch = 7,
+				   .n_neigh = 1, .neigh = { 0x2222 }, .n_assign = 2 };
+	msg.rec[0].assign[0].guid = 0x1111;
+	msg.rec[0].assign[0].addr = A(10, 99, 0, 1);
+	msg.rec[0].assign[1].guid = 0x2222;
+	msg.rec[0].assign[1].addr = A(10, 99, 0, 2);
+	msg.rec[1] = (HostRecord){ .guid = 0x2222, .seq = 9, .age_ms = 300, .priority = 5,
+				   .master = 0x1111, .n_neigh = 1, .neigh = { 0x1111 } };
+}
+
+static void test_codec_roundtrip(void **state)
+{
+	char why[128];
+	int len;
+
+	(void)state;
+	make_msg();
+	len = sweep_encode(&msg, buf, sizeof(buf));
+	assert_int_equal(len, SWEEP_HDR_LEN + 2 * SWEEP_REC_LEN + 8 + 24 + 8);
+	assert_memory_equal(buf, "TBSW\x01\x01", 6);
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), 0);
+	assert_int_equal(out.n_records, 2);
+	assert_int_equal(out.sender, 0x1111);
+	assert_int_equal(out.epoch, 7);
+	assert_int_equal(out.rec[0].assign[1].addr, A(10, 99, 0, 2));
+	assert_int_equal(out.rec[1].age_ms, 300);
+	assert_int_equal(out.rec[1].neigh[0], 0x1111);
+	/* too small a buffer */
+	assert_int_equal(sweep_encode(&msg, buf, 40), -EMSGSIZE);
+}
+
+static void test_codec_hostile(void **state)
+{
+	char why[128];
+	int len;
+
+	(void)state;
+	make_msg();
+	len = sweep_encode(&msg, buf, sizeof(buf));
+	/* every truncation is rejected */
+	for (int n = 0; n < len; n++)
+		assert_int_equal(sweep_decode(&out, buf, (size_t)n, why, sizeof(why)), -EBADMSG);
+	/* trailing bytes */
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len + 1, why, sizeof(why)), -EBADMSG);
+	/* oversized */
+	assert_int_equal(sweep_decode(&out, buf, SWEEP_MSG_MAX + 1, why, sizeof(why)), -EBADMSG);
+	/* magic, version, type */
+	buf[0] ^= 1;
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EBADMSG);
+	buf[0] ^= 1;
+	buf[4] = 2;
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EPROTONOSUPPORT);
+	buf[4] = 1;
+	buf[5] = 9;
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EPROTONOSUPPORT);
+	buf[5] = 1;
+	/* record count lies: bigger, zero, huge */
+	buf[7] = 3;
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EBADMSG);
+	buf[7] = 0;
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EBADMSG);
+	buf[6] = 0xff;
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EBADMSG);
+	buf[6] = 0;
+	buf[7] = 2;
+	/* neighbour count beyond the data / beyond the limit */
+	buf[SWEEP_HDR_LEN + 22] = 200;
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EBADMSG);
+	buf[SWEEP_HDR_LEN + 22] = 1;
+	buf[SWEEP_HDR_LEN + 23] = 255;
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EBADMSG);
+	buf[SWEEP_HDR_LEN + 23] = 2;
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), 0);
+	/* the first record must be the sender's; GUID 0 refused; duplicates refused */
+	msg.sender = 0x2222;
+	len = sweep_encode(&msg, buf, sizeof(buf));
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EBADMSG);
+	make_msg();
+	msg.rec[1].guid = 0x1111;
+	len = sweep_encode(&msg, buf, sizeof(buf));
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EBADMSG);
+	make_msg();
+	msg.rec[1].neigh[0] = 0;
+	len = sweep_encode(&msg, buf, sizeof(buf));
+	assert_int_equal(sweep_decode(&out, buf, (size_t)len, why, sizeof(why)), -EBADMSG);
+	/* random bytes never crash (ASan run) and are nearly always refused */
+	srand(1);
+	for (int i = 0; i < 20000; i++) {
+		size_t n = (size_t)rand() % 600;
+
+		for (size_t j = 0; j < n; j++)
+			buf[j] = (uint8_t)rand();
+		if (i & 1 && n >= 8)
+			memcpy(buf, "TBSW\x01\x01", 6);
+		(void)sweep_decode(&out, buf, n, why, sizeof(why));
+	}
+	/* random mutations of a valid message */
+	make_msg();
+	len = sweep_encode(&msg, buf, sizeof(buf));
+	for (int i = 0; i < 20000; i++) {
+		uint8_t save;
+		size_t at = (size_t)rand() % (size_t)len;
+
+		save = buf[at];
+		buf[at] = (uint8_t)rand();
+		(void)sweep_decode(&out, buf, (size_t)len, why, sizeof(why));
+		buf[at] = save;
+	}
+}
+
+static void test_election(void **state)
+{
+	Fabric f = { .self = 5, .dead_usec = 4000000 };
+
+	(void)state;
+	assert_true(election_better(200, 9, 100, 1));	/* priority first */
+	assert_false(election_better(100, 1, 200, 9));
+	assert_true(election_better(100, 1, 100, 2));	/* then the lowest GUID */
+	assert_false(election_better(100, 2, 100, 1));
+	assert_int_equal(fabric_elect(&f), 0);
+	f.hosts[0] = (HostRecord){ .guid = 5, .priority = 100, .origin_usec = 1000 };
+	f.n_hosts = 1;
+	assert_int_equal(fabric_elect(&f), 5);
+	HostRecord r = { .guid = 3, .seq = 10, .priority = 100 };
+
+	assert_int_equal(fabric_merge(&f, &r, 1000000), 1);
+	assert_int_equal(fabric_elect(&f), 3);
+	r = (HostRecord){ .guid = 9, .seq = 1, .priority = 150, .age_ms = 1000 };
+	assert_int_equal(fabric_merge(&f, &r, 1000000), 1);
+	assert_int_equal(fabric_elect(&f), 9);
+	/* the master goes silent: after DeadSec the next one takes over, self never expires */
+	r = (HostRecord){ .guid = 3, .seq = 11, .priority = 100 };
+	assert_int_equal(fabric_merge(&f, &r, 4000000), 1);
+	assert_int_equal(fabric_expire(&f, 4100000), 1);	/* 9 was made at 0 */
+	assert_int_equal(fabric_elect(&f), 3);
+	assert_int_equal(fabric_expire(&f, 9000000), 1);
+	assert_int_equal(f.n_hosts, 1);
+	assert_int_equal(fabric_elect(&f), 5);
+}
+
+static void test_merge(void **state)
+{
+	Fabric f = { .self = 5, .dead_usec = 4000000 };
+	HostRecord r = { .guid = 7, .seq = 10, .age_ms = 100 };
+
+	(void)state;
+	f.hosts[0] = (HostRecord){ .guid = 5 };
+	f.n_hosts = 1;
+	assert_int_equal(fabric_merge(&f, &r, 10000000), 1);
+	assert_int_equal(fabric_find(&f, 7)->origin_usec, 9900000);
+	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);	/* same: no news */
+	r.seq = 9;
+	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);	/* older generation */
+	r.seq = 10;
+	r.age_ms = 50;						/* same generation, fresher copy */
+	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);
+	assert_int_equal(fabric_find(&f, 7)->origin_usec, 9950000);
+	r.seq = 11;
+	r.age_ms = 5000;					/* a stale copy is not taken */
+	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);
+	r.guid = 5;						/* nor a record claiming to be us */
+	r.age_ms = 0;
+	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);
+	/* table full */
+	for (uint64_t g = 100; f.n_hosts < FABRIC_HOSTS_MAX; g++) {
+		r.guid = g;
+		assert_int_equal(fabric_merge(&f, &r, 10000000), 1);
+	}
+	r.guid = 99999;
+	assert_int_equal(fabric_merge(&f, &r, 10000000), -ENOSPC);
+}
+
+static void test_pool(void **state)
+{
+	Pool p;
+
+	(void)state;
+	assert_int_equal(pool_parse(&p, "10.99.0.7/24"), 0);
+	assert_int_equal(p.net, A(10, 99, 0, 0));
+	assert_int_equal(p.prefix, 24);
+	assert_true(pool_contains(&p, A(10, 99, 0, 1)));
+	assert_false(pool_contains(&p, A(10, 99, 0, 0)));
+	assert_false(pool_contains(&p, A(10, 99, 0, 255)));
+	assert_false(pool_contains(&p, A(10, 98, 0, 1)));
+	assert_false(pool_contains(&p, 0));
+	assert_int_equal(pool_parse(&p, "10.99.0.0"), -EINVAL);
+	assert_int_equal(pool_parse(&p, "10.99.0.0/31"), -EINVAL);
+	assert_int_equal(pool_parse(&p, "10.99.0.0/7"), -EINVAL);
+	assert_int_equal(pool_parse(&p, "10.99.0/24"), -EINVAL);
+	assert_int_equal(pool_parse(&p, "10.99.0.0/24x"), -EINVAL);
+	assert_int_equal(pool_parse(&p, "10.99.0.0/"), -EINVAL);
+}
+
+static void test_allocate(void **state)
+{
+	static AddrMap map;
+	Pool p;
+	uint64_t g[4] = { 0x30, 0x10, 0x20, 0x40 };
+	uint32_t claims[4] = { 0, 0, A(10, 99, 0, 9), A(10, 1, 1, 1) }, o[4];
+
+	(void)state;
+	pool_parse(&p, "10.99.0.0/24");
+	memset(&map, 0, sizeof(map));
+	assert_int_equal(allocate(&map, &p, g, claims, 4, o), 4);
+	assert_int_equal(o[0], A(10, 99, 0, 1));
+	assert_int_equal(o[1], A(10, 99, 0, 2));
+	assert_int_equal(o[2], A(10, 99, 0, 9));	/* its claim adopted */
+	assert_int_equal(o[3], A(10, 99, 0, 3));	/* a claim outside the pool is not */
+	/* stable: nothing changes the second time, whatever the order */
+	uint64_t g2[4] = { 0x40, 0x20, 0x10, 0x30 };
+
+	assert_int_equal(allocate(&map, &p, g2, NULL, 4, o), 0);
+	assert_int_equal(o[0], A(10, 99, 0, 3));
+	assert_int_equal(o[3], A(10, 99, 0, 1));
+	/* a host that left keeps its address reserved; a newcomer claiming it does not get it */
+	uint64_t g3[2] = { 0x10, 0x50 };
+	uint32_t c3[2] = { 0, A(10, 99, 0, 1) };
+
+	assert_int_equal(allocate(&map, &p, g3, c3, 2, o), 1);
+	assert_int_equal(o[0], A(10, 99, 0, 2));
+	assert_int_equal(o[1], A(10, 99, 0, 4));
+	/* two hosts claiming the same address: the first keeps it */
+	memset(&map, 0, sizeof(map));
+	uint32_t c4[2] = { A(10, 99, 0, 7), A(10, 99, 0, 7) };
+
+	assert_int_equal(allocate(&map, &p, g3, c4, 2, o), 2);
+	assert_int_equal(o[0], A(10, 99, 0, 7));
+	assert_int_equal(o[1], A(10, 99, 0, 1));
+	/* exhaustion: a /30 has two host addresses */
+	memset(&map, 0, sizeof(map));
+	pool_parse(&p, "10.99.0.0/30");
+	assert_int_equal(allocate(&map, &p, g, NULL, 4, o), 2);
+	assert_int_equal(o[0], A(10, 99, 0, 1));
+	assert_int_equal(o[1], A(10, 99, 0, 2));
+	assert_int_equal(o[2], 0);
+	assert_int_equal(o[3], 0);
+	/* a mapped address outside a new pool is replaced */
+	pool_parse(&p, "10.98.0.0/24");
+	assert_int_equal(allocate(&map, &p, g, NULL, 1, o), 1);
+	assert_int_equal(o[0], A(10, 98, 0, 1));
+}
+
+static void test_map_file(void **state)
+{
+	static AddrMap m, m2;
+	char why[128], dir[] = "/tmp/test_fabricXXXXXX", path[256];
+	char *text;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	addrmap_set(&m, 0x0002c9fffe000001ull, A(10, 99, 0, 1));
+	addrmap_set(&m, 0x0002c9fffe000002ull, A(10, 99, 0, 2));
+	addrmap_set(&m, 0x0002c9fffe000003ull, A(10, 99, 0, 1));	/* takes .1 over */
+	assert_int_equal(m.n, 2);
+	text = addrmap_format(&m);
+	assert_non_null(strstr(text, "0002c9fffe000003 10.99.0.1\n"));
+	assert_int_equal(addrmap_parse(&m2, text, strlen(text), why, sizeof(why)), 0);
+	assert_int_equal(m2.n, 2);
+	free(text);
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/guid2addr", dir);
+	assert_int_equal(addrmap_load(&m2, path, why, sizeof(why)), 0);	/* missing: empty */
+	assert_int_equal(m2.n, 0);
+	assert_int_equal(addrmap_save(&m, path), 0);
+	assert_int_equal(addrmap_load(&m2, path, why, sizeof(why)), 0);
+	assert_int_equal(m2.n, 2);
+	assert_int_equal(addrmap_get(&m2, 0x0002c9fffe000002ull), A(10, 99, 0, 2));
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_map_hostile(void **state)
+{
+	static AddrMap m;
+	static const char *const bad[] = {
+		"",
+		"garbage\n",
+		"# tbrdmad guid2addr v1",					/* no newline */
+		"# tbrdmad guid2addr v2\n",
+		"# tbrdmad guid2addr v1\n0002c9fffe000001\n",
+		"# tbrdmad guid2addr v1\n0002c9fffe000001 10.99.0.1 extra\n",
+		"# tbrdmad guid2addr v1\n2c9fffe000001 10.99.0.1\n",		/* short GUID */
+		"# tbrdmad guid2addr v1\n0002C9FFFE000001 10.99.0.1\n",		/* upper case */
+		"# tbrdmad guid2addr v1\n0000000000000000 10.99.0.1\n",
+		"# tbrdmad guid2addr v1\n0002c9fffe000001 10.99.0.256\n",
+		"# tbrdmad guid2addr v1\n0002c9fffe000001 0.0.0.0\n",
+		"# tbrdmad guid2addr v1\n0002c9fffe000001 10.99.0.1\n0002c9fffe000001 10.99.0.2\n",
+		"# tbrdmad guid2addr v1\n0002c9fffe000001 10.99.0.1\n0002c9fffe000002 10.99.0.1\n",
+		"# tbrdmad guid2addr v1\n0002c9fffe000001 10.99.0.1\n0002c9fffe000002 10.99.0.2",
+	};
+	char why[128], big[300];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		assert_int_equal(addrmap_parse(&m, bad[i], strlen(bad[i]), why, sizeof(why)), -EBADMSG);
+		assert_true(why[0]);
+	}
+	assert_int_equal(addrmap_parse(&m, "# tbrdmad guid2addr v1\n\0x\n", 26, why, sizeof(why)),
+			 -EBADMSG);
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "# tbrdmad guid2addr v1\n", 23);
+	big[sizeof(big) - 1] = '\n';
+	assert_int_equal(addrmap_parse(&m, big, sizeof(big), why, sizeof(why)), -EBADMSG);
+	assert_non_null(strstr(why, "line 2"));
+	/* comments and blank lines are fine */
+	const char *ok = "# tbrdmad guid2addr v1\n\n# x\n0002c9fffe000001 10.99.0.1\n";
+
+	assert_int_equal(addrmap_parse(&m, ok, strlen(ok), why, sizeof(why)), 0);
+	assert_int_equal(m.n, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_codec_roundtrip),
+		cmocka_unit_test(test_codec_hostile),
+		cmocka_unit_test(test_election),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_allocate),
+		cmocka_unit_test(test_map_file),
+		cmocka_unit_test(test_map_hostile),
+	};
+
+	return cmocka_run_group_tests_name("tbrdmad_fabric", tests, NULL, NULL);
+}
