@@ -4,6 +4,7 @@
 #   make check   deps + build + host unit tests + QEMU VM tests; ends with "N passed, N failed"
 #   make demo    boot a VM and show what tbrdma does today (see README.md)
 #   make vm-shell  a developer shell inside a booted test VM
+#   make install / make uninstall   DESTDIR, PREFIX (default /usr/local), KVER: see the end
 # KVER/KDIR select the kernel headers for the module (default: Debian's linux-image-amd64 ABI).
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 KVER ?= $(shell $(TOP)/tests/vm/kernel-abi 6.1)
@@ -52,3 +53,80 @@ clean:
 	rm -rf $(filter-out $(TOP)/build/vm,$(wildcard $(TOP)/build/*))
 
 .PHONY: all deps kernel selftest-modules tools provider progs daemon check demo vm-shell clean
+
+# ---- install / uninstall (issue 7) -------------------------------------------------------------
+#   make && sudo make install     tbrdma.ko for KVER (default: the kernel above; on the machine
+#                                 itself: make KVER=$(uname -r) install), tbrdmad, tbctl, the
+#                                 libibverbs provider, systemd units, udev rules, man pages, bash
+#                                 completion, /etc/tbrdmad.conf (only if there is none)
+#   make install DESTDIR=/tmp/root PREFIX=/usr   staged (no depmod, no udev/systemd reload)
+#   make install MODULES_LOAD=yes also load tbrdma at boot (modules-load.d)
+#   make uninstall                removes exactly what install put (same DESTDIR/PREFIX/KVER)
+# The module, the provider and the configuration live where the kernel, libibverbs and tbrdmad
+# look for them whatever PREFIX is: /lib/modules/KVER/updates, /usr/lib/MULTIARCH/libibverbs,
+# /etc. systemd and udev read units and rules under /usr/local/lib too.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
+MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSCONFDIR ?= /etc
+MODDIR ?= /lib/modules/$(KVER)/updates
+MODULES_LOAD ?= no
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+PROVIDER_DIR ?= /usr/lib/$(MULTIARCH)/libibverbs
+INSTALL ?= install
+# every file install puts (modules-load.d: with MODULES_LOAD=yes), relative to DESTDIR; the
+# configuration is handled on its own
+INSTALLED = $(SBINDIR)/tbrdmad $(BINDIR)/tbctl $(MODDIR)/tbrdma.ko \
+	$(UNITDIR)/tbrdmad.service $(UNITDIR)/tbrdmad.socket $(UDEVRULESDIR)/70-tbrdma.rules \
+	$(MANDIR)/man8/tbrdmad.8 $(MANDIR)/man8/tbctl.8 $(MANDIR)/man5/tbrdmad.conf.5 \
+	$(BASHCOMPDIR)/tbctl /etc/libibverbs.d/tbrdma.driver $(PROVIDER_DIR)/libtbrdma-rdmav34.so \
+	$(MODULESLOADDIR)/tbrdma.conf
+
+install: kernel daemon provider
+	$(INSTALL) -D -m 0755 build/tbrdmad/tbrdmad $(DESTDIR)$(SBINDIR)/tbrdmad
+	$(INSTALL) -D -m 0755 build/tbctl/tbctl $(DESTDIR)$(BINDIR)/tbctl
+	$(INSTALL) -D -m 0644 build/kmod/$(KVER)/tbrdma/tbrdma.ko $(DESTDIR)$(MODDIR)/tbrdma.ko
+	$(MAKE) -C provider install DESTDIR=$(DESTDIR) PROVIDER_DIR=$(PROVIDER_DIR)
+	@mkdir -p $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/tbrdmad.service.in > $(DESTDIR)$(UNITDIR)/tbrdmad.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/tbrdmad.service
+	$(INSTALL) -D -m 0644 systemd/tbrdmad.socket $(DESTDIR)$(UNITDIR)/tbrdmad.socket
+	$(INSTALL) -D -m 0644 systemd/70-tbrdma.rules $(DESTDIR)$(UDEVRULESDIR)/70-tbrdma.rules
+	@if [ "$(MODULES_LOAD)" = yes ]; then set -x; $(INSTALL) -D -m 0644 \
+		systemd/tbrdma-modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/tbrdma.conf; fi
+	$(INSTALL) -D -m 0644 man/tbrdmad.8 $(DESTDIR)$(MANDIR)/man8/tbrdmad.8
+	$(INSTALL) -D -m 0644 man/tbctl.8 $(DESTDIR)$(MANDIR)/man8/tbctl.8
+	$(INSTALL) -D -m 0644 man/tbrdmad.conf.5 $(DESTDIR)$(MANDIR)/man5/tbrdmad.conf.5
+	$(INSTALL) -D -m 0644 tbctl/tbctl.bash-completion $(DESTDIR)$(BASHCOMPDIR)/tbctl
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf"; \
+	else \
+		echo "$(INSTALL) -D -m 0644 tbrdmad/tbrdmad.conf $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf"; \
+		$(INSTALL) -D -m 0644 tbrdmad/tbrdmad.conf $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf; \
+	fi
+	@if [ -z "$(DESTDIR)" ]; then \
+		set -x; depmod -a $(KVER); \
+		if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi; \
+		udevadm control --reload 2> /dev/null || true; \
+	fi
+
+# the configuration goes only if it is the one install put (unchanged)
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	@if cmp -s tbrdmad/tbrdmad.conf $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf; then \
+		echo "rm -f $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf"; rm -f $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf (changed)"; \
+	fi
+	@if [ -z "$(DESTDIR)" ]; then \
+		set -x; depmod -a $(KVER); \
+		if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi; \
+		udevadm control --reload 2> /dev/null || true; \
+	fi
+
+.PHONY: install uninstall
