@@ -142,10 +142,12 @@ int addr_apply(const char *ifname, uint32_t addr, unsigned prefix, uint32_t net)
 	r = scan(sk, ifname, &s);
 	if (r >= 0)
 		r = set_up(sk, s.ifindex);
-	if (r >= 0)
-		r = put_addr(sk, s.ifindex, addr, prefix, true);
+	/* stale addresses of the pool go first: deleting a primary IPv4 address also deletes the
+	 * secondaries of its subnet (unless promote_secondaries), which the new one would be */
 	for (unsigned i = 0; r >= 0 && i < s.n_stale; i++)
 		put_addr(sk, s.ifindex, s.stale[i], prefix, false);
+	if (r >= 0)
+		r = put_addr(sk, s.ifindex, addr, prefix, true);
 	nl_socket_free(sk);
 	return r;
 }

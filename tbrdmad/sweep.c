@@ -42,6 +42,7 @@ struct Sweep {
 	bool claimed;			/* looked at tbrN's addresses once */
 	uint64_t light, heavy, tx, rx, rx_bad, tx_err;
 	uint64_t last_heavy_usec;
+	uint64_t start_usec;		/* first run with our device: discovery for 2 hellos */
 	bool pending_heavy;		/* forced by request */
 };
 
@@ -249,6 +250,18 @@ static void run(Sweep *s)
 	if (gone)
 		log_info("sweep: %d host(s) timed out", gone);
 
+	self = &s->db.hosts[0];
+	if (!s->start_usec)
+		s->start_usec = now;
+	if (now - s->start_usec < 2 * s->m->config.hello_usec) {
+		/* discovering: hear the neighbours' databases before electing and assigning, so a
+		 * (re)started daemon does not briefly believe it is alone (and the master) */
+		self->master = 0;
+		self->flags = 0;
+		self->n_assign = 0;
+		send_all(s, d);
+		return;
+	}
 	/* election */
 	master = fabric_elect(&s->db);
 	if (master != s->master) {
