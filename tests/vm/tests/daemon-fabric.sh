@@ -1,0 +1,172 @@
+# The sweep (issue 6, docs/sweep.md): four emulated hosts in one VM cabled as a ring (tbrdma0 in
+# the initial namespace, tbrdma1..3 in namespaces h1..h3, 1-2 rails per cable), one tbrdmad per
+# host. Within 20 s every daemon reports the same fabric (4 hosts, 4 links, one master, unique
+# addresses), each tbrN has its address and its IPv4-mapped RoCE v2 GID, neighbours ping each
+# other over tbrN, every daemon logged FABRIC UP. SIGKILL the master: a standby takes over,
+# addresses stay. Restart it; then stop every daemon, flush the addresses and restart them all:
+# the same addresses come back from the persisted guid2addr maps.
+# vm-timeout: 300
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/tests/rail.lib"
+
+D=$TBR_TOP/build/tbrdmad/tbrdmad
+T=$TBR_TOP/build/tbctl/tbctl
+[ -x "$D" ] && [ -x "$T" ] || fail "no tbrdmad/tbctl (run make)"
+N=4
+declare -a PID
+
+in_h() { local h=$1; shift; if [ "$h" = 0 ]; then "$@"; else ip netns exec "h$h" "$@"; fi; }
+sock() { echo "/tmp/tbrdmad-$1.sock"; }
+fab() { "$T" --socket "$(sock "$1")" fabric --json; }
+py() { python3 -c "$1" "${@:2}"; }
+
+gid_index() {
+	local want g i
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	for g in /sys/class/infiniband/$1/ports/1/gids/*; do
+		i=${g##*/}
+		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
+		grep -q 'RoCE v2' "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null &&
+			{ echo "$i"; return 0; }
+	done
+	return 1
+}
+
+start_d() { # start_d H: $! must be tbrdmad itself (ip netns exec execs it), not a subshell
+	local args=(--device "tbrdma$1" --socket "$(sock "$1")" --state-dir "/tmp/st$1"
+		    --config /dev/null --log-level debug)
+	if [ "$1" = 0 ]; then
+		"$D" "${args[@]}" >> "/tmp/tbrdmad-$1.log" 2>&1 &
+	else
+		ip netns exec "h$1" "$D" "${args[@]}" >> "/tmp/tbrdmad-$1.log" 2>&1 &
+	fi
+	PID[$1]=$!
+}
+
+# agree HOSTS [EXCLUDE]: every running daemon (all but EXCLUDE) reports HOSTS hosts, HOSTS links
+# (a ring; a line of 3 after one host is gone has 2), the same master, unique addresses for all
+agree() {
+	local want=$1 excl=${2:-x} links=$1 h out=/tmp/fab.all
+	[ "$want" = 3 ] && links=2
+	: > $out
+	for ((h = 0; h < N; h++)); do
+		[ "$h" = "$excl" ] && continue
+		fab "$h" > /tmp/fab.$h 2>/dev/null || return 1
+		echo "/tmp/fab.$h" >> $out
+	done
+	py '
+import json, sys
+fs = [json.load(open(p.strip())) for p in open(sys.argv[1])]
+want, links = int(sys.argv[2]), int(sys.argv[3])
+masters = {f["master"] for f in fs}
+ok = len(masters) == 1 and None not in masters
+for f in fs:
+    addrs = [h["address"] for h in f["hosts"]]
+    ok &= len(f["hosts"]) == want and len(f["links"]) == links and f["converged"]
+    ok &= None not in addrs and len(set(addrs)) == want and f["address"] is not None
+    ok &= sum(h["master"] for h in f["hosts"]) == 1
+    ok &= sorted(a["address"] for a in f["addresses"]) == sorted(addrs)
+ok &= sum(f["role"] == "master" for f in fs) == 1
+sys.exit(0 if ok else 1)' $out "$want" "$links"
+}
+
+addr_of() { py 'import json,sys; print(json.load(sys.stdin)["address"])' < "/tmp/fab.$1"; }
+master_of() { py 'import json,sys; print(json.load(sys.stdin)["master"])' < "/tmp/fab.$1"; }
+self_of() { py 'import json,sys; print(json.load(sys.stdin)["self"])' < "/tmp/fab.$1"; }
+dump_all() {
+	local h
+	for ((h = 0; h < N; h++)); do
+		echo "== host $h"; fab "$h" || true; tail -n 30 "/tmp/tbrdmad-$h.log" || true
+	done
+}
+trap 'dump_all >&2' ERR
+
+step "four hosts: tbrdma0 here, tbrdma1..3 in h1..h3, cabled as a ring"
+tbr_load
+rdma system set netns exclusive
+for ((h = 1; h < N; h++)); do
+	"$CTL" dev-new > /dev/null || fail "dev-new failed"
+done
+for ((h = 1; h < N; h++)); do
+	ip netns add "h$h"
+	rdma dev set "tbrdma$h" netns "h$h"
+	ip link set "tbr$h" netns "h$h"
+	in_h "$h" ip link set lo up
+done
+for ((h = 0; h < N; h++)); do
+	"$CTL" cable-new "tbrdma$h" "tbrdma$(((h + 1) % N))" --rails $((h % 2 + 1)) > /dev/null ||
+		fail "cable-new $h failed"
+done
+"$CTL" links
+
+step "one tbrdmad per host: one fabric within 20 s"
+for ((h = 0; h < N; h++)); do rm -rf "/tmp/st$h"; start_d "$h"; done
+t0=$SECONDS
+wait_for 20 agree 4 || { dump_all; fail "no agreement"; }
+echo "agreed after $((SECONDS - t0)) s"
+agree 4 || fail "agree"
+"$T" --socket "$(sock 0)" fabric
+declare -a ADDR
+for ((h = 0; h < N; h++)); do
+	ADDR[$h]=$(addr_of "$h")
+	in_h "$h" ip -4 addr show "tbr$h" | grep -q "inet ${ADDR[$h]}/24" ||
+		{ in_h "$h" ip addr show "tbr$h"; grep -E "address|already|applying|sweep: [0-9]" "/tmp/tbrdmad-$h.log" | tail -20
+		  fail "tbr$h has not got ${ADDR[$h]}"; }
+	wait_for 10 in_h "$h" bash -c "$(declare -f gid_index); gid_index tbrdma$h ${ADDR[$h]}"
+	grep -q "FABRIC UP" "/tmp/tbrdmad-$h.log" || fail "host $h: no FABRIC UP logged"
+	[ -s "/tmp/st$h/guid2addr" ] || fail "host $h: no guid2addr persisted"
+done
+echo "addresses: ${ADDR[*]}"
+for ((h = 0; h < N; h++)); do
+	n=$(((h + 1) % N))
+	in_h "$h" ping -c 1 -W 5 "${ADDR[$n]}" > /dev/null || fail "ping host $h -> $n (${ADDR[$n]})"
+done
+setpriv --reuid=65534 --regid=65534 --clear-groups "$T" --socket "$(sock 1)" sweep &&
+	fail "non-root sweep succeeded"
+"$T" --socket "$(sock 1)" sweep || fail "sweep refused"
+
+step "SIGKILL the master: a standby takes over, addresses stay"
+M=$(master_of 0)
+for ((h = 0; h < N; h++)); do [ "$(self_of "$h")" = "$M" ] && MH=$h; done
+echo "master is host $MH ($M)"
+kill -KILL "${PID[$MH]}"
+wait "${PID[$MH]}" 2> /dev/null || true
+t0=$SECONDS
+wait_for 20 agree 3 "$MH" || { dump_all; fail "no takeover"; }
+echo "takeover after $((SECONDS - t0)) s"
+for ((h = 0; h < N; h++)); do
+	[ "$h" = "$MH" ] && continue
+	[ "$(master_of "$h")" != "$M" ] || fail "host $h still follows the dead master"
+	[ "$(addr_of "$h")" = "${ADDR[$h]}" ] || fail "host $h: address changed after takeover"
+done
+grep -q "takes over" /tmp/tbrdmad-*.log || fail "no takeover logged"
+
+step "restart the old master: back in the fabric with its address"
+start_d "$MH"
+wait_for 20 agree 4 || { dump_all; fail "no agreement after restart"; }
+for ((h = 0; h < N; h++)); do
+	[ "$(addr_of "$h")" = "${ADDR[$h]}" ] || fail "host $h: address changed after restart"
+done
+
+step "stop every daemon, flush the addresses, restart all: same addresses (persisted)"
+for ((h = 0; h < N; h++)); do kill -TERM "${PID[$h]}"; done
+for ((h = 0; h < N; h++)); do wait "${PID[$h]}" || fail "daemon $h exit status"; done
+for ((h = 0; h < N; h++)); do in_h "$h" ip addr flush dev "tbr$h"; done
+for ((h = 0; h < N; h++)); do start_d "$h"; done
+wait_for 20 agree 4 || { dump_all; fail "no agreement after a full restart"; }
+for ((h = 0; h < N; h++)); do
+	[ "$(addr_of "$h")" = "${ADDR[$h]}" ] || fail "host $h: $(addr_of "$h") != ${ADDR[$h]} after a full restart"
+	in_h "$h" ip -4 addr show "tbr$h" | grep -q "inet ${ADDR[$h]}/24" || fail "tbr$h lost its address"
+done
+in_h 1 ping -c 1 -W 5 "${ADDR[2]}" > /dev/null || fail "ping after restart"
+
+step "a corrupt guid2addr is rejected with an error, not a crash"
+kill -TERM "${PID[2]}"; wait "${PID[2]}" || true
+printf 'garbage\n\x00\xff' > /tmp/st2/guid2addr
+start_d 2
+wait_for 10 grep -q "guid2addr.*starting with an empty map" /tmp/tbrdmad-2.log
+wait_for 20 agree 4 || { dump_all; fail "no agreement after a corrupt map"; }
+[ "$(addr_of 2)" = "${ADDR[2]}" ] || fail "host 2 lost its address (the master has it)"
+for ((h = 0; h < N; h++)); do kill -TERM "${PID[$h]}"; done
+for ((h = 0; h < N; h++)); do wait "${PID[$h]}" || true; done
+echo "PASS"
