@@ -2,7 +2,8 @@
 # the initial namespace, tbrdma1..3 in namespaces h1..h3, 1-2 rails per cable), one tbrdmad per
 # host. Within 20 s every daemon reports the same fabric (4 hosts, 4 links, one master, unique
 # addresses), each tbrN has its address and its IPv4-mapped RoCE v2 GID, neighbours ping each
-# other over tbrN, every daemon logged FABRIC UP. SIGKILL the master: a standby takes over,
+# other over tbrN and run ibv_rc_pingpong over those GIDs, every daemon logged FABRIC UP.
+# SIGKILL the master: a standby takes over,
 # addresses stay. Restart it; then stop every daemon, flush the addresses and restart them all:
 # the same addresses come back from the persisted guid2addr maps.
 # vm-timeout: 300
@@ -121,6 +122,17 @@ for ((h = 0; h < N; h++)); do
 	n=$(((h + 1) % N))
 	in_h "$h" ping -c 1 -W 5 "${ADDR[$n]}" > /dev/null || fail "ping host $h -> $n (${ADDR[$n]})"
 done
+step "ibv_rc_pingpong between neighbours hosts 1 and 2 over the sweep's IPv4-mapped GIDs"
+export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
+G1=$(in_h 1 bash -c "$(declare -f gid_index); gid_index tbrdma1 ${ADDR[1]}")
+G2=$(in_h 2 bash -c "$(declare -f gid_index); gid_index tbrdma2 ${ADDR[2]}")
+in_h 1 ibv_rc_pingpong -d tbrdma1 -g "$G1" -s 4096 -n 20 > /tmp/srv.log 2>&1 &
+srv=$!
+wait_for 10 in_h 1 sh -c "[ -n \"\$(ss -ltnH 'sport = :18515')\" ]"
+in_h 2 ibv_rc_pingpong -d tbrdma2 -g "$G2" -s 4096 -n 20 "${ADDR[1]}" > /tmp/cli.log 2>&1 ||
+	{ cat /tmp/cli.log /tmp/srv.log; fail "ibv_rc_pingpong client failed"; }
+wait "$srv" || { cat /tmp/srv.log; fail "ibv_rc_pingpong server failed"; }
+grep 'iters in' /tmp/cli.log
 setpriv --reuid=65534 --regid=65534 --clear-groups "$T" --socket "$(sock 1)" sweep &&
 	fail "non-root sweep succeeded"
 "$T" --socket "$(sock 1)" sweep || fail "sweep refused"
