@@ -47,3 +47,16 @@ wait_for() {
 	done
 	fail "timed out after ${t}s: $*"
 }
+
+# gid_index DEV IPV4: the index of DEV's RoCE v2 GID ::ffff:IPV4 (fails while it is absent)
+gid_index() {
+	local want g i
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	for g in /sys/class/infiniband/$1/ports/1/gids/*; do
+		i=${g##*/}
+		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
+		grep -q 'RoCE v2' "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null &&
+			{ echo "$i"; return 0; }
+	done
+	return 1
+}

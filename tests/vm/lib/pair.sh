@@ -10,19 +10,6 @@
 CTL=$TBR_TOP/build/tools/tbrdma-ctl
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
 
-# gid_index DEV IPV4: the index of DEV's RoCE v2 GID ::ffff:IPV4
-gid_index() {
-	local want g i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
-	for g in /sys/class/infiniband/$1/ports/1/gids/*; do
-		i=${g##*/}
-		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
-		grep -q 'RoCE v2' "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null &&
-			{ echo "$i"; return 0; }
-	done
-	return 1
-}
-
 h1() { ip netns exec h1 "$@"; }
 
 pair_up() {

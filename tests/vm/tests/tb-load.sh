@@ -50,4 +50,4 @@ for round in 1 2; do
 	[ "$(tb_refs)" = 0 ] || fail "thunderbolt refcount $(tb_refs) after rmmod"
 	rmmod thunderbolt || fail "rmmod thunderbolt"
 done
-echo "tb-load: ok"
+echo "tb-load: ok on $(uname -r)"
