@@ -2,7 +2,8 @@
 # the initial namespace, tbrdma1..3 in namespaces h1..h3, 1-2 rails per cable), one tbrdmad per
 # host. Within 20 s every daemon reports the same fabric (4 hosts, 4 links, one master, unique
 # addresses), each tbrN has its address and its IPv4-mapped RoCE v2 GID, neighbours ping each
-# other over tbrN and run ibv_rc_pingpong over those GIDs, every daemon logged FABRIC UP.
+# other over tbrN and run ibv_rc_pingpong over those GIDs, every daemon logged FABRIC UP. A cut
+# cable is followed (4 hosts, 3 links, same addresses) and so is its restore.
 # SIGKILL the master: a standby takes over,
 # addresses stay. Restart it; then stop every daemon, flush the addresses and restart them all:
 # the same addresses come back from the persisted guid2addr maps.
@@ -47,7 +48,7 @@ start_d() { # start_d H: $! must be tbrdmad itself (ip netns exec execs it), not
 # agree HOSTS [EXCLUDE]: every running daemon (all but EXCLUDE) reports HOSTS hosts, HOSTS links
 # (a ring; a line of 3 after one host is gone has 2), the same master, unique addresses for all
 agree() {
-	local want=$1 excl=${2:-x} links=$1 h out=/tmp/fab.all
+	local want=$1 excl=${2:-x} links=${3:-$1} h out=/tmp/fab.all
 	[ "$want" = 3 ] && links=2
 	: > $out
 	for ((h = 0; h < N; h++)); do
@@ -136,6 +137,17 @@ grep 'iters in' /tmp/cli.log
 setpriv --reuid=65534 --regid=65534 --clear-groups "$T" --socket "$(sock 1)" sweep &&
 	fail "non-root sweep succeeded"
 "$T" --socket "$(sock 1)" sweep || fail "sweep refused"
+
+step "cut the cable 0-1 (the ring becomes a line): 3 links, same hosts and addresses; restore"
+"$CTL" rail-set tbrdma0 1 0 --cut || fail "cut failed"
+t0=$SECONDS
+wait_for 20 agree 4 x 3 || { dump_all; fail "the cut was not followed"; }
+echo "cut followed after $((SECONDS - t0)) s"
+for ((h = 0; h < N; h++)); do
+	[ "$(addr_of "$h")" = "${ADDR[$h]}" ] || fail "host $h: address changed after the cut"
+done
+"$CTL" rail-set tbrdma0 1 0 --restore || fail "restore failed"
+wait_for 20 agree 4 || { dump_all; fail "the restore was not followed"; }
 
 step "SIGKILL the master: a standby takes over, addresses stay"
 M=$(master_of 0)
