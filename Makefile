@@ -29,13 +29,13 @@ deps:
 	@$(TOP)/tests/deps.sh
 
 kernel:
-	$(MAKE) -C kernel KVER=$(KVER)
+	$(MAKE) -C kernel KVER=$(KVER) W=1
 
 # the VM harness's WARN self-test module, for every kernel the VM tests boot
 selftest-modules:
 	$(MAKE) -C kernel KVER=$(KVER) SRC=$(TOP)/tests/vm/selftest NAME=tbr_selftest_warn
 	$(MAKE) -C kernel KVER=$(KVER612) SRC=$(TOP)/tests/vm/selftest NAME=tbr_selftest_warn
-	$(MAKE) -C kernel KVER=$(KVER612)
+	$(MAKE) -C kernel KVER=$(KVER612) W=1
 
 check:
 	@$(TOP)/tests/check.sh
