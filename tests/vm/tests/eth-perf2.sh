@@ -1,5 +1,5 @@
 # Two VMs joined by 2 virtio NIC rails, eth backend: ONE device each (tbrdma0), the link has 2
-# eth rails; ib_write_bw, ib_read_bw, ib_send_bw (a few sizes) and ib_write_lat across the VMs;
+# eth rails; ib_{write,read,send}_bw (4 KiB, 64 KiB) and ib_{write,read,send}_lat across the VMs;
 # both rails carried traffic.
 # vm-count: 2
 # vm-rails: 2
