@@ -174,13 +174,27 @@ int call(json_object *request, json_object **ret)
 	return EXIT_OK;
 }
 
-int call_method(const char *method, json_object **ret)
+int call_method(const char *method, const char *device, json_object **ret)
 {
 	json_object *req = json_object_new_object();
 	int r;
 
 	json_object_object_add(req, "method", json_object_new_string(method));
+	if (device)
+		json_object_object_add(req, "device", json_object_new_string(device));
 	r = call(req, ret);
 	json_object_put(req);
 	return r;
+}
+
+int query(const char *method, const char *device, json_object **ret)
+{
+	int r = call_method(method, device, ret);
+
+	if (r || !arg.json)
+		return r;
+	print_json(*ret);
+	json_object_put(*ret);
+	*ret = NULL;
+	return EXIT_OK;
 }

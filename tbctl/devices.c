@@ -37,7 +37,7 @@ int verb_devices(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return usage_error("devices takes no arguments");
-	r = call_method("devices", &reply);
+	r = call_method("devices", NULL, &reply);
 	if (r)
 		return r;
 	if (arg.json)

@@ -23,14 +23,9 @@ int verb_fabric(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return usage_error("fabric takes no arguments");
-	r = call_method("fabric", &reply);
-	if (r)
+	r = query("fabric", NULL, &reply);
+	if (r || !reply)
 		return r;
-	if (arg.json) {
-		print_json(reply);
-		json_object_put(reply);
-		return EXIT_OK;
-	}
 	hosts = jget(reply, "hosts");
 	n = hosts ? json_object_array_length(hosts) : 0;
 	printf("device %s (%s), this host %s, %s, address %s\n", or_dash(jstr(reply, "device")),

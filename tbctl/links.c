@@ -9,26 +9,16 @@ int verb_links(int argc, char **argv)
 {
 	static const char *const cols[] = { "DEVICE", "LINK", "PEER", "STATE", "RAILS", "TX-FRAMES",
 					    "TX-BYTES", "RX-FRAMES", "RX-BYTES", "LOST", "DROPS" };
-	json_object *req, *reply = NULL, *links;
+	json_object *reply = NULL, *links;
 	struct libscols_table *t;
 	size_t n;
 	int r;
 
 	if (argc > 2)
 		return usage_error("links takes at most DEVICE");
-	req = json_object_new_object();
-	json_object_object_add(req, "method", json_object_new_string("links"));
-	if (argc == 2)
-		json_object_object_add(req, "device", json_object_new_string(argv[1]));
-	r = call(req, &reply);
-	json_object_put(req);
-	if (r)
+	r = query("links", argc == 2 ? argv[1] : NULL, &reply);
+	if (r || !reply)
 		return r;
-	if (arg.json) {
-		print_json(reply);
-		json_object_put(reply);
-		return EXIT_OK;
-	}
 	links = jget(reply, "links");
 	n = links ? json_object_array_length(links) : 0;
 	t = table_new(cols, 11);

@@ -10,26 +10,16 @@ int verb_rails(int argc, char **argv)
 	static const char *const cols[] = { "DEVICE", "LINK", "RAIL", "BACKEND", "STATE", "CUT",
 					    "PEER", "CREDITS", "TX-FRAMES", "RX-FRAMES", "LOST",
 					    "DROPS" };
-	json_object *req, *reply = NULL, *rails;
+	json_object *reply = NULL, *rails;
 	struct libscols_table *t;
 	size_t n;
 	int r;
 
 	if (argc > 2)
 		return usage_error("rails takes at most DEVICE");
-	req = json_object_new_object();
-	json_object_object_add(req, "method", json_object_new_string("rails"));
-	if (argc == 2)
-		json_object_object_add(req, "device", json_object_new_string(argv[1]));
-	r = call(req, &reply);
-	json_object_put(req);
-	if (r)
+	r = query("rails", argc == 2 ? argv[1] : NULL, &reply);
+	if (r || !reply)
 		return r;
-	if (arg.json) {
-		print_json(reply);
-		json_object_put(reply);
-		return EXIT_OK;
-	}
 	rails = jget(reply, "rails");
 	n = rails ? json_object_array_length(rails) : 0;
 	t = table_new(cols, 12);

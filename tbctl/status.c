@@ -17,14 +17,9 @@ int verb_status(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return usage_error("status takes no arguments");
-	r = call_method("status", &reply);
-	if (r)
+	r = query("status", NULL, &reply);
+	if (r || !reply)
 		return r;
-	if (arg.json) {
-		print_json(reply);
-		json_object_put(reply);
-		return EXIT_OK;
-	}
 	d = jget(reply, "daemon");
 	k = jget(reply, "kernel");
 	s = jget(reply, "summary");

@@ -13,7 +13,7 @@ int verb_sweep(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return usage_error("sweep takes no arguments");
-	r = call_method("sweep", &reply);
+	r = call_method("sweep", NULL, &reply);
 	if (r)
 		return r;
 	s = jget(reply, "summary");

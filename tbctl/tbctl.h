@@ -27,8 +27,11 @@ extern Options arg;
  * Returns EXIT_OK when the daemon answered "ok": true, EXIT_ERROR for an error reply (message
  * printed, unless --json, where the reply is printed as it is), EXIT_UNREACHABLE. */
 int call(json_object *request, json_object **ret);
-/* call() with {"method": METHOD} */
-int call_method(const char *method, json_object **ret);
+/* call() with {"method": METHOD} and, when @device is not NULL, {"device": DEVICE} */
+int call_method(const char *method, const char *device, json_object **ret);
+/* call_method() for the read verbs: with --json the reply is printed as it is and *ret is NULL
+ * (the verb is done); otherwise the caller owns *ret */
+int query(const char *method, const char *device, json_object **ret);
 
 /* output.c */
 void print_json(json_object *o);

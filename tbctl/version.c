@@ -13,7 +13,7 @@ int verb_version(int argc, char **argv)
 	(void)argv;
 	if (argc > 1)
 		return usage_error("version takes no arguments");
-	r = call_method("version", &reply);
+	r = call_method("version", NULL, &reply);
 	if (r)
 		return r;
 	if (arg.json) {
