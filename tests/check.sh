@@ -4,6 +4,8 @@
 #   unit    host unit tests of the transport core (cmocka, TAP), plain and ASan+UBSan
 #   bats    tbrdmad's unit tests (cmocka, TAP, plain and ASan+UBSan) and the bats tests of
 #           tbrdmad/tbctl on the host (tests/bats, no kernel module needed)
+#   fuzz    `make fuzz-smoke`: every libFuzzer target for FUZZ_SECONDS (60) with its corpus; at
+#           nice 19 in the background while the VM suite runs, so it takes the CPU the VMs leave
 #   vm      QEMU VM tests (tests/vm/run)
 # One line per test ("PASS name" / "FAIL name: why"), then "N passed, N failed". Exit 1 on failure.
 # Env: CHECK_SUITES="build unit bats vm" to run a subset; VM_JOBS for tests/vm/run -j.
@@ -12,7 +14,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP"
 LOG=$TOP/build/check
 mkdir -p "$LOG"
-SUITES=${CHECK_SUITES:-build unit bats vm}
+SUITES=${CHECK_SUITES:-build unit bats fuzz vm}
+JOBS=$(nproc)
 T0=$(date +%s)
 : > "$LOG/results"
 
@@ -44,7 +47,7 @@ suite_build() {
 		kver=$(tests/vm/kernel-abi "$series")
 		out=$LOG/build-$series.log
 		rm -rf "build/kmod/$kver/tbrdma"	# every file compiled, so every warning is seen
-		if make -s -C kernel KVER="$kver" W=1 > "$out" 2>&1; then
+		if make -s -j"$JOBS" -C kernel KVER="$kver" W=1 > "$out" 2>&1; then
 			if grep -q 'warning:' "$out"; then
 				record "FAIL build/kmod-$series: W=1 warnings ($out)"
 				grep 'warning:' "$out" | head -5 | sed 's/^/  | /'
@@ -63,7 +66,7 @@ suite_unit() {
 	[ -f tests/unit/Makefile ] || return 0
 	for target in check check-asan; do
 		local out=$LOG/unit-$target.log
-		make -s -C tests/unit "$target" > "$out" 2>&1
+		make -s -j"$JOBS" -C tests/unit "$target" > "$out" 2>&1
 		local rc=$?
 		tap_to_results "unit${target#check}" < "$out"
 		if [ "$rc" != 0 ] && ! grep -q '^not ok' "$out"; then
@@ -77,7 +80,7 @@ suite_bats() {
 	local target out rc
 	for target in check check-asan; do
 		out=$LOG/tbrdmad-$target.log
-		make -s -C tbrdmad "$target" > "$out" 2>&1
+		make -s -j"$JOBS" -C tbrdmad "$target" > "$out" 2>&1
 		rc=$?
 		tap_to_results "tbrdmad${target#check}" < "$out"
 		if [ "$rc" != 0 ] && ! grep -q '^not ok' "$out"; then
@@ -95,6 +98,17 @@ suite_bats() {
 	fi
 }
 
+suite_fuzz() { # one PASS/FAIL line per fuzzer
+	local out=$LOG/fuzz.log rc
+	nice -n 19 make -s fuzz-smoke > "$out" 2>&1
+	rc=$?
+	grep -E '^(PASS|FAIL) ' "$out" | while IFS= read -r l; do record "$l"; done
+	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$out"; then
+		record "FAIL fuzz/run: make fuzz-smoke failed ($out)"
+		tail -n 10 "$out" | sed 's/^/  | /'
+	fi
+}
+
 suite_vm() {
 	local out=$LOG/vm.log
 	tests/vm/run ${VM_JOBS:+-j "$VM_JOBS"} 2>&1 | tee "$out" | while IFS= read -r l; do
@@ -108,11 +122,26 @@ if ! tests/deps.sh; then
 else
 	# the build suite compiles the module (W=1, as `make` does) first, so `make all` reuses it
 	case " $SUITES " in *" build "*) suite_build ;; esac
-	if ! make -s all > "$LOG/make.log" 2>&1; then
+	if ! make -s -j"$JOBS" all > "$LOG/make.log" 2>&1; then
 		record "FAIL build/all: make failed ($LOG/make.log)"
 		tail -n 20 "$LOG/make.log" | sed 's/^/  | /'
 	else
-		for s in $SUITES; do [ "$s" = build ] || "suite_$s"; done
+		fuzz_pid=
+		for s in $SUITES; do
+			case "$s" in
+			build) ;;
+			# in the background during the VM suite (its lines are printed when it ends)
+			fuzz) case " $SUITES " in
+				*" vm "*) suite_fuzz > "$LOG/fuzz.results" & fuzz_pid=$! ;;
+				*) suite_fuzz ;;
+				esac ;;
+			*) "suite_$s" ;;
+			esac
+		done
+		if [ -n "$fuzz_pid" ]; then
+			wait "$fuzz_pid"
+			cat "$LOG/fuzz.results"
+		fi
 	fi
 fi
 passed=$(grep -c '^PASS' "$LOG/results")
