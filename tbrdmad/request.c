@@ -293,6 +293,53 @@ static bool all_space(const char *p, size_t n)
 	return true;
 }
 
+/*
+ * Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above U+10FFFF. json-c's own
+ * check lets those through, and a method or id holding them would be echoed into a reply that is
+ * not valid UTF-8 (found by tests/bats/sock-stress.py).
+ */
+static bool utf8_valid(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = p[i];
+		unsigned char lo = 0x80, hi = 0xbf;
+		size_t more;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			more = 1;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			more = 2;
+			if (c == 0xe0)
+				lo = 0xa0;	/* overlong */
+			else if (c == 0xed)
+				hi = 0x9f;	/* surrogates */
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			more = 3;
+			if (c == 0xf0)
+				lo = 0x90;	/* overlong */
+			else if (c == 0xf4)
+				hi = 0x8f;	/* above U+10FFFF */
+		} else {
+			return false;
+		}
+		if (n - i <= more)
+			return false;
+		if (p[i + 1] < lo || p[i + 1] > hi)
+			return false;
+		for (size_t k = 2; k <= more; k++)
+			if ((p[i + k] & 0xc0) != 0x80)
+				return false;
+		i += more + 1;
+	}
+	return true;
+}
+
 static json_object *parse(const char *line, size_t len, json_object **err)
 {
 	struct json_tokener *tok;
@@ -307,6 +354,10 @@ static json_object *parse(const char *line, size_t len, json_object **err)
 	}
 	if (memchr(line, '\0', len)) {
 		*err = json_error_new(NULL, ERR_PARSE, "NUL byte in request");
+		return NULL;
+	}
+	if (!utf8_valid((const unsigned char *)line, len)) {
+		*err = json_error_new(NULL, ERR_PARSE, "invalid UTF-8");
 		return NULL;
 	}
 	tok = json_tokener_new_ex(JSON_DEPTH);

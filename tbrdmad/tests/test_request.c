@@ -226,6 +226,32 @@ static void test_malformed(void **state)
 		EXPECT_ERROR(bad[i], ERR_PARSE);
 }
 
+static void test_utf8(void **state)
+{
+	static const char *const bad[] = {
+		"{\"method\":\"ver\xc0\xafsion\"}",		/* overlong '/' */
+		"{\"method\":\"\xe0\x80\xaf\"}",		/* overlong, 3 bytes */
+		"{\"method\":\"\xf0\x80\x80\xaf\"}",		/* overlong, 4 bytes */
+		"{\"method\":\"\xed\xa0\x80\"}",		/* surrogate U+D800 */
+		"{\"method\":\"\xf4\x90\x80\x80\"}",		/* U+110000 */
+		"{\"method\":\"\xf5\x80\x80\x80\"}",
+		"{\"method\":\"status\",\"id\":\"\xe2\x82\"}",	/* truncated */
+		"{\"method\":\"status\",\"id\":\"\x80\"}",	/* lone continuation */
+		"{\"method\":\"status\"}\xc3",		/* cut at the end of the line */
+	};
+	json_object *o, *v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_ERROR(bad[i], ERR_PARSE);
+	/* the longest valid forms pass: U+10FFFF, U+FFFF, U+D7FF, U+0080 */
+	o = run("{\"method\":\"version\",\"id\":\"\xf4\x8f\xbf\xbf\xef\xbf\xbf\xed\x9f\xbf\xc2\x80\"}");
+	assert_true(ok(o));
+	assert_true(json_object_object_get_ex(o, "id", &v));
+	assert_string_equal(json_object_get_string(v), "\xf4\x8f\xbf\xbf\xef\xbf\xbf\xed\x9f\xbf\xc2\x80");
+	json_object_put(o);
+}
+
 static void test_nul_byte(void **state)
 {
 	RequestContext c = { .uid = 0, .model = &model, .info = &info, .ops = &ops };
@@ -435,6 +461,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rails_devices, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_id_echo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_utf8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nul_byte, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown, setup, teardown),

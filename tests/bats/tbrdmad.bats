@@ -128,3 +128,45 @@ print(s.recv(4096).decode())' "$D/notify" > "$D/notify.out" &
 	grep -q '^READY=1' "$D/notify.out"
 	grep -q '^STATUS=Waiting for the tbrdma kernel module' "$D/notify.out"
 }
+
+# stress_daemon BINARY RSS_BOUND_KB: 10k hostile requests and abrupt disconnects from
+# sock-stress.py against BINARY (no kernel module), every reply checked; RSS after the run at
+# most RSS_BOUND_KB above RSS after the warm-up; correct answers afterwards; SIGTERM: exit 0
+stress_daemon() {
+	local bin=$1 bound=$2 pid rc=0 warm end
+	TBRDMAD=$bin start_daemon "$D" --log-level info
+	pid=$(cat "$D/pid")
+	run /usr/bin/python3 "$TOP/tests/bats/sock-stress.py" "$D/tbrdmad.sock" "$pid" 10000 \
+		"${TBRDMAD_STRESS_SEED:-6}"
+	echo "$output"
+	assert_success
+	assert_line --partial "sent 10000 lines"
+	assert_line PASS
+	warm=$(sed -n 's/^RSS_WARM //p' <<< "$output")
+	end=$(sed -n 's/^RSS_END //p' <<< "$output")
+	echo "RSS ${warm} kB -> ${end} kB (bound +${bound} kB)"
+	[ "$end" -le $((warm + bound)) ] || fail "RSS grew from $warm kB to $end kB"
+	daemon_alive "$D"
+	run "$TBCTL" --socket "$D/tbrdmad.sock" --json status
+	assert_success
+	echo "$output" | jq -e '.ok and .kernel.present == false and .daemon.clients == 1'
+	run "$TBCTL" --socket "$D/tbrdmad.sock" version
+	assert_success
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	rm -f "$D/pid"
+	[ "$rc" = 0 ] || { cat "$D/daemon.log"; fail "exit $rc"; }
+	if grep -E 'Sanitizer|runtime error' "$D/daemon.log"; then fail "sanitizer report"; fi
+}
+
+@test "socket stress: 10k random/malformed/huge requests, abrupt disconnects; ASan+UBSan daemon stays up, answers right, leaks nothing" {
+	local asan=$TOP/build/tbrdmad/asan/tbrdmad
+	[ -x "$asan" ] || make -s -C "$TOP/tbrdmad" asan-daemon
+	# a small quarantine so that RSS means something; LeakSanitizer runs at exit (exit 66)
+	ASAN_OPTIONS=detect_leaks=1:exitcode=66:quarantine_size_mb=16 \
+	UBSAN_OPTIONS=print_stacktrace=1 stress_daemon "$asan" 24576
+}
+
+@test "socket stress: the same against the plain daemon, RSS growth under 3 MiB" {
+	stress_daemon "$TBRDMAD" 3072
+}
