@@ -41,186 +41,7 @@
 #include "rail.h"
 #include "tbrdma.h"
 #include "core/tbr_core.h"
-
-/* Both ends of a connection must agree on these (see docs/protocol.md). */
-#define TBR_XPORT_WIN		1024	/* PSN window, frames */
-#define TBR_XPORT_MTU		TBR_MTU_MAX	/* payload bytes per frame */
-
-/* A send WQE handed to the core; the core completes them in order. */
-struct tbr_xsend {
-	u64 wr_id;
-	u32 flags;		/* TBRDMA_WQE_* */
-	u32 wc_opcode;		/* enum ib_wc_opcode */
-};
-
-struct tbr_xqp {
-	struct tbr_qp *qp;
-	struct tbr_tqp *tqp;
-	struct tbr_link *link;		/* the peer; a reference while set */
-	struct hrtimer timer;
-	u64 timer_at;			/* deadline the timer is armed for */
-	bool connected;			/* tbr_tqp_connect done (RTR) */
-	bool stalled;			/* tx_alloc failed: progress on tx_ready */
-	bool discard;			/* RESET: drop completions */
-	bool error_pending;		/* the core entered error by itself */
-	struct tbr_xsend *sent;		/* ring of sq.entries */
-	u32 sent_head, sent_tail;
-	struct tbr_send_wqe scratch;	/* tbr_sq_fetch target (lock held) */
-	/* UD and GSI */
-	bool ud;
-	bool held;			/* scratch waits for the core to drain */
-	u32 core_qkey;			/* the qkey the core was created with */
-	u8 (*uda)[TBR_UD_ADDR_LEN];	/* address block of each SQ slot */
-	u8 *rxbuf;			/* a received frame minus its block */
-	u8 *txvoid;			/* frames with no route are built here */
-	u8 rx_uda[TBR_UD_ADDR_LEN];	/* block of the datagram in delivery */
-	struct tbr_tqp_recv ud_rwqe;	/* the receive WQE the core took last */
-};
-
-/* lkey of the pseudo SGE that carries a UD send's address block */
-#define TBR_UDA_LKEY		0xffffffffu	/* never an MR key (< 2^24) */
-
-static DEFINE_SPINLOCK(tbr_atomic_lock);	/* responder atomics */
-
-static struct tbr_dev *xqp_dev(struct tbr_xqp *x)
-{
-	return to_tbr_dev(x->qp->ibqp.device);
-}
-
-/* ---- memory ------------------------------------------------------------- */
-
-static int tbr_x_sgl_copy(struct tbr_xqp *x, const struct tbr_sge *sgl,
-			  u32 nsge, u64 off, void *buf, u32 len, bool to_mr)
-{
-	int access = TBR_MR_LKEY | (to_mr ? IB_ACCESS_LOCAL_WRITE : 0);
-	u32 i;
-
-	for (i = 0; i < nsge && len; i++) {
-		struct tbr_mr *mr;
-		u32 n;
-
-		if (off >= sgl[i].length) {
-			off -= sgl[i].length;
-			continue;
-		}
-		n = min_t(u64, len, sgl[i].length - off);
-		if (x->ud && sgl[i].lkey == TBR_UDA_LKEY) {
-			/* addr: the SQ slot whose address block this is */
-			if (to_mr || sgl[i].length != TBR_UD_ADDR_LEN)
-				return -TBR_WC_LOC_PROT_ERR;
-			memcpy(buf, x->uda[sgl[i].addr & x->qp->sq.mask] + off, n);
-			goto next;
-		}
-		mr = tbr_mr_get(xqp_dev(x), sgl[i].lkey, x->qp->ibqp.pd,
-				sgl[i].addr + off, n, access);
-		if (!mr)
-			return -TBR_WC_LOC_PROT_ERR;
-		tbr_mr_copy(mr, sgl[i].addr + off, buf, n, to_mr);
-		tbr_mr_put(mr);
-next:
-		buf += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -TBR_WC_LOC_LEN_ERR : 0;
-}
-
-static int tbr_x_sgl_read(void *ctx, const struct tbr_sge *sgl, u32 nsge,
-			  u64 off, void *dst, u32 len)
-{
-	return tbr_x_sgl_copy(ctx, sgl, nsge, off, dst, len, false);
-}
-
-static int tbr_x_sgl_write(void *ctx, const struct tbr_sge *sgl, u32 nsge,
-			   u64 off, const void *src, u32 len)
-{
-	return tbr_x_sgl_copy(ctx, sgl, nsge, off, (void *)src, len, true);
-}
-
-/*
- * The responder QP must have enabled the remote operation itself (INIT's
- * qp_access_flags), whatever the MR allows. Context: qp->lock held.
- */
-static bool tbr_x_qp_allows(struct tbr_xqp *x, int access)
-{
-	return (x->qp->attr.qp_access_flags & access) == access;
-}
-
-static int tbr_x_mr_copy(struct tbr_xqp *x, u32 rkey, u64 va, void *buf,
-			 u32 len, int access, bool to_mr)
-{
-	struct tbr_mr *mr;
-
-	if (!tbr_x_qp_allows(x, access))
-		return -TBR_WC_REM_ACCESS_ERR;
-	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len, access);
-	if (!mr)
-		return -TBR_WC_REM_ACCESS_ERR;
-	if (len)
-		tbr_mr_copy(mr, va, buf, len, to_mr);
-	tbr_mr_put(mr);
-	return 0;
-}
-
-static int tbr_x_mr_write(void *ctx, u32 rkey, u64 va, const void *src, u32 len)
-{
-	return tbr_x_mr_copy(ctx, rkey, va, (void *)src, len,
-			     IB_ACCESS_REMOTE_WRITE, true);
-}
-
-static int tbr_x_mr_read(void *ctx, u32 rkey, u64 va, void *dst, u32 len)
-{
-	return tbr_x_mr_copy(ctx, rkey, va, dst, len, IB_ACCESS_REMOTE_READ,
-			     false);
-}
-
-static int tbr_x_mr_check(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
-{
-	struct tbr_xqp *x = ctx;
-	int need = access & TBR_ACC_REMOTE_READ ? IB_ACCESS_REMOTE_READ :
-						  IB_ACCESS_REMOTE_WRITE;
-	struct tbr_mr *mr;
-
-	if (!tbr_x_qp_allows(x, need))
-		return -TBR_WC_REM_ACCESS_ERR;
-	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len, need);
-	if (!mr)
-		return -TBR_WC_REM_ACCESS_ERR;
-	tbr_mr_put(mr);
-	return 0;
-}
-
-/*
- * Atomics are atomic with respect to every tbrdma responder (one lock for
- * all), as for any software RDMA device; the 8 aligned bytes never straddle
- * a page.
- */
-static int tbr_x_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
-			   u64 compare_add, u64 swap, u64 *orig)
-{
-	struct tbr_xqp *x = ctx;
-	struct tbr_mr *mr;
-	unsigned long flags;
-	u64 val;
-
-	if (!tbr_x_qp_allows(x, IB_ACCESS_REMOTE_ATOMIC))
-		return -TBR_WC_REM_ACCESS_ERR;
-	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, sizeof(val),
-			IB_ACCESS_REMOTE_ATOMIC);
-	if (!mr)
-		return -TBR_WC_REM_ACCESS_ERR;
-	spin_lock_irqsave(&tbr_atomic_lock, flags);
-	tbr_mr_copy(mr, va, &val, sizeof(val), false);
-	*orig = val;
-	if (op == TBR_ATOMIC_FETCH_ADD)
-		val += compare_add;
-	else if (val == compare_add)
-		val = swap;
-	tbr_mr_copy(mr, va, &val, sizeof(val), true);
-	spin_unlock_irqrestore(&tbr_atomic_lock, flags);
-	tbr_mr_put(mr);
-	return 0;
-}
+#include "xport.h"
 
 /* ---- receive WQEs and completions ---------------------------------------- */
 
@@ -505,6 +326,11 @@ static int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	if (!ether_addr_equal(av.dmac, tdev->netdev->dev_addr)) {
 		addrconf_addr_eui48((u8 *)&guid, av.dmac);
 		link = tbr_link_get_by_guid(tdev, be64_to_cpu(guid));
+	}
+	/* a datagram larger than the link's frames could never leave */
+	if (link && len + TBR_UD_ADDR_LEN + TBR_HDR_MAX > tbr_link_max_frame(link)) {
+		tbr_link_put(link);
+		return -IB_WC_LOC_LEN_ERR;
 	}
 	if (link != x->link || !link) {
 		if (x->sent_head != x->sent_tail) {
@@ -854,6 +680,33 @@ static void tbr_x_conn(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
 }
 
 /*
+ * RC/UC frame payload: what the link's smallest rail frame carries (both ends
+ * of a link see the same rails and frame sizes), at most TBR_XPORT_MTU. With
+ * no link yet, TBR_XPORT_MTU. A link whose frames cannot carry TBR_MTU_MIN
+ * bytes fails the QP. Context: qp->lock held.
+ */
+static int tbr_x_conn_mtu(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
+{
+	struct tbr_link *link;
+	u32 frame;
+
+	conn->mtu = TBR_XPORT_MTU;
+	if (x->ud)
+		return 0;
+	link = tbr_x_link(x);
+	if (!link)
+		return 0;
+	frame = tbr_link_max_frame(link);
+	if (frame < TBR_HDR_MAX + TBR_MTU_MIN) {
+		pr_warn_ratelimited("tbrdma: QP %u: link frames of %u bytes cannot carry RC/UC (%u needed)\n",
+				    x->qp->ibqp.qp_num, frame, TBR_HDR_MAX + TBR_MTU_MIN);
+		return -EINVAL;
+	}
+	conn->mtu = min_t(u32, TBR_XPORT_MTU, frame - TBR_HDR_MAX);
+	return 0;
+}
+
+/*
  * RTR: the QP answers its peer from now on (a passive side may stay in RTR
  * for good); RTS: it starts sending.
  */
@@ -865,7 +718,9 @@ static void tbr_x_connect(struct tbr_xqp *x, enum ib_qp_state old)
 
 	tbr_x_conn(x, &conn);
 	if (qp->state == IB_QPS_RTR && old == IB_QPS_INIT) {
-		err = tbr_tqp_connect(x->tqp, &conn);
+		err = tbr_x_conn_mtu(x, &conn);
+		if (!err)
+			err = tbr_tqp_connect(x->tqp, &conn);
 		x->sent_head = x->sent_tail = 0;
 		x->connected = !err;
 	} else if (qp->state == IB_QPS_RTS && old == IB_QPS_RTR) {

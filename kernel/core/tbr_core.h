@@ -258,7 +258,7 @@ struct tbr_tqp_cfg {
 	 * ends of a connection must use the same value and the same mtu.
 	 */
 	u32 win;
-	u32 mtu;		/* payload bytes per frame, TBR_MTU_MIN..TBR_MTU_MAX */
+	u32 mtu;		/* largest payload per frame, TBR_MTU_MIN..TBR_MTU_MAX */
 	u32 max_rd_atomic;	/* 1..TBR_ATOMIC_CACHE outstanding READ/ATOMIC */
 	u32 qkey;		/* UD */
 };
@@ -279,6 +279,12 @@ struct tbr_tqp_conn {
 	u64 min_rnr_timer_ns;	/* responder: wait asked for in RNR NAKs */
 	u64 ack_delay_ns;	/* responder: max ACK coalescing delay */
 	u32 ack_every;		/* responder: ACK at least every N frames */
+	/*
+	 * RC/UC: payload bytes per frame on this connection, TBR_MTU_MIN up to
+	 * the creation-time cfg.mtu; 0 = cfg.mtu. Both ends must use the same
+	 * value (the frame size their rails carry, less TBR_HDR_MAX).
+	 */
+	u32 mtu;
 	/*
 	 * Requester loss detection (RACK-style, docs/protocol.md 3.4): a
 	 * frame is deemed lost when a frame sent after it was acknowledged
@@ -309,7 +315,8 @@ void tbr_tqp_destroy(struct tbr_tqp *qp);
 
 /*
  * Enter the connected state (RC/UC: RTR+RTS; UD: ready) with @conn.
- * Resets all sequence state. Returns 0 or -EINVAL.
+ * Resets all sequence state and sets the connection's frame payload
+ * (@conn->mtu). Returns 0 or -EINVAL.
  */
 int tbr_tqp_connect(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn);
 

@@ -101,7 +101,8 @@ struct tbr_acache {
 };
 
 struct tbr_tqp {
-	struct tbr_tqp_cfg cfg;
+	struct tbr_tqp_cfg cfg;	/* cfg.mtu: the connection's, see mtu_max */
+	u32 mtu_max;		/* cfg.mtu given at creation */
 	struct tbr_tqp_conn conn;
 	const struct tbr_ops *ops;
 	void *ctx;

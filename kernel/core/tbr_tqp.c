@@ -43,6 +43,7 @@ struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 	if (!qp)
 		return NULL;
 	qp->cfg = *cfg;
+	qp->mtu_max = cfg->mtu;
 	qp->ops = ops;
 	qp->ctx = ctx;
 	w = cfg->win;
@@ -150,11 +151,13 @@ int tbr_tqp_connect(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn)
 {
 	if ((conn->dest_qpn & ~TBR_QPN_MASK) ||
 	    (conn->sq_psn & ~TBR_PSN_MASK) || (conn->rq_psn & ~TBR_PSN_MASK) ||
-	    conn->retry_cnt > 7 || conn->rnr_retry > 7)
+	    conn->retry_cnt > 7 || conn->rnr_retry > 7 ||
+	    (conn->mtu && (conn->mtu < TBR_MTU_MIN || conn->mtu > qp->mtu_max)))
 		return -EINVAL;
 	if (qp->connected && qp->sq_head != qp->sq_tail)
 		return -EINVAL;
 	qp->conn = *conn;
+	qp->cfg.mtu = conn->mtu ? conn->mtu : qp->mtu_max;
 	if (!qp->conn.ack_every)
 		qp->conn.ack_every = 1;
 	qp->error = 0;

@@ -257,6 +257,8 @@ static void op_tx_send(void *ctx, void *buf, u32 len)
 	struct sim_frame *f = frame_of(buf);
 
 	ep->tx_frames++;
+	if (len > ep->tx_max_len)
+		ep->tx_max_len = len;
 	f->len = len;
 	f->dst = !ep->id;
 	if (sim_rand(s) % 100 < s->f.dup_pct) {

@@ -50,6 +50,7 @@ struct sim_ep {
 	int qp_error_calls;
 	uint32_t qp_error_status;
 	uint64_t tx_frames;
+	uint32_t tx_max_len;	/* longest frame sent */
 };
 
 struct sim_frame {

@@ -212,6 +212,42 @@ static void test_mix_max_mtu_tx_backpressure(void **state)
 	sim_free(s);
 }
 
+static void conn_mtu_512(struct tbr_tqp_conn *c)
+{
+	c->mtu = 512;
+}
+
+/* A connection's frame payload below the creation-time mtu (a link with a
+ * smaller frame size): every frame fits it, in both directions, and the mixed
+ * traffic still completes verified through loss. */
+static void test_conn_mtu_smaller_than_cfg(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 11, max_mtu, conn_mtu_512);
+
+	faults_10(s, 2, false);
+	run_mix(s, 60, 20000);
+	assert_true(s->ep[0].tx_max_len > 512);
+	assert_true(s->ep[0].tx_max_len <= 512 + TBR_HDR_MAX);
+	assert_true(s->ep[1].tx_max_len <= 512 + TBR_HDR_MAX);
+	sim_free(s);
+}
+
+/* The connection mtu must lie in TBR_MTU_MIN..cfg.mtu */
+static void test_conn_mtu_rejects(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 12, NULL, NULL);
+	struct tbr_tqp_conn c;
+
+	tbr_tqp_conn_defaults(&c);
+	c.mtu = 1025;			/* cfg.mtu is 1024 */
+	assert_int_equal(tbr_tqp_connect(s->ep[0].qp, &c), -EINVAL);
+	c.mtu = TBR_MTU_MIN - 1;
+	assert_int_equal(tbr_tqp_connect(s->ep[0].qp, &c), -EINVAL);
+	c.mtu = TBR_MTU_MIN;
+	assert_int_equal(tbr_tqp_connect(s->ep[0].qp, &c), 0);
+	sim_free(s);
+}
+
 static void test_imm_inv_inline(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 3, NULL, NULL);
@@ -767,6 +803,8 @@ int main(void)
 		cmocka_unit_test(test_mix_lossy),
 		cmocka_unit_test(test_mix_small_window_lossy),
 		cmocka_unit_test(test_mix_max_mtu_tx_backpressure),
+		cmocka_unit_test(test_conn_mtu_smaller_than_cfg),
+		cmocka_unit_test(test_conn_mtu_rejects),
 		cmocka_unit_test(test_imm_inv_inline),
 		cmocka_unit_test(test_unsignaled),
 		cmocka_unit_test(test_rnr_retry_then_success),

@@ -2,7 +2,8 @@
 # Hellos find the peer on each pair, both rails join one link (backend=eth, 4096-byte frames);
 # hostile binds refused with a message, non-root refused (EPERM); IP and ib_write_bw over the
 # rails; a veth pair deleted takes its rail down and the traffic moves to the other; a 1500-byte
-# MTU pair negotiates a smaller frame (reported per rail and per link); unbind and rmmod clean.
+# MTU pair negotiates a smaller frame (reported per rail and per link) and new QPs size their
+# frames to it, so RDMA traffic uses both rails; unbind and rmmod clean.
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
@@ -111,6 +112,17 @@ grep -q "ifname=ve2a" /tmp/links || fail "no rail over ve2a"
 grep -q "max_frame=1476 ifname=ve2a" /tmp/links || fail "ve2a rail frame is not 1500-24"
 grep -q "^link dev=tbrdma0 .*max_frame=1476" /tmp/links || fail "link max_frame is not the min"
 ping -c 3 -W 5 -s 3000 10.88.0.2 > /dev/null || fail "large IP datagrams fail with a small rail"
+
+step "RDMA over rails of unequal frames: QPs size frames to the link, both rails carry them"
+l2=$(sed -n 's/^  rail dev=tbrdma0 link=\([0-9]*\) id=[0-9]* .*ifname=ve2a.*/\1/p' /tmp/links)
+r2=$(sed -n 's/^  rail dev=tbrdma0 link=[0-9]* id=\([0-9]*\) .*ifname=ve2a.*/\1/p' /tmp/links)
+[ -n "$l2" ] && [ -n "$r2" ] || fail "cannot find the ve2a rail in the links listing"
+before=$(cnt tbrdma0 "$l2" "$r2" tx_frames)
+perf ib_write_bw -s 65536 -n 200
+"$CTL" links tbrdma0 > /tmp/links
+after=$(cnt tbrdma0 "$l2" "$r2" tx_frames)
+echo "ve2a rail (1476-byte frames): $((after - before)) frames of the write"
+[ $((after - before)) -gt 1000 ] || fail "the 1476-byte rail carried $((after - before)) frames"
 
 step "netdev down: rail down; up again: rail back"
 ip link set ve2a down

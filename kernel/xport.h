@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbrdma: the transport glue's private state (xport.c, xport_mem.c): the
+ * per-QP struct tbr_xqp and the core's memory callbacks.
+ */
+#ifndef TBR_XPORT_H
+#define TBR_XPORT_H
+
+#include "tbrdma.h"
+#include "core/tbr_core.h"
+
+/* Both ends of a connection must agree on these (see docs/protocol.md). */
+#define TBR_XPORT_WIN		1024	/* PSN window, frames */
+#define TBR_XPORT_MTU		TBR_MTU_MAX	/* payload bytes per frame */
+
+/* A send WQE handed to the core; the core completes them in order. */
+struct tbr_xsend {
+	u64 wr_id;
+	u32 flags;		/* TBRDMA_WQE_* */
+	u32 wc_opcode;		/* enum ib_wc_opcode */
+};
+
+struct tbr_xqp {
+	struct tbr_qp *qp;
+	struct tbr_tqp *tqp;
+	struct tbr_link *link;		/* the peer; a reference while set */
+	struct hrtimer timer;
+	u64 timer_at;			/* deadline the timer is armed for */
+	bool connected;			/* tbr_tqp_connect done (RTR) */
+	bool stalled;			/* tx_alloc failed: progress on tx_ready */
+	bool discard;			/* RESET: drop completions */
+	bool error_pending;		/* the core entered error by itself */
+	struct tbr_xsend *sent;		/* ring of sq.entries */
+	u32 sent_head, sent_tail;
+	struct tbr_send_wqe scratch;	/* tbr_sq_fetch target (lock held) */
+	/* UD and GSI */
+	bool ud;
+	bool held;			/* scratch waits for the core to drain */
+	u32 core_qkey;			/* the qkey the core was created with */
+	u8 (*uda)[TBR_UD_ADDR_LEN];	/* address block of each SQ slot */
+	u8 *rxbuf;			/* a received frame minus its block */
+	u8 *txvoid;			/* frames with no route are built here */
+	u8 rx_uda[TBR_UD_ADDR_LEN];	/* block of the datagram in delivery */
+	struct tbr_tqp_recv ud_rwqe;	/* the receive WQE the core took last */
+};
+
+/* lkey of the pseudo SGE that carries a UD send's address block */
+#define TBR_UDA_LKEY		0xffffffffu	/* never an MR key (< 2^24) */
+
+static inline struct tbr_dev *xqp_dev(struct tbr_xqp *x)
+{
+	return to_tbr_dev(x->qp->ibqp.device);
+}
+
+/*
+ * The core's memory callbacks (xport_mem.c): scatter lists of the QP's own
+ * WQEs (lkeys) and remote access to MRs (rkeys), checked against the PD and
+ * the QP's access flags. Context: qp->lock held.
+ */
+int tbr_x_sgl_copy(struct tbr_xqp *x, const struct tbr_sge *sgl, u32 nsge,
+		   u64 off, void *buf, u32 len, bool to_mr);
+int tbr_x_sgl_read(void *ctx, const struct tbr_sge *sgl, u32 nsge, u64 off,
+		   void *dst, u32 len);
+int tbr_x_sgl_write(void *ctx, const struct tbr_sge *sgl, u32 nsge, u64 off,
+		    const void *src, u32 len);
+int tbr_x_mr_write(void *ctx, u32 rkey, u64 va, const void *src, u32 len);
+int tbr_x_mr_read(void *ctx, u32 rkey, u64 va, void *dst, u32 len);
+int tbr_x_mr_check(void *ctx, u32 rkey, u64 va, u32 len, u32 access);
+int tbr_x_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
+		    u64 compare_add, u64 swap, u64 *orig);
+
+#endif
