@@ -40,6 +40,11 @@ selftest-modules:
 check:
 	@$(TOP)/tests/check.sh
 
+# libFuzzer targets of tests/fuzz (clang, ASan+UBSan): builds them all, runs each for FUZZ_SECONDS
+# (60) with its corpus, FUZZ_JOBS (2) at a time; one PASS/FAIL line each, fails on any crash
+fuzz-smoke:
+	$(MAKE) -C tests/fuzz smoke
+
 demo:
 	@$(TOP)/tests/deps.sh
 	@$(MAKE) -s all
@@ -52,7 +57,8 @@ vm-shell: all
 clean:
 	rm -rf $(filter-out $(TOP)/build/vm,$(wildcard $(TOP)/build/*))
 
-.PHONY: all deps kernel selftest-modules tools provider progs daemon check demo vm-shell clean
+.PHONY: all deps kernel selftest-modules tools provider progs daemon check fuzz-smoke demo vm-shell \
+	clean
 
 # ---- install / uninstall (issue 7) -------------------------------------------------------------
 #   make && sudo make install     tbrdma.ko for KVER (default: the kernel above; on the machine

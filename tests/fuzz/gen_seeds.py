@@ -2,8 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Write the seed corpora of tests/fuzz (deterministic; run by the Makefile).
 
-fuzz_wire: one valid frame per opcode (see docs/protocol.md for layouts).
-fuzz_rx:   scripts in fuzz_rx.c's record format exercising each path.
+fuzz_wire:    one valid frame per opcode (see docs/protocol.md for layouts).
+fuzz_rx:      scripts in fuzz_rx.c's record format exercising each path.
+fuzz_sweep:   tbrdmad management messages (docs/sweep.md), valid and a few broken.
+fuzz_addrmap: guid2addr state files, valid and a few broken.
+fuzz_request: state socket request lines (docs/json.md).
+fuzz_nego's seeds are committed as they are (corpus/fuzz_nego).
 """
 import os
 import struct
@@ -36,23 +40,99 @@ def main(outdir):
         with open(os.path.join(wire, "op%02d" % op), "wb") as fh:
             fh.write(frame(op, pay))
     seeds = {}
-    # requester work out, then time passes (retransmissions, RNR...)
-    seeds["post_all"] = bytes([0x80]) + b"".join(
-        bytes([4, op]) + struct.pack("<HH", 3000, 64 * op) for op in range(8)
-    ) + bytes([2]) + struct.pack("<I", 500000)
+    # mode: bits 0-1 type (0 RC, 1 UC, 2 UD), 2 win 64, 3 mtu 256, 4 rnr 7,
+    # 5-6 wire (0 loses all, 1 clean, 2 lossy, 3 reordering)
+    posts = b"".join(bytes([4, op]) + struct.pack("<HH", 1500, 64 * op)
+                     for op in range(8))
+    tick = bytes([2]) + struct.pack("<I", 300000)
+    seeds["post_all_lost"] = bytes([0x00]) + posts + tick
+    seeds["post_all_clean"] = bytes([0x20]) + posts + tick
+    seeds["post_all_lossy"] = bytes([0x48]) + posts + tick + tick
+    seeds["post_all_reorder"] = bytes([0x6c]) + posts + tick
+    seeds["uc_clean"] = bytes([0x21]) + posts[:12] + tick
+    seeds["ud_clean"] = bytes([0x22]) + posts[:6] + tick
+    seeds["rnr"] = bytes([0x30, 3, 0, 0, 0, 3, 1, 0, 0]) + posts + tick
     # header-assisted request frames of each opcode at the expected PSN
     for op in range(1, 14):
         seeds["hdr_op%02d" % op] = bytes([0x00]) + hdr_rec(
             1, {0: op - 1, 13: 0, 17: 0, 19: 4, 21: 16}, 1024
-        ) + bytes([2]) + struct.pack("<I", 300000)
+        ) + tick
+    # responses/ACKs with SACK words to the requester with work outstanding
+    seeds["sack"] = bytes([0x08]) + posts[:24] + hdr_rec(
+        0, {0: 9, 4: 2, 40: 2, 41: 2}, 0) + tick
     # UC and UD flavours
-    seeds["uc_send"] = bytes([0x81]) + hdr_rec(1, {0: 0, 19: 4}, 1024)
+    seeds["uc_send"] = bytes([0x01]) + hdr_rec(1, {0: 0, 19: 4}, 1024)
     seeds["ud_send"] = bytes([0x02]) + hdr_rec(1, {0: 11, 43: 1}, 100)
     # raw frame record
     raw = frame(1, bytes(10), ext=struct.pack(">IIIII", 0, 0, 10, 0, 0))
     seeds["raw_send"] = bytes([0x00, 0, 1]) + struct.pack("<H", len(raw)) + raw
     for name, data in seeds.items():
         with open(os.path.join(rx, name), "wb") as fh:
+            fh.write(data)
+    daemon_seeds(outdir)
+
+
+def sweep_rec(guid, seq=1, age=0, prio=100, flags=0, addr=0, master=0,
+              epoch=1, neigh=(), assign=()):
+    r = struct.pack(">QQIBBBBIQI4x", guid, seq, age, prio, flags, len(neigh),
+                    len(assign), addr, master, epoch)
+    r += b"".join(struct.pack(">Q", n) for n in neigh)
+    r += b"".join(struct.pack(">QI", g, a) for g, a in assign)
+    return r
+
+
+def sweep_msg(sender, recs, mtype=1, master=0, epoch=1, prio=100, version=1):
+    return struct.pack(">IBBHQQIB3x", 0x54425357, version, mtype, len(recs),
+                       sender, master, epoch, prio) + b"".join(recs)
+
+
+def daemon_seeds(outdir):
+    seeds = {}
+    a1, a2 = 0x0a630001, 0x0a630002
+    seeds["one"] = sweep_msg(0x1111, [sweep_rec(0x1111)])
+    seeds["two"] = sweep_msg(0x1111, [
+        sweep_rec(0x1111, seq=42, flags=1, addr=a1, master=0x1111, neigh=[0x2222],
+                  assign=[(0x1111, a1), (0x2222, a2)]),
+        sweep_rec(0x2222, seq=9, age=300, prio=5, master=0x1111, neigh=[0x1111])],
+        master=0x1111, epoch=7)
+    seeds["chain4"] = sweep_msg(0x10, [
+        sweep_rec(0x10 * (i + 1), seq=i + 1, age=100 * i,
+                  neigh=[0x10 * i] if i else [0x20])
+        for i in range(4)])
+    seeds["bad_magic"] = b"TBSX" + seeds["one"][4:]
+    seeds["bad_trailing"] = seeds["one"] + b"\0"
+    write(outdir, "fuzz_sweep", seeds)
+
+    head = "# tbrdmad guid2addr v1\n"
+    seeds = {
+        "empty_map": head,
+        "two": head + "0000000000001111 10.99.0.1\n0000000000002222 10.99.0.2\n",
+        "comments": head + "# kept\n\n00000000000abcde 192.168.7.9\n",
+        "dup_guid": head + "0000000000001111 10.99.0.1\n0000000000001111 10.99.0.2\n",
+        "no_newline": head + "0000000000001111 10.99.0.1",
+        "bad_addr": head + "0000000000001111 10.99.0.256\n",
+    }
+    write(outdir, "fuzz_addrmap", {k: v.encode() for k, v in seeds.items()})
+
+    seeds = {}
+    for m in ("version", "status", "devices", "links", "rails", "sweep", "fabric"):
+        seeds[m] = '{"method":"%s"}' % m
+    seeds["devices_filter"] = '{"method":"devices","device":"tbrdma0"}'
+    seeds["rail_disable"] = ('{"method":"rail-disable","device":"tbrdma0",'
+                             '"link":1,"rail":0}')
+    seeds["rail_enable"] = ('{"method":"rail-enable","device":"tbrdma0",'
+                            '"link":2,"rail":1}')
+    seeds["bad_type"] = '{"method":7,"link":-1,"rail":1e99}'
+    seeds["unicode"] = '{"method":"st\\u00e4tus","x":"\\ud83d\\ude00"}'
+    seeds["nested"] = '[' * 40 + ']' * 40
+    write(outdir, "fuzz_request", {k: v.encode() for k, v in seeds.items()})
+
+
+def write(outdir, name, seeds):
+    d = os.path.join(outdir, name)
+    os.makedirs(d, exist_ok=True)
+    for f, data in seeds.items():
+        with open(os.path.join(d, f), "wb") as fh:
             fh.write(data)
 
 
