@@ -22,6 +22,7 @@
 #include "manager.h"
 #include "protocol.h"
 #include "sweep.h"
+#include "udev.h"
 #include "util.h"
 
 #define EVENT_DEBOUNCE_USEC 20000ULL
@@ -270,7 +271,9 @@ void manager_daemon_info(Manager *m, DaemonInfo *in)
 		.events = m->events,
 		.last_sync_usec = m->last_sync_usec,
 		.kernel_error = m->kernel_error[0] ? m->kernel_error : NULL,
+		.discovery = &m->discovery,
 	};
+	udev_info(m->udev, &in->udev_state, &in->udev_events);
 }
 
 /* ---- lifecycle ---------------------------------------------------------------------------- */
@@ -312,6 +315,8 @@ Manager *manager_free(Manager *m)
 		return NULL;
 	state_socket_close(m);
 	m->sweep = sweep_free(m->sweep);
+	m->udev = udev_free(m->udev);
+	disc_clear(&m->discovery);
 	m->kernel_source = sd_event_source_disable_unref(m->kernel_source);
 	m->sync_timer = sd_event_source_disable_unref(m->sync_timer);
 	kernel_done(&m->kernel);
@@ -386,6 +391,9 @@ int manager_start(Manager *m)
 	sd_event_source_set_enabled(m->sync_timer, SD_EVENT_OFF);
 
 	r = state_socket_open(m);
+	if (r < 0)
+		return r;
+	r = udev_start(m, &m->udev);
 	if (r < 0)
 		return r;
 	manager_sync(m);	/* first sync; sends READY=1 whatever it found */

@@ -8,12 +8,14 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "discovery.h"
 #include "genl.h"
 #include "model.h"
 #include "request.h"
 
 typedef struct Client Client;
 struct Sweep;
+struct Udev;
 
 typedef struct Manager {
 	sd_event *event;
@@ -37,6 +39,8 @@ typedef struct Manager {
 	unsigned n_clients;
 
 	struct Sweep *sweep;		/* sweep.c; NULL with Sweep=no */
+	struct Udev *udev;		/* udev.c */
+	Discovery discovery;		/* what udev shows: Thunderbolt peers, tbrdma links */
 
 	uint64_t start_usec;		/* CLOCK_MONOTONIC */
 	bool ready;

@@ -84,6 +84,16 @@ static json_object *m_status(const RequestContext *c, const char *method, json_o
 	json_object_object_add(k, "error", str_or_null(in->kernel_error));
 	json_object_object_add(o, "kernel", k);
 
+	if (in->udev_state) {
+		json_object *u = json_object_new_object();
+
+		json_object_object_add(u, "state", json_object_new_string(in->udev_state));
+		json_object_object_add(u, "events", json_object_new_uint64(in->udev_events));
+		if (in->discovery)
+			disc_json(in->discovery, u);
+		json_object_object_add(o, "udev", u);
+	}
+
 	json_object_object_add(o, "summary", summary(c->model));
 	json_object_object_add(o, "devices", devices_array(c->model));
 	return o;

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "discovery.h"
 #include "model.h"
 
 typedef struct DaemonInfo {
@@ -24,6 +25,9 @@ typedef struct DaemonInfo {
 	uint64_t syncs, sync_errors, events;
 	uint64_t last_sync_usec;	/* CLOCK_REALTIME µs of the last good sync, 0 never */
 	const char *kernel_error;	/* why the kernel is absent / the last sync failed, or NULL */
+	const Discovery *discovery;	/* udev's view, or NULL */
+	const char *udev_state;		/* NULL: no "udev" key */
+	uint64_t udev_events;
 } DaemonInfo;
 
 typedef struct RequestOps {
