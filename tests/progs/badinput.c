@@ -63,12 +63,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
+
 static const char *role = "?";
 static const char *cur_case = "setup";
 static int is_server, ctl_fd = -1;
 
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -81,32 +82,10 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond))                                               \
-			die(__VA_ARGS__);                                  \
-	} while (0)
-
 /* ---- control channel ---------------------------------------------------- */
 
-static void xfer(void *p, size_t n, int out)
-{
-	while (n) {
-		ssize_t r = out ? send(ctl_fd, p, n, MSG_NOSIGNAL) : recv(ctl_fd, p, n, 0);
-
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			die("control channel %s: %s", out ? "send" : "recv",
-			    r ? strerror(errno) : "peer closed (it failed?)");
-		}
-		p = (char *)p + r;
-		n -= r;
-	}
-}
-
-static void put64(uint64_t v) { xfer(&v, 8, 1); }
-static uint64_t get64(void) { uint64_t v; xfer(&v, 8, 0); return v; }
+static void put64(uint64_t v) { oob_xfer(ctl_fd, &v, 8, 1); }
+static uint64_t get64(void) { uint64_t v; oob_xfer(ctl_fd, &v, 8, 0); return v; }
 
 /* both sides reach the same point */
 static void barrier(uint64_t tag)
@@ -117,40 +96,6 @@ static void barrier(uint64_t tag)
 	t = get64();
 	CHECK(t == tag, "control channel out of step (%#llx vs %#llx)",
 	      (unsigned long long)t, (unsigned long long)tag);
-}
-
-static int tcp_server(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_ANY) };
-	int one = 1, ls, fd;
-
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	CHECK(ls >= 0, "socket: %s", strerror(errno));
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	CHECK(!bind(ls, (void *)&a, sizeof(a)), "bind port %d: %s", port, strerror(errno));
-	CHECK(!listen(ls, 1), "listen: %s", strerror(errno));
-	fd = accept(ls, NULL, NULL);
-	CHECK(fd >= 0, "accept: %s", strerror(errno));
-	close(ls);
-	return fd;
-}
-
-static int tcp_client(const char *host, int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int i, fd;
-
-	CHECK(inet_pton(AF_INET, host, &a.sin_addr) == 1, "bad IPv4 address %s", host);
-	for (i = 0; i < 200; i++) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		CHECK(fd >= 0, "socket: %s", strerror(errno));
-		if (!connect(fd, (void *)&a, sizeof(a)))
-			return fd;
-		close(fd);
-		usleep(100000);
-	}
-	die("connect %s:%d: %s", host, port, strerror(errno));
 }
 
 /* ---- verbs objects ------------------------------------------------------ */
@@ -306,24 +251,6 @@ static void to_rts(int ncase, const struct conn *c)
 	a.max_rd_atomic = 4;
 	modify(&a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 	       IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static const char *wc_str(const struct ibv_wc *wc)
-{
-	static char s[160];
-
-	snprintf(s, sizeof(s), "wr_id %llu status %d (%s) opcode %d byte_len %u",
-		 (unsigned long long)wc->wr_id, wc->status,
-		 ibv_wc_status_str(wc->status), wc->opcode, wc->byte_len);
-	return s;
 }
 
 /* the next completion of @cq must be (@wr_id, @status or @alt) */
@@ -801,11 +728,11 @@ int main(int argc, char **argv)
 	role = is_server ? "server" : "client";
 
 	setup(dev);
-	ctl_fd = is_server ? tcp_server(port) : tcp_client(argv[optind + 1], port);
+	ctl_fd = is_server ? oob_server(port) : oob_client(argv[optind + 1], port);
 	c = 1;
 	setsockopt(ctl_fd, IPPROTO_TCP, TCP_NODELAY, &c, sizeof(c));
-	xfer(&me, sizeof(me), 1);
-	xfer(&peer, sizeof(peer), 0);
+	oob_xfer(ctl_fd, &me, sizeof(me), 1);
+	oob_xfer(ctl_fd, &peer, sizeof(peer), 0);
 	printf("badinput %s: %s qpn %#x <-> %#x, max_send_sge %u max_recv_sge %u "
 	       "max_inline %u\n", role, dev, me.qpn, peer.qpn, qcap.cap.max_send_sge,
 	       qcap.cap.max_recv_sge, qcap.cap.max_inline_data);

@@ -48,6 +48,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
+
 #define GUARD		64		/* guard bytes before/after/between */
 #define MAX_WR		4		/* data WRs per round */
 #define CQ_TIMEOUT_MS	30000
@@ -78,8 +80,7 @@ struct msg {
 
 #define F_INLINE	1
 
-static void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -91,12 +92,6 @@ static void die(const char *fmt, ...)
 	fflush(stdout);
 	exit(1);
 }
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond))                                               \
-			die(__VA_ARGS__);                                  \
-	} while (0)
 
 /* ---- patterns ----------------------------------------------------------- */
 
@@ -177,24 +172,8 @@ static uint64_t rnd_below(uint64_t n)
 
 /* ---- control channel ---------------------------------------------------- */
 
-static void xfer(void *p, size_t n, int out)
-{
-	while (n) {
-		ssize_t r = out ? send(ctl_fd, p, n, MSG_NOSIGNAL) : recv(ctl_fd, p, n, 0);
-
-		if (r <= 0) {
-			if (r < 0 && errno == EINTR)
-				continue;
-			die("control channel %s: %s", out ? "send" : "recv",
-			    r ? strerror(errno) : "peer closed (it failed?)");
-		}
-		p = (char *)p + r;
-		n -= r;
-	}
-}
-
-static void msg_send(struct msg *m) { xfer(m, sizeof(*m), 1); }
-static void msg_recv(struct msg *m) { xfer(m, sizeof(*m), 0); }
+static void msg_send(struct msg *m) { oob_xfer(ctl_fd, m, sizeof(*m), 1); }
+static void msg_recv(struct msg *m) { oob_xfer(ctl_fd, m, sizeof(*m), 0); }
 
 /* exchange results: both sides send theirs, then read the peer's */
 static void result_exchange(uint32_t round, const char *why)
@@ -210,40 +189,6 @@ static void result_exchange(uint32_t round, const char *why)
 	CHECK(m.round == round, "control channel out of step (%u vs %u)", m.round, round);
 	if (m.status)
 		die("peer reports: %s", m.why);
-}
-
-static int tcp_server(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
-				 .sin_addr.s_addr = htonl(INADDR_ANY) };
-	int one = 1, ls, fd;
-
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	CHECK(ls >= 0, "socket: %s", strerror(errno));
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	CHECK(!bind(ls, (void *)&a, sizeof(a)), "bind port %d: %s", port, strerror(errno));
-	CHECK(!listen(ls, 1), "listen: %s", strerror(errno));
-	fd = accept(ls, NULL, NULL);
-	CHECK(fd >= 0, "accept: %s", strerror(errno));
-	close(ls);
-	return fd;
-}
-
-static int tcp_client(const char *host, int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int i, fd;
-
-	CHECK(inet_pton(AF_INET, host, &a.sin_addr) == 1, "bad IPv4 address %s", host);
-	for (i = 0; i < 200; i++) {	/* the server may not listen yet */
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		CHECK(fd >= 0, "socket: %s", strerror(errno));
-		if (!connect(fd, (void *)&a, sizeof(a)))
-			return fd;
-		close(fd);
-		usleep(100000);
-	}
-	die("connect %s:%d: %s", host, port, strerror(errno));
 }
 
 /* ---- verbs -------------------------------------------------------------- */
@@ -363,24 +308,6 @@ static void connect_qp(const struct peer *me, const struct peer *p)
 	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC),
 	      "modify_qp -> RTS");
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static const char *wc_str(const struct ibv_wc *wc)
-{
-	static char s[160];
-
-	snprintf(s, sizeof(s), "wr_id %#llx status %d (%s) opcode %d byte_len %u",
-		 (unsigned long long)wc->wr_id, wc->status,
-		 ibv_wc_status_str(wc->status), wc->opcode, wc->byte_len);
-	return s;
 }
 
 /* one completion from @cq within CQ_TIMEOUT_MS; any error status fails */
@@ -1006,7 +933,7 @@ int main(int argc, char **argv)
 
 	open_dev(dev);
 	setup(force_atomics, &atomics);
-	ctl_fd = server ? tcp_server(port) : tcp_client(argv[optind + 1], port);
+	ctl_fd = server ? oob_server(port) : oob_client(argv[optind + 1], port);
 	c = 1;
 	setsockopt(ctl_fd, IPPROTO_TCP, TCP_NODELAY, &c, sizeof(c));
 
@@ -1019,8 +946,8 @@ int main(int argc, char **argv)
 	me.rkey = mr->rkey;
 	me.atomics = atomics;
 	me.seed = seed;
-	xfer(&me, sizeof(me), 1);
-	xfer(&peer, sizeof(peer), 0);
+	oob_xfer(ctl_fd, &me, sizeof(me), 1);
+	oob_xfer(ctl_fd, &peer, sizeof(peer), 0);
 	if (server)
 		seed = peer.seed;
 	connect_qp(&me, &peer);

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * common.h - what the two-sided test programs (badinput, integrity) share:
+ * the out-of-band TCP control channel over which the sides exchange QP
+ * numbers, GIDs and MR keys and keep in step, a clock and completion text.
+ * Every failure ends the program through die(), which each program defines
+ * (it says which program, side and case failed, then exits 1).
+ */
+#ifndef TBR_PROGS_COMMON_H
+#define TBR_PROGS_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <infiniband/verbs.h>
+
+void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		if (!(cond))                                               \
+			die(__VA_ARGS__);                                  \
+	} while (0)
+
+/* accept one connection on @port (any address) */
+int oob_server(int port);
+/* connect to @host:@port (IPv4), retrying for 20 s while the server starts */
+int oob_client(const char *host, int port);
+/* send (@out) or receive exactly @n bytes */
+void oob_xfer(int fd, void *p, size_t n, bool out);
+
+/* CLOCK_MONOTONIC in seconds */
+double now_s(void);
+/* "wr_id 0x.. status N (text) opcode N byte_len N" in a static buffer */
+const char *wc_str(const struct ibv_wc *wc);
+
+#endif
