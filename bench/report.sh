@@ -1,0 +1,294 @@
+#!/bin/bash
+# bench/report.sh: docs/bench/*.csv (+ meta.env) -> docs/bench/*.png (gnuplot) and docs/bench.md.
+# Run by bench/run.sh (`make bench`); can be rerun alone to regenerate the note from the CSVs.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
+OUT=$TOP/docs/bench
+MD=$TOP/docs/bench.md
+P=$TOP/build/bench/plot
+mkdir -p "$P"
+# shellcheck disable=SC1091
+. <(sed 's/^\([a-z_]*\)=\(.*\)$/\1="\2"/' "$OUT/meta.env")
+
+human() { awk -v s="$1" 'BEGIN { if (s >= 1048576) printf "%g MiB", s / 1048576;
+	else if (s >= 1024) printf "%g KiB", s / 1024; else printf "%d B", s }'; }
+GP_COMMON='set terminal pngcairo size 900,540 font ",10"; set grid; set key outside right top'
+gp() { gnuplot -e "$GP_COMMON" - 2> "$P/gnuplot.err" || { cat "$P/gnuplot.err" >&2; return 1; }; }
+
+# ---- 1. core ----------------------------------------------------------------------------------
+core_md() {
+	local f=$OUT/core.csv rails sizes
+	[ -s "$f" ] || { echo "(no data: core step not run)"; return; }
+	rails=$(awk -F, 'NR > 1 { print $1 }' "$f" | sort -nu | tr '\n' ' ')
+	sizes=$(awk -F, 'NR > 1 { print $2 }' "$f" | sort -nu | tr '\n' ' ')
+	echo "RDMA WRITE, payload Gb/s per wall-clock second (ratio to the single-core memcpy of the"
+	echo "same size, measured in the same run right after the point):"
+	echo
+	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
+	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
+	for r in $rails; do
+		printf '| %s |' "$r"
+		for s in $sizes; do
+			awk -F, -v r="$r" -v s="$s" '$1 == r && $2 == s { printf " %.1f (%.2f) |", $3, $6 }' "$f"
+		done
+		echo
+	done
+	printf '| memcpy |'
+	for s in $sizes; do
+		awk -F, -v s="$s" 'NR > 1 && $2 == s { m += $5; n++ } END { printf " %.1f |", m / n }' "$f"
+	done
+	echo
+	echo
+	echo "(memcpy: mean over the rail rows of each size.) Messages per second:"
+	echo
+	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
+	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
+	for r in $rails; do
+		printf '| %s |' "$r"
+		for s in $sizes; do
+			awk -F, -v r="$r" -v s="$s" '$1 == r && $2 == s {
+				if ($4 >= 1e6) printf " %.2fM |", $4 / 1e6; else printf " %.0fk |", $4 / 1e3 }' "$f"
+		done
+		echo
+	done
+	echo
+	echo "Per CPU-second (payload Gb/s divided by the process's CPU time over wall time, i.e. what"
+	echo "one fully used core moves; both ends' copies and their polling count), ratio to memcpy:"
+	echo
+	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
+	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
+	for r in $rails; do
+		printf '| %s |' "$r"
+		for s in $sizes; do
+			awk -F, -v r="$r" -v s="$s" '$1 == r && $2 == s { printf " %.1f (%.2f) |", $8, $9 }' "$f"
+		done
+		echo
+	done
+}
+core_plots() {
+	local f=$OUT/core.csv r plot= plot2=
+	[ -s "$f" ] || return 0
+	awk -F, 'NR > 1 { m[$2] += $5; n[$2]++ } END { for (s in m) print s, m[s] / n[s] }' "$f" |
+		sort -n > "$P/memcpy.dat"
+	for r in $(awk -F, 'NR > 1 { print $1 }' "$f" | sort -nu); do
+		case " 1 2 4 8 " in *" $r "*) ;; *) continue ;; esac
+		awk -F, -v r="$r" 'NR > 1 && $1 == r { print $2, $3, $6 }' "$f" | sort -n > "$P/core.$r.dat"
+		plot+="'$P/core.$r.dat' using 1:2 with linespoints title '$r rail(s)', "
+		plot2+="'$P/core.$r.dat' using 1:3 with linespoints title '$r rail(s)', "
+	done
+	gp <<GP
+set output '$OUT/core_gbps.png'
+set title 'transport core, RDMA WRITE over in-memory rails vs single-core memcpy (host, native)'
+set logscale x 2; set xlabel 'message size (bytes)'; set ylabel 'Gb/s'
+plot $plot '$P/memcpy.dat' using 1:2 with lines lw 2 dt 2 title 'memcpy, 1 core'
+GP
+	gp <<GP
+set output '$OUT/core_ratio.png'
+set title 'transport core Gb/s / single-core memcpy Gb/s (target >= 0.5)'
+set logscale x 2; set xlabel 'message size (bytes)'; set ylabel 'ratio'; set yrange [0:*]
+plot ${plot2%, }, 0.5 with lines dt 2 lc rgb 'red' title 'target 0.5'
+GP
+}
+
+# ---- 2. cpu -----------------------------------------------------------------------------------
+cpu_md() {
+	local f=$OUT/cpu.csv
+	[ -s "$f" ] || { echo "(no data: cpu step not run)"; return; }
+	echo "| rails | size | messages | instr/message | instr/byte | without memcpy: instr/message | instr/byte | memcpy share |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+	awk -F, 'NR > 1 { printf "| %d | %s | %d | %.0f | %.3f | %.0f | %.4f | %.0f%% |\n",
+		$1, $2, $3, $6, $7, $8, $9, 100 * $5 / $4 }' "$f" |
+		while IFS= read -r l; do s=$(echo "$l" | cut -d'|' -f3 | tr -d ' '); echo "${l/| $s |/| $(human "$s") |}"; done
+}
+
+# ---- 3. VM ------------------------------------------------------------------------------------
+VCFGS="veth rails1 rails2 rails4"
+cfg_name() {
+	case "$1" in
+	veth) echo "veth pair, one VM" ;;
+	rails*) echo "two VMs, ${1#rails} virtio rail(s) (rxe: 1)" ;;
+	esac
+}
+vm_ratio() { # CFG TOOL SIZE -> tbrdma/rxe or n/a
+	awk -F, -v c="$1" -v t="$2" -v s="$3" '$1 == c && $3 == t && $4 == s {
+		v[$2] = $5 } END { if (v["tbrdma"] > 0 && v["rxe"] > 0) printf "%.2f", v["tbrdma"] / v["rxe"];
+		else printf "n/a" }' "$OUT/vm.csv"
+}
+vm_md() {
+	local f=$OUT/vm.csv c t s tools
+	[ -s "$f" ] && [ "$(wc -l < "$f")" -gt 1 ] || { echo "(no data: vm step not run)"; return; }
+	tools=$(awk -F, 'NR > 1 { print $3 }' "$f" | awk '!seen[$0]++' | tr '\n' ' ')
+	echo "Summary, tbrdma/rxe (bandwidth: > 1 means tbrdma moves more; latency: > 1 means"
+	echo "tbrdma is slower). Bandwidth at 64 KiB, latency at 64 B:"
+	echo
+	printf '| link |'; for t in $tools; do printf ' %s |' "$t"; done; echo
+	printf '|---|'; for t in $tools; do printf -- '---:|'; done; echo
+	for c in $VCFGS; do
+		grep -q "^$c," "$f" || continue
+		printf '| %s |' "$(cfg_name "$c")"
+		for t in $tools; do
+			case "$t" in *_lat) s=64 ;; *) s=65536 ;; esac
+			printf ' %s |' "$(vm_ratio "$c" "$t" "$s")"
+		done
+		echo
+	done
+	for c in $VCFGS; do
+		grep -q "^$c," "$f" || continue
+		echo
+		echo "#### $(cfg_name "$c")"
+		echo
+		echo "| tool | size | tbrdma | rxe | tbrdma/rxe |"
+		echo "|---|---:|---:|---:|---:|"
+		awk -F, -v c="$c" 'NR > 1 && $1 == c { print $3, $4 }' "$f" | awk '!seen[$0]++' |
+		while read -r t s; do
+			local u="MB/s"
+			case "$t" in *_lat) u="us" ;; esac
+			awk -F, -v c="$c" -v t="$t" -v s="$s" '$1 == c && $3 == t && $4 == s { v[$2] = $5 }
+				END { printf "%s %s", (v["tbrdma"] == "" ? "failed" : v["tbrdma"]),
+					(v["rxe"] == "" ? "failed" : v["rxe"]) }' "$f" | {
+				read -r a b
+				printf '| %s | %s | %s %s | %s %s | %s |\n' "$t" "$(human "$s")" "$a" "$u" "$b" "$u" \
+					"$(vm_ratio "$c" "$t" "$s")"
+			}
+		done
+	done
+}
+vm_plots() {
+	local f=$OUT/vm.csv t c plot
+	[ -s "$f" ] || return 0
+	for t in ib_write_bw ib_read_bw ib_send_bw; do
+		plot=
+		for c in $VCFGS; do
+			awk -F, -v c="$c" -v t="$t" '$1 == c && $3 == t { v[$4, $2] = $5; s[$4] = 1 }
+				END { for (x in s) if (v[x, "tbrdma"] > 0 && v[x, "rxe"] > 0)
+					print x, v[x, "tbrdma"] / v[x, "rxe"] }' "$f" | sort -n > "$P/vm.$c.$t.dat"
+			[ -s "$P/vm.$c.$t.dat" ] || continue
+			plot+="'$P/vm.$c.$t.dat' using 1:2 with linespoints title '$(cfg_name "$c")', "
+		done
+		[ -n "$plot" ] || continue
+		gp <<GP
+set output '$OUT/vm_$t.png'
+set title '$t: tbrdma / rdma\\_rxe bandwidth, same links, same boot (QEMU TCG)'
+set logscale x 2; set xlabel 'message size (bytes)'; set ylabel 'tbrdma / rxe'; set yrange [0:*]
+plot $plot 1 with lines dt 2 lc rgb 'black' title 'parity'
+GP
+	done
+}
+
+# ---- 4. stripe --------------------------------------------------------------------------------
+stripe_md() {
+	local f=$OUT/stripe.csv
+	[ -s "$f" ] && [ "$(wc -l < "$f")" -gt 1 ] || { echo "(no data: stripe not run)"; return; }
+	echo "| rails N | ib_write_bw 64 KiB (MB/s) | speedup bw(N)/bw(1) | efficiency bw(N)/(N bw(1)) |"
+	echo "|---:|---:|---:|---:|"
+	awk -F, 'NR == 2 { one = $2 } NR > 1 { if (one > 0 && $2 != "") printf "| %d | %.2f | %.2f | %.3f |\n",
+		$1, $2, $2 / one, $2 / ($1 * one); else printf "| %d | %s | n/a | n/a |\n", $1, $2 }' "$f"
+}
+stripe_plot() {
+	local f=$OUT/stripe.csv
+	[ -s "$f" ] || return 0
+	awk -F, 'NR == 2 { one = $2 } NR > 1 && one > 0 && $2 != "" { print $1, $2, $2 / ($1 * one) }' "$f" \
+		> "$P/stripe.dat"
+	[ -s "$P/stripe.dat" ] || return 0
+	gp <<GP
+set output '$OUT/stripe.png'
+set title 'striping: N rate-capped emu rails (ib\\_write\\_bw 64 KiB, QEMU)'
+set xlabel 'rails N'; set ylabel 'MB/s'; set y2label 'efficiency bw(N) / (N bw(1))'
+set xtics (1, 2, 4, 8); set ytics nomirror; set y2tics; set y2range [0:1.1]; set yrange [0:*]
+plot '$P/stripe.dat' using 1:2 with linespoints axes x1y1 title 'MB/s', \
+     '$P/stripe.dat' using 1:3 with linespoints axes x1y2 title 'efficiency', \
+     '$P/stripe.dat' using 1:(\$2/\$3) with lines dt 2 axes x1y1 title 'N x one rail'
+GP
+}
+
+core_plots
+vm_plots
+stripe_plot
+png() { [ -f "$OUT/$1" ] && echo "![$2](bench/$1)"; return 0; }
+{
+cat <<HDR
+# tbrdma benchmarks
+
+Generated by \`make bench\` (bench/run.sh, bench/report.sh): do not edit by hand; rerun it.
+$( [ "${quick:-0}" = 1 ] && echo "**This is a BENCH_QUICK=1 smoke run: short points, few sizes.**" )
+
+- date: ${date:-?}, commit ${commit:-?}, \`make bench\` wall time ${wall_s:-?} s
+- machine: ${nproc:-?} CPUs, ${cpu:-?}; ${kernel:-?}
+- load average (1/5/15 min) before: ${load_before:-?}; after: ${load_after:-?}
+- CSV and PNG: [docs/bench/](bench/)
+
+Commands:
+
+    make bench                     # everything below, regenerates this file (< 20 min on 2 idle cores)
+    BENCH_QUICK=1 make bench       # short smoke run
+    BENCH_STEPS="core cpu" make bench   # host parts only; BENCH_VM="veth stripe" selects VM runs
+    bench/report.sh                # only this note and the plots, from docs/bench/*.csv
+
+Caveats: the host numbers come from a 2-CPU machine that other engineers' VMs, fuzzers and
+compilers share; look at the load average above before trusting a single figure, and compare only
+numbers of the same run (that is why memcpy and rxe are measured in the same run as tbrdma). The VM
+numbers are QEMU TCG (software CPU emulation, no KVM): absolute values are 50-100x below hardware
+and mean little; the ratios tbrdma/rxe over the same links, in the same boot, are the result.
+
+## 1. Transport core at native speed (host)
+
+    build/bench/core_bench -r 1,...,8 -s 64..4M -t SECONDS      (bench/core_bench.c; docs/bench/core.csv)
+
+Two threads (requester end, responder end), each end's QP (kernel/core, compiled for the host)
+driven by its own thread, frames over lock-free SPSC rings (one per rail), every payload byte
+copied twice as on the real wire (into the frame, out of it into the target MR). The ends poll and
+\`sched_yield()\` when idle, so a loaded host shows up as lower figures, not as errors.
+
+$(core_md)
+
+$(png core_gbps.png "core Gb/s vs memcpy") $(png core_ratio.png "core / memcpy")
+
+## 2. CPU cost: instructions per message and per byte
+
+    valgrind --tool=callgrind --toggle-collect=run_point build/bench/core_bench -1 -n MSGS -r RAILS -s SIZE
+
+One thread drives both ends in turn (\`-1\`), a fixed workload (about 64 MiB, 200..20000
+messages); counted: everything inside the measured loop, both ends (post, frame build, receive,
+placement, ACKs, completions, the bench's ring and callbacks). "Without memcpy" subtracts the
+self cost of the memcpy/memmove routines, i.e. the two payload copies; what is left is the
+transport's per-message overhead. (docs/bench/cpu.csv)
+
+$(cpu_md)
+
+## 3. tbrdma vs rdma_rxe in QEMU, same links, same boot
+
+    TBR_VM_TESTS=bench/vm tests/vm/run -j 1 veth rails     (bench/vm/{veth,rails}.sh; docs/bench/vm.csv)
+
+perftest unmodified (\`-F\`, RC, GID of the IPv4 address), bandwidth with a fixed iteration count
+(about ${BENCH_BW_BYTES_NOTE:-4 MiB} per run), latency the median (t_typical) of the iterations; each tbrdma
+run is followed by the same rxe run. **rxe can use only one netdev**: over 2 and 4 rails, tbrdma
+stripes one device over all of them while rxe runs over the first rail only; the comparison is
+still "what each stack makes of the same VMs", but the 2/4-rail ratios include tbrdma's striping.
+
+- veth: one VM, tbrdma's eth backend on a veth pair (tbrdma1 in netns h1) vs rxe0/rxe1 on the
+  same veth pair (rxe in 6.1 runs only in init_net: both addresses local, policy routing sends
+  the traffic across the pair instead of the loopback device).
+- railsN: two VMs joined by 4 virtio-net rails (-netdev dgram over the host's loopback, MTU
+  65535), one boot: tbrdma's eth backend bound to the first 1, then 2, then 4 of them, rxe on
+  the first throughout. Fewer sizes than the veth case (two TCG VMs share the 2 CPUs).
+
+$(vm_md)
+
+$(png vm_ib_write_bw.png "ib_write_bw ratio") $(png vm_ib_read_bw.png "ib_read_bw ratio") $(png vm_ib_send_bw.png "ib_send_bw ratio")
+
+## 4. Striping efficiency (emu rails, rate-capped)
+
+    TBR_VM_TESTS=bench/vm tests/vm/run stripe      (bench/vm/stripe.sh; docs/bench/stripe.csv)
+
+One VM, tbrdma0 <-> tbrdma1 over 8 emulated rails (ring depth 16), each capped at
+BENCH_STRIPE_RATE (default 4 Mbit/s, well under what TCG moves over one rail); N rails up, the
+others cut; ib_write_bw 64 KiB, 30 x N messages; efficiency = bw(N) / (N x bw(1)).
+
+$(stripe_md)
+
+$(png stripe.png "striping efficiency")
+HDR
+} > "$MD.tmp"
+mv "$MD.tmp" "$MD"
+echo "wrote $MD and $(ls "$OUT"/*.png 2> /dev/null | wc -l) PNGs in $OUT" >&2

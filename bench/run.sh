@@ -1,0 +1,118 @@
+#!/bin/bash
+# bench/run.sh: `make bench`. Measures, then regenerates docs/bench.md, docs/bench/*.csv and
+# docs/bench/*.png (bench/report.sh). Steps (each one's output is a CSV in docs/bench/):
+#   1. core.csv      transport core vs single-core memcpy, host, native: rails 1..8 x 64 B..4 MiB
+#   2. cpu.csv       instructions per message and per byte: callgrind on core_bench -1 -n MSGS
+#   3. vm.csv        tbrdma vs rdma_rxe in QEMU: veth pair in one VM (bench/vm/veth.sh); two VMs
+#                    over 1, 2, 4 rails (bench/vm/rails.sh, one boot)
+#      stripe.csv    N = 1, 2, 4, 8 rate-capped emu rails vs one (bench/vm/stripe.sh)
+# The VM scripts are not tests: tests/vm/run boots them from bench/vm (TBR_VM_TESTS), so
+# `make check` never runs them.
+# Environment: BENCH_QUICK=1 (a short smoke run, minutes), BENCH_STEPS="core cpu vm" (a subset;
+# the others' CSVs are kept from the last run), BENCH_VM="veth rails stripe".
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/.." && pwd)
+OUT=$TOP/docs/bench
+B=$TOP/build/bench
+QUICK=${BENCH_QUICK:-}
+STEPS=${BENCH_STEPS:-core cpu vm}
+VMS=${BENCH_VM:-veth rails stripe}
+mkdir -p "$OUT" "$B"
+T0=$(date +%s)
+log() { echo "bench: [$(($(date +%s) - T0)) s] $*" >&2; }
+has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+if [ -n "$QUICK" ]; then
+	RAILS=1,2,4,8 SIZES=64,4K,64K,1M SECS=0.2
+	CG_SIZES="64 4096 65536" CG_RAILS="1"
+	VM_BW_SIZES="4096 65536" VM_LAT_SIZES="64" VM_BW_BYTES=1048576 VM_LAT_ITERS=50
+	VM_RAILS_BW_SIZES="65536" VM_RAILS_LAT_SIZES="64" VM_RAILS_N="1 2"
+	STRIPE_MSGS=12
+else
+	RAILS=1,2,3,4,5,6,7,8 SIZES=64,256,1K,4K,16K,64K,256K,1M,4M SECS=0.4
+	CG_SIZES="64 1024 4096 65536 1048576" CG_RAILS="1 4"
+	VM_BW_SIZES="64 4096 65536 1048576" VM_LAT_SIZES="64 4096" VM_BW_BYTES=4194304 VM_LAT_ITERS=200
+	VM_RAILS_BW_SIZES="4096 65536 1048576" VM_RAILS_LAT_SIZES="64" VM_RAILS_N="1 2 4"
+	STRIPE_MSGS=30
+fi
+{
+	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "quick=${QUICK:-0}"
+	echo "nproc=$(nproc)"
+	echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "kernel=$(uname -srm)"
+	echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null)"
+} > "$B/meta.env"
+
+make -s -C "$HERE" || exit 1
+
+if has core; then
+	log "1. transport core vs memcpy: rails $RAILS, sizes $SIZES, $SECS s per point"
+	"$B/core_bench" -r "$RAILS" -s "$SIZES" -t "$SECS" > "$B/core.csv.tmp" &&
+		mv "$B/core.csv.tmp" "$OUT/core.csv" || log "core_bench FAILED"
+fi
+
+# msgs MSGSIZE: a fixed workload of about 64 MiB (at least 200 messages, at most 20000)
+cg_msgs() { local n=$((64 * 1048576 / $1)); ((n > 20000)) && n=20000; ((n < 200)) && n=200; echo "$n"; }
+if has cpu; then
+	log "2. instructions (callgrind, single-threaded core_bench, fixed workload)"
+	echo "rails,size,msgs,instr_total,instr_memcpy,instr_per_msg,instr_per_byte,core_instr_per_msg,core_instr_per_byte" \
+		> "$B/cpu.csv.tmp"
+	for r in $CG_RAILS; do
+		for s in $CG_SIZES; do
+			n=$(cg_msgs "$s")
+			f=$B/callgrind.$r.$s.out
+			valgrind --tool=callgrind --callgrind-out-file="$f" --toggle-collect=run_point \
+				"$B/core_bench" -1 -n "$n" -r "$r" -s "$s" > "$B/cg.log" 2>&1 ||
+				{ log "callgrind rails $r size $s FAILED"; tail "$B/cg.log" >&2; continue; }
+			callgrind_annotate --inclusive=no --threshold=100 "$f" > "$f.txt" 2> /dev/null
+			# totals; the self cost of the memcpy/memmove variants (the two payload copies)
+			tot=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$f" | head -1)
+			mc=$(awk '/mem(cpy|move)/ { gsub(",", "", $1); s += $1 } END { print s + 0 }' "$f.txt")
+			awk -v r="$r" -v s="$s" -v n="$n" -v t="$tot" -v m="$mc" 'BEGIN {
+				printf "%d,%d,%d,%d,%d,%.0f,%.3f,%.0f,%.4f\n", r, s, n, t, m,
+					t / n, t / (n * s), (t - m) / n, (t - m) / (n * s) }' >> "$B/cpu.csv.tmp"
+		done
+	done
+	mv "$B/cpu.csv.tmp" "$OUT/cpu.csv"
+fi
+
+if has vm; then
+	log "3. VMs (QEMU): $VMS"
+	cat > "$B/vm.conf" <<CONF
+BENCH_BW_SIZES="$VM_BW_SIZES"
+BENCH_LAT_SIZES="$VM_LAT_SIZES"
+BENCH_BW_BYTES=$VM_BW_BYTES
+BENCH_LAT_ITERS=$VM_LAT_ITERS
+BENCH_RAILS_BW_SIZES="$VM_RAILS_BW_SIZES"
+BENCH_RAILS_LAT_SIZES="$VM_RAILS_LAT_SIZES"
+BENCH_RAILS_N="$VM_RAILS_N"
+BENCH_STRIPE_MSGS=$STRIPE_MSGS
+CONF
+	# shellcheck disable=SC2086
+	TBR_VM_TESTS=$HERE/vm TBR_VM_RESULTS=$B/vm "$TOP/tests/vm/run" -j 1 $VMS | tee "$B/vm-run.log" >&2
+	echo "config,stack,tool,size,value" > "$B/vm.csv.tmp"
+	echo "rails,mbps" > "$B/stripe.csv.tmp"
+	for v in $VMS; do
+		for f in "$B/vm/$v"/a/script.log; do
+			[ -f "$f" ] || continue
+			grep -a '^BENCH,' "$f" | tr -d '\r' | cut -d, -f2- | while IFS=, read -r cfg stack tool size val; do
+				if [ "$cfg" = stripe ]; then
+					echo "$size,$val" >> "$B/stripe.csv.tmp"
+				else
+					echo "$cfg,$stack,$tool,$size,$val" >> "$B/vm.csv.tmp"
+				fi
+			done
+		done
+	done
+	case " $VMS " in *" stripe "*) mv "$B/stripe.csv.tmp" "$OUT/stripe.csv" ;; esac
+	case "$VMS" in *veth*|*rails*) mv "$B/vm.csv.tmp" "$OUT/vm.csv" ;; esac
+fi
+echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$B/meta.env"
+echo "wall_s=$(($(date +%s) - T0))" >> "$B/meta.env"
+cp "$B/meta.env" "$OUT/meta.env"
+log "4. report: docs/bench.md, docs/bench/*.png"
+"$HERE/report.sh" || exit 1
+log "done in $(($(date +%s) - T0)) s"
