@@ -53,6 +53,13 @@ demo:
 vm-shell: all
 	@$(TOP)/tests/vm/run --shell
 
+# benchmarks (bench/run.sh, < 20 min on 2 cores): transport core vs memcpy on the host, callgrind
+# instruction counts, tbrdma vs rdma_rxe in QEMU, striping; regenerates docs/bench.md and
+# docs/bench/ (CSV, PNG). BENCH_QUICK=1 make bench: a short smoke run
+bench: kernel tools provider
+	$(MAKE) -C bench bench
+.PHONY: bench
+
 # everything built; the downloaded kernels and VM results (build/vm) stay
 clean:
 	rm -rf $(filter-out $(TOP)/build/vm,$(wildcard $(TOP)/build/*))
