@@ -42,8 +42,9 @@ check:
 
 # libFuzzer targets of tests/fuzz (clang, ASan+UBSan): builds them all, runs each for FUZZ_SECONDS
 # (60) with its corpus, FUZZ_JOBS (2) at a time; one PASS/FAIL line each, fails on any crash
+FUZZ_JOBS ?= 2
 fuzz-smoke:
-	$(MAKE) -C tests/fuzz smoke
+	$(MAKE) -C tests/fuzz -j$(FUZZ_JOBS) smoke FUZZ_JOBS=$(FUZZ_JOBS)
 
 demo:
 	@$(TOP)/tests/deps.sh
