@@ -6,7 +6,7 @@
  * every message type it learns is fuzzed without changing this file.
  *
  * Properties checked on what it accepts:
- * - the reason buffer is left alone on success and NUL-terminated on error;
+ * - a refusal comes with a NUL-terminated reason;
  * - a STATE message re-encodes (sweep_encode) to exactly as many bytes as it
  *   was (the decoder refuses trailing bytes) and decodes again to the same
  *   message;
@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	if (why[0] != 0x5a || !m.sender || m.n_records > FABRIC_HOSTS_MAX)
+	if (!m.sender || m.n_records > FABRIC_HOSTS_MAX)
 		abort();
 	if (m.type == SWEEP_TYPE_STATE) {
 		n = sweep_encode(&m, enc, sizeof(enc));
