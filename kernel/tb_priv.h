@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbrdma: the tb backend's private state, shared by tb.c (negotiation,
+ * service driver) and tb_ring.c (the rings that carry a rail's frames).
+ * Locking is described at the top of tb.c.
+ */
+#ifndef TBRDMA_TB_PRIV_H
+#define TBRDMA_TB_PRIV_H
+
+#include <linux/interrupt.h>
+#include <linux/mutex.h>
+#include <linux/thunderbolt.h>
+#include <linux/workqueue.h>
+
+#include "rail.h"
+#include "core/tbr_nego.h"
+
+#define TBT_POLL_BUDGET		64	/* RX frames per tasklet run */
+
+struct tbt_conn;
+
+struct tbt_frame {
+	struct ring_frame rf;
+	struct tbr_frame *f;
+	struct tbt_rail *tr;
+	dma_addr_t dma;
+	bool mapped, is_tx;
+};
+
+struct tbt_rail {
+	struct tbt_conn *conn;
+	struct tbr_rail *rail;
+	struct tb_ring *tx, *rx;
+	struct device *dma_dev;
+	int out_hop, in_hop;
+	bool started, paths_on, in_hop_held;
+	bool running;			/* ops accept frames (READ_ONCE) */
+	bool polling;			/* the tasklet may re-arm the IRQ */
+	struct tasklet_struct poll;
+	struct tbt_frame *fr;		/* tx_depth + rx_depth, as rail->frames */
+	unsigned int nfr;
+};
+
+struct tbt_conn {
+	struct list_head node;		/* tbt_conns, tbt_lock */
+	struct tb_service *svc;
+	struct tb_xdomain *xd;
+	struct tbr_dev *tdev;
+	struct mutex lock;		/* everything below */
+	struct tbr_nego_msg local;	/* our HELLO */
+	struct tbr_nego_msg remote;	/* the peer's HELLO (or reply) */
+	struct tbr_nego_result res;
+	bool hello_sent;		/* our HELLO was answered OK */
+	bool hello_rcvd;		/* the peer's HELLO arrived */
+	bool peer_ready;		/* the peer's READY arrived */
+	bool connected;			/* rails set up, paths on */
+	bool rails_up;
+	bool need_ready;		/* READY still to be sent */
+	bool stopping;			/* remove: nothing restarts */
+	bool suspended;
+	bool have_pending;		/* a connected peer said HELLO again */
+	struct tbr_nego_msg pending;
+	int retries;
+	u32 seq;
+	u8 sn;				/* XDomain 2-bit sequence */
+	u64 peer_guid;
+	int out_hop[TBR_NEGO_MAX_RAILS];
+	unsigned int nout;
+	struct tbt_rail rails[TBR_NEGO_MAX_RAILS];
+	unsigned int nrails;
+	struct delayed_work hello_work;
+	struct work_struct up_work;
+	struct work_struct down_work;
+};
+
+/*
+ * Rail i of a negotiated conn: rings, input HopID, rail, DMA mappings, rings
+ * started, RX posted, then the DMA paths enabled. 0 or -errno with nothing
+ * left behind. Context: process, conn->lock and tbr_ctl_mutex held.
+ */
+int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i);
+/* Every rail of @conn down and gone, negotiation state reset. conn->lock held. */
+void tbr_tb_conn_teardown(struct tbt_conn *conn);
+
+#endif /* TBRDMA_TB_PRIV_H */

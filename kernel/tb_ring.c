@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: the tb backend's data path. One TX and one RX NHI ring per rail in
+ * frame mode; the rail ops translate the rail layer's tbr_frame into a
+ * ring_frame (DMA-mapped once, at setup). TX completions come from the NHI's
+ * ring work (process context) and are handed on with BH disabled; RX runs in
+ * poll mode (a tasklet, TBT_POLL_BUDGET frames a run, the interrupt re-armed
+ * when the ring is empty). Setup and teardown of a negotiated conn's rails
+ * (tb.c negotiates). Everything here runs only on Thunderbolt hardware
+ * (docs/thunderbolt.md, docs/testing.md).
+ */
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+
+#include "tbrdma.h"
+#include "compat.h"
+#include "tb_priv.h"
+
+/* ---- ring I/O (rail ops) ------------------------------------------------ */
+
+static struct tbt_frame *tbt_frame_of(struct tbt_rail *tr, struct tbr_frame *f)
+{
+	unsigned long idx = f - tr->rail->frames;
+
+	return idx < tr->nfr ? &tr->fr[idx] : NULL;
+}
+
+static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct tbt_rail *tr = rail->priv;
+	struct tbt_frame *fr = tbt_frame_of(tr, f);
+
+	if (!fr || !f->size || f->size > TBR_FRAME_SIZE_MAX)
+		return -EINVAL;
+	if (!READ_ONCE(tr->running))
+		return -ESHUTDOWN;
+	fr->rf.size = tbr_frame_size_encode(f->size);
+	fr->rf.sof = f->sof;
+	fr->rf.eof = f->eof;
+	fr->rf.flags = 0;
+	dma_sync_single_for_device(tr->dma_dev, fr->dma, f->size, DMA_TO_DEVICE);
+	return tb_ring_tx(tr->tx, &fr->rf);
+}
+
+static int tbt_rx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct tbt_rail *tr = rail->priv;
+	struct tbt_frame *fr = tbt_frame_of(tr, f);
+
+	if (!fr)
+		return -EINVAL;
+	if (!READ_ONCE(tr->running))
+		return -ESHUTDOWN;
+	fr->rf.size = 0;
+	fr->rf.flags = 0;
+	dma_sync_single_for_device(tr->dma_dev, fr->dma, TBR_FRAME_SIZE_MAX,
+				   DMA_FROM_DEVICE);
+	return tb_ring_rx(tr->rx, &fr->rf);
+}
+
+static const struct tbr_rail_ops tbt_rail_ops = {
+	.kind = "tb",
+	.tx = tbt_tx,
+	.rx = tbt_rx,
+};
+
+/* One received (or canceled) RX frame to the rail layer; BH disabled. */
+static void tbt_rx_complete(struct tbt_frame *fr, bool canceled)
+{
+	struct tbr_frame *f = fr->f;
+
+	if (canceled) {
+		f->flags = TBR_FRAME_CANCELED;
+	} else {
+		f->size = tbr_frame_size_decode(fr->rf.size);
+		f->sof = fr->rf.sof;
+		f->eof = fr->rf.eof;
+		f->flags = fr->rf.flags & (RING_DESC_CRC_ERROR |
+					   RING_DESC_BUFFER_OVERRUN) ?
+			   TBR_FRAME_CRC_ERROR : 0;
+		dma_sync_single_for_cpu(fr->tr->dma_dev, fr->dma, f->size,
+					DMA_FROM_DEVICE);
+	}
+	f->callback(fr->tr->rail, f, canceled);
+}
+
+/* NHI ring work (process context): TX completions, canceled RX frames. */
+static void tbt_ring_cb(struct tb_ring *ring, struct ring_frame *rf, bool canceled)
+{
+	struct tbt_frame *fr = container_of(rf, struct tbt_frame, rf);
+	struct tbr_frame *f = fr->f;
+
+	local_bh_disable();
+	if (ring->is_tx) {
+		f->flags = canceled ? TBR_FRAME_CANCELED : 0;
+		f->callback(fr->tr->rail, f, canceled);
+	} else {
+		tbt_rx_complete(fr, canceled);
+	}
+	local_bh_enable();
+}
+
+/* Hard IRQ, NHI locks held: only schedule. */
+static void tbt_start_poll(void *data)
+{
+	struct tbt_rail *tr = data;
+
+	tasklet_schedule(&tr->poll);
+}
+
+static void tbt_poll(struct tasklet_struct *t)
+{
+	struct tbt_rail *tr = from_tasklet(tr, t, poll);
+	struct ring_frame *rf;
+	unsigned int n;
+
+	for (n = 0; n < TBT_POLL_BUDGET; n++) {
+		rf = tb_ring_poll(tr->rx);
+		if (!rf)
+			break;
+		tbt_rx_complete(container_of(rf, struct tbt_frame, rf), false);
+	}
+	if (n == TBT_POLL_BUDGET)
+		tasklet_schedule(&tr->poll);
+	else if (READ_ONCE(tr->polling))
+		tb_ring_poll_complete(tr->rx);
+}
+
+/* ---- rail setup and teardown (hardware only) ---------------------------- */
+
+/* tbr_ctl_mutex held. Reverse of tbr_tb_rail_setup(), for any partial state. */
+static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
+{
+	struct tb_xdomain *xd = conn->xd;
+	unsigned int i;
+
+	WRITE_ONCE(tr->running, false);
+	WRITE_ONCE(tr->polling, false);
+	if (tr->paths_on) {
+		if (tb_xdomain_disable_paths(xd, tr->out_hop, tr->tx->hop,
+					     tr->in_hop, tr->rx->hop) &&
+		    !xd->is_unplugged)
+			dev_warn(&conn->svc->dev, "tbrdma: disabling DMA paths failed\n");
+		tr->paths_on = false;
+	}
+	if (tr->started) {
+		tb_ring_stop(tr->rx);	/* posted frames come back canceled */
+		tb_ring_stop(tr->tx);
+		tr->started = false;
+	}
+	if (tr->rx)
+		tasklet_kill(&tr->poll);
+	if (tr->rail)
+		tbr_rail_down(tr->rail);
+	for (i = 0; tr->fr && i < tr->nfr; i++)
+		if (tr->fr[i].mapped)
+			dma_unmap_single(tr->dma_dev, tr->fr[i].dma, TBR_FRAME_SIZE_MAX,
+					 tr->fr[i].is_tx ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	if (tr->rail)
+		tbr_rail_remove(tr->rail);
+	tr->rail = NULL;
+	kfree(tr->fr);
+	tr->fr = NULL;
+	if (tr->rx)
+		tb_ring_free(tr->rx);
+	if (tr->tx)
+		tb_ring_free(tr->tx);
+	tr->rx = tr->tx = NULL;
+	if (tr->in_hop_held)
+		tb_xdomain_release_in_hopid(xd, tr->in_hop);
+	tr->in_hop_held = false;
+}
+
+/*
+ * tbr_ctl_mutex held. Rings, input HopID, rail, DMA mappings; rings started
+ * and RX buffers posted; then the DMA paths. The rail stays down.
+ */
+int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i)
+{
+	const struct tbr_nego_result *res = &conn->res;
+	struct tbt_rail *tr = &conn->rails[i];
+	struct tb_xdomain *xd = conn->xd;
+	unsigned int flags = RING_FLAG_FRAME, n;
+	struct tbr_rail *rail;
+	int ret;
+
+	memset(tr, 0, sizeof(*tr));
+	tr->conn = conn;
+	tr->out_hop = conn->out_hop[i];
+	tr->in_hop = conn->remote.hopid[i];
+	tr->tx = tb_ring_alloc_tx(xd->tb->nhi, -1, res->tx_ring, RING_FLAG_FRAME);
+	if (!tr->tx)
+		return -ENOMEM;
+	if (res->e2e)
+		flags |= RING_FLAG_E2E;
+	tr->rx = tb_ring_alloc_rx(xd->tb->nhi, -1, res->rx_ring, flags,
+				  tr->tx->hop, TBR_PDF_RX_MASK, TBR_PDF_RX_MASK,
+				  tbt_start_poll, tr);
+	if (!tr->rx) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	tasklet_setup(&tr->poll, tbt_poll);
+	tr->dma_dev = tb_ring_dma_device(tr->tx);
+	ret = tb_xdomain_alloc_in_hopid(xd, tr->in_hop);
+	if (ret != tr->in_hop) {
+		if (ret >= 0)
+			tb_xdomain_release_in_hopid(xd, ret);
+		ret = -EBUSY;
+		goto err;
+	}
+	tr->in_hop_held = true;
+
+	rail = tbr_rail_add(conn->tdev, conn->peer_guid, &tbt_rail_ops, tr,
+			    res->tx_ring, res->rx_ring);
+	if (IS_ERR(rail)) {
+		ret = PTR_ERR(rail);
+		goto err;
+	}
+	tr->rail = rail;
+	/* rail.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */
+	tr->nfr = rail->tx_depth + rail->rx_depth;
+	tr->fr = kcalloc(tr->nfr, sizeof(*tr->fr), GFP_KERNEL);
+	if (!tr->fr) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (n = 0; n < tr->nfr; n++) {
+		struct tbt_frame *fr = &tr->fr[n];
+		bool is_tx = n < rail->tx_depth;
+
+		fr->f = &rail->frames[n];
+		fr->tr = tr;
+		fr->is_tx = is_tx;
+		fr->rf.callback = tbt_ring_cb;
+		fr->dma = dma_map_single(tr->dma_dev, fr->f->buf, TBR_FRAME_SIZE_MAX,
+					 is_tx ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+		if (dma_mapping_error(tr->dma_dev, fr->dma)) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		fr->rf.buffer_phy = fr->dma;
+		fr->mapped = true;
+	}
+
+	tb_ring_start(tr->tx);
+	tb_ring_start(tr->rx);
+	tr->started = true;
+	WRITE_ONCE(tr->polling, true);
+	WRITE_ONCE(tr->running, true);
+	tbr_rail_post_rx(rail);
+	ret = tb_xdomain_enable_paths(xd, tr->out_hop, tr->tx->hop,
+				      tr->in_hop, tr->rx->hop);
+	if (ret)
+		goto err;
+	tr->paths_on = true;
+	return 0;
+
+err:
+	tbt_rail_teardown(conn, tr);
+	return ret;
+}
+
+/* conn->lock held: every rail down and gone. */
+void tbr_tb_conn_teardown(struct tbt_conn *conn)
+{
+	unsigned int i;
+
+	if (conn->nrails) {
+		mutex_lock(&tbr_ctl_mutex);
+		for (i = conn->nrails; i-- > 0;)
+			tbt_rail_teardown(conn, &conn->rails[i]);
+		mutex_unlock(&tbr_ctl_mutex);
+		dev_info(&conn->svc->dev, "tbrdma: %u rail(s) to %016llx down\n",
+			 conn->nrails, conn->peer_guid);
+	}
+	conn->nrails = 0;
+	conn->connected = false;
+	conn->rails_up = false;
+	conn->hello_sent = false;
+	conn->hello_rcvd = false;
+	conn->peer_ready = false;
+	conn->need_ready = false;
+	conn->retries = 0;
+}
