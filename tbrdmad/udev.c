@@ -207,7 +207,6 @@ int udev_start(Manager *m, Udev **ret)
 		if (!udevd)
 			log_notice("udev: systemd-udevd is not running: no udev events until it starts; "
 				   "hot-plug is followed through the kernel's genl events meanwhile");
-		snprintf(u->state, sizeof(u->state), "%s", udevd ? "monitoring" : "monitoring (no udevd)");
 	}
 	r = enumerate(u);
 	if (r < 0)
@@ -229,6 +228,12 @@ Udev *udev_free(Udev *u)
 
 void udev_info(const Udev *u, const char **state, uint64_t *events)
 {
-	*state = u ? u->state : "off";
 	*events = u ? u->events : 0;
+	if (!u)
+		*state = "off";
+	else if (!u->monitor)
+		*state = u->state;
+	else	/* udevd may have started (or stopped) since */
+		*state = access("/run/udev/control", F_OK) == 0 ? "monitoring" :
+			 "monitoring (no udevd)";
 }

@@ -2,7 +2,9 @@
 # an absent kernel state, READY), picks the family up when tbrdma.ko registers it, shows devices,
 # links with counters and rails of an emu cable; `tbctl rail disable/enable` cuts/restores the rail
 # in the kernel (checked in sysfs and with tbrdma-ctl); events reach the daemon; rmmod is noticed
-# and the daemon keeps serving; SIGTERM exits cleanly.
+# and the daemon keeps serving; udev discovery: without udevd logged once, with systemd-udevd
+# started link devices that go and come reach the daemon's monitor (status.udev) and re-sync it;
+# SIGTERM exits cleanly.
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
@@ -60,6 +62,27 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$T" rail enable tbrdma0 1 1 
 [ "$(cat $S/state)" = up ] || fail "sysfs: rail not up after tbctl rail enable"
 rc=0; "$T" rail disable tbrdma0 1 9 || rc=$?
 [ "$rc" = 1 ] || fail "disabling a missing rail exited $rc"
+
+step "udev: without udevd said once; with systemd-udevd the monitor sees link devices go and come"
+[ "$(grep -c 'udev: systemd-udevd is not running' /tmp/tbrdmad.log)" = 1 ] || fail "no-udevd not logged once"
+"$T" status --json | jq_ok 'd["udev"]["state"] == "monitoring (no udevd)" and d["udev"]["thunderbolt_peers"] == []' ||
+	fail "udev state without udevd: $("$T" status --json)"
+/lib/systemd/systemd-udevd --daemon --resolve-names=never || fail "systemd-udevd did not start"
+wait_for 30 test -S /run/udev/control
+udevadm settle -t 30 || true
+"$CTL" cable-del 1 || fail "cable-del 1 failed"
+wait_for 20 grep -q 'udev: link tbrdma0:link1 removed' /tmp/tbrdmad.log
+cid=$("$CTL" cable-new tbrdma0 "$d1" --rails 1) || fail "cable-new failed"
+wait_for 20 grep -Eq 'udev: link tbrdma0:link[0-9]+ added' /tmp/tbrdmad.log
+wait_for 10 grep -q 'udev: devices changed: re-reading the kernel, heavy sweep' /tmp/tbrdmad.log
+grep 'udev:' /tmp/tbrdmad.log
+lnk=$(sed -En 's/.*udev: link (tbrdma0:link[0-9]+) added.*/\1/p' /tmp/tbrdmad.log | tail -1)
+wait_for 10 sh -c "'$T' status --json | python3 -c 'import json,sys; u=json.load(sys.stdin)[\"udev\"]; sys.exit(0 if u[\"state\"] == \"monitoring\" and \"$lnk\" in u[\"links\"] and u[\"events\"] > 0 else 1)'" ||
+	fail "status.udev after the replug: $("$T" status --json)"
+udevadm control --exit || fail "udevadm control --exit"
+"$CTL" cable-del "$cid" || fail "cable-del $cid failed"
+wait_for 10 sh -c "'$T' links --json | python3 -c 'import json,sys; sys.exit(1 if json.load(sys.stdin)[\"links\"] else 0)'"
+kill -0 "$DPID" || fail "tbrdmad died"
 
 step "rmmod: the daemon notices, keeps serving; SIGTERM exits 0"
 "$CTL" cable-del 1 || true
