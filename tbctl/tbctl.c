@@ -24,6 +24,10 @@ static void help(void)
 	       "  rail disable|enable DEV LINK RAIL  cut / restore a rail (root)\n"
 	       "  sweep                            re-read the kernel state, heavy sweep now (root)\n"
 	       "  fabric                           hosts, links, master, addresses of the fabric\n"
+	       "  peers                            known hosts: address, links, role, hops\n"
+	       "  counters [DEVICE]                traffic and error counters per device, link, rail\n"
+	       "  eth bind|unbind IFNAME [DEVICE]  a NIC carries eth rails of DEVICE (default\n"
+	       "                                   tbrdma0), or no more (root; kernel, not tbrdmad)\n"
 	       "  version                          tbctl's and tbrdmad's versions\n\n"
 	       "Options:\n"
 	       "  --socket PATH   tbrdmad's socket (default $TBCTL_SOCKET or %s)\n"
@@ -57,6 +61,9 @@ static const struct {
 	{ "rail", verb_rail },
 	{ "sweep", verb_sweep },
 	{ "fabric", verb_fabric },
+	{ "peers", verb_peers },
+	{ "counters", verb_counters },
+	{ "eth", verb_eth },
 	{ "version", verb_version },
 };
 

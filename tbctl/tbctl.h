@@ -57,5 +57,8 @@ int verb_version(int argc, char **argv);
 int verb_rail(int argc, char **argv);
 int verb_sweep(int argc, char **argv);
 int verb_fabric(int argc, char **argv);
+int verb_peers(int argc, char **argv);
+int verb_counters(int argc, char **argv);
+int verb_eth(int argc, char **argv);
 
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

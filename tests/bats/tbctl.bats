@@ -51,7 +51,8 @@ setup() {
 
 @test "--json output of every read verb is valid JSON with schema 1" {
 	local v
-	for v in status devices links rails version "links tbrdma0" "rails tbrdma0"; do
+	for v in status devices links rails version fabric peers counters "links tbrdma0" \
+		"rails tbrdma0"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr "$TBCTL" --json $v
 		assert_success
@@ -64,6 +65,78 @@ setup() {
 	echo "$output" | jq -e '.rails == []'
 	run --separate-stderr "$TBCTL" --json devices
 	echo "$output" | jq -e '.devices == []'
+}
+
+@test "peers --json: the daemon's object, sweep on, no host known without the kernel" {
+	run --separate-stderr "$TBCTL" --json peers
+	assert_success
+	echo "$output" | jq -e '.schema == 1 and .ok == true and .method == "peers"'
+	echo "$output" | jq -e '.sweep == true and .peers == [] and .self == null and .master == null'
+}
+
+@test "peers with Sweep=no: sweep false, still answered" {
+	local d
+	d=$(mktemp -d /tmp/tbctl-bats.XXXXXX)
+	printf '[Daemon]\nSweep=no\n' > "$d/conf"
+	"$TBRDMAD" --socket "$d/s.sock" --state-dir "$d/state" --config "$d/conf" \
+		--genl-family tbrdma-absent > "$d/log" 2>&1 &
+	echo $! > "$d/pid"
+	for _ in $(seq 100); do [ -S "$d/s.sock" ] && grep -q 'ready:' "$d/log" && break; sleep 0.05; done
+	run --separate-stderr "$TBCTL" --socket "$d/s.sock" --json peers
+	stop_daemon "$d"
+	rm -rf "$d"
+	assert_success
+	echo "$output" | jq -e '.sweep == false and .peers == []'
+}
+
+@test "peers: a table with a legend" {
+	run "$TBCTL" peers
+	assert_success
+	assert_output --partial "0 hosts listed."
+	run "$TBCTL" --no-legend peers
+	assert_success
+	assert_output ""
+}
+
+@test "counters --json: devices, links, rails arrays; unknown device -> not-found, exit 1" {
+	run --separate-stderr "$TBCTL" --json counters
+	assert_success
+	echo "$output" | jq -e '.schema == 1 and .ok == true and .method == "counters"'
+	echo "$output" | jq -e '.devices == [] and .links == [] and .rails == []'
+	run --separate-stderr "$TBCTL" --json counters tbrdma9
+	assert_failure 1
+	echo "$output" | jq -e '.ok == false and .error.code == "not-found"'
+	run "$TBCTL" counters tbrdma9
+	assert_failure 1
+	assert_output --partial "no device tbrdma9"
+}
+
+@test "counters: an empty table without the kernel" {
+	run "$TBCTL" counters
+	assert_success
+	assert_output ""
+}
+
+@test "raw peers/counters requests: bad device parameter -> invalid-request" {
+	run /usr/bin/python3 "$SOCKPY" "$TBCTL_SOCKET" send <<< '{"method":"counters","device":5}
+{"method":"counters","device":""}
+{"method":"peers","id":7}'
+	assert_success
+	assert_line --index 0 --partial '"code":"invalid-request"'
+	assert_line --index 1 --partial '"code":"invalid-request"'
+	assert_line --index 2 --partial '"method":"peers"'
+	assert_line --index 2 --partial '"id":7'
+}
+
+@test "eth bind/unbind: the kernel module absent -> exit 1 with a hint" {
+	if lsmod 2> /dev/null | grep -q '^tbrdma '; then
+		skip "tbrdma is loaded on this host"
+	fi
+	run "$TBCTL" eth bind lo
+	assert_failure 1
+	assert_output --partial "not loaded"
+	run "$TBCTL" eth unbind eth0 tbrdma1
+	assert_failure 1
 }
 
 @test "--json error replies are valid JSON too" {
@@ -97,7 +170,8 @@ setup() {
 @test "--help lists every verb, exit 0" {
 	run "$TBCTL" --help
 	assert_success
-	for v in status devices links rails "rail disable" sweep version; do
+	for v in status devices links rails "rail disable" sweep fabric peers counters "eth bind" \
+		version; do
 		assert_output --partial "$v"
 	done
 }
@@ -117,6 +191,15 @@ setup() {
 	assert_failure 3
 }
 
+@test "daemon unreachable: peers, counters, fabric -> exit 3 (--json too)" {
+	local v
+	for v in peers counters fabric "--json peers" "--json counters"; do
+		# shellcheck disable=SC2086
+		run "$TBCTL" --socket "$D/nothing-here.sock" $v
+		[ "$status" = 3 ] || fail "tbctl $v: exit $status, expected 3 ($output)"
+	done
+}
+
 @test "daemon unreachable: stale socket nobody listens on -> exit 3" {
 	/usr/bin/python3 "$SOCKPY" "$D/stale.sock" stale
 	run "$TBCTL" --socket "$D/stale.sock" version
@@ -130,7 +213,9 @@ setup() {
 		"version extra" "links a b" "rails a b" "rail" "rail frobnicate tbrdma0 1 0" \
 		"rail disable" "rail disable tbrdma0 1" "rail disable tbrdma0 1 0 9" \
 		"rail disable tbrdma0 x 0" "rail disable tbrdma0 0 0" "rail disable tbrdma0 1 16" \
-		"rail enable tbrdma0 1 -1" "rail enable tbrdma0 99999999999 0" "sweep now"; do
+		"rail enable tbrdma0 1 -1" "rail enable tbrdma0 99999999999 0" "sweep now" \
+		"peers x" "counters a b" "fabric x" "eth" "eth frob lo" \
+		"eth bind" "eth bind lo tbrdma0 x" "eth bind 0123456789abcdefg"; do
 		# shellcheck disable=SC2086
 		run "$TBCTL" $args
 		[ "$status" = 2 ] || fail "tbctl $args: exit $status, expected 2 ($output)"
@@ -150,7 +235,7 @@ setup() {
 
 @test "non-root may read every state" {
 	local v
-	for v in status devices links rails version; do
+	for v in status devices links rails version fabric peers counters; do
 		run --separate-stderr "${NOBODY[@]}" "$TBCTL" --json "$v"
 		assert_success
 		echo "$output" | jq -e '.ok == true' > /dev/null

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbctl eth bind|unbind IFNAME [DEVICE]: make an Ethernet NIC carry eth rails of a tbrdma device
+ * (docs/eth.md), or stop it. Root only. Unlike the other verbs this talks to the kernel's tbrdma
+ * generic netlink family directly (ETH_BIND/ETH_UNBIND), not to tbrdmad: udev runs it for NICs
+ * marked TBRDMA_ETH=DEVICE (71-tbrdma-eth.rules), before or without any daemon. The daemon
+ * notices the new rails through the family's events.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+
+#include "tbctl.h"
+#include "tbrdma-netlink.h"
+
+static int eth_cmd(uint8_t cmd, const char *ifname, const char *dev)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct nl_msg *msg = NULL;
+	int fam, r = EXIT_ERROR, k;
+
+	if (!sk) {
+		fprintf(stderr, "tbctl: out of memory\n");
+		return EXIT_ERROR;
+	}
+	k = genl_connect(sk);
+	if (k < 0) {
+		fprintf(stderr, "tbctl: generic netlink: %s\n", nl_geterror(k));
+		goto out;
+	}
+	fam = genl_ctrl_resolve(sk, TBRDMA_GENL_NAME);
+	if (fam < 0) {
+		fprintf(stderr, "tbctl: the tbrdma kernel module is not loaded (modprobe tbrdma)\n");
+		goto out;
+	}
+	msg = nlmsg_alloc();
+	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, 0, cmd, TBRDMA_GENL_VERSION) ||
+	    nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, dev) < 0 ||
+	    nla_put_string(msg, TBRDMA_ATTR_ETH_IFNAME, ifname) < 0) {
+		fprintf(stderr, "tbctl: out of memory\n");
+		goto out;
+	}
+	k = nl_send_sync(sk, msg);	/* frees msg; waits for the ACK */
+	msg = NULL;
+	if (k < 0) {
+		fprintf(stderr, "tbctl: eth %s %s %s: %s\n", cmd == TBRDMA_CMD_ETH_BIND ? "bind" : "unbind",
+			ifname, dev, k == -NLE_PERM ? "permission denied (root only)" : nl_geterror(k));
+		goto out;
+	}
+	if (!arg.json)
+		printf("%s %s %s\n", ifname, cmd == TBRDMA_CMD_ETH_BIND ? "carries eth rails of" :
+		       "no longer carries eth rails of", dev);
+	else
+		printf("{\"ok\": true, \"method\": \"eth-%s\", \"ifname\": \"%s\", \"device\": \"%s\"}\n",
+		       cmd == TBRDMA_CMD_ETH_BIND ? "bind" : "unbind", ifname, dev);
+	r = EXIT_OK;
+out:
+	nlmsg_free(msg);
+	nl_socket_free(sk);
+	return r;
+}
+
+int verb_eth(int argc, char **argv)
+{
+	const char *dev = "tbrdma0";
+	uint8_t cmd;
+
+	if (argc < 2)
+		return usage_error("eth needs bind|unbind IFNAME [DEVICE]");
+	if (!strcmp(argv[1], "bind"))
+		cmd = TBRDMA_CMD_ETH_BIND;
+	else if (!strcmp(argv[1], "unbind"))
+		cmd = TBRDMA_CMD_ETH_UNBIND;
+	else
+		return usage_error("eth: unknown action \"%s\" (bind or unbind)", argv[1]);
+	if (argc < 3 || argc > 4)
+		return usage_error("eth %s needs IFNAME [DEVICE]", argv[1]);
+	if (!argv[2][0] || strlen(argv[2]) >= IFNAMSIZ || strchr(argv[2], '/') || strchr(argv[2], '"'))
+		return usage_error("bad IFNAME \"%s\"", argv[2]);
+	if (argc == 4) {
+		dev = argv[3];
+		if (!dev[0] || strlen(dev) >= 32 || strchr(dev, '"'))
+			return usage_error("bad DEVICE \"%s\"", dev);
+	}
+	return eth_cmd(cmd, argv[2], dev);
+}
