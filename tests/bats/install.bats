@@ -38,6 +38,7 @@ files() {
 	644 /usr/local/lib/systemd/system/tbrdmad.service
 	644 /usr/local/lib/systemd/system/tbrdmad.socket
 	644 /usr/local/lib/udev/rules.d/70-tbrdma.rules
+	644 /usr/local/lib/udev/rules.d/71-tbrdma-eth.rules
 	644 /usr/local/share/man/man8/tbrdmad.8
 	644 /usr/local/share/man/man8/tbctl.8
 	644 /usr/local/share/man/man5/tbrdmad.conf.5
@@ -127,6 +128,31 @@ files() {
 	grep -q 'ENV{MODALIAS}=="tbsvc:ktbrdmap\*"' "$r"
 }
 
+@test "udev eth rule: syntax, opt-in by TBRDMA_ETH, binds with the installed tbctl" {
+	local r=$D/usr/local/lib/udev/rules.d/71-tbrdma-eth.rules
+	if udevadm verify --help > /dev/null 2>&1; then	# systemd >= 254
+		run udevadm verify "$r"
+		assert_success
+	fi
+	run grep -c '@' "$r"
+	assert_output 0
+	# only "add" of net devices marked TBRDMA_ETH reach the RUN lines
+	run python3 - "$r" <<-'PY'
+	import sys
+	lines = [l for l in open(sys.argv[1]).read().replace("\\\n", "").splitlines()
+	         if l.strip() and not l.lstrip().startswith("#")]
+	gates = ['ACTION!="add", GOTO="tbrdma_eth_end"', 'SUBSYSTEM!="net", GOTO="tbrdma_eth_end"',
+	         'ENV{TBRDMA_ETH}!="?*", GOTO="tbrdma_eth_end"']
+	assert lines[:3] == gates, lines[:3]
+	assert lines[-1] == 'LABEL="tbrdma_eth_end"', lines[-1]
+	runs = [l for l in lines if "RUN" in l]
+	assert runs[0] == 'RUN{builtin}+="kmod load tbrdma"', runs[0]
+	assert 'RUN+="/usr/local/bin/tbctl eth bind $name $env{TBRDMA_ETH}"' in runs, runs
+	assert runs[-1] == 'RUN+="/sbin/ip link set dev $name up"', runs[-1]
+	PY
+	assert_success
+}
+
 @test "man pages: sections present, no groff or man warnings" {
 	local f out
 	for f in man8/tbrdmad.8 man8/tbctl.8 man5/tbrdmad.conf.5; do
@@ -157,7 +183,8 @@ files() {
 		complete -p tbctl | grep -q _tbctl || exit 1
 		c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _tbctl
 		      echo "$*|$(printf "%s\n" "${COMPREPLY[@]}" | sort | xargs)"; }
-		c tbctl ra; c tbctl ""; c tbctl --j; c tbctl --json rail ""; c tbctl rail en' _ "$D"
+		c tbctl ra; c tbctl ""; c tbctl --j; c tbctl --json rail ""; c tbctl rail en
+		c tbctl eth ""; c tbctl eth bind lo' _ "$D"
 	assert_success
 	assert_line "tbctl ra|rail rails"
 	# every verb of tbctl --help (sorted), whatever verbs are added later
@@ -169,6 +196,8 @@ files() {
 	assert_line "tbctl --j|--json"
 	assert_line "tbctl --json rail |disable enable"
 	assert_line "tbctl rail en|enable"
+	assert_line "tbctl eth |bind unbind"
+	assert_line "tbctl eth bind lo|lo"
 }
 
 @test "socket activation: the installed tbrdmad serves a socket passed by LISTEN_FDS" {
