@@ -16,7 +16,8 @@ LAT_SIZES=${BENCH_RAILS_LAT_SIZES:-$LAT_SIZES}
 
 modprobe virtio_net
 wait_for 20 test "$(rail_ifs | wc -l)" -ge 4
-mapfile -t IFS_ < <(rail_ifs)
+# shellcheck disable=SC2207
+IFS_=($(rail_ifs))   # (no /dev/fd in the guest: no process substitution)
 tbr_load
 for ifc in "${IFS_[@]}"; do
 	# the largest MTU virtio-net accepts here, as tests/vm/tests/eth.lib does
