@@ -292,4 +292,56 @@ u64 tbr_resp_deadline(const struct tbr_tqp *qp);
 void tbr_resp_flush(struct tbr_tqp *qp);
 void tbr_resp_error_rx(struct tbr_tqp *qp, const struct tbr_hdr *h);
 
+
+/* ---- responder internals shared by tbr_resp.c and tbr_resp_job.c ---- */
+
+/* Frame disposition inside the responder. */
+enum {
+	TBR_TAKEN = 0,		/* mark the PSN(s) received */
+	TBR_NOT_TAKEN = 1,	/* leave the PSN open for a retransmission */
+};
+
+static inline bool tbr_op_atomic(u8 op)
+{
+	return op == TBR_OP_CMP_SWAP || op == TBR_OP_FETCH_ADD;
+}
+
+static inline bool tbr_op_recv(u8 op)
+{
+	return op == TBR_OP_SEND || op == TBR_OP_SEND_IMM ||
+	       op == TBR_OP_SEND_INV || op == TBR_OP_WRITE_IMM;
+}
+
+static inline struct tbr_rmsg *tbr_resp_slot_of(struct tbr_tqp *qp, u32 msn)
+{
+	return &qp->msg[msn & qp->wmask];
+}
+
+/* tbr_resp_job.c: a READ/ATOMIC request before @psn is still unanswered */
+bool tbr_resp_job_before(const struct tbr_tqp *qp, u32 psn);
+/* tbr_resp_job.c: execute, in PSN order, the jobs the window has passed */
+void tbr_resp_exec(struct tbr_tqp *qp);
+/* tbr_resp_job.c: a READ request @d PSNs into the window, in slot @s: the
+ * PSNs it takes (> 0), 0 when no job is free (the requester retransmits),
+ * -EINVAL when malformed */
+int tbr_resp_read_req(struct tbr_tqp *qp, struct tbr_rmsg *s,
+		      const struct tbr_hdr *h, s32 d);
+/* tbr_resp_job.c: an ATOMIC request in slot @s: TBR_TAKEN, or
+ * TBR_NOT_TAKEN when no job is free */
+int tbr_resp_atomic(struct tbr_tqp *qp, struct tbr_rmsg *s,
+		    const struct tbr_hdr *h);
+/* tbr_resp_job.c: a frame behind the window: answered again (READ from
+ * memory, ATOMIC from the replay cache) or re-ACKed; 0 or -EINVAL */
+int tbr_resp_dup(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
+/* tbr_resp_job.c: send what the executed jobs owe, as credits allow */
+void tbr_resp_send_jobs(struct tbr_tqp *qp);
+/* tbr_resp.c: fatal NAK @syn for @psn, QP to error with @status */
+void tbr_resp_fatal(struct tbr_tqp *qp, u8 syn, u32 psn, u32 status);
+/* tbr_resp.c: ACK now (@urgent) or when coalescing allows */
+void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent);
+/* tbr_resp.c: complete, in message order, the messages fully received */
+void tbr_resp_retire(struct tbr_tqp *qp);
+/* tbr_resp.c: move the receive window past what has been received */
+void tbr_resp_advance(struct tbr_tqp *qp);
+
 #endif /* TBR_PRIV_H */
