@@ -1,27 +1,69 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * fuzz_sweep.c - libFuzzer target: tbrdmad's management (sweep) message
- * decoder, sweep_decode(), on the raw bytes of a datagram as any peer on the
- * fabric can send it (MGMT_RECV). The decoder's own entry point is called, so
- * every message type it learns is fuzzed without changing this file.
+ * fuzz_sweep.c - libFuzzer target: tbrdmad's management message decoders on
+ * the raw bytes of a datagram as any peer on the fabric can send it
+ * (MGMT_RECV), dispatched as sweep.c's receive handler does: type 2 (RAILS,
+ * rail negotiation) to rails_decode() (negotiate.c), everything else to
+ * sweep_decode() (fabric.c). The decoders' own entry points are called, so
+ * what they learn is fuzzed without changing this file.
  *
- * Properties checked on what it accepts:
+ * Properties checked on what sweep_decode() accepts:
  * - a refusal comes with a NUL-terminated reason;
  * - a STATE message re-encodes (sweep_encode) to exactly as many bytes as it
  *   was (the decoder refuses trailing bytes) and decodes again to the same
  *   message;
  * - its records merge into a fabric database as the daemon does (sweep.c)
  *   without overflowing it, and the election picks one of the hosts.
+ * On what rails_decode() accepts:
+ * - it re-encodes (rails_encode) to the same bytes but the reserved ones and
+ *   decodes again to the same message;
+ * - the agreement with a local advertisement is symmetric and never has more
+ *   rails (or rails up) than either side, and its mask has one bit per rail.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fabric.h"
+#include "negotiate.h"
 
 static SweepMsg m, m2;
 static Fabric db;
 static uint8_t enc[SWEEP_MSG_MAX];
+
+static RailsMsg rm, rm2;
+
+static void rails(const uint8_t *data, size_t size)
+{
+	static const RailsMsg local = {
+		.version = RAILS_VERSION, .sender = 0x1111, .link = 1, .max_frame = 4096,
+		.n_rails = 3,
+		.rails = { { 0, RAIL_ADV_UP | RAIL_ADV_E2E, 2, 4096 },
+			   { 1, RAIL_ADV_UP, 0, 0 },
+			   { 5, RAIL_ADV_CUT | RAIL_ADV_E2E, 1, 2048 } },
+	};
+	RailsAgreed a, b;
+	char why[96];
+	int n;
+
+	memset(why, 0x5a, sizeof(why));
+	if (rails_decode(&rm, data, size, why, sizeof(why))) {
+		if (!memchr(why, '\0', sizeof(why)))
+			abort();
+		return;
+	}
+	if (rm.n_rails > RAILS_MAX || !rm.sender)
+		abort();
+	n = rails_encode(&rm, enc, sizeof(enc));
+	if (n < 0 || (size_t)n != size || memcmp(enc, data, 8) ||
+	    rails_decode(&rm2, enc, (size_t)n, why, sizeof(why)) || memcmp(&rm, &rm2, sizeof(rm)))
+		abort();
+	rails_agree(&local, &rm, &a);
+	rails_agree(&rm, &local, &b);
+	if (!rails_agreed_equal(&a, &b) || a.n_rails > local.n_rails || a.n_rails > rm.n_rails ||
+	    a.n_up > a.n_rails || __builtin_popcount(a.mask) != a.n_rails)
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,6 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t best;
 	int n;
 
+	if (size >= 6 && data[5] == SWEEP_TYPE_RAILS) {	/* as sweep.c dispatches */
+		rails(data, size);
+		return 0;
+	}
 	memset(why, 0x5a, sizeof(why));
 	if (sweep_decode(&m, data, size, why, sizeof(why))) {
 		if (!memchr(why, '\0', sizeof(why)))

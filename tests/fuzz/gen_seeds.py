@@ -99,6 +99,15 @@ def daemon_seeds(outdir):
         sweep_rec(0x10 * (i + 1), seq=i + 1, age=100 * i,
                   neigh=[0x10 * i] if i else [0x20])
         for i in range(4)])
+    # rail negotiation (RAILS, type 2, tbrdmad/negotiate.h)
+    def rails(sender, link, frame, ents):
+        return struct.pack(">IBBBBQII8x", 0x54425357, 1, 2, 1, len(ents), sender,
+                           link, frame) + b"".join(
+            struct.pack(">BBBxI", i, f, l, mf) for i, f, l, mf in ents)
+    seeds["rails_two"] = rails(0x1111, 1, 4096, [(0, 5, 2, 4096), (1, 1, 0, 0)])
+    seeds["rails_none"] = rails(0x2222, 7, 0, [])
+    seeds["rails_all"] = rails(0x3333, 2, 2048,
+                               [(i, i % 8, i % 3, 1024 * i) for i in range(16)])
     seeds["bad_magic"] = b"TBSX" + seeds["one"][4:]
     seeds["bad_trailing"] = seeds["one"] + b"\0"
     write(outdir, "fuzz_sweep", seeds)
