@@ -250,10 +250,18 @@ static int op_fabric(void *userdata, json_object *reply)
 	return 0;
 }
 
+static void op_link_json(void *userdata, const Link *l, json_object *o)
+{
+	Manager *m = userdata;
+
+	sweep_link_json(m->sweep, l, o);
+}
+
 const RequestOps manager_request_ops = {
 	.rail_set_cut = op_rail_set_cut,
 	.sweep = op_sweep,
 	.fabric = op_fabric,
+	.link_json = op_link_json,
 };
 
 void manager_daemon_info(Manager *m, DaemonInfo *in)

@@ -148,6 +148,8 @@ void rails_agree(const RailsMsg *a, const RailsMsg *b, RailsAgreed *out)
 			continue;
 		out->n_rails++;
 		out->mask |= 1u << id;
+		if ((x->flags & RAIL_ADV_UP) && (y->flags & RAIL_ADV_UP))
+			out->n_up++;
 		out->max_frame = min_known(out->max_frame, min_known(x->max_frame, y->max_frame));
 		e2e = e2e && (x->flags & RAIL_ADV_E2E) && (y->flags & RAIL_ADV_E2E);
 		lanes += min_known(x->lanes, y->lanes);
@@ -158,6 +160,6 @@ void rails_agree(const RailsMsg *a, const RailsMsg *b, RailsAgreed *out)
 
 bool rails_agreed_equal(const RailsAgreed *a, const RailsAgreed *b)
 {
-	return a->n_rails == b->n_rails && a->mask == b->mask && a->max_frame == b->max_frame &&
+	return a->n_rails == b->n_rails && a->mask == b->mask && a->n_up == b->n_up && a->max_frame == b->max_frame &&
 	       a->e2e == b->e2e && a->lanes == b->lanes;
 }

@@ -41,6 +41,7 @@ typedef struct RailsMsg {
 typedef struct RailsAgreed {
 	uint8_t n_rails;		/* rails present at both ends */
 	uint16_t mask;			/* bit i: rail i agreed */
+	uint8_t n_up;			/* agreed rails up at both ends (as last advertised) */
 	uint32_t max_frame;		/* min of both ends' known limits, 0 unknown */
 	bool e2e;			/* every agreed rail E2E capable at both ends */
 	uint8_t lanes;			/* sum over agreed rails of min(lanes), unknown as the other */

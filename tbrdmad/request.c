@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inspect.h"
 #include "json.h"
 #include "protocol.h"
 #include "request.h"
@@ -171,9 +170,17 @@ static json_object *m_links(const RequestContext *c, const char *method, json_ob
 		return err;
 	o = json_reply_new(method);
 	a = json_object_new_array();
-	for (size_t i = 0; i < c->model->n_links; i++)
-		if (!dev || !strcmp(dev, c->model->links[i].device))
-			json_object_array_add(a, json_link(&c->model->links[i]));
+	for (size_t i = 0; i < c->model->n_links; i++) {
+		const Link *l = &c->model->links[i];
+		json_object *lo;
+
+		if (dev && strcmp(dev, l->device))
+			continue;
+		lo = json_link(l);
+		if (c->ops && c->ops->link_json)
+			c->ops->link_json(c->userdata, l, lo);
+		json_object_array_add(a, lo);
+	}
 	json_object_object_add(o, "links", a);
 	return o;
 }
@@ -294,8 +301,6 @@ static const struct {
 	{ "rail-enable", true, m_rail_enable },
 	{ "sweep", true, m_sweep },
 	{ "fabric", false, m_fabric },
-	{ "peers", false, inspect_peers },
-	{ "counters", false, inspect_counters },
 };
 
 static bool all_space(const char *p, size_t n)

@@ -22,6 +22,8 @@
 #include "json.h"
 #include "log.h"
 #include "manager.h"
+#include "negotiate.h"
+#include "railneg.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -44,6 +46,7 @@ struct Sweep {
 	uint64_t last_heavy_usec;
 	uint64_t start_usec;		/* first run with our device: discovery for 2 hellos */
 	bool pending_heavy;		/* forced by request */
+	RailNeg *neg;			/* rail negotiation per link */
 };
 
 static uint64_t mono_usec(void)
@@ -246,6 +249,7 @@ static void run(Sweep *s)
 		}
 	}
 	set_self(s, d);
+	railneg_run(s->neg, d);
 	gone = fabric_expire(&s->db, now);
 	if (gone)
 		log_info("sweep: %d host(s) timed out", gone);
@@ -378,6 +382,10 @@ static void mgmt_cb(void *userdata, const char *device, uint32_t link, uint64_t 
 
 	if (!s->device[0] || strcmp(device, s->device))
 		return;		/* another host's device (the genl family is not netns-aware) */
+	if (len >= 6 && data[5] == SWEEP_TYPE_RAILS) {
+		railneg_recv(s->neg, link, peer, data, len);
+		return;
+	}
 	s->rx++;
 	r = sweep_decode(&msg, data, len, why, sizeof(why));
 	guid_to_string(peer, g);
@@ -427,7 +435,13 @@ int sweep_new(Manager *m, Sweep **ret)
 		return -ENOMEM;
 	s->m = m;
 	s->db.dead_usec = m->config.dead_usec;
+	s->neg = railneg_new(m);
+	if (!s->neg) {
+		free(s);
+		return -ENOMEM;
+	}
 	if (pool_parse(&s->pool, m->config.pool) < 0) {
+		railneg_free(s->neg);
 		free(s);
 		return log_error_errno(EINVAL, "sweep: bad Pool= %s", m->config.pool);
 	}
@@ -463,8 +477,15 @@ Sweep *sweep_free(Sweep *s)
 		return NULL;
 	s->timer = sd_event_source_disable_unref(s->timer);
 	s->m->kernel.mgmt_fn = NULL;
+	railneg_free(s->neg);
 	free(s);
 	return NULL;
+}
+
+void sweep_link_json(Sweep *s, const Link *l, json_object *o)
+{
+	if (s)
+		railneg_link_json(s->neg, l, o);
 }
 
 static json_object *guid_json(uint64_t g)

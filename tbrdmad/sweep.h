@@ -5,6 +5,8 @@
 
 #include <json-c/json.h>
 
+#include "model.h"
+
 typedef struct Manager Manager;
 typedef struct Sweep Sweep;
 
@@ -16,3 +18,5 @@ void sweep_kick(Sweep *s);
 void sweep_request(Sweep *s);
 /* fills the "fabric" reply */
 void sweep_fabric_json(Sweep *s, json_object *reply);
+/* adds the link's rail negotiation ("negotiation", docs/json.md) to its links JSON object */
+void sweep_link_json(Sweep *s, const Link *l, json_object *o);

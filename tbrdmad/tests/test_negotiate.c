@@ -139,6 +139,7 @@ static void test_agree(void **state)
 	rails_agree(&a, &b, &x);
 	assert_int_equal(x.n_rails, 2);			/* rail 2 only at a */
 	assert_int_equal(x.mask, 0x3);
+	assert_int_equal(x.n_up, 1);			/* rail 1 is down at b */
 	assert_int_equal(x.max_frame, 1500);		/* min over links and agreed rails */
 	assert_true(x.e2e);				/* rails 0 and 1 E2E at both ends */
 	assert_int_equal(x.lanes, 2 + 1);		/* rail 0: b unknown -> 2; rail 1: min 1 */
@@ -152,6 +153,7 @@ static void test_agree(void **state)
 	b.rails[b.n_rails++] = (RailAdv){ 2, RAIL_ADV_UP, 4, 0 };
 	rails_agree(&a, &b, &x);
 	assert_int_equal(x.n_rails, 3);
+	assert_int_equal(x.n_up, 2);
 	assert_int_equal(x.mask, 0x7);
 	assert_int_equal(x.max_frame, 1500);
 	assert_int_equal(x.lanes, 2 + 1 + 1);
