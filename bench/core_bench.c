@@ -13,12 +13,15 @@
  *
  * Output (CSV on stdout):
  *   rails,size,core_gbps,msgs_per_s,memcpy_gbps,ratio,cpu_util,gbps_per_cpu,memcpy_gbps_per_cpu,
- *   ratio_per_cpu
+ *   ratio_per_cpu,retransmits,timeouts
  * core_gbps is payload moved per wall-clock second, ratio = core_gbps / memcpy_gbps (single-core
  * memcpy of the same size, per wall-clock second). cpu_util is the process CPU time over wall time
  * (1.0 = one core busy; the ends spin and yield, so idle polling counts), gbps_per_cpu the payload
  * per CPU-second, memcpy_gbps_per_cpu memcpy's bytes per CPU-second of its thread, ratio_per_cpu
  * their quotient: CPU-time based, so other load on the machine distorts it much less.
+ * retransmits, timeouts: the requester's counters for the point (the in-memory wire loses
+ * nothing; these come from an end starved of the CPU). CORE_BENCH_RTO_MS sets the retransmit
+ * timeout (default: the core's, about 67 ms).
  * Usage: core_bench [-r RAILS,...] [-s SIZE,...] [-t SECONDS_PER_POINT] [-c] [-1] [-n MSGS]
  *   -c verifies the destination bytes after each point (slower; for tests).
  *   -1 one thread drives both ends in turn (deterministic; for valgrind --tool=callgrind).
@@ -466,7 +469,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("rails,size,core_gbps,msgs_per_s,memcpy_gbps,ratio,cpu_util,gbps_per_cpu,"
-	       "memcpy_gbps_per_cpu,ratio_per_cpu\n");
+	       "memcpy_gbps_per_cpu,ratio_per_cpu,retransmits,timeouts\n");
 	for (int r = 0; r < nr; r++) {
 		if (rails[r] < 1 || rails[r] > MAX_RAILS) {
 			fprintf(stderr, "core_bench: rails must be 1..%d\n", MAX_RAILS);
@@ -527,11 +530,13 @@ int main(int argc, char **argv)
 				mc = memcpy_rate(sizes[s], secs, &mc_cpu);
 			{
 				double per_cpu = cpu > 0 ? rate * wall / cpu : 0;
+				const struct tbr_tqp_counters *ca = tbr_tqp_counters(ends[0].qp);
 
-				printf("%u,%u,%.2f,%.0f,%.2f,%.3f,%.2f,%.2f,%.2f,%.3f\n", rails[r], sizes[s],
-				       rate * 8 / 1e9, msgs / wall, mc * 8 / 1e9, mc ? rate / mc : 0,
+				printf("%u,%u,%.2f,%.0f,%.2f,%.3f,%.2f,%.2f,%.2f,%.3f,%llu,%llu\n", rails[r],
+				       sizes[s], rate * 8 / 1e9, msgs / wall, mc * 8 / 1e9, mc ? rate / mc : 0,
 				       cpu / wall, per_cpu * 8 / 1e9, mc_cpu * 8 / 1e9,
-				       mc_cpu ? per_cpu / mc_cpu : 0);
+				       mc_cpu ? per_cpu / mc_cpu : 0, (unsigned long long)ca->retransmits,
+				       (unsigned long long)ca->timeouts);
 			}
 			fflush(stdout);
 			teardown();

@@ -304,7 +304,12 @@ rows together.
 Two threads (requester end, responder end), each end's QP (kernel/core, compiled for the host)
 driven by its own thread, frames over lock-free SPSC rings (one per rail), every payload byte
 copied twice as on the real wire (into the frame, out of it into the target MR). The ends poll and
-\`sched_yield()\` when idle, so a loaded host shows up as lower figures, not as errors.
+\`sched_yield()\` when idle, so a loaded host shows up as lower figures, not as errors. The
+retransmit timeout is raised to 1 s (CORE_BENCH_RTO_MS): the in-memory wire loses nothing, but with
+the core's default (about 67 ms) an end starved of the CPU on a loaded host let the timer fire
+until the retries ran out (seen at 1 rail, 4 MiB, load average 13: QP error, point lost).
+Timeouts and retransmissions of this run: $(awk -F, 'NR > 1 && NF >= 12 { r += $11; t += $12 }
+	END { printf "%d retransmitted frames, %d timeouts over all points", r, t }' "$OUT/core.csv" 2> /dev/null).
 
 $(core_md)
 
