@@ -3,7 +3,9 @@
 # host. Within 20 s every daemon reports the same fabric (4 hosts, 4 links, one master, unique
 # addresses), each tbrN has its address and its IPv4-mapped RoCE v2 GID, neighbours ping each
 # other over tbrN and run ibv_rc_pingpong over those GIDs, every daemon logged FABRIC UP. A cut
-# cable is followed (4 hosts, 3 links, same addresses) and so is its restore.
+# cable is followed (4 hosts, 3 links, same addresses) and so is its restore. Rail negotiation:
+# both ends of every cable report the same agreement (rails, frame size, E2E, lanes), and the
+# cut and the restore are re-negotiated (rails up at both ends 0, then 1 again).
 # SIGKILL the master: a standby takes over,
 # addresses stay. Restart it; then stop every daemon, flush the addresses and restart them all:
 # the same addresses come back from the persisted guid2addr maps.
@@ -72,6 +74,43 @@ ok &= sum(f["role"] == "master" for f in fs) == 1
 sys.exit(0 if ok else 1)' $out "$want" "$links"
 }
 
+# rails_agreed UP: every daemon has agreed rails on both its links, the two ends of each cable
+# report the same agreement (rails = the cable's rails, rail ids, frame size, E2E, lanes), and
+# UP of the cable 0-1's rails are up at both ends (1 or 0)
+rails_agreed() {
+	local h
+	for ((h = 0; h < N; h++)); do
+		"$T" --socket "$(sock "$h")" links --json > "/tmp/links.$h" 2>/dev/null || return 1
+		fab "$h" > "/tmp/fab.$h" 2>/dev/null || return 1
+	done
+	py '
+import json, sys
+n, up01 = int(sys.argv[1]), int(sys.argv[2])
+ends = {}
+for h in range(n):
+    me = json.load(open("/tmp/fab.%d" % h))["self"]
+    for l in json.load(open("/tmp/links.%d" % h))["links"]:
+        g = l.get("negotiation") or {}
+        if g.get("state") != "agreed":
+            sys.exit("host %d link %d: not agreed: %r" % (h, l["id"], g))
+        if g["rails"] != l["rails_total"] or g["rail_ids"] != list(range(l["rails_total"])):
+            sys.exit("host %d link %d: agreed %r, the link has %d rails" % (h, l["id"], g, l["rails_total"]))
+        ends[(me, l["peer_guid"])] = (h, {k: g[k] for k in ("rails", "rail_ids", "max_frame", "e2e", "lanes")}, g["rails_up"])
+if len(ends) != 2 * n:
+    sys.exit("%d link ends, want %d" % (len(ends), 2 * n))
+for (a, b), (h, v, up) in ends.items():
+    if ends[(b, a)][1] != v:
+        sys.exit("host %d: %r, the other end: %r" % (h, v, ends[(b, a)][1]))
+rails = sorted(v["rails"] for _, v, _ in ends.values())
+if rails != [1, 1, 1, 1, 2, 2, 2, 2]:
+    sys.exit("rails per link end: %r" % rails)
+ups = sorted(up for _, _, up in ends.values())
+want = sorted([up01] * 2 + [1, 1, 2, 2, 2, 2])
+if ups != want:
+    sys.exit("rails_up per link end: %r, want %r" % (ups, want))
+' "$N" "$1"
+}
+
 addr_of() { py 'import json,sys; print(json.load(sys.stdin)["address"])' < "/tmp/fab.$1"; }
 master_of() { py 'import json,sys; print(json.load(sys.stdin)["master"])' < "/tmp/fab.$1"; }
 self_of() { py 'import json,sys; print(json.load(sys.stdin)["self"])' < "/tmp/fab.$1"; }
@@ -119,6 +158,12 @@ for ((h = 0; h < N; h++)); do
 	[ -s "/tmp/st$h/guid2addr" ] || fail "host $h: no guid2addr persisted"
 done
 echo "addresses: ${ADDR[*]}"
+wait_for 10 rails_agreed 1 || { rails_agreed 1; fail "rail negotiation"; }
+for ((h = 0; h < N; h++)); do
+	grep -q 'rails: link [0-9]* with [0-9a-f]*: agreed' "/tmp/tbrdmad-$h.log" ||
+		fail "host $h: no rail agreement logged"
+done
+"$T" --socket "$(sock 0)" links --json | python3 -c 'import json,sys; [print(l["id"], l["negotiation"]) for l in json.load(sys.stdin)["links"]]'
 for ((h = 0; h < N; h++)); do
 	n=$(((h + 1) % N))
 	in_h "$h" ping -c 1 -W 5 "${ADDR[$n]}" > /dev/null || fail "ping host $h -> $n (${ADDR[$n]})"
@@ -143,11 +188,13 @@ step "cut the cable 0-1 (the ring becomes a line): 3 links, same hosts and addre
 t0=$SECONDS
 wait_for 20 agree 4 x 3 || { dump_all; fail "the cut was not followed"; }
 echo "cut followed after $((SECONDS - t0)) s"
+wait_for 10 rails_agreed 0 || { rails_agreed 0; fail "rail negotiation after the cut"; }
 for ((h = 0; h < N; h++)); do
 	[ "$(addr_of "$h")" = "${ADDR[$h]}" ] || fail "host $h: address changed after the cut"
 done
 "$CTL" rail-set tbrdma0 1 0 --restore || fail "restore failed"
 wait_for 20 agree 4 || { dump_all; fail "the restore was not followed"; }
+wait_for 10 rails_agreed 1 || { rails_agreed 1; fail "rail re-negotiation after the restore"; }
 
 step "SIGKILL the master: a standby takes over, addresses stay"
 M=$(master_of 0)
