@@ -35,6 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					  .fabric = fake_fabric };
 	static Model model;
 	static Rail rail = { .device = "tbrdma0", .link = 1, .id = 0, .backend = "emu", .up = true };
+	static Link link = { .device = "tbrdma0", .id = 1, .peer_guid = 0x2222, .up = true,
+			     .rails_up = 1, .rails_total = 1 };
 	DaemonInfo info = { .version = "fuzz", .family = "tbrdma", .kernel_present = size % 2 };
 	RequestContext c = { .uid = size % 3 ? 0 : 1000, .model = &model, .info = &info, .ops = &ops };
 	Device dev = { .name = "tbrdma0", .netdev = "tbr0" };
@@ -44,6 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	model.devices = &dev;
 	model.n_devices = 1;
+	model.links = &link;
+	model.n_links = 1;
 	model.rails = &rail;
 	model.n_rails = 1;
 	o = request_handle(&c, (const char *)data, size);

@@ -124,7 +124,8 @@ def daemon_seeds(outdir):
     write(outdir, "fuzz_addrmap", {k: v.encode() for k, v in seeds.items()})
 
     seeds = {}
-    for m in ("version", "status", "devices", "links", "rails", "sweep", "fabric"):
+    for m in ("version", "status", "devices", "links", "rails", "sweep", "fabric",
+              "peers", "counters"):
         seeds[m] = '{"method":"%s"}' % m
     seeds["devices_filter"] = '{"method":"devices","device":"tbrdma0"}'
     seeds["rail_disable"] = ('{"method":"rail-disable","device":"tbrdma0",'
