@@ -5,8 +5,8 @@
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 . "$TBR_TOP/bench/vm/bench.lib"
-RATE=${BENCH_STRIPE_RATE:-4M}
-MSGS=${BENCH_STRIPE_MSGS:-30}	# per rail: about 4 s at 4 Mbit/s
+RATE=${BENCH_STRIPE_RATE:-2M}
+MSGS=${BENCH_STRIPE_MSGS:-16}	# per rail: about 4 s at 2 Mbit/s
 NS=${BENCH_STRIPE_N:-1 2 4 8}
 # shallow rings: a capped rail's queue must not outlast the retransmit timeout
 pair_up 8 16
