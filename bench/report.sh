@@ -320,7 +320,7 @@ $(png core_ratio_cpu.png "core / memcpy, per CPU-second")
 
     valgrind --tool=callgrind --toggle-collect=run_point build/bench/core_bench -1 -n MSGS -r RAILS -s SIZE
 
-One thread drives both ends in turn (\`-1\`), a fixed workload (about 64 MiB, 200..20000
+One thread drives both ends in turn (\`-1\`), a fixed workload (about 64 MiB, 16..20000
 messages); counted: everything inside the measured loop, both ends (post, frame build, receive,
 placement, ACKs, completions, the bench's ring and callbacks). "Without memcpy" subtracts the
 self cost of the memcpy/memmove routines, i.e. the two payload copies; what is left is the

@@ -58,8 +58,8 @@ if has core; then
 		mv "$B/core.csv.tmp" "$OUT/core.csv" || log "core_bench FAILED"
 fi
 
-# msgs MSGSIZE: a fixed workload of about 64 MiB (at least 200 messages, at most 20000)
-cg_msgs() { local n=$((64 * 1048576 / $1)); ((n > 20000)) && n=20000; ((n < 200)) && n=200; echo "$n"; }
+# msgs MSGSIZE: a fixed workload of about 64 MiB (at least 16 messages, at most 20000)
+cg_msgs() { local n=$((64 * 1048576 / $1)); ((n > 20000)) && n=20000; ((n < 16)) && n=16; echo "$n"; }
 if has cpu; then
 	log "2. instructions (callgrind, single-threaded core_bench, fixed workload)"
 	echo "rails,size,msgs,instr_total,instr_memcpy,instr_per_msg,instr_per_byte,core_instr_per_msg,core_instr_per_byte" \
