@@ -2,7 +2,9 @@
 # an absent kernel state, READY), picks the family up when tbrdma.ko registers it, shows devices,
 # links with counters and rails of an emu cable; `tbctl rail disable/enable` cuts/restores the rail
 # in the kernel (checked in sysfs and with tbrdma-ctl); events reach the daemon; rmmod is noticed
-# and the daemon keeps serving; udev discovery: without udevd logged once, with systemd-udevd
+# and the daemon keeps serving; rail negotiation against RAILS messages injected from the peer
+# device (a rail the peer lacks is disabled, re-enabled when it returns, hostile ones dropped);
+# udev discovery: without udevd logged once, with systemd-udevd
 # started link devices that go and come reach the daemon's monitor (status.udev) and re-sync it;
 # SIGTERM exits cleanly.
 # vm-timeout: 240
@@ -62,6 +64,38 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$T" rail enable tbrdma0 1 1 
 [ "$(cat $S/state)" = up ] || fail "sysfs: rail not up after tbctl rail enable"
 rc=0; "$T" rail disable tbrdma0 1 9 || rc=$?
 [ "$rc" = 1 ] || fail "disabling a missing rail exited $rc"
+
+step "rail negotiation: a peer advertising only rail 0 (twice) gets rail 1 disabled; both: re-enabled"
+# RAILS v1 messages (docs/sweep.md) as tbrdma1's daemon would send them, from tbrdma1's link 1
+rails_msg() { # rails_msg N: rails 0..N-1, up, 1 lane, max frame 4096
+	local i m
+	m=$(printf '54425357010201%02x%s%08x%08x%016x' "$1" "$g1" 1 4096 0)
+	for ((i = 0; i < $1; i++)); do m+=$(printf '%02x010100%08x' "$i" 4096); done
+	echo "$m"
+}
+neg() { "$T" links tbrdma0 --json | python3 -c "import json,sys; g=json.load(sys.stdin)['links'][0]['negotiation']; sys.exit(0 if ($1) else 1)"; }
+wait_for 10 neg 'g["local_rails"] == 2'
+"$CTL" mgmt-send "$d1" 1 --hex "$(rails_msg 1)" || fail "mgmt-send RAILS 1"
+wait_for 10 neg 'g["state"] == "agreed" and g["rails"] == 1 and g["rail_ids"] == [0] and g["disabled_rails"] == []'
+[ "$(cat $S/state)" = up ] || fail "rail 1 disabled after one message"
+"$CTL" mgmt-send "$d1" 1 --hex "$(rails_msg 1)" || fail "mgmt-send RAILS 1 again"
+wait_for 10 neg 'g["disabled_rails"] == [1] and g["peer_rails"] == 1'
+[ "$(cat $S/state)" = down ] || fail "sysfs: rail 1 not disabled by the negotiation"
+grep -q 'rails: link 1: rail 1 disabled' /tmp/tbrdmad.log || fail "disable not logged"
+"$CTL" mgmt-send "$d1" 1 --hex "$(rails_msg 2)" || fail "mgmt-send RAILS 2"
+wait_for 10 neg 'g["disabled_rails"] == [] and g["rails"] == 2 and g["rail_ids"] == [0, 1] and g["max_frame"] == 4096 and g["lanes"] == 2'
+wait_for 10 sh -c "[ \"\$(cat $S/state)\" = up ]"
+grep -q 'rails: link 1: rail 1 re-enabled' /tmp/tbrdmad.log || fail "re-enable not logged"
+# hostile RAILS messages are dropped and counted: truncated, version 2, 17 rails, sender 0
+bad=0
+for m in "$(rails_msg 1 | cut -c1-70)" "$(rails_msg 1 | sed 's/^54425357010201/54425357010202/')" \
+	"$(rails_msg 1 | sed 's/^5442535701020101/5442535701020111/')" \
+	"$(rails_msg 1 | sed "s/$g1/0000000000000000/")"; do
+	"$CTL" mgmt-send "$d1" 1 --hex "$m" || fail "mgmt-send bad RAILS"
+	bad=$((bad + 1))
+done
+wait_for 10 neg "g['rx_bad'] == $bad and g['rails'] == 2 and g['disabled_rails'] == []"
+kill -0 "$DPID" || fail "tbrdmad died"
 
 step "udev: without udevd said once; with systemd-udevd the monitor sees link devices go and come"
 [ "$(grep -c 'udev: systemd-udevd is not running' /tmp/tbrdmad.log)" = 1 ] || fail "no-udevd not logged once"
