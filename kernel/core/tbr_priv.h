@@ -344,4 +344,49 @@ void tbr_resp_retire(struct tbr_tqp *qp);
 /* tbr_resp.c: move the receive window past what has been received */
 void tbr_resp_advance(struct tbr_tqp *qp);
 
+
+/* ---- requester internals shared by tbr_req.c and tbr_req_loss.c ---- */
+
+/* the reordering window (tbr_req_loss.c) */
+#define TBR_REO_MULT_INIT	4
+#define TBR_REO_MULT_MAX	64
+#define TBR_REO_PERSIST		16
+#define TBR_RACK_WARMUP		8	/* first RTTs without verdicts */
+
+static inline struct tbr_swqe *tbr_wr(struct tbr_tqp *qp, u32 msn)
+{
+	return &qp->sq[msn & qp->sq_mask];
+}
+
+static inline bool tbr_wr_is_rd(u8 op)
+{
+	return op == TBR_WR_READ || op == TBR_WR_CMP_SWAP ||
+	       op == TBR_WR_FETCH_ADD;
+}
+
+static inline bool tbr_wr_is_atomic(u8 op)
+{
+	return op == TBR_WR_CMP_SWAP || op == TBR_WR_FETCH_ADD;
+}
+
+/* tbr_req_loss.c: the SACK word @nv at PSN @base delivered frames: RTTs,
+ * delivery order, reordering measured */
+void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now);
+/* tbr_req_loss.c: a flight ended (the window's start moved past it) */
+void tbr_req_round(struct tbr_tqp *qp);
+/* tbr_req_loss.c: the responder reported @psn as a duplicate */
+void tbr_req_dsack(struct tbr_tqp *qp, u32 psn);
+/* tbr_req_loss.c: resend the data frames deemed lost by now */
+void tbr_req_rack(struct tbr_tqp *qp, u64 now);
+/* tbr_req_loss.c: a response at @psn for READ/ATOMIC @w; holes before it
+ * are checked later, like data frames; and the verdicts on them */
+void tbr_req_rd_hole_check(struct tbr_tqp *qp, struct tbr_swqe *w,
+			   u32 psn, u64 now);
+void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now);
+/* tbr_req.c: send frame @psn again; the PSNs sent */
+u32 tbr_req_resend(struct tbr_tqp *qp, u32 psn);
+/* tbr_req.c: complete @w (message @msn) with @status, QP to error */
+void tbr_req_fail(struct tbr_tqp *qp, struct tbr_swqe *w, u32 msn,
+		  u32 status);
+
 #endif /* TBR_PRIV_H */

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbr_req_loss.c - the requester's loss detection: RTT and delivery
+ * tracking from SACKs, the reordering window (RACK-style, adapted by DSACKs)
+ * and the verdicts that send frames again, for data frames and for READ/
+ * ATOMIC requests whose responses have holes.
+ *
+ * Locking: none; the caller serializes all calls for a QP (tbr_core.h).
+ */
+#include "tbr_priv.h"
+
+/*
+ * Loss detection under reordering (docs/protocol.md 3.4), after RACK (RFC
+ * 8985): the rails reorder frames by design, so a hole in the SACK bitmap
+ * means nothing by itself. A frame is deemed lost only when a frame sent
+ * after it has been delivered and the reordering window has passed since:
+ * now >= xts + rack_rtt + reo_wnd. The window is the larger of
+ *  - reo_mult * min_rtt / 4 (at most srtt): reo_mult starts at
+ *    TBR_REO_MULT_INIT and grows by one per flight in which the responder
+ *    reports a fast-retransmitted frame as a duplicate (DSACK), decaying
+ *    back after TBR_REO_PERSIST rounds with losses and no DSACK;
+ *  - the reordering measured directly: a frame sent once and delivered
+ *    after a later-sent one was late by (its RTT - rack_rtt); the largest
+ *    such lateness (+1/2) is kept, widened by half (at least srtt/4) on a
+ *    DSACK, and halved after TBR_REO_PERSIST rounds with losses and no
+ *    DSACK (without losses its size costs nothing).
+ * Verdicts start TBR_RACK_WARMUP first-RTTs after the first RTT sample:
+ * the first flights are where the reordering of the rails gets measured.
+ * clamped to [reo_wnd_min_ns, reo_wnd_max_ns]. The constants are in
+ * tbr_priv.h (tbr_req_reset() starts from them).
+ */
+
+static u64 tbr_req_reo_wnd(const struct tbr_tqp *qp)
+{
+	u64 r = 0, max = qp->conn.reo_wnd_max_ns;
+
+	if (qp->min_rtt != TBR_NO_DEADLINE) {
+		r = (qp->min_rtt / 4) * qp->reo_mult;
+		if (r > qp->srtt)
+			r = qp->srtt;
+	}
+	if (r < qp->reo_meas)
+		r = qp->reo_meas;
+	if (r < qp->conn.reo_wnd_min_ns)
+		r = qp->conn.reo_wnd_min_ns;
+	if (!max)
+		max = qp->conn.timeout_ns ? qp->conn.timeout_ns / 2 :
+					    1000000000ull;
+	return r < max ? r : max;
+}
+
+/*
+ * PSNs [base, base + 64) with bits @nv became done now (acknowledged or
+ * answered). Feed RACK with the ones sent only once (Karn: a retransmitted
+ * PSN's delivery is ambiguous).
+ */
+void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
+{
+	u32 w = tbr_win(qp);
+	u64 sure;
+	u32 lo, hi;
+	u64 rtt;
+
+	nv &= ~tbr_bm_get64(qp->rtxd, w, base);
+	if (!nv)
+		return;
+	/* Resent by a timeout sweep: good for ordering, not for timing. */
+	sure = nv & ~tbr_bm_get64(qp->amb, w, base);
+	if (sure && qp->rack_valid) {
+		/* Delivered after a later-sent frame: measured reordering. */
+		lo = tbr_psn_add(base, tbr_ctz64(sure));
+		if (tbr_psn_diff(lo, qp->rack_psn) < 0) {
+			u64 t = qp->xts[lo & qp->wmask] + qp->rack_rtt;
+
+			if (now > t) {
+				u64 late = now - t;
+
+				late += late / 2;
+				if (late > qp->reo_meas)
+					qp->reo_meas = late;
+			}
+		}
+	}
+	hi = tbr_psn_add(base, tbr_msb64(nv));
+	if (qp->rack_valid && tbr_psn_diff(hi, qp->rack_psn) <= 0)
+		return;
+	qp->rack_valid = 1;
+	qp->rack_psn = hi;
+	qp->rack_ts = qp->xts[hi & qp->wmask];
+	if (!((sure >> (tbr_msb64(nv))) & 1))
+		return;
+	rtt = now - qp->rack_ts;
+	qp->rack_rtt = rtt;
+	if (rtt < qp->min_rtt)
+		qp->min_rtt = rtt;
+	if (!qp->srtt) {
+		qp->srtt = rtt;
+		qp->rack_arm_at = now + TBR_RACK_WARMUP * rtt;
+	} else
+		qp->srtt = qp->srtt - qp->srtt / 8 + rtt / 8;
+}
+
+/* una moved: close a round (one flight acknowledged) if it passed it. */
+void tbr_req_round(struct tbr_tqp *qp)
+{
+	if (tbr_psn_diff(qp->una, qp->reo_round) <= 0)
+		return;
+	qp->reo_round = qp->snd_nxt;
+	if (qp->rack_lost) {
+		/* Losses and no DSACK for a while: the window may be too wide. */
+		qp->rack_lost = 0;
+		if (!--qp->reo_persist) {
+			qp->reo_persist = TBR_REO_PERSIST;
+			qp->reo_mult = TBR_REO_MULT_INIT;
+			qp->reo_meas /= 2;
+		}
+	}
+}
+
+/*
+ * The responder saw PSN @psn twice (DSACK). If we fast-retransmitted it,
+ * the original was only late: widen the reordering window, at most once
+ * per flight. frx has 2 * win bits so the answer may come back after the
+ * PSN's window slot was reused.
+ */
+void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
+{
+	u32 fw = 2 * tbr_win(qp), i = psn & (fw - 1);
+	s32 o = tbr_psn_diff(psn, qp->snd_nxt);
+
+	if (o >= 0 || o < -(s32)fw || !tbr_bm_test(qp->frx, i))
+		return;
+	qp->frx[i >> 6] &= ~(1ull << (i & 63));
+	qp->cnt.spurious_retransmits++;
+	if (tbr_psn_diff(psn, qp->reo_mark) < 0)
+		return;
+	qp->reo_mark = qp->snd_nxt;
+	if (qp->reo_mult < TBR_REO_MULT_MAX)
+		qp->reo_mult++;
+	qp->reo_persist = TBR_REO_PERSIST;
+	qp->reo_meas += qp->reo_meas / 2 > qp->srtt / 4 ?
+			qp->reo_meas / 2 : qp->srtt / 4;
+}
+
+/*
+ * RACK loss detection, run when an ACK or response arrives: every hole (not
+ * done, not a READ/ATOMIC response slot, not yet resent in this round) sent
+ * before the last delivered PSN is lost once now >= xts + rack_rtt +
+ * reo_wnd. xts grows with the PSN, so the scan stops at the first hole that
+ * is not due yet. That hole arms the reordering timer for its due time plus
+ * srtt: when no ACK comes any more (the frames after the hole were the last
+ * of a burst) the verdict is taken there; the extra srtt keeps a peer that
+ * stalls for a moment with frames still queued on some rails from looking
+ * like loss, since its next ACK carries the measurement (rack_rtt,
+ * reo_meas) that explains the delay. Tail losses with nothing delivered
+ * after them are left to the retransmit timer.
+ * READ/ATOMIC holes: see tbr_req_rd_hole().
+ */
+void tbr_req_rack(struct tbr_tqp *qp, u64 now)
+{
+	u32 w = tbr_win(qp);
+	u32 p = qp->una;
+	s32 span;
+	u64 due0;
+
+	qp->rack_deadline = TBR_NO_DEADLINE;
+	if (!qp->rack_valid || qp->rtx_active || qp->error ||
+	    qp->rnr_until != TBR_NO_DEADLINE)
+		return;
+	if (now < qp->rack_arm_at) {
+		/* still learning the rails: decide at the end of it */
+		qp->rack_deadline = qp->rack_arm_at;
+		return;
+	}
+	span = tbr_psn_diff(qp->rack_psn, p);
+	if (span <= 0)
+		return;
+	due0 = qp->rack_rtt + tbr_req_reo_wnd(qp);
+	while (span > 0) {
+		u32 k = span < 64 ? (u32)span : 64;
+		u64 v = tbr_low_mask(k) & ~(tbr_bm_get64(qp->done, w, p) |
+					    tbr_bm_get64(qp->rdm, w, p) |
+					    tbr_bm_get64(qp->rtxd, w, p));
+
+		while (v) {
+			u32 q = tbr_psn_add(p, tbr_ctz64(v));
+			u32 qi = q & qp->wmask;
+			u64 due = qp->xts[qi] + due0;
+
+			if (now < due) {
+				qp->rack_deadline = due + qp->srtt;
+				return;
+			}
+			if (qp->halted &&
+			    (s32)(qp->psn_msn[qi] - qp->halt_msn) >= 0)
+				return;
+			if (tbr_req_resend(qp, q) == q) {
+				/* tx full: again once progress is called */
+				qp->rack_deadline = now;
+				return;
+			}
+			tbr_bm_set(qp->rtxd, qi);
+			tbr_bm_set(qp->frx, q & (2 * w - 1));
+			qp->rack_lost = 1;
+			qp->cnt.fast_retransmits++;
+			v &= v - 1;
+		}
+		p = tbr_psn_add(p, k);
+		span -= (s32)k;
+	}
+}
+
+/*
+ * READ responses of one request chunk are sent in PSN order, so a missing
+ * response with a later one of the same chunk delivered is lost once the
+ * reordering window passed: re-request the missing part of the chunk then
+ * (checked when later responses arrive, like tbr_req_rack()) instead of
+ * waiting for the retransmit timeout.
+ */
+void tbr_req_rd_hole_check(struct tbr_tqp *qp, struct tbr_swqe *w,
+			   u32 psn, u64 now)
+{
+	u32 bw = tbr_win(qp);
+	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
+	u32 p = tbr_psn_add(w->first_psn, idx - idx % qp->read_chunk);
+	s32 span;
+
+	if (qp->rd_hole_deadline != TBR_NO_DEADLINE || now < qp->rack_arm_at)
+		return;
+	if (tbr_psn_diff(p, qp->una) < 0)
+		p = qp->una;
+	span = tbr_psn_diff(psn, p);
+	while (span > 0) {
+		u32 k = span < 64 ? (u32)span : 64;
+		u64 v = tbr_low_mask(k) & ~(tbr_bm_get64(qp->done, bw, p) |
+					    tbr_bm_get64(qp->rtxd, bw, p));
+
+		if (v) {
+			qp->rd_hole_psn = tbr_psn_add(p, tbr_ctz64(v));
+			qp->rd_hole_deadline = now + tbr_req_reo_wnd(qp);
+			return;
+		}
+		p = tbr_psn_add(p, k);
+		span -= (s32)k;
+	}
+}
+
+void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
+{
+	u32 q = qp->rd_hole_psn, qi = q & qp->wmask, next;
+
+	qp->rd_hole_deadline = TBR_NO_DEADLINE;
+	if (qp->rtx_active || qp->error || qp->rnr_until != TBR_NO_DEADLINE ||
+	    tbr_psn_diff(q, qp->una) < 0 ||
+	    tbr_psn_diff(qp->snd_nxt, q) <= 0 ||
+	    tbr_bm_test(qp->done, qi) || tbr_bm_test(qp->rtxd, qi) ||
+	    !tbr_bm_test(qp->rdm, qi))
+		return;
+	if (qp->halted && (s32)(qp->psn_msn[qi] - qp->halt_msn) >= 0)
+		return;
+	next = tbr_req_resend(qp, q);
+	if (next == q) {
+		qp->rd_hole_deadline = now;
+		qp->rd_hole_retry = 1;
+		return;
+	}
+	for (; q != next; q = tbr_psn_add(q, 1))
+		tbr_bm_set(qp->rtxd, q & qp->wmask);
+	qp->cnt.read_hole_rtx++;
+}
