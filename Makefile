@@ -96,7 +96,7 @@ INSTALL ?= install
 # every file install puts (modules-load.d: with MODULES_LOAD=yes), relative to DESTDIR; the
 # configuration is handled on its own
 INSTALLED = $(SBINDIR)/tbrdmad $(BINDIR)/tbctl $(MODDIR)/tbrdma.ko \
-	$(UNITDIR)/tbrdmad.service $(UNITDIR)/tbrdmad.socket $(UDEVRULESDIR)/70-tbrdma.rules $(UDEVRULESDIR)/71-tbrdma-eth.rules \
+	$(UNITDIR)/tbrdmad.service $(UNITDIR)/tbrdmad.socket $(UDEVRULESDIR)/70-tbrdma.rules $(UDEVRULESDIR)/90-tbrdma-eth.rules \
 	$(MANDIR)/man8/tbrdmad.8 $(MANDIR)/man8/tbctl.8 $(MANDIR)/man5/tbrdmad.conf.5 \
 	$(BASHCOMPDIR)/tbctl /etc/libibverbs.d/tbrdma.driver $(PROVIDER_DIR)/libtbrdma-rdmav34.so \
 	$(MODULESLOADDIR)/tbrdma.conf
@@ -111,8 +111,8 @@ install: kernel daemon provider
 	chmod 0644 $(DESTDIR)$(UNITDIR)/tbrdmad.service
 	$(INSTALL) -D -m 0644 systemd/tbrdmad.socket $(DESTDIR)$(UNITDIR)/tbrdmad.socket
 	$(INSTALL) -D -m 0644 systemd/70-tbrdma.rules $(DESTDIR)$(UDEVRULESDIR)/70-tbrdma.rules
-	sed 's|@BINDIR@|$(BINDIR)|g' systemd/71-tbrdma-eth.rules.in > $(DESTDIR)$(UDEVRULESDIR)/71-tbrdma-eth.rules
-	chmod 0644 $(DESTDIR)$(UDEVRULESDIR)/71-tbrdma-eth.rules
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/90-tbrdma-eth.rules.in > $(DESTDIR)$(UDEVRULESDIR)/90-tbrdma-eth.rules
+	chmod 0644 $(DESTDIR)$(UDEVRULESDIR)/90-tbrdma-eth.rules
 	@if [ "$(MODULES_LOAD)" = yes ]; then set -x; $(INSTALL) -D -m 0644 \
 		systemd/tbrdma-modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/tbrdma.conf; fi
 	$(INSTALL) -D -m 0644 man/tbrdmad.8 $(DESTDIR)$(MANDIR)/man8/tbrdmad.8

@@ -3,7 +3,7 @@
  * tbctl eth bind|unbind IFNAME [DEVICE]: make an Ethernet NIC carry eth rails of a tbrdma device
  * (docs/eth.md), or stop it. Root only. Unlike the other verbs this talks to the kernel's tbrdma
  * generic netlink family directly (ETH_BIND/ETH_UNBIND), not to tbrdmad: udev runs it for NICs
- * marked TBRDMA_ETH=DEVICE (71-tbrdma-eth.rules), before or without any daemon. The daemon
+ * marked TBRDMA_ETH=DEVICE (90-tbrdma-eth.rules), before or without any daemon. The daemon
  * notices the new rails through the family's events.
  */
 #include <errno.h>

@@ -38,7 +38,7 @@ files() {
 	644 /usr/local/lib/systemd/system/tbrdmad.service
 	644 /usr/local/lib/systemd/system/tbrdmad.socket
 	644 /usr/local/lib/udev/rules.d/70-tbrdma.rules
-	644 /usr/local/lib/udev/rules.d/71-tbrdma-eth.rules
+	644 /usr/local/lib/udev/rules.d/90-tbrdma-eth.rules
 	644 /usr/local/share/man/man8/tbrdmad.8
 	644 /usr/local/share/man/man8/tbctl.8
 	644 /usr/local/share/man/man5/tbrdmad.conf.5
@@ -129,7 +129,7 @@ files() {
 }
 
 @test "udev eth rule: syntax, opt-in by TBRDMA_ETH, binds with the installed tbctl" {
-	local r=$D/usr/local/lib/udev/rules.d/71-tbrdma-eth.rules
+	local r=$D/usr/local/lib/udev/rules.d/90-tbrdma-eth.rules
 	if udevadm verify --help > /dev/null 2>&1; then	# systemd >= 254
 		run udevadm verify "$r"
 		assert_success
