@@ -14,6 +14,7 @@ RAILS_N=${BENCH_RAILS_N:-1 2 4}
 BW_SIZES=${BENCH_RAILS_BW_SIZES:-$BW_SIZES}
 LAT_SIZES=${BENCH_RAILS_LAT_SIZES:-$LAT_SIZES}
 
+verbs_slim
 modprobe virtio_net
 wait_for 20 test "$(rail_ifs | wc -l)" -ge 4
 # shellcheck disable=SC2207

@@ -9,6 +9,7 @@ RATE=${BENCH_STRIPE_RATE:-2M}
 MSGS=${BENCH_STRIPE_MSGS:-16}	# per rail: about 4 s at 2 Mbit/s
 NS=${BENCH_STRIPE_N:-1 2 4 8}
 # shallow rings: a capped rail's queue must not outlast the retransmit timeout
+verbs_slim
 pair_up 8 16
 for r in 0 1 2 3 4 5 6 7; do "$CTL" rail-set tbrdma0 1 "$r" --rate "$RATE"; done
 for n in $NS; do

@@ -12,6 +12,7 @@ h1() { ip netns exec h1 "$@"; }
 links_up() { "$CTL" links "$1" | grep -q "^link dev=$1 .*rails_up=$2 "; }
 
 step "setup: veth pair ve0a/ve0b, MTU 9000"
+verbs_slim
 modprobe veth
 tbr_load eth_hello_ms=200
 "$CTL" dev-new > /dev/null || fail "dev-new failed"
