@@ -8,7 +8,8 @@
 #      stripe.csv    N = 1, 2, 4, 8 rate-capped emu rails vs one (bench/vm/stripe.sh)
 # The VM scripts are not tests: tests/vm/run boots them from bench/vm (TBR_VM_TESTS), so
 # `make check` never runs them.
-# Environment: BENCH_QUICK=1 (a short smoke run, minutes), BENCH_STEPS="core cpu vm" (a subset;
+# Environment: BENCH_QUICK=1 (a short smoke run, minutes), BENCH_STEPS="core cpu vm" (a subset,
+# or "collect": only re-read the VM logs in build/bench/vm;
 # the others' CSVs are kept from the last run), BENCH_VM="veth rails stripe".
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,7 +37,7 @@ else
 	VM_RAILS_BW_SIZES="4096 65536" VM_RAILS_LAT_SIZES="64" VM_RAILS_N="1 2 4"
 	STRIPE_MSGS=16
 fi
-{
+[ "$STEPS" = collect ] || {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "quick=${QUICK:-0}"
 	echo "nproc=$(nproc)"
@@ -97,6 +98,9 @@ BENCH_STRIPE_MSGS=$STRIPE_MSGS
 CONF
 	# shellcheck disable=SC2086
 	TBR_VM_TESTS=$HERE/vm TBR_VM_RESULTS=$B/vm "$TOP/tests/vm/run" -j 1 $VMS | tee "$B/vm-run.log" >&2
+fi
+# the VM figures out of the guests' logs (also alone: BENCH_STEPS=collect, e.g. after a cut run)
+if has vm || has collect; then
 	echo "config,stack,tool,size,value" > "$B/vm.csv.tmp"
 	echo "rails,mbps" > "$B/stripe.csv.tmp"
 	for v in $VMS; do
@@ -114,8 +118,11 @@ CONF
 	case " $VMS " in *" stripe "*) mv "$B/stripe.csv.tmp" "$OUT/stripe.csv" ;; esac
 	case "$VMS" in *veth*|*rails*) mv "$B/vm.csv.tmp" "$OUT/vm.csv" ;; esac
 fi
-echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$B/meta.env"
-echo "wall_s=$(($(date +%s) - T0))" >> "$B/meta.env"
+if [ "$STEPS" != collect ]; then
+	echo "steps=$STEPS" >> "$B/meta.env"
+	echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$B/meta.env"
+	echo "wall_s=$(($(date +%s) - T0))" >> "$B/meta.env"
+fi
 cp "$B/meta.env" "$OUT/meta.env"
 log "4. report: docs/bench.md, docs/bench/*.png"
 "$HERE/report.sh" || exit 1
