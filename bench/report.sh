@@ -332,9 +332,10 @@ $(cpu_md)
 
     TBR_VM_TESTS=bench/vm tests/vm/run -j 1 veth rails     (bench/vm/{veth,rails}.sh; docs/bench/vm.csv)
 
-perftest unmodified (\`-F\`, RC, GID of the IPv4 address), bandwidth with a fixed iteration count
-(about ${BENCH_BW_BYTES_NOTE:-4 MiB} per run), latency the median (t_typical) of the iterations; each tbrdma
-run is followed by the same rxe run. **rxe can use only one netdev**: over 2 and 4 rails, tbrdma
+perftest unmodified (\`-F\`, RC, GID of the IPv4 address); bandwidth: BW average of a fixed
+iteration count (4 MiB / size, 32..1000 iterations; 1 MiB in the quick run), latency: the median
+(t_typical) of 200 iterations (50 quick); each tbrdma run is followed by the same rxe run. One run
+per cell: on a loaded host single cells swing by several x, both ways (read the rows together). **rxe can use only one netdev**: over 2 and 4 rails, tbrdma
 stripes one device over all of them while rxe runs over the first rail only; the comparison is
 still "what each stack makes of the same VMs", but the 2/4-rail ratios include tbrdma's striping.
 
