@@ -64,7 +64,8 @@ int tbr_x_sgl_write(void *ctx, const struct tbr_sge *sgl, u32 nsge,
 
 /*
  * The responder QP must have enabled the remote operation itself (INIT's
- * qp_access_flags), whatever the MR allows. Context: qp->lock held.
+ * qp_access_flags), whatever the MR allows; if not, the request is invalid
+ * (-TBR_WC_REM_INV_REQ_ERR, see tbr_core.h). Context: qp->lock held.
  */
 static bool tbr_x_qp_allows(struct tbr_xqp *x, int access)
 {
@@ -77,7 +78,7 @@ static int tbr_x_mr_copy(struct tbr_xqp *x, u32 rkey, u64 va, void *buf,
 	struct tbr_mr *mr;
 
 	if (!tbr_x_qp_allows(x, access))
-		return -TBR_WC_REM_ACCESS_ERR;
+		return -TBR_WC_REM_INV_REQ_ERR;
 	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len, access);
 	if (!mr)
 		return -TBR_WC_REM_ACCESS_ERR;
@@ -107,7 +108,7 @@ int tbr_x_mr_check(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
 	struct tbr_mr *mr;
 
 	if (!tbr_x_qp_allows(x, need))
-		return -TBR_WC_REM_ACCESS_ERR;
+		return -TBR_WC_REM_INV_REQ_ERR;
 	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len, need);
 	if (!mr)
 		return -TBR_WC_REM_ACCESS_ERR;
@@ -129,7 +130,7 @@ int tbr_x_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
 	u64 val;
 
 	if (!tbr_x_qp_allows(x, IB_ACCESS_REMOTE_ATOMIC))
-		return -TBR_WC_REM_ACCESS_ERR;
+		return -TBR_WC_REM_INV_REQ_ERR;
 	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, sizeof(val),
 			IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)

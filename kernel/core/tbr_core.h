@@ -180,7 +180,10 @@ struct tbr_ops {
 	/*
 	 * Responder remote memory: validate @rkey, the range [va, va+len) and
 	 * the permission (remote write, remote read, remote atomic) and copy.
-	 * Return 0 or -TBR_WC_REM_ACCESS_ERR.
+	 * Return 0, -TBR_WC_REM_INV_REQ_ERR when the QP itself does not enable
+	 * the operation (the requester gets an invalid-request NAK, as IBTA's
+	 * responder checks and rxe have it), or -TBR_WC_REM_ACCESS_ERR (key,
+	 * range or the MR's rights). The same for mr_check and mr_atomic.
 	 */
 	int (*mr_write)(void *ctx, u32 rkey, u64 va, const void *src, u32 len);
 	int (*mr_read)(void *ctx, u32 rkey, u64 va, void *dst, u32 len);

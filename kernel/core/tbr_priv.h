@@ -312,6 +312,15 @@ static inline bool tbr_op_recv(u8 op)
 	       op == TBR_OP_SEND_INV || op == TBR_OP_WRITE_IMM;
 }
 
+/* the NAK for a failed ops->mr_*() */
+static inline u8 tbr_resp_mr_nak(int ret)
+{
+	if (ret == -TBR_WC_REM_INV_REQ_ERR)
+		return TBR_SYN_NAK_INV_REQ;
+	return ret == -TBR_WC_REM_ACCESS_ERR ? TBR_SYN_NAK_REM_ACCESS :
+	       TBR_SYN_NAK_REM_OP;
+}
+
 static inline struct tbr_rmsg *tbr_resp_slot_of(struct tbr_tqp *qp, u32 msn)
 {
 	return &qp->msg[msn & qp->wmask];

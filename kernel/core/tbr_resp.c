@@ -525,8 +525,7 @@ static int tbr_resp_write(struct tbr_tqp *qp, struct tbr_rmsg *s,
 			ret = qp->ops->mr_write(qp->ctx, h->rkey, va,
 						h->payload, h->paylen);
 		if (ret) {
-			s->nak = ret == -TBR_WC_REM_ACCESS_ERR ?
-				 TBR_SYN_NAK_REM_ACCESS : TBR_SYN_NAK_REM_OP;
+			s->nak = tbr_resp_mr_nak(ret);
 			s->err_psn = h->psn;
 		}
 	}

@@ -94,7 +94,7 @@ void tbr_resp_exec(struct tbr_tqp *qp)
 							TBR_ACC_REMOTE_READ);
 			if (ret) {
 				if (!s->nak) {
-					s->nak = TBR_SYN_NAK_REM_ACCESS;
+					s->nak = tbr_resp_mr_nak(ret);
 					s->err_psn = best->psn;
 				}
 				tbr_job_free(qp, best);
@@ -114,7 +114,7 @@ void tbr_resp_exec(struct tbr_tqp *qp)
 						 best->swap_add, 0, &best->orig);
 		if (ret) {
 			if (!s->nak) {
-				s->nak = TBR_SYN_NAK_REM_ACCESS;
+				s->nak = tbr_resp_mr_nak(ret);
 				s->err_psn = best->psn;
 			}
 			tbr_job_free(qp, best);

@@ -59,11 +59,16 @@ static int op_sgl_write(void *ctx, const struct tbr_sge *sgl, u32 nsge,
 	return sgl_copy(sgl, nsge, off, NULL, src, len);
 }
 
+/* the MR bytes, or NULL with *@err the completion status the core wants */
 static uint8_t *mr_find(struct sim_ep *ep, uint32_t rkey, uint64_t va,
-			uint32_t len, uint32_t acc)
+			uint32_t len, uint32_t acc, int *err)
 {
 	int i;
 
+	*err = -TBR_WC_REM_INV_REQ_ERR;
+	if ((ep->qp_access & acc) != acc)
+		return NULL;
+	*err = -TBR_WC_REM_ACCESS_ERR;
 	for (i = 0; i < ep->nmr; i++) {
 		struct sim_mr *m = &ep->mr[i];
 
@@ -79,38 +84,42 @@ static uint8_t *mr_find(struct sim_ep *ep, uint32_t rkey, uint64_t va,
 
 static int op_mr_write(void *ctx, u32 rkey, u64 va, const void *src, u32 len)
 {
-	uint8_t *p = mr_find(ep_of(ctx), rkey, va, len, SIM_ACC_WRITE);
+	int err;
+	uint8_t *p = mr_find(ep_of(ctx), rkey, va, len, SIM_ACC_WRITE, &err);
 
 	if (!p)
-		return -TBR_WC_REM_ACCESS_ERR;
+		return err;
 	memcpy(p, src, len);
 	return 0;
 }
 
 static int op_mr_read(void *ctx, u32 rkey, u64 va, void *dst, u32 len)
 {
-	uint8_t *p = mr_find(ep_of(ctx), rkey, va, len, SIM_ACC_READ);
+	int err;
+	uint8_t *p = mr_find(ep_of(ctx), rkey, va, len, SIM_ACC_READ, &err);
 
 	if (!p)
-		return -TBR_WC_REM_ACCESS_ERR;
+		return err;
 	memcpy(dst, p, len);
 	return 0;
 }
 
 static int op_mr_check(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
 {
-	return mr_find(ep_of(ctx), rkey, va, len, SIM_ACC_READ) ?
-	       0 : -TBR_WC_REM_ACCESS_ERR;
+	int err;
+
+	return mr_find(ep_of(ctx), rkey, va, len, SIM_ACC_READ, &err) ? 0 : err;
 }
 
 static int op_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
 			u64 compare_add, u64 swap, u64 *orig)
 {
-	uint8_t *p = mr_find(ep_of(ctx), rkey, va, 8, SIM_ACC_ATOMIC);
+	int err;
+	uint8_t *p = mr_find(ep_of(ctx), rkey, va, 8, SIM_ACC_ATOMIC, &err);
 	uint64_t v;
 
 	if (!p)
-		return -TBR_WC_REM_ACCESS_ERR;
+		return err;
 	memcpy(&v, p, 8);
 	*orig = v;
 	if (op == TBR_ATOMIC_FETCH_ADD)
@@ -334,6 +343,7 @@ struct sim *sim_new(enum tbr_tqp_type type, const struct tbr_tqp_cfg *cfg,
 		c.qpn = i ? 0x22 : 0x11;
 		ep->sim = s;
 		ep->id = i;
+		ep->qp_access = SIM_ACC_WRITE | SIM_ACC_READ | SIM_ACC_ATOMIC;
 		ep->cq = calloc(SIM_CQ, sizeof(*ep->cq));
 		ep->qp = tbr_tqp_create(&c, &sim_ops, ep);
 		if (!ep->cq || !ep->qp)

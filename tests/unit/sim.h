@@ -51,6 +51,7 @@ struct sim_ep {
 	uint32_t qp_error_status;
 	uint64_t tx_frames;
 	uint32_t tx_max_len;	/* longest frame sent */
+	uint32_t qp_access;	/* SIM_ACC_* the QP enables (default all) */
 };
 
 struct sim_frame {

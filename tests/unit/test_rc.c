@@ -521,6 +521,40 @@ static void test_remote_access_errors(void **state)
 	}
 }
 
+/* An operation the responder QP has not enabled (its access flags, whatever
+ * the MR allows) is an invalid request: REM_INV_REQ_ERR at the requester,
+ * both QPs in error, the target untouched. */
+static void test_qp_access_invalid_request(void **state)
+{
+	static const enum tbr_wr_opcode ops[] = {
+		TBR_WR_WRITE, TBR_WR_READ, TBR_WR_FETCH_ADD,
+	};
+	unsigned int k;
+
+	for (k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		struct sim *s = tsim(TBR_QPT_RC, 40 + k, NULL, NULL);
+		struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+		static uint8_t mem[4096], loc[4096];
+		unsigned int i;
+
+		faults_10(s, 2, false);
+		memset(mem, 0x5a, sizeof(mem));
+		sim_add_mr(b, 0x10, mem, sizeof(mem),
+			   SIM_ACC_WRITE | SIM_ACC_READ | SIM_ACC_ATOMIC);
+		b->qp_access = 0;
+		assert_int_equal(tpost(a, ops[k], 1, loc, 8, taddr(mem), 0x10, 0), 0);
+		assert_true(sim_run(s, T_SEC));
+		assert_int_equal(a->ncq, 1);
+		assert_int_equal(a->cq[0].status, TBR_WC_REM_INV_REQ_ERR);
+		assert_true(tbr_tqp_in_error(a->qp));
+		assert_true(tbr_tqp_in_error(b->qp));
+		assert_int_equal(b->qp_error_status, TBR_WC_REM_INV_REQ_ERR);
+		for (i = 0; i < sizeof(mem); i++)
+			assert_int_equal(mem[i], 0x5a);
+		sim_free(s);
+	}
+}
+
 static void test_recv_too_small(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 30, NULL, NULL);
@@ -812,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_retry_exhausted),
 		cmocka_unit_test(test_rail_down),
 		cmocka_unit_test(test_remote_access_errors),
+		cmocka_unit_test(test_qp_access_invalid_request),
 		cmocka_unit_test(test_recv_too_small),
 		cmocka_unit_test(test_local_protection),
 		cmocka_unit_test(test_flush),
