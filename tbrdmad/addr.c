@@ -10,6 +10,7 @@
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
+#include <linux/if_addr.h>
 
 #include "addr.h"
 
@@ -148,6 +149,39 @@ int addr_apply(const char *ifname, uint32_t addr, unsigned prefix, uint32_t net)
 		put_addr(sk, s.ifindex, s.stale[i], prefix, false);
 	if (r >= 0)
 		r = put_addr(sk, s.ifindex, addr, prefix, true);
+	nl_socket_free(sk);
+	return r;
+}
+
+int addr6_apply(const char *ifname, const uint8_t addr[16])
+{
+	struct nl_sock *sk = open_route();
+	struct rtnl_addr *a = NULL;
+	struct nl_addr *local = NULL;
+	int ifindex = (int)if_nametoindex(ifname), r;
+
+	if (!sk)
+		return -ENOMEM;
+	r = ifindex ? set_up(sk, ifindex) : -ENODEV;
+	if (r >= 0) {
+		a = rtnl_addr_alloc();
+		local = nl_addr_build(AF_INET6, addr, 16);
+		r = a && local ? 0 : -ENOMEM;
+	}
+	if (r >= 0) {
+		nl_addr_set_prefixlen(local, 64);
+		rtnl_addr_set_ifindex(a, ifindex);
+		rtnl_addr_set_family(a, AF_INET6);
+		rtnl_addr_set_local(a, local);
+		rtnl_addr_set_prefixlen(a, 64);
+		/* no duplicate address detection: the address is the GUID's, unique by design,
+		 * and a tentative address would not make a GID */
+		rtnl_addr_set_flags(a, IFA_F_NODAD);
+		r = rtnl_addr_add(sk, a, NLM_F_REPLACE);
+		r = r == -NLE_EXIST ? 0 : r < 0 ? -EIO : 0;
+	}
+	nl_addr_put(local);
+	rtnl_addr_put(a);
 	nl_socket_free(sk);
 	return r;
 }

@@ -31,11 +31,12 @@ int config_init(Config *c)
 		.family = strdup("tbrdma"),
 		.sweep = 1,
 		.pool = strdup("10.99.0.0/24"),
+		.pool6 = strdup("fd74:6272:646d::/64"),
 		.priority = 100,
 		.hello_usec = 1 * USEC_PER_SEC,
 		.dead_usec = 4 * USEC_PER_SEC,
 	};
-	if (!c->socket_path || !c->state_dir || !c->family || !c->pool)
+	if (!c->socket_path || !c->state_dir || !c->family || !c->pool || !c->pool6)
 		return -ENOMEM;
 	return 0;
 }
@@ -47,6 +48,7 @@ void config_done(Config *c)
 	free(c->device);
 	free(c->family);
 	free(c->pool);
+	free(c->pool6);
 	*c = (Config){ 0 };
 }
 
@@ -158,6 +160,12 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 		if (pool_parse(&p, v) < 0)
 			goto bad;
 		return set_str(&c->pool, v);
+	} else if (!strcmp(key, "Pool6")) {
+		Pool6 p;
+
+		if (pool6_parse(&p, v) < 0)
+			goto bad;
+		return set_str(&c->pool6, v);
 	} else if (!strcmp(key, "Priority")) {
 		k = parse_uint(v, 10, 255, &c->priority);
 	} else if (!strcmp(key, "HelloSec")) {

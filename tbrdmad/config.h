@@ -18,6 +18,7 @@ typedef struct Config {
 	/* the sweep (docs/sweep.md) */
 	int sweep;		/* Sweep= (boolean) */
 	char *pool;		/* Pool= IPv4 CIDR the master assigns from */
+	char *pool6;		/* Pool6= IPv6 /64 (GUID-derived addresses), "" off */
 	unsigned priority;	/* Priority= 0..255, highest wins the election */
 	uint64_t hello_usec;	/* HelloSec= light sweep period */
 	uint64_t dead_usec;	/* DeadSec= a host not heard of for this long is gone */

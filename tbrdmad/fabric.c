@@ -198,6 +198,44 @@ int pool_parse(Pool *p, const char *s)
 	return 0;
 }
 
+int pool6_parse(Pool6 *p, const char *s)
+{
+	char buf[64], *slash;
+	struct in6_addr a;
+
+	memset(p, 0, sizeof(*p));
+	if (!*s || !strcmp(s, "no"))
+		return 0;
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (!slash || strcmp(slash + 1, "64"))
+		return -EINVAL;
+	*slash = '\0';
+	if (inet_pton(AF_INET6, buf, &a) != 1)
+		return -EINVAL;
+	/* not multicast, link-local, loopback, unspecified or IPv4-mapped */
+	if (a.s6_addr[0] == 0xff || (a.s6_addr[0] == 0xfe && (a.s6_addr[1] & 0xc0) == 0x80) ||
+	    IN6_IS_ADDR_LOOPBACK(&a) || IN6_IS_ADDR_UNSPECIFIED(&a) || IN6_IS_ADDR_V4MAPPED(&a))
+		return -EINVAL;
+	memcpy(p->prefix, a.s6_addr, 8);
+	p->enabled = true;
+	return 0;
+}
+
+void addr6_from_guid(const Pool6 *p, uint64_t guid, uint8_t out[16])
+{
+	memcpy(out, p->prefix, 8);
+	put64(out + 8, guid ^ 0x0200000000000000ULL);
+}
+
+void ipv6_str(const uint8_t a[16], char buf[46])
+{
+	if (!inet_ntop(AF_INET6, a, buf, 46))
+		strcpy(buf, "?");
+}
+
 bool pool_contains(const Pool *p, uint32_t a)
 {
 	uint32_t mask = 0xffffffffu << (32 - p->prefix);

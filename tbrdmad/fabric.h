@@ -64,6 +64,17 @@ typedef struct Pool {
 int pool_parse(Pool *p, const char *s);		/* "10.99.0.0/24"; -EINVAL */
 bool pool_contains(const Pool *p, uint32_t a);	/* a usable host address of the pool */
 
+/* IPv6: Pool6= is a /64; a host's address is the prefix plus its GUID as the interface
+ * identifier (modified EUI-64: the universal/local bit flipped), so it needs no assignment. */
+typedef struct Pool6 {
+	uint8_t prefix[8];
+	bool enabled;
+} Pool6;
+
+int pool6_parse(Pool6 *p, const char *s);	/* "fd74:6272:646d::/64", "" or "no": off; -EINVAL */
+void addr6_from_guid(const Pool6 *p, uint64_t guid, uint8_t out[16]);
+void ipv6_str(const uint8_t a[16], char buf[46]);
+
 typedef struct AddrMap {
 	size_t n;
 	struct { uint64_t guid; uint32_t addr; } e[FABRIC_ASSIGN_MAX * 4];

@@ -34,6 +34,9 @@ struct Sweep {
 	sd_event_source *timer;
 	Fabric db;
 	Pool pool;
+	Pool6 pool6;
+	char addr6_netdev[MODEL_NAME_MAX];	/* where the IPv6 address was applied, "" not yet */
+	uint64_t addr6_guid;
 	AddrMap map;
 	char map_path[4096];
 	char device[MODEL_NAME_MAX], netdev[MODEL_NAME_MAX];
@@ -250,6 +253,23 @@ static void run(Sweep *s)
 	}
 	set_self(s, d);
 	railneg_run(s->neg, d);
+	if (s->pool6.enabled && d->netdev[0] &&
+	    (strcmp(s->addr6_netdev, d->netdev) || s->addr6_guid != d->guid)) {
+		uint8_t a6[16];
+		char t[46];
+		int r;
+
+		addr6_from_guid(&s->pool6, d->guid, a6);
+		ipv6_str(a6, t);
+		r = addr6_apply(d->netdev, a6);
+		if (r < 0) {
+			log_warning_errno(r, "sweep: applying %s/64 to %s: %m", t, d->netdev);
+		} else {
+			log_info("sweep: address %s/64 applied to %s", t, d->netdev);
+			snprintf(s->addr6_netdev, sizeof(s->addr6_netdev), "%s", d->netdev);
+			s->addr6_guid = d->guid;
+		}
+	}
 	gone = fabric_expire(&s->db, now);
 	if (gone)
 		log_info("sweep: %d host(s) timed out", gone);
@@ -445,6 +465,11 @@ int sweep_new(Manager *m, Sweep **ret)
 		free(s);
 		return log_error_errno(EINVAL, "sweep: bad Pool= %s", m->config.pool);
 	}
+	if (pool6_parse(&s->pool6, m->config.pool6) < 0) {
+		railneg_free(s->neg);
+		free(s);
+		return log_error_errno(EINVAL, "sweep: bad Pool6= %s", m->config.pool6);
+	}
 	snprintf(s->map_path, sizeof(s->map_path), "%s/guid2addr", m->config.state_dir);
 	r = addrmap_load(&s->map, s->map_path, why, sizeof(why));
 	if (r < 0) {
@@ -508,6 +533,18 @@ static json_object *addr_json(uint32_t a)
 	return json_object_new_string(b);
 }
 
+static json_object *addr6_json(Sweep *s, uint64_t guid)
+{
+	uint8_t a[16];
+	char b[46];
+
+	if (!s->pool6.enabled || !guid)
+		return NULL;
+	addr6_from_guid(&s->pool6, guid, a);
+	ipv6_str(a, b);
+	return json_object_new_string(b);
+}
+
 void sweep_fabric_json(Sweep *s, json_object *o)
 {
 	json_object *hosts = json_object_new_array(), *links = json_object_new_array(),
@@ -526,6 +563,9 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 	json_object_object_add(o, "epoch", json_object_new_int64(s->epoch));
 	json_object_object_add(o, "pool", json_object_new_string(s->m->config.pool));
 	json_object_object_add(o, "address", addr_json(s->addr));
+	json_object_object_add(o, "pool6", s->pool6.enabled ?
+			       json_object_new_string(s->m->config.pool6) : NULL);
+	json_object_object_add(o, "address6", s->addr6_netdev[0] ? addr6_json(s, s->db.self) : NULL);
 	for (size_t i = 0; i < s->db.n_hosts; i++) {
 		HostRecord *h = &s->db.hosts[i];
 		json_object *x = json_object_new_object(), *nb = json_object_new_array();
@@ -537,6 +577,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 		json_object_object_add(x, "master", json_object_new_boolean(h->guid == s->master));
 		json_object_object_add(x, "believes_master", guid_json(h->master));
 		json_object_object_add(x, "address", addr_json(h->addr));
+		json_object_object_add(x, "address6", addr6_json(s, h->guid));
 		json_object_object_add(x, "epoch", json_object_new_int64(h->epoch));
 		json_object_object_add(x, "age_ms", json_object_new_int64(
 			h->guid == s->db.self ? 0 : (int64_t)((now - h->origin_usec) / 1000)));

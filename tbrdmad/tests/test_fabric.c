@@ -222,6 +222,36 @@ static void test_pool(void **state)
 	assert_int_equal(pool_parse(&p, "10.99.0.0/"), -EINVAL);
 }
 
+static void test_pool6(void **state)
+{
+	static const char *const bad[] = { "fd74::/48", "fd74::/65", "fd74::", "fd74::/64x",
+		"ff02::/64", "fe80::/64", "::/64", "::1/64", "::ffff:10.0.0.0/64", "10.0.0.0/64",
+		"fd74:6272:646d:0:0:0:0:0:0/64", "fd74:6272:646d:1111:2222:3333:4444:5555:6666:7777/64" };
+	uint8_t a[16], b[16];
+	char t[46];
+	Pool6 p;
+
+	(void)state;
+	assert_int_equal(pool6_parse(&p, ""), 0);
+	assert_false(p.enabled);
+	assert_int_equal(pool6_parse(&p, "no"), 0);
+	assert_false(p.enabled);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(pool6_parse(&p, bad[i]), -EINVAL);
+	/* host bits of the prefix are ignored; the GUID is the interface id, U/L bit flipped */
+	assert_int_equal(pool6_parse(&p, "fd74:6272:646d:7::99/64"), 0);
+	assert_true(p.enabled);
+	addr6_from_guid(&p, 0x7097f5fffe355e6fULL, a);
+	ipv6_str(a, t);
+	assert_string_equal(t, "fd74:6272:646d:7:7297:f5ff:fe35:5e6f");
+	/* distinct GUIDs, distinct addresses; the flip is its own inverse */
+	addr6_from_guid(&p, 0x7297f5fffe355e6fULL, b);
+	assert_memory_not_equal(a, b, 16);
+	addr6_from_guid(&p, 0x0200000000000000ULL, a);
+	ipv6_str(a, t);
+	assert_string_equal(t, "fd74:6272:646d:7::");
+}
+
 static void test_allocate(void **state)
 {
 	static AddrMap map;
@@ -350,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_election),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_pool),
+		cmocka_unit_test(test_pool6),
 		cmocka_unit_test(test_allocate),
 		cmocka_unit_test(test_map_file),
 		cmocka_unit_test(test_map_hostile),

@@ -56,6 +56,28 @@ teardown() {
 	echo "$output" | jq -e '.pool == "10.99.0.0/24" and .priority == 100'
 }
 
+@test "Pool6=: default, set, off; a bad one only warns (the default stays)" {
+	start_daemon "$D"
+	run "$TBCTL" fabric --json
+	echo "$output" | jq -e '.pool6 == "fd74:6272:646d::/64" and .address6 == null'
+	stop_daemon "$D"
+	printf '[Daemon]\nPool6=fd00:1:2:3::/64\n' > "$D/conf"
+	start_daemon "$D" --config "$D/conf"
+	run "$TBCTL" fabric --json
+	echo "$output" | jq -e '.pool6 == "fd00:1:2:3::/64"'
+	stop_daemon "$D"
+	printf '[Daemon]\nPool6=no\n' > "$D/conf"
+	start_daemon "$D" --config "$D/conf"
+	run "$TBCTL" fabric --json
+	echo "$output" | jq -e '.pool6 == null'
+	stop_daemon "$D"
+	printf '[Daemon]\nPool6=fd00:1:2:3::/48\n' > "$D/conf"
+	start_daemon "$D" --config "$D/conf"
+	grep -q 'bad value for Pool6' "$D/daemon.log"
+	run "$TBCTL" fabric --json
+	echo "$output" | jq -e '.pool6 == "fd74:6272:646d::/64"'
+}
+
 @test "guid2addr: a valid map is loaded" {
 	mkdir -p "$D/state"
 	printf '# tbrdmad guid2addr v1\n0002c9fffe000001 10.99.0.1\n0002c9fffe000002 10.99.0.7\n' \

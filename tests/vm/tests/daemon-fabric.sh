@@ -9,7 +9,7 @@
 # SIGKILL the master: a standby takes over,
 # addresses stay. Restart it; then stop every daemon, flush the addresses and restart them all:
 # the same addresses come back from the persisted guid2addr maps.
-# vm-timeout: 300
+# vm-timeout: 420
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 
@@ -158,6 +158,29 @@ for ((h = 0; h < N; h++)); do
 	[ -s "/tmp/st$h/guid2addr" ] || fail "host $h: no guid2addr persisted"
 done
 echo "addresses: ${ADDR[*]}"
+# IPv6 (Pool6=, default fd74:6272:646d::/64): the GUID-derived address on tbrN and its RoCE v2 GID
+gid6() { # gid6 DEV ADDR6: a RoCE v2 GID of DEV equal to ADDR6
+	local want g
+	want=$(python3 -c 'import ipaddress,sys; print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$2")
+	for g in /sys/class/infiniband/$1/ports/1/gids/*; do
+		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
+		grep -q 'RoCE v2' "/sys/class/infiniband/$1/ports/1/gid_attrs/types/${g##*/}" 2>/dev/null &&
+			return 0
+	done
+	return 1
+}
+addr6_of() { fab "$1" | py 'import json,sys; a=json.load(sys.stdin)["address6"]; print(a); sys.exit(0 if a else 1)'; }
+declare -a ADDR6
+for ((h = 0; h < N; h++)); do
+	wait_for 10 addr6_of "$h"
+	ADDR6[$h]=$(addr6_of "$h")
+	case "${ADDR6[$h]}" in fd74:6272:646d:0:*) ;; *) fail "host $h: address6 ${ADDR6[$h]}" ;; esac
+	in_h "$h" ip -6 addr show "tbr$h" | grep -q "inet6 ${ADDR6[$h]}/64" ||
+		{ in_h "$h" ip -6 addr show "tbr$h"; fail "tbr$h has not got ${ADDR6[$h]}"; }
+	wait_for 10 in_h "$h" bash -c "$(declare -f gid6); gid6 tbrdma$h ${ADDR6[$h]}"
+done
+[ "$(printf '%s\n' "${ADDR6[@]}" | sort -u | wc -l)" = "$N" ] || fail "IPv6 addresses not unique"
+echo "IPv6 addresses: ${ADDR6[*]}"
 wait_for 10 rails_agreed 1 || { rails_agreed 1; fail "rail negotiation"; }
 for ((h = 0; h < N; h++)); do
 	grep -q 'rails: link [0-9]* with [0-9a-f]*: agreed' "/tmp/tbrdmad-$h.log" ||
