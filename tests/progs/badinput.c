@@ -132,17 +132,9 @@ static void setup(const char *name)
 		[M_NOWRITE] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ,
 		[M_NOREAD] = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
 	};
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	int i;
 
-	CHECK(list, "ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	CHECK(list[i], "device %s not found (provider not loaded?)", name);
-	ctx = ibv_open_device(list[i]);
-	CHECK(ctx, "ibv_open_device %s", name);
-	ibv_free_device_list(list);
+	ctx = open_device(name);
 	pd = ibv_alloc_pd(ctx);
 	pd2 = ibv_alloc_pd(ctx);
 	CHECK(pd && pd2, "ibv_alloc_pd");

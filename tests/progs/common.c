@@ -78,3 +78,54 @@ const char *wc_str(const struct ibv_wc *wc)
 		 ibv_wc_status_str(wc->status), wc->opcode, wc->byte_len);
 	return s;
 }
+
+struct ibv_context *open_device(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx;
+	int i;
+
+	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	CHECK(list[i], "device %s not found (provider not loaded?)", name);
+	ctx = ibv_open_device(list[i]);
+	CHECK(ctx, "ibv_open_device %s", name);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+void rc_connect(struct ibv_qp *qp, int gid_index, uint32_t qpn, uint32_t rpsn,
+		const union ibv_gid *gid, uint32_t psn)
+{
+	struct ibv_port_attr pa;
+	struct ibv_qp_attr a = { 0 };
+
+	CHECK(!ibv_query_port(qp->context, 1, &pa), "ibv_query_port");
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = pa.active_mtu;
+	a.dest_qp_num = qpn;
+	a.rq_psn = rpsn;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid = *gid;
+	a.ah_attr.grh.sgid_index = gid_index;
+	a.ah_attr.grh.hop_limit = 1;
+	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER),
+	      "modify_qp -> RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = psn;
+	a.max_rd_atomic = 16;
+	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC),
+	      "modify_qp -> RTS");
+}

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <infiniband/verbs.h>
 
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
@@ -27,6 +28,14 @@ int oob_server(int port);
 int oob_client(const char *host, int port);
 /* send (@out) or receive exactly @n bytes */
 void oob_xfer(int fd, void *p, size_t n, bool out);
+
+/* open the RDMA device @name (die if absent) */
+struct ibv_context *open_device(const char *name);
+/* an RC QP to RTR then RTS towards remote QP @qpn at @gid (its first PSN
+ * @rpsn), with ours starting at @psn: path MTU the port's active MTU,
+ * 16 READ/ATOMIC each way, timeout 14, retries 7, RNR retries infinite */
+void rc_connect(struct ibv_qp *qp, int gid_index, uint32_t qpn, uint32_t rpsn,
+		const union ibv_gid *gid, uint32_t psn);
 
 /* CLOCK_MONOTONIC in seconds */
 double now_s(void);

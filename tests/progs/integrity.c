@@ -212,21 +212,6 @@ struct peer {
 	uint64_t seed;
 };
 
-static void open_dev(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	CHECK(list, "ibv_get_device_list: %s", strerror(errno));
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	CHECK(list[i], "device %s not found (provider not loaded?)", name);
-	ctx = ibv_open_device(list[i]);
-	CHECK(ctx, "ibv_open_device %s", name);
-	ibv_free_device_list(list);
-}
-
 static void setup(int force_atomics, int *atomics)
 {
 	struct ibv_device_attr da;
@@ -275,39 +260,6 @@ static void setup(int force_atomics, int *atomics)
 			     (*atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
 	CHECK(!ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			     IBV_QP_ACCESS_FLAGS), "modify_qp -> INIT");
-}
-
-static void connect_qp(const struct peer *me, const struct peer *p)
-{
-	struct ibv_port_attr pa;
-	struct ibv_qp_attr a = { 0 };
-
-	CHECK(!ibv_query_port(ctx, 1, &pa), "ibv_query_port");
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = pa.active_mtu;
-	a.dest_qp_num = p->qpn;
-	a.rq_psn = p->psn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid = p->gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 1;
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER),
-	      "modify_qp -> RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = me->psn;
-	a.max_rd_atomic = 16;
-	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC),
-	      "modify_qp -> RTS");
 }
 
 /* one completion from @cq within CQ_TIMEOUT_MS; any error status fails */
@@ -931,7 +883,7 @@ int main(int argc, char **argv)
 	server_side = server;
 	CHECK(max_size >= 1 && max_size <= (1ULL << 30), "--max-size out of range");
 
-	open_dev(dev);
+	ctx = open_device(dev);
 	setup(force_atomics, &atomics);
 	ctl_fd = server ? oob_server(port) : oob_client(argv[optind + 1], port);
 	c = 1;
@@ -950,7 +902,7 @@ int main(int argc, char **argv)
 	oob_xfer(ctl_fd, &peer, sizeof(peer), 0);
 	if (server)
 		seed = peer.seed;
-	connect_qp(&me, &peer);
+	rc_connect(qp, gid_index, peer.qpn, peer.psn, &peer.gid, me.psn);
 	/* both RTS before any request */
 	result_exchange(0xffffffff, NULL);
 	atomics = me.atomics && peer.atomics;

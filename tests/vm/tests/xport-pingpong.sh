@@ -1,6 +1,8 @@
 # Verbs end to end over one emulated rail between two emulated hosts (tbrdma0 in the initial
 # netns, tbrdma1 in netns h1): ibv_devinfo shows both ports ACTIVE with a RoCE v2 GID, and
-# ibv_rc_pingpong (1 B .. 1 MiB) and ibv_uc_pingpong pass through the kernel-bypass provider.
+# ibv_rc_pingpong (1 B .. 1 MiB), ibv_srq_pingpong and ibv_uc_pingpong pass through the
+# kernel-bypass provider; an SRQ armed with a limit raises IBV_EVENT_SRQ_LIMIT_REACHED when
+# real traffic drains it below the limit, exactly once (tests/progs/srq_limit).
 # vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
@@ -45,3 +47,10 @@ step "ibv_uc_pingpong"
 for size in 1 4096 65536; do
 	pingpong ibv_uc_pingpong "$size" 20
 done
+step "SRQ limit event from real traffic (tests/progs/srq_limit)"
+h1 "$TBR_TOP/build/progs/srq_limit" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
+srv=$!
+"$TBR_TOP/build/progs/srq_limit" -d tbrdma0 -g "$GID0" client 10.88.0.2 > /tmp/cli.log 2>&1 ||
+	{ cat /tmp/cli.log /tmp/srv.log; fail "srq_limit client failed"; }
+wait "$srv" || { cat /tmp/srv.log; fail "srq_limit server failed"; }
+cat /tmp/srv.log
