@@ -5,7 +5,7 @@
 #   bats    tbrdmad's unit tests (cmocka, TAP, plain and ASan+UBSan) and the bats tests of
 #           tbrdmad/tbctl on the host (tests/bats, no kernel module needed)
 #   fuzz    `make fuzz-smoke`: every libFuzzer target for FUZZ_SECONDS (60) with its corpus; at
-#           nice 19 in the background while the VM suite runs, so it takes the CPU the VMs leave
+#           nice 10 in the background while the VM suite runs, so it takes the CPU the VMs leave
 #   vm      QEMU VM tests (tests/vm/run)
 # One line per test ("PASS name" / "FAIL name: why"), then "N passed, N failed". Exit 1 on failure.
 # Env: CHECK_SUITES="build unit bats vm" to run a subset; VM_JOBS for tests/vm/run -j.
@@ -100,7 +100,8 @@ suite_bats() {
 
 suite_fuzz() { # one PASS/FAIL line per fuzzer
 	local out=$LOG/fuzz.log rc
-	nice -n 19 make -s fuzz-smoke > "$out" 2>&1
+	# niced and one at a time beside the VMs: a single input may then wait long for the CPU
+	nice -n 10 make -s fuzz-smoke FUZZ_JOBS=1 FUZZ_TIMEOUT=120 > "$out" 2>&1
 	rc=$?
 	grep -E '^(PASS|FAIL) ' "$out" | while IFS= read -r l; do record "$l"; done
 	if [ "$rc" != 0 ] && ! grep -q '^FAIL ' "$out"; then
