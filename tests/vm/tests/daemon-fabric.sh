@@ -175,8 +175,9 @@ for ((h = 0; h < N; h++)); do
 	wait_for 10 addr6_of "$h"
 	ADDR6[$h]=$(addr6_of "$h")
 	case "${ADDR6[$h]}" in fd74:6272:646d:0:*) ;; *) fail "host $h: address6 ${ADDR6[$h]}" ;; esac
-	in_h "$h" ip -6 addr show "tbr$h" | grep -q "inet6 ${ADDR6[$h]}/64" ||
-		{ in_h "$h" ip -6 addr show "tbr$h"; fail "tbr$h has not got ${ADDR6[$h]}"; }
+	# (not `ip | grep -q`: grep quitting early makes ip die of SIGPIPE, and pipefail fail)
+	a6=$(in_h "$h" ip -6 addr show "tbr$h")
+	grep -q "inet6 ${ADDR6[$h]}/64" <<< "$a6" || { echo "$a6"; fail "tbr$h has not got ${ADDR6[$h]}"; }
 	wait_for 10 in_h "$h" bash -c "$(declare -f gid6); gid6 tbrdma$h ${ADDR6[$h]}"
 done
 [ "$(printf '%s\n' "${ADDR6[@]}" | sort -u | wc -l)" = "$N" ] || fail "IPv6 addresses not unique"
