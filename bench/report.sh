@@ -138,8 +138,9 @@ cfg_name() {
 	esac
 }
 vm_ratio() { # CFG TOOL SIZE -> tbrdma/rxe or n/a
-	awk -F, -v c="$1" -v t="$2" -v s="$3" '$1 == c && $3 == t && $4 == s {
-		v[$2] = $5 } END { if (v["tbrdma"] > 0 && v["rxe"] > 0) printf "%.2f", v["tbrdma"] / v["rxe"];
+	# only plain positive numbers count (perftest prints "inf" or 0.00 for some TCG runs)
+	awk -F, -v c="$1" -v t="$2" -v s="$3" '$1 == c && $3 == t && $4 == s && $5 ~ /^[0-9]+(\.[0-9]+)?$/ {
+		v[$2] = $5 + 0 } END { if (v["tbrdma"] > 0 && v["rxe"] > 0) printf "%.2f", v["tbrdma"] / v["rxe"];
 		else printf "n/a" }' "$OUT/vm.csv"
 }
 vm_md() {
@@ -187,7 +188,8 @@ vm_plots() {
 	for t in ib_write_bw ib_read_bw ib_send_bw; do
 		plot=
 		for c in $VCFGS; do
-			awk -F, -v c="$c" -v t="$t" '$1 == c && $3 == t { v[$4, $2] = $5; s[$4] = 1 }
+			awk -F, -v c="$c" -v t="$t" '$1 == c && $3 == t && $5 ~ /^[0-9]+(\.[0-9]+)?$/ {
+				v[$4, $2] = $5 + 0; s[$4] = 1 }
 				END { for (x in s) if (v[x, "tbrdma"] > 0 && v[x, "rxe"] > 0)
 					print x, v[x, "tbrdma"] / v[x, "rxe"] }' "$f" | sort -n > "$P/vm.$c.$t.dat"
 			[ -s "$P/vm.$c.$t.dat" ] || continue
