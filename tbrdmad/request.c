@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inspect.h"
 #include "json.h"
 #include "protocol.h"
 #include "request.h"
@@ -301,6 +302,8 @@ static const struct {
 	{ "rail-enable", true, m_rail_enable },
 	{ "sweep", true, m_sweep },
 	{ "fabric", false, m_fabric },
+	{ "peers", false, inspect_peers },
+	{ "counters", false, inspect_counters },
 };
 
 static bool all_space(const char *p, size_t n)
