@@ -154,6 +154,16 @@ files() {
 	assert_success
 }
 
+@test "70-tbrdma.link: tbrN keep the module's MAC (no persistent MAC from the machine-id)" {
+	local l=$D/usr/local/lib/systemd/network/70-tbrdma.link
+	run grep -v '^#' "$l"
+	assert_success
+	assert_line "OriginalName=tbr*"
+	assert_line "MACAddressPolicy=none"
+	# it sorts before systemd's 99-default.link, which would match tbrN otherwise
+	[[ $(basename "$l") < 99-default.link ]]
+}
+
 @test "man pages: sections present, no groff or man warnings" {
 	local f out
 	for f in man8/tbrdmad.8 man8/tbctl.8 man5/tbrdmad.conf.5; do
