@@ -148,7 +148,8 @@ vm_md() {
 	[ -s "$f" ] && [ "$(wc -l < "$f")" -gt 1 ] || { echo "(no data: vm step not run)"; return; }
 	tools=$(awk -F, 'NR > 1 { print $3 }' "$f" | awk '!seen[$0]++' | tr '\n' ' ')
 	echo "Summary, tbrdma/rxe (bandwidth: > 1 means tbrdma moves more; latency: > 1 means"
-	echo "tbrdma is slower). Bandwidth at 64 KiB, latency at 64 B:"
+	echo "tbrdma is slower). Bandwidth at 64 KiB, latency at 64 B. \"failed\": perftest exited with an"
+	echo "error (its output is in build/bench/vm/NAME/a/script.log); 0.00 or inf: perftest printed that:"
 	echo
 	printf '| link |'; for t in $tools; do printf ' %s |' "$t"; done; echo
 	printf '|---|'; for t in $tools; do printf -- '---:|'; done; echo
@@ -176,7 +177,9 @@ vm_md() {
 				END { printf "%s %s", (v["tbrdma"] == "" ? "failed" : v["tbrdma"]),
 					(v["rxe"] == "" ? "failed" : v["rxe"]) }' "$f" | {
 				read -r a b
-				printf '| %s | %s | %s %s | %s %s | %s |\n' "$t" "$(human "$s")" "$a" "$u" "$b" "$u" \
+				[ "$a" = failed ] || a="$a $u"
+				[ "$b" = failed ] || b="$b $u"
+				printf '| %s | %s | %s | %s | %s |\n' "$t" "$(human "$s")" "$a" "$b" \
 					"$(vm_ratio "$c" "$t" "$s")"
 			}
 		done
