@@ -1,4 +1,6 @@
-# The verbs objects test on Debian's 6.12 kernel (create_cq takes a uverbs_attr_bundle there).
+# Debian's 6.12 kernel: tbrdma.ko built against its headers loads and registers tbrdma0 (link
+# layer Ethernet), the verbs objects test passes (create_cq takes a uverbs_attr_bundle there),
+# and rmmod unregisters it.
 # vm-kernel: 6.12
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -8,9 +10,13 @@ PROG=$TBR_TOP/build/progs/verbs_objects
 case "$(uname -r)" in 6.12.*) ;; *) fail "booted $(uname -r), not a 6.12 kernel" ;; esac
 
 tbr_load
+rdma dev show tbrdma0 > /dev/null || fail "tbrdma0 is not in 'rdma dev'"
+[ "$(cat /sys/class/infiniband/tbrdma0/ports/1/link_layer)" = Ethernet ] ||
+	fail "link layer is not Ethernet"
 ip link set tbr0 up
 ip addr add 10.77.0.1/24 dev tbr0
 wait_for 10 grep -q "ffff:0a4d:0001" -r /sys/class/infiniband/tbrdma0/ports/1/gids/
 "$PROG" objects || fail "verbs_objects objects on $(uname -r)"
-rmmod tbrdma
+rmmod tbrdma || fail "rmmod failed"
+rdma dev show | grep -q tbrdma && fail "tbrdma0 still registered after rmmod"
 echo "verbs-612: ok on $(uname -r)"
