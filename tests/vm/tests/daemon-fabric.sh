@@ -159,26 +159,30 @@ for ((h = 0; h < N; h++)); do
 done
 echo "addresses: ${ADDR[*]}"
 # IPv6 (Pool6=, default fd74:6272:646d::/64): the GUID-derived address on tbrN and its RoCE v2 GID
-gid6() { # gid6 DEV ADDR6: a RoCE v2 GID of DEV equal to ADDR6
-	local want g
-	want=$(python3 -c 'import ipaddress,sys; print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$2")
+# (the fabric JSON of the last agree: a daemon applies its address6 before it can agree)
+gid6() { # gid6 DEV EXPLODED: a RoCE v2 GID of DEV equal to the address
+	local g
 	for g in /sys/class/infiniband/$1/ports/1/gids/*; do
-		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
+		[ "$(cat "$g" 2>/dev/null)" = "$2" ] || continue
 		grep -q 'RoCE v2' "/sys/class/infiniband/$1/ports/1/gid_attrs/types/${g##*/}" 2>/dev/null &&
 			return 0
 	done
 	return 1
 }
-addr6_of() { fab "$1" | py 'import json,sys; a=json.load(sys.stdin)["address6"]; print(a); sys.exit(0 if a else 1)'; }
+# (no process substitution: the guest has no /dev/fd)
+mapfile -t A6 <<< "$(py '
+import ipaddress, json, sys
+for h in range(int(sys.argv[1])):
+    a = json.load(open("/tmp/fab.%d" % h))["address6"]
+    print(a, ipaddress.IPv6Address(a).exploded if a else "-")' "$N")"
 declare -a ADDR6
 for ((h = 0; h < N; h++)); do
-	wait_for 10 addr6_of "$h"
-	ADDR6[$h]=$(addr6_of "$h")
+	read -r ADDR6[$h] x6 <<< "${A6[$h]}"
 	case "${ADDR6[$h]}" in fd74:6272:646d:0:*) ;; *) fail "host $h: address6 ${ADDR6[$h]}" ;; esac
 	# (not `ip | grep -q`: grep quitting early makes ip die of SIGPIPE, and pipefail fail)
 	a6=$(in_h "$h" ip -6 addr show "tbr$h")
 	grep -q "inet6 ${ADDR6[$h]}/64" <<< "$a6" || { echo "$a6"; fail "tbr$h has not got ${ADDR6[$h]}"; }
-	wait_for 10 in_h "$h" bash -c "$(declare -f gid6); gid6 tbrdma$h ${ADDR6[$h]}"
+	wait_for 10 in_h "$h" bash -c "$(declare -f gid6); gid6 tbrdma$h $x6"
 done
 [ "$(printf '%s\n' "${ADDR6[@]}" | sort -u | wc -l)" = "$N" ] || fail "IPv6 addresses not unique"
 echo "IPv6 addresses: ${ADDR6[*]}"
