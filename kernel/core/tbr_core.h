@@ -277,7 +277,10 @@ struct tbr_tqp_conn {
 	u32 sq_psn;		/* first PSN this side sends */
 	u32 rq_psn;		/* first PSN expected from the peer */
 	u64 timeout_ns;		/* retransmit timeout; 0 = infinite (IBTA 0) */
-	u8 retry_cnt;		/* 0..7 retries after the first transmission */
+	u8 retry_cnt;		/* 0..7 retries after the first transmission;
+				 * a timeout after which nothing could be
+				 * sent again (rails full) is no retry, up to
+				 * TBR_BLOCKED_RTO_MAX in a row */
 	u8 rnr_retry;		/* 0..6 retries, 7 = infinite */
 	u64 min_rnr_timer_ns;	/* responder: wait asked for in RNR NAKs */
 	u64 ack_delay_ns;	/* responder: max ACK coalescing delay */
@@ -298,6 +301,9 @@ struct tbr_tqp_conn {
 	u64 reo_wnd_max_ns;	/* ceiling; 0 = timeout_ns / 2 */
 	u64 uc_reorder_ns;	/* UC responder: time a hole may stay open */
 };
+
+/* timeouts in a row with the tx path full that are not counted as retries */
+#define TBR_BLOCKED_RTO_MAX	64
 
 struct tbr_tqp;
 

@@ -151,6 +151,9 @@ struct tbr_tqp {
 	u8 rd_hole_retry;	/* READ hole verdict found tx full */
 	u32 rd_out;		/* READ/ATOMIC WRs started, not retired */
 	u32 retries_left;
+	u64 rtx_mark;		/* cnt.retransmits at the last counted RTO */
+	u32 blocked_rtos;	/* RTOs in a row with the tx path full and
+				 * nothing sent again: not counted as retries */
 	u32 rnr_left;
 	u64 rto_deadline;	/* TBR_NO_DEADLINE: not armed */
 	u64 rnr_until;		/* TBR_NO_DEADLINE: not waiting */

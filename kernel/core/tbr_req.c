@@ -28,6 +28,8 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	memset(qp->amb, 0, w / 8);
 	qp->rd_out = 0;
 	qp->retries_left = qp->conn.retry_cnt;
+	qp->rtx_mark = qp->cnt.retransmits;
+	qp->blocked_rtos = 0;
 	qp->rack_valid = 0;
 	qp->rack_ts = 0;
 	qp->rack_rtt = 0;
@@ -408,6 +410,8 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 static void tbr_req_progress_made(struct tbr_tqp *qp, u64 now)
 {
 	qp->retries_left = qp->conn.retry_cnt;
+	qp->rtx_mark = qp->cnt.retransmits;
+	qp->blocked_rtos = 0;
 	qp->rto_deadline = TBR_NO_DEADLINE;
 	if (qp->una != qp->snd_nxt)
 		tbr_req_arm(qp, now);
@@ -779,6 +783,22 @@ void tbr_req_timer(struct tbr_tqp *qp, u64 now)
 	if (qp->una == qp->snd_nxt)
 		return;
 	qp->cnt.timeouts++;
+	/*
+	 * Nothing could be sent again since the last counted timeout because
+	 * the rails' rings stayed full (a slow peer or path, not a lossy one):
+	 * that is no retry, for up to TBR_BLOCKED_RTO_MAX such timeouts since
+	 * the last progress or retransmission, so a peer that stopped draining
+	 * its rings still fails the QP in the end.
+	 */
+	if (qp->cnt.retransmits != qp->rtx_mark) {
+		qp->blocked_rtos = 0;		/* frames did go out again */
+	} else if (qp->tx_blocked && qp->blocked_rtos < TBR_BLOCKED_RTO_MAX) {
+		qp->blocked_rtos++;
+		tbr_req_start_sweep(qp);
+		tbr_req_arm(qp, now);
+		return;
+	}
+	qp->rtx_mark = qp->cnt.retransmits;
 	if (!qp->retries_left) {
 		struct tbr_swqe *w = tbr_wr(qp, qp->sq_head);
 

@@ -460,7 +460,8 @@ static uint64_t sim_next_event(struct sim *s)
 	int i;
 
 	if (s->nheap)
-		t = s->heap[0]->at;
+		t = s->heap[0]->at > s->f.stall_until ? s->heap[0]->at :
+		    s->f.stall_until;
 	for (i = 0; i < 2; i++) {
 		uint64_t d = tbr_tqp_next_deadline(s->ep[i].qp);
 
@@ -476,7 +477,7 @@ static void sim_step(struct sim *s, uint64_t t)
 
 	if (t > s->now)
 		s->now = t;
-	while (s->nheap && s->heap[0]->at <= s->now) {
+	while (s->nheap && s->heap[0]->at <= s->now && s->now >= s->f.stall_until) {
 		struct sim_frame *f = heap_pop(s);
 
 		s->inflight--;

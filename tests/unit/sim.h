@@ -73,6 +73,8 @@ struct sim_faults {
 	uint64_t rail_skew_ns;		/* extra latency of rail i: i * skew */
 	uint32_t rail_down_mask;	/* rails that lose every frame */
 	unsigned int tx_cap;		/* max frames in flight, 0 = unlimited */
+	uint64_t stall_until;		/* nothing delivered before: a peer that
+					 * stops draining its rings (with tx_cap) */
 };
 
 struct sim {

@@ -451,6 +451,41 @@ static void test_retry_exhausted(void **state)
 }
 
 /* A rail that dies mid-transfer: its frames are recovered on the others. */
+/* A peer that stops draining the rails for ~25 timeouts (the rings fill up,
+ * nothing can be sent again) costs no retries: the WRITE completes once it
+ * drains again. One that never drains again fails the QP after
+ * TBR_BLOCKED_RTO_MAX + retry_cnt timeouts. */
+static void test_tx_blocked_timeouts(void **state)
+{
+	int stuck;
+
+	for (stuck = 0; stuck < 2; stuck++) {
+		struct sim *s = tsim(TBR_QPT_RC, 60 + stuck, NULL, NULL);
+		struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+		static uint8_t src[65536], dst[65536];
+		const struct tbr_tqp_counters *c = tbr_tqp_counters(a->qp);
+
+		tfill(s, src, sizeof(src));
+		memset(dst, 0, sizeof(dst));
+		sim_add_mr(b, 0x10, dst, sizeof(dst), SIM_ACC_WRITE);
+		s->f.tx_cap = 8;
+		s->f.stall_until = s->now + (stuck ? 10 * T_SEC : 5000000);
+		assert_int_equal(tpost(a, TBR_WR_WRITE, 1, src, sizeof(src),
+				       taddr(dst), 0x10, 0), 0);
+		sim_run_until(s, s->now + 20000000);
+		assert_int_equal(a->ncq, 1);
+		if (!stuck) {
+			assert_int_equal(a->cq[0].status, TBR_WC_SUCCESS);
+			assert_memory_equal(src, dst, sizeof(dst));
+			assert_true(c->timeouts > 8);	/* > retry_cnt + 1 */
+		} else {
+			assert_int_equal(a->cq[0].status, TBR_WC_RETRY_EXC_ERR);
+			assert_int_equal(c->timeouts, TBR_BLOCKED_RTO_MAX + 8);
+		}
+		sim_free(s);
+	}
+}
+
 static void test_rail_down(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 12, NULL, NULL);
@@ -844,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_rnr_retry_then_success),
 		cmocka_unit_test(test_rnr_retry_exhausted),
 		cmocka_unit_test(test_retry_exhausted),
+		cmocka_unit_test(test_tx_blocked_timeouts),
 		cmocka_unit_test(test_rail_down),
 		cmocka_unit_test(test_remote_access_errors),
 		cmocka_unit_test(test_qp_access_invalid_request),
