@@ -66,21 +66,7 @@
 #include "common.h"
 
 static const char *role = "?";
-static const char *cur_case = "setup";
 static int is_server, ctl_fd = -1;
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL: badinput %s: case %s: ", role, cur_case);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	exit(1);
-}
 
 /* ---- control channel ---------------------------------------------------- */
 
@@ -711,6 +697,7 @@ int main(int argc, char **argv)
 	if (!is_server && (strcmp(argv[optind], "client") || optind + 1 >= argc))
 		usage();
 	role = is_server ? "server" : "client";
+	snprintf(die_ctx, sizeof(die_ctx), "badinput %s: case setup", role);
 
 	setup(dev);
 	ctl_fd = is_server ? oob_server(port) : oob_client(argv[optind + 1], port);
@@ -727,7 +714,7 @@ int main(int argc, char **argv)
 
 		if (only && strcmp(only, cases[i].name) && strncmp(cases[i].name, "sanity", 6))
 			continue;
-		cur_case = cases[i].name;
+		snprintf(die_ctx, sizeof(die_ctx), "badinput %s: case %s", role, cases[i].name);
 		/* a clean connection: RESET, INIT, both RTR, both RTS */
 		barrier(0x100 + i);
 		to_reset();

@@ -2,6 +2,8 @@
 /* common.c - what the two-sided test programs share (common.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,6 +12,21 @@
 #include <unistd.h>
 
 #include "common.h"
+
+char die_ctx[160] = "?";
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL: %s: ", die_ctx);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	exit(1);
+}
 
 void oob_xfer(int fd, void *p, size_t n, bool out)
 {

@@ -3,8 +3,8 @@
  * common.h - what the two-sided test programs (badinput, integrity) share:
  * the out-of-band TCP control channel over which the sides exchange QP
  * numbers, GIDs and MR keys and keep in step, a clock and completion text.
- * Every failure ends the program through die(), which each program defines
- * (it says which program, side and case failed, then exits 1).
+ * Every failure ends the program through die(): "FAIL: <die_ctx>: <why>",
+ * exit 1; each program keeps die_ctx saying which program, side and case.
  */
 #ifndef TBR_PROGS_COMMON_H
 #define TBR_PROGS_COMMON_H
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+extern char die_ctx[160];
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
 #define CHECK(cond, ...)                                                   \

@@ -80,19 +80,6 @@ struct msg {
 
 #define F_INLINE	1
 
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL: integrity %s: ", role);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	exit(1);
-}
-
 /* ---- patterns ----------------------------------------------------------- */
 
 static uint64_t mix64(uint64_t z)
@@ -880,6 +867,7 @@ int main(int argc, char **argv)
 	if (!server && (strcmp(argv[optind], "client") || optind + 1 >= argc))
 		usage();
 	role = server ? "server" : "client";
+	snprintf(die_ctx, sizeof(die_ctx), "integrity %s", role);
 	server_side = server;
 	CHECK(max_size >= 1 && max_size <= (1ULL << 30), "--max-size out of range");
 

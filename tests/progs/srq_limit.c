@@ -31,19 +31,6 @@
 
 static const char *role = "?";
 
-void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL: srq_limit %s: ", role);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	exit(1);
-}
-
 struct peer {
 	uint32_t qpn, psn;
 	union ibv_gid gid;
@@ -205,6 +192,7 @@ int main(int argc, char **argv)
 	if (!is_server && (strcmp(argv[optind], "client") || optind + 1 >= argc))
 		goto usage;
 	role = argv[optind];
+	snprintf(die_ctx, sizeof(die_ctx), "srq_limit %s", role);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	ctx = open_device(dev);
