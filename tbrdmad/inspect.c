@@ -12,30 +12,8 @@
 #include "inspect.h"
 #include "json.h"
 #include "protocol.h"
+#include "request.h"
 #include "util.h"
-
-/* optional "device" filter; 0, or -EINVAL with an error reply in *err */
-static int device_filter(json_object *req, const char *method, const char **dev, json_object **err)
-{
-	json_object *v;
-	const char *s;
-
-	*dev = NULL;
-	if (!json_object_object_get_ex(req, "device", &v) || json_object_is_type(v, json_type_null))
-		return 0;
-	if (!json_object_is_type(v, json_type_string)) {
-		*err = json_error_new(method, ERR_INVALID, "\"device\" must be a string");
-		return -EINVAL;
-	}
-	s = json_object_get_string(v);
-	if (!s[0] || strlen(s) >= MODEL_NAME_MAX || strlen(s) != (size_t)json_object_get_string_len(v)) {
-		*err = json_error_new(method, ERR_INVALID, "\"device\" must be 1..%d characters",
-				      MODEL_NAME_MAX - 1);
-		return -EINVAL;
-	}
-	*dev = s;
-	return 0;
-}
 
 /* the short form of a local link in a peer entry */
 static json_object *peer_link(const Link *l)
@@ -228,7 +206,7 @@ json_object *inspect_counters(const RequestContext *c, const char *method, json_
 	json_object *o, *devs, *links, *rails, *err = NULL;
 	const char *dev;
 
-	if (device_filter(req, method, &dev, &err) < 0)
+	if (request_device_param(req, method, false, &dev, &err) < 0)
 		return err;
 	if (dev && !model_find_device(m, dev))
 		return json_error_new(method, ERR_NOT_FOUND, "no device %s", dev);

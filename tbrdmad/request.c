@@ -109,9 +109,8 @@ static json_object *m_devices(const RequestContext *c, const char *method, json_
 	return o;
 }
 
-/* optional "device" filter: 0 ok (*dev NULL when absent), or an error reply in *err */
-static int get_device_param(json_object *req, const char *method, bool required,
-			    const char **dev, json_object **err)
+int request_device_param(json_object *req, const char *method, bool required,
+			 const char **dev, json_object **err)
 {
 	json_object *v;
 	const char *s;
@@ -167,7 +166,7 @@ static json_object *m_links(const RequestContext *c, const char *method, json_ob
 	json_object *o, *a, *err = NULL;
 	const char *dev;
 
-	if (get_device_param(req, method, false, &dev, &err) < 0)
+	if (request_device_param(req, method, false, &dev, &err) < 0)
 		return err;
 	o = json_reply_new(method);
 	a = json_object_new_array();
@@ -191,7 +190,7 @@ static json_object *m_rails(const RequestContext *c, const char *method, json_ob
 	json_object *o, *a, *err = NULL;
 	const char *dev;
 
-	if (get_device_param(req, method, false, &dev, &err) < 0)
+	if (request_device_param(req, method, false, &dev, &err) < 0)
 		return err;
 	o = json_reply_new(method);
 	a = json_object_new_array();
@@ -212,7 +211,7 @@ static json_object *rail_set(const RequestContext *c, const char *method, json_o
 	char msg[256] = "";
 	int k;
 
-	if (get_device_param(req, method, true, &dev, &err) < 0 ||
+	if (request_device_param(req, method, true, &dev, &err) < 0 ||
 	    get_uint_param(req, method, "link", 1, UINT32_MAX, &link, &err) < 0 ||
 	    get_uint_param(req, method, "rail", 0, TBRDMA_RAILS_MAX - 1, &rail, &err) < 0)
 		return err;

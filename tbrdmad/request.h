@@ -50,6 +50,11 @@ typedef struct RequestContext {
 	void *userdata;
 } RequestContext;
 
+/* The "device" parameter of @req: 0 with *@dev the name (NULL when absent and not @required),
+ * or -EINVAL with an error reply for @method in *@err (wrong type, empty, too long). */
+int request_device_param(json_object *req, const char *method, bool required,
+			 const char **dev, json_object **err);
+
 /* @line: one request without its newline, @len bytes (any bytes, not NUL-terminated). */
 json_object *request_handle(const RequestContext *c, const char *line, size_t len);
 
