@@ -310,7 +310,7 @@ static void test_random(void **state)
 
 int main(void)
 {
-	const struct CMUnitTest tests[] = {
+	const struct CMUnitTest nego[] = {
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_version),
@@ -321,5 +321,5 @@ int main(void)
 		cmocka_unit_test(test_random),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return cmocka_run_group_tests(nego, NULL, NULL);
 }
