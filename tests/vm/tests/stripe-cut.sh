@@ -36,13 +36,29 @@ running
 [ "$(rail_tx 1)" = "$alone1" ] || fail "a cut rail kept sending"
 step "rail 0 carried $(( $(rail_tx 0) - alone0 )) frames alone; restoring rails 1-3"
 for r in 1 2 3; do "$CTL" rail-set tbrdma0 1 "$r" --restore || fail "restore rail $r failed"; done
-before=$(rail_tx 2)
+before=()
+for r in 1 2 3; do before[$r]=$(rail_tx "$r"); done
 wait "$cli" || { tail -20 /tmp/cli.log; tail -20 /tmp/srv.log; "$CTL" links; fail "integrity client failed (seed $SEED)"; }
 wait "$srv" || { tail -20 /tmp/srv.log; fail "integrity server failed (seed $SEED)"; }
 tail -3 /tmp/cli.log
 grep -q "integrity client: ok" /tmp/cli.log || fail "client did not finish"
 grep -q "integrity server: ok" /tmp/srv.log || fail "server did not finish"
-[ "$(rail_tx 2)" -gt $((before + 100)) ] || fail "restored rail 2 carried nothing"
+restored_carried() {
+	local r
+	for r in 1 2 3; do [ "$(rail_tx "$r")" -gt $((before[$r] + 100)) ] || return 1; done
+}
+if ! restored_carried; then
+	# a fast machine finishes the 1 GiB just after the restore: one more short verified transfer
+	step "the transfer ended right after the restore; 32 MiB more over the restored rails"
+	h1 "$PROG" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
+	srv=$!
+	"$PROG" -d tbrdma0 -g "$GID0" --seed "$SEED" --mib 32 client 10.88.0.2 > /tmp/cli.log 2>&1 ||
+		{ tail -20 /tmp/cli.log; fail "integrity client failed after the restore (seed $SEED)"; }
+	wait "$srv" || { tail -20 /tmp/srv.log; fail "integrity server failed after the restore"; }
+fi
+for r in 1 2 3; do
+	[ "$(rail_tx "$r")" -gt $((before[$r] + 100)) ] || fail "restored rail $r carried nothing"
+done
 "$CTL" links tbrdma0 | sed 's/ drop_ppm.* tx_frames=/ tx_frames=/; s/ rx_frames.*//'
 rdma statistic show link tbrdma0/1
 echo "stripe-cut: ok"
