@@ -24,17 +24,6 @@ sock() { echo "/tmp/tbrdmad-$1.sock"; }
 fab() { "$T" --socket "$(sock "$1")" fabric --json; }
 py() { python3 -c "$1" "${@:2}"; }
 
-gid_index() {
-	local want g i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
-	for g in /sys/class/infiniband/$1/ports/1/gids/*; do
-		i=${g##*/}
-		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
-		grep -q 'RoCE v2' "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null &&
-			{ echo "$i"; return 0; }
-	done
-	return 1
-}
 
 start_d() { # start_d H: $! must be tbrdmad itself (ip netns exec execs it), not a subshell
 	local args=(--device "tbrdma$1" --socket "$(sock "$1")" --state-dir "/tmp/st$1"
