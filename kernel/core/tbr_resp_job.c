@@ -125,25 +125,15 @@ void tbr_resp_exec(struct tbr_tqp *qp)
 	}
 }
 
-/* Returns the number of PSNs taken (> 0), TBR_NOT_TAKEN as 0, or < 0. */
-int tbr_resp_read_req(struct tbr_tqp *qp, struct tbr_rmsg *s,
-		      const struct tbr_hdr *h, s32 d)
+/* A job answering the READ request @h, in @state; NULL when none is free. */
+static struct tbr_job *tbr_read_job(struct tbr_tqp *qp, const struct tbr_hdr *h,
+				    u8 state)
 {
-	u32 mtu = qp->cfg.mtu, w = tbr_win(qp);
-	u32 n = tbr_frames(h->req_len, mtu);
-	struct tbr_job *j;
-	u32 i;
+	struct tbr_job *j = tbr_job_alloc(qp);
 
-	if ((u64)h->offset + h->req_len > h->msg_len ||
-	    (!h->req_len && h->msg_len) || n > w / 4 || (u32)d + n > w)
-		return -EINVAL;
-	for (i = 0; i < n; i++)
-		if (tbr_bm_test(qp->rcvd, tbr_psn_add(h->psn, i) & qp->wmask))
-			return -EINVAL;
-	j = tbr_job_alloc(qp);
 	if (!j)
-		return 0;
-	j->state = TBR_JOB_WAIT;
+		return NULL;
+	j->state = state;
 	j->opcode = TBR_OP_READ_REQ;
 	j->psn = h->psn;
 	j->msn = h->msn;
@@ -152,6 +142,25 @@ int tbr_resp_read_req(struct tbr_tqp *qp, struct tbr_rmsg *s,
 	j->start = h->offset;
 	j->offset = h->offset;
 	j->end = h->offset + h->req_len;
+	return j;
+}
+
+/* Returns the number of PSNs taken (> 0), TBR_NOT_TAKEN as 0, or < 0. */
+int tbr_resp_read_req(struct tbr_tqp *qp, struct tbr_rmsg *s,
+		      const struct tbr_hdr *h, s32 d)
+{
+	u32 mtu = qp->cfg.mtu, w = tbr_win(qp);
+	u32 n = tbr_frames(h->req_len, mtu);
+	u32 i;
+
+	if ((u64)h->offset + h->req_len > h->msg_len ||
+	    (!h->req_len && h->msg_len) || n > w / 4 || (u32)d + n > w)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (tbr_bm_test(qp->rcvd, tbr_psn_add(h->psn, i) & qp->wmask))
+			return -EINVAL;
+	if (!tbr_read_job(qp, h, TBR_JOB_WAIT))
+		return 0;
 	s->rcvd += h->req_len;
 	return (int)n;
 }
@@ -214,19 +223,10 @@ int tbr_resp_dup(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 						    h->req_len,
 						    TBR_ACC_REMOTE_READ))
 			return 0;
-		j = tbr_job_alloc(qp);
+		j = tbr_read_job(qp, h, TBR_JOB_READY);
 		if (!j)
 			return 0;
-		j->state = TBR_JOB_READY;
 		j->dup = 1;
-		j->opcode = TBR_OP_READ_REQ;
-		j->psn = h->psn;
-		j->msn = h->msn;
-		j->rkey = h->rkey;
-		j->va = h->va;
-		j->start = h->offset;
-		j->offset = h->offset;
-		j->end = h->offset + h->req_len;
 		qp->cnt.read_reexec++;
 		return 0;
 	}
