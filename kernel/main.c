@@ -4,9 +4,11 @@
  * rings. Module entry: creates this host's device, tbrdma0, and the generic
  * netlink family "tbrdma" through which more devices and emulated cables
  * are made (docs/netlink.md). Exit tears everything down: the family first
- * (no new commands), then every cable, then every device.
+ * (no new commands), then every cable, then every device, and waits for the
+ * RCU callbacks it queued (rcu_barrier) before its code goes.
  */
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 
 #include "tbrdma.h"
 #include "rail.h"
@@ -41,6 +43,7 @@ static int __init tbr_init(void)
 
 err_devs:
 	tbr_ctl_del_all();
+	rcu_barrier();		/* links are freed by call_rcu callbacks */
 err_sysfs:
 	tbr_sysfs_exit();
 err_eth:
@@ -58,6 +61,8 @@ static void __exit tbr_exit(void)
 	tbr_sysfs_exit();
 	tbr_eth_exit();
 	tbr_emu_exit();
+	/* call_rcu callbacks (freeing links) are module code: wait for them */
+	rcu_barrier();
 }
 
 module_init(tbr_init);

@@ -8,6 +8,14 @@
  * Every command runs under tbr_ctl_mutex (the family is parallel_ops, so a
  * device deletion that waits for RDMA users does not hold genl_mutex).
  * Commands that change anything need CAP_NET_ADMIN (GENL_ADMIN_PERM).
+ *
+ * Dumps: netlink holds a reference on this module from the start of a dump
+ * to its NLMSG_DONE. A dumpit returns skb->len while entries are left and 0
+ * once the last one is in the skb, so NLMSG_DONE rides in the same skb and
+ * the reference is dropped before the request's sendmsg() returns. Were
+ * DONE sent only in a later round, it would wait for the requester's next
+ * recvmsg(): a daemon refreshing its state (or any reader that stops
+ * reading) would pin the module meanwhile, and rmmod would fail "in use".
  */
 #include <linux/mutex.h>
 #include <net/genetlink.h>
@@ -346,6 +354,8 @@ static int tbr_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *c
 		genlmsg_end(skb, hdr);
 		cb->args[0] = i;
 	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return 0;	/* complete, see "Dumps" above */
 full:
 	mutex_unlock(&tbr_ctl_mutex);
 	return skb->len;
@@ -465,17 +475,20 @@ static int tbr_nl_cable_get_dumpit(struct sk_buff *skb, struct netlink_callback 
 		hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  NLM_F_MULTI, TBRDMA_CMD_EMU_CABLE_GET);
 		if (!hdr)
-			break;
+			goto full;
 		if (nla_put_u32(skb, TBRDMA_ATTR_CABLE_ID, id) ||
 		    nla_put_string(skb, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(a)) ||
 		    nla_put_string(skb, TBRDMA_ATTR_PEER_DEV_NAME, tbr_dev_name(b)) ||
 		    nla_put_u32(skb, TBRDMA_ATTR_RAIL_COUNT, rails)) {
 			genlmsg_cancel(skb, hdr);
-			break;
+			goto full;
 		}
 		genlmsg_end(skb, hdr);
 		cb->args[0]++;
 	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return 0;
+full:
 	mutex_unlock(&tbr_ctl_mutex);
 	return skb->len;
 }
@@ -519,6 +532,8 @@ static int tbr_nl_link_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		cb->args[0] = di;
 		cb->args[1] = 0;
 	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return 0;
 full:
 	mutex_unlock(&tbr_ctl_mutex);
 	return skb->len;
@@ -590,6 +605,8 @@ static int tbr_nl_rail_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		cb->args[0] = di;
 		cb->args[1] = 0;
 	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return 0;
 full:
 	mutex_unlock(&tbr_ctl_mutex);
 	return skb->len;
@@ -733,7 +750,7 @@ static int tbr_nl_eth_get_dumpit(struct sk_buff *skb, struct netlink_callback *c
 		hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  NLM_F_MULTI, TBRDMA_CMD_ETH_GET);
 		if (!hdr)
-			break;
+			goto full;
 		if (nla_put_string(skb, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(e.tdev)) ||
 		    nla_put_string(skb, TBRDMA_ATTR_ETH_IFNAME, e.ifname) ||
 		    nla_put_u32(skb, TBRDMA_ATTR_ETH_IFINDEX, e.ifindex) ||
@@ -746,11 +763,14 @@ static int tbr_nl_eth_get_dumpit(struct sk_buff *skb, struct netlink_callback *c
 		    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_HELLO_RX, e.hello_rx,
 				      TBRDMA_ATTR_PAD)) {
 			genlmsg_cancel(skb, hdr);
-			break;
+			goto full;
 		}
 		genlmsg_end(skb, hdr);
 		cb->args[0]++;
 	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return 0;
+full:
 	mutex_unlock(&tbr_ctl_mutex);
 	return skb->len;
 }

@@ -15,8 +15,9 @@
  * backend lock held. Links are found under RCU and freed after a grace
  * period, so tbr_link_get_*() work from any context.
  */
-#include <linux/delay.h>
+#include <linux/completion.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -27,6 +28,13 @@
 
 DEFINE_MUTEX(tbr_ctl_mutex);
 LIST_HEAD(tbr_devices);
+
+static unsigned int rail_remove_ms = 5000;
+module_param(rail_remove_ms, uint, 0644);
+MODULE_PARM_DESC(rail_remove_ms, "ms a rail removal waits for TX frames a transport still holds (10..60000); then the rail is unlisted and its memory leaked");
+static bool fault_rail_stuck;
+module_param(fault_rail_stuck, bool, 0600);
+MODULE_PARM_DESC(fault_rail_stuck, "test only: the next rail removal finds a TX frame that never comes back (one shot)");
 
 u64 tbr_dev_guid(struct tbr_dev *tdev)
 {
@@ -181,6 +189,14 @@ static void tbr_dev_rails_changed(struct tbr_dev *tdev, int delta)
 
 /* ---- frames ------------------------------------------------------------- */
 
+/* link->lock held. A TX frame is free again; wake a removal waiting for it. */
+static void tbr_tx_frame_back_locked(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	list_add(&f->list, &rail->tx_pool);
+	if (++rail->tx_free == rail->tx_depth && rail->removing)
+		complete(&rail->tx_idle);
+}
+
 static inline struct tbr_frame *tbr_frame_of(const void *buf)
 {
 	return (struct tbr_frame *)page_private(virt_to_page(buf));
@@ -266,8 +282,7 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 			tbr_rail_count(rail, TBR_CNT_MGMT_TX, 1);
 	}
 	spin_lock_irqsave(&link->lock, flags);
-	list_add(&f->list, &rail->tx_pool);
-	rail->tx_free++;
+	tbr_tx_frame_back_locked(rail, f);
 	wake = link->stalled && rail->up;
 	if (wake)
 		link->stalled = false;
@@ -338,8 +353,7 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	f->callback = tbr_tx_done;
 	err = rail->ops->tx(rail, f);
 	if (err) {
-		list_add(&f->list, &rail->tx_pool);
-		rail->tx_free++;
+		tbr_tx_frame_back_locked(rail, f);
 		atomic64_inc(&rail->cnt[err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
 					TBR_CNT_TX_LOST]);
 		atomic64_inc(&link->cnt[err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
@@ -380,8 +394,7 @@ void tbr_link_tx_abort(struct tbr_link *link, void *buf)
 	unsigned long flags;
 
 	spin_lock_irqsave(&link->lock, flags);
-	list_add(&f->list, &f->rail->tx_pool);
-	f->rail->tx_free++;
+	tbr_tx_frame_back_locked(f->rail, f);
 	spin_unlock_irqrestore(&link->lock, flags);
 }
 
@@ -513,6 +526,7 @@ struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
 	rail->max_frame = TBR_FRAME_SIZE_MAX;
 	INIT_LIST_HEAD(&rail->tx_pool);
 	INIT_LIST_HEAD(&rail->rx_idle);
+	init_completion(&rail->tx_idle);
 	err = tbr_rail_alloc_frames(rail);
 	if (err)
 		goto err_free;
@@ -610,36 +624,69 @@ void tbr_rail_down(struct tbr_rail *rail)
 	tbr_upper_link_change(link, up);
 }
 
+/*
+ * What a rail whose removal timed out runs on: its backend state is gone, so
+ * a frame a transport still sends on it comes straight back (counted lost).
+ */
+static int tbr_rail_gone_post(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	return -ESHUTDOWN;
+}
+
+static const struct tbr_rail_ops tbr_rail_gone_ops = {
+	.kind = "gone",
+	.tx = tbr_rail_gone_post,
+	.rx = tbr_rail_gone_post,
+};
+
 void tbr_rail_remove(struct tbr_rail *rail)
 {
 	struct tbr_link *link = rail->link;
-	unsigned long flags;
-	unsigned int i;
+	unsigned long flags, timeout;
+	struct tbr_frame *f;
+	bool idle;
 
 	lockdep_assert_held(&tbr_ctl_mutex);
 	tbr_rail_down(rail);
-	/* a transport may still hold a reserved frame for a moment */
-	for (i = 0; i < 5000; i++) {
-		spin_lock_irqsave(&link->lock, flags);
-		if (rail->tx_free == rail->tx_depth) {
-			link->rails[rail->id] = NULL;
-			link->nrails--;
-			spin_unlock_irqrestore(&link->lock, flags);
-			break;
-		}
-		spin_unlock_irqrestore(&link->lock, flags);
-		msleep(1);
+	timeout = msecs_to_jiffies(clamp(READ_ONCE(rail_remove_ms), 10U, 60000U));
+	spin_lock_irqsave(&link->lock, flags);
+	if (fault_rail_stuck && rail->tx_free) {
+		/* as if a transport had reserved a frame and hung */
+		fault_rail_stuck = false;
+		f = list_first_entry(&rail->tx_pool, struct tbr_frame, list);
+		list_del(&f->list);
+		rail->tx_free--;
 	}
+	rail->removing = true;
+	idle = rail->tx_free == rail->tx_depth;
+	spin_unlock_irqrestore(&link->lock, flags);
+	/* a transport may still hold a reserved frame for a moment */
+	if (!idle)
+		idle = wait_for_completion_timeout(&rail->tx_idle, timeout);
+
+	spin_lock_irqsave(&link->lock, flags);
+	link->rails[rail->id] = NULL;
+	link->nrails--;
+	if (!idle) {
+		/*
+		 * The backend frees its state (rail->priv) after this: a late
+		 * frame must not reach it, and the link must outlive the rail.
+		 */
+		rail->ops = &tbr_rail_gone_ops;
+		rail->priv = NULL;
+		tbr_link_hold(link);
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
 	tbr_nl_rail_event(rail, TBRDMA_EVENT_DEL);
 	tbr_sysfs_rail_del(rail);
-	if (i == 5000) {
+	if (!idle) {
 		/* never free memory a transport still writes into */
-		pr_err("tbrdma: %s link %u rail %u: TX frames never returned, leaking\n",
+		pr_err("tbrdma: %s link %u rail %u: TX frames never returned, leaking the rail\n",
 		       tbr_dev_name(link->tdev), link->id, rail->id);
-		return;
+	} else {
+		tbr_rail_free_frames(rail);
+		kfree(rail);
 	}
-	tbr_rail_free_frames(rail);
-	kfree(rail);
 	if (!link->nrails)
 		tbr_link_unlink(link);
 }

@@ -30,6 +30,7 @@
 #define TBRDMA_RAIL_H
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
@@ -126,7 +127,12 @@ struct tbr_rail_ops {
  *  tbr_rail_down()    the backend has stopped the rings and every frame
  *                     posted on the rail has come back (canceled or not);
  *                     the scheduler stops using it, upper layer told.
- *  tbr_rail_remove()  after tbr_rail_down(): leaves the link, frees.
+ *  tbr_rail_remove()  leaves the link (taking the rail down first) and
+ *                     frees it once every TX frame a transport reserved
+ *                     came back; if one never does (rail_remove_ms), the
+ *                     rail is unlisted anyway, never calls the backend
+ *                     again and is leaked, so the backend may free
+ *                     rail->priv as soon as this returns.
  * The backend's own rail state lives in rail->priv.
  */
 struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
@@ -178,6 +184,8 @@ struct tbr_rail {
 	atomic64_t cnt[TBR_CNT_MAX];
 	struct device *sysdev;	/* /sys/bus/tbrdma/devices/... (may be NULL) */
 	u32 max_frame;		/* largest frame, see tbr_rail_set_max_frame() */
+	bool removing;		/* tbr_rail_remove() waits for tx_idle (lock) */
+	struct completion tx_idle;	/* every TX frame back in tx_pool */
 };
 
 /* ---- link API for the transport ---------------------------------------- */
