@@ -38,8 +38,9 @@
  * trylocks tbr_ctl_mutex and retries, so unbind may cancel it synchronously
  * while holding the mutex. bind->lock (irqsave) protects the peers' hello
  * state; peer->lock (irqsave, nests inside link->lock) protects the rings.
- * Peers are added under RCU (the RX handler looks them up) and freed only
- * when their binding is, after the packet handler is removed.
+ * Peers are added under RCU (the RX handler looks them up) and freed under
+ * tbr_ctl_mutex: dead ones after a grace period (eth_bind_expire), the rest
+ * with their binding, after the packet handler is removed.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
@@ -66,6 +67,7 @@
 #define ETH_TBR_HEARS_YOU	0x01	/* hello flag */
 #define ETH_TBR_FRAME_MIN	256	/* smallest usable negotiated frame */
 #define ETH_TBR_MAX_PEERS	8	/* per binding */
+#define ETH_TBR_EXPIRE_S	60	/* a peer dead this long goes, rail and all */
 #define ETH_TBR_TX_BUDGET	16	/* frames per TX work run */
 
 /* Follows the Ethernet header of every tbrdma frame. */
@@ -103,6 +105,7 @@ struct eth_bind;
 
 struct eth_peer {
 	struct list_head node;		/* bind->peers (RCU) */
+	struct list_head gc;		/* expiry, tbr_ctl_mutex */
 	struct eth_bind *bind;
 	u64 guid;
 	/* hello state, bind->lock */
@@ -137,9 +140,10 @@ struct eth_bind {
 	u32 session;
 	u32 max_frame;			/* from our MTU, tbr_ctl_mutex */
 	bool gone;			/* netdev unregistering (eth_lock) */
-	spinlock_t lock;		/* peers' hello state, npeers */
+	spinlock_t lock;		/* peers' hello state, npeers, full */
 	struct list_head peers;
 	unsigned int npeers;
+	bool full;			/* a new GUID found no free entry */
 	struct delayed_work work;
 	atomic64_t hello_tx, hello_rx;
 };
@@ -398,9 +402,15 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 	spin_lock_irqsave(&bind->lock, flags);
 	peer = eth_peer_find(bind, src);
 	if (!peer) {
-		if (bind->npeers >= ETH_TBR_MAX_PEERS ||
-		    READ_ONCE(bind->gone)) {
+		if (READ_ONCE(bind->gone)) {
 			spin_unlock_irqrestore(&bind->lock, flags);
+			return;
+		}
+		if (bind->npeers >= ETH_TBR_MAX_PEERS) {
+			/* the work expires a dead peer; the next hello gets in */
+			bind->full = true;
+			spin_unlock_irqrestore(&bind->lock, flags);
+			mod_delayed_work(eth_wq, &bind->work, 0);
 			return;
 		}
 		peer = kzalloc(sizeof(*peer), GFP_ATOMIC);
@@ -587,6 +597,54 @@ static void eth_peer_start(struct eth_peer *peer, u32 frame)
 	tbr_rail_up(peer->rail);	/* posts the RX buffers first */
 }
 
+/*
+ * Free the peers that are dead (not heard for their dead time, so their rail
+ * is down) and either dead for ETH_TBR_EXPIRE_S or in the way of a new GUID
+ * (table full), with their rails (and links left without rails). A peer that
+ * reloads its module comes back under a new session, or a new GUID, so dead
+ * entries would otherwise fill the table for good. tbr_ctl_mutex held.
+ */
+static void eth_bind_expire(struct eth_bind *bind, unsigned long now)
+{
+	struct eth_peer *peer, *tmp;
+	unsigned long flags;
+	unsigned int left;
+	bool full;
+	LIST_HEAD(gc);
+
+	spin_lock_irqsave(&bind->lock, flags);
+	full = bind->full;
+	bind->full = false;
+	list_for_each_entry_safe(peer, tmp, &bind->peers, node) {
+		unsigned long dead = READ_ONCE(peer->heard_at) +
+				     eth_dead_after(peer->period_ms);
+
+		if (peer->running || !time_after_eq(now, dead) ||
+		    (!full && time_before(now, dead + ETH_TBR_EXPIRE_S * HZ)))
+			continue;
+		list_del_rcu(&peer->node);
+		bind->npeers--;
+		list_add_tail(&peer->gc, &gc);
+	}
+	left = bind->npeers;
+	spin_unlock_irqrestore(&bind->lock, flags);
+
+	if (full && left >= ETH_TBR_MAX_PEERS)
+		pr_warn_ratelimited("tbrdma: %s: %s: eth peer table full (%u live peers), new peers ignored\n",
+				    tbr_dev_name(bind->tdev), bind->dev->name,
+				    left);
+	if (list_empty(&gc))
+		return;
+	synchronize_rcu();	/* the RX handler looks peers up under RCU */
+	list_for_each_entry_safe(peer, tmp, &gc, gc) {
+		pr_info("tbrdma: %s: %s: eth peer %016llx expired\n",
+			tbr_dev_name(bind->tdev), bind->dev->name, peer->guid);
+		if (peer->rail)
+			tbr_rail_remove(peer->rail);
+		kfree(peer);
+	}
+}
+
 /* One state pass over the binding's peers, then hellos. tbr_ctl_mutex held. */
 static void eth_bind_sync(struct eth_bind *bind)
 {
@@ -600,7 +658,7 @@ static void eth_bind_sync(struct eth_bind *bind)
 
 	mtu_changed = max_frame != bind->max_frame;
 	bind->max_frame = max_frame;
-	/* peers are only ever added meanwhile (RX), freed with the binding */
+	/* peers are only ever added meanwhile (RX); freed under the mutex */
 	list_for_each_entry_rcu(peer, &bind->peers, node,
 				lockdep_is_held(&tbr_ctl_mutex)) {
 		bool heard, hears, restart, want;
@@ -642,6 +700,7 @@ static void eth_bind_sync(struct eth_bind *bind)
 		}
 		eth_peer_start(peer, frame);
 	}
+	eth_bind_expire(bind, now);
 	if (!oper || max_frame < ETH_TBR_FRAME_MIN)
 		return;
 	eth_send_hello(bind, dev->broadcast, 0, 0, 0);
