@@ -97,6 +97,9 @@ MODULE_PARM_DESC(eth_hello_ms, "eth rails: hello period in ms (50..10000); a rai
 static unsigned int eth_tx_depth = 128;
 module_param(eth_tx_depth, uint, 0444);
 MODULE_PARM_DESC(eth_tx_depth, "eth rails: TX descriptors (credits) per rail (8..4096)");
+static bool eth_join_backends;
+module_param(eth_join_backends, bool, 0644);
+MODULE_PARM_DESC(eth_join_backends, "eth rails: a GUID heard on Ethernet may join a link that has rails of another backend (Thunderbolt, emu); default: refused");
 static unsigned int eth_rx_depth = 128;
 module_param(eth_rx_depth, uint, 0444);
 MODULE_PARM_DESC(eth_rx_depth, "eth rails: RX buffers per rail (8..4096)");
@@ -120,7 +123,7 @@ struct eth_peer {
 	/* tbr_ctl_mutex */
 	struct tbr_rail *rail;
 	u32 frame;			/* negotiated frame size while running */
-	/* rings, lock */
+	/* rings, lock; mac also bind->lock (pinned, see eth_rx_hello) */
 	spinlock_t lock;
 	bool running;
 	u8 mac[ETH_ALEN];
@@ -146,6 +149,7 @@ struct eth_bind {
 	bool full;			/* a new GUID found no free entry */
 	struct delayed_work work;
 	atomic64_t hello_tx, hello_rx;
+	atomic64_t rx_foreign;		/* frames dropped: not from the peer's MAC */
 };
 
 static LIST_HEAD(eth_binds);
@@ -379,6 +383,7 @@ static struct eth_peer *eth_peer_find(struct eth_bind *bind, u64 guid)
 static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 			 const struct eth_tbr_hdr *h)
 {
+	const u8 *smac = eth_hdr(skb)->h_source;
 	const struct eth_tbr_hello *hello;
 	struct eth_tbr_hello buf;
 	u64 src = be64_to_cpu(h->src), dst = be64_to_cpu(h->dst);
@@ -397,10 +402,34 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 	period = clamp_t(u32, be16_to_cpu(hello->period_ms), 50, 10000);
 	if (!session || !src || src == bind->guid || (dst && dst != bind->guid))
 		return;
+	if (!is_valid_ether_addr(smac)) {
+		atomic64_inc(&bind->rx_foreign);
+		return;
+	}
 	atomic64_inc(&bind->hello_rx);
 
 	spin_lock_irqsave(&bind->lock, flags);
 	peer = eth_peer_find(bind, src);
+	if (peer && !ether_addr_equal(peer->mac, smac)) {
+		/*
+		 * The MAC is pinned while the peer lives: another station
+		 * claiming its GUID is dropped. Once it is dead (its rail is
+		 * down) a new MAC may take the GUID: a replaced NIC, a veth
+		 * recreated. The rail restarts then.
+		 */
+		if (time_before(jiffies, READ_ONCE(peer->heard_at) +
+					 eth_dead_after(peer->period_ms))) {
+			spin_unlock_irqrestore(&bind->lock, flags);
+			atomic64_inc(&bind->rx_foreign);
+			return;
+		}
+		spin_lock(&peer->lock);
+		ether_addr_copy(peer->mac, smac);
+		spin_unlock(&peer->lock);
+		peer->restart = true;
+		peer->hears_us = false;
+		changed = true;
+	}
 	if (!peer) {
 		if (READ_ONCE(bind->gone)) {
 			spin_unlock_irqrestore(&bind->lock, flags);
@@ -420,6 +449,7 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 		}
 		peer->bind = bind;
 		peer->guid = src;
+		ether_addr_copy(peer->mac, smac);
 		spin_lock_init(&peer->lock);
 		INIT_LIST_HEAD(&peer->txq);
 		INIT_LIST_HEAD(&peer->rxq);
@@ -458,10 +488,6 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 	}
 	spin_unlock_irqrestore(&bind->lock, flags);
 
-	spin_lock_irqsave(&peer->lock, flags);
-	ether_addr_copy(peer->mac, eth_hdr(skb)->h_source);
-	spin_unlock_irqrestore(&peer->lock, flags);
-
 	if (changed)
 		mod_delayed_work(eth_wq, &bind->work, 0);
 }
@@ -480,6 +506,12 @@ static void eth_rx_frame(struct eth_bind *bind, struct sk_buff *skb,
 	peer = eth_peer_find(bind, be64_to_cpu(h->src));
 	if (!peer)
 		return;
+	spin_lock_irqsave(&peer->lock, flags);
+	if (!ether_addr_equal(peer->mac, eth_hdr(skb)->h_source)) {
+		spin_unlock_irqrestore(&peer->lock, flags);
+		atomic64_inc(&bind->rx_foreign);
+		return;
+	}
 	/*
 	 * A data frame proves the peer hears us too: it sends only on rails
 	 * it has up. Hellos lost to congestion then do not flap the rail.
@@ -487,7 +519,6 @@ static void eth_rx_frame(struct eth_bind *bind, struct sk_buff *skb,
 	WRITE_ONCE(peer->heard_at, jiffies);
 	if (READ_ONCE(peer->hears_us))
 		WRITE_ONCE(peer->hears_at, jiffies);
-	spin_lock_irqsave(&peer->lock, flags);
 	rail = peer->rail;
 	if (peer->running) {
 		f = list_first_entry_or_null(&peer->rxq, struct tbr_frame, list);
@@ -687,6 +718,14 @@ static void eth_bind_sync(struct eth_bind *bind)
 		if (!peer->rail) {
 			struct tbr_rail *rail;
 
+			if (!READ_ONCE(eth_join_backends) &&
+			    tbr_link_has_other_backend(bind->tdev, peer->guid,
+						       &eth_rail_ops)) {
+				pr_warn_ratelimited("tbrdma: %s: %s: %016llx is reached over another backend: no eth rail (eth_join_backends)\n",
+						    tbr_dev_name(bind->tdev), dev->name,
+						    peer->guid);
+				continue;
+			}
 			rail = tbr_rail_add(bind->tdev, peer->guid, &eth_rail_ops,
 					    peer, clamp(eth_tx_depth, 8U, 4096U),
 					    clamp(eth_rx_depth, 8U, 4096U));
@@ -898,6 +937,7 @@ int tbr_eth_binding_info(unsigned long skip, struct tbr_eth_info *info)
 		spin_unlock_irqrestore(&bind->lock, flags);
 		info->hello_tx = atomic64_read(&bind->hello_tx);
 		info->hello_rx = atomic64_read(&bind->hello_rx);
+		info->rx_foreign = atomic64_read(&bind->rx_foreign);
 		return 0;
 	}
 	return -ENOENT;

@@ -82,6 +82,7 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_ETH_PEERS]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_ETH_HELLO_TX]	= { .type = NLA_U64 },
 	[TBRDMA_ATTR_ETH_HELLO_RX]	= { .type = NLA_U64 },
+	[TBRDMA_ATTR_ETH_RX_FOREIGN]	= { .type = NLA_U64 },
 };
 
 /* ---- message builders ----------------------------------------------------- */
@@ -761,6 +762,8 @@ static int tbr_nl_eth_get_dumpit(struct sk_buff *skb, struct netlink_callback *c
 		    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_HELLO_TX, e.hello_tx,
 				      TBRDMA_ATTR_PAD) ||
 		    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_HELLO_RX, e.hello_rx,
+				      TBRDMA_ATTR_PAD) ||
+		    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_RX_FOREIGN, e.rx_foreign,
 				      TBRDMA_ATTR_PAD)) {
 			genlmsg_cancel(skb, hdr);
 			goto full;

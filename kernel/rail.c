@@ -132,6 +132,23 @@ static struct tbr_link *tbr_link_lookup_or_create(struct tbr_dev *tdev,
 	return link;
 }
 
+bool tbr_link_has_other_backend(struct tbr_dev *tdev, u64 peer_guid,
+				const struct tbr_rail_ops *ops)
+{
+	struct tbr_link *link;
+	unsigned int i;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	list_for_each_entry(link, &tdev->rails.links, node) {
+		if (link->peer_guid != peer_guid)
+			continue;
+		for (i = 0; i < TBR_LINK_MAX_RAILS; i++)
+			if (link->rails[i] && link->rails[i]->ops != ops)
+				return true;
+	}
+	return false;
+}
+
 /* tbr_ctl_mutex held; the link has no rail left. */
 static void tbr_link_unlink(struct tbr_link *link)
 {

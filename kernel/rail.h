@@ -271,6 +271,14 @@ unsigned int tbr_link_tx_credits(struct tbr_link *link);
  */
 u32 tbr_link_max_frame(struct tbr_link *link);
 
+/*
+ * Whether @tdev's link to @peer_guid has a rail whose backend is not @ops
+ * (eth refuses to join a link reached over Thunderbolt). Context "process",
+ * tbr_ctl_mutex held.
+ */
+bool tbr_link_has_other_backend(struct tbr_dev *tdev, u64 peer_guid,
+				const struct tbr_rail_ops *ops);
+
 /* ---- device level (rail.c), control plane ------------------------------ */
 
 /*
@@ -331,6 +339,7 @@ struct tbr_eth_info {
 	u32 max_frame;		/* largest frame this netdev's MTU allows */
 	u32 peers;		/* peers heard on it */
 	u64 hello_tx, hello_rx;
+	u64 rx_foreign;		/* dropped: source MAC not the peer's */
 };
 int tbr_eth_binding_info(unsigned long skip, struct tbr_eth_info *info);
 int tbr_eth_init(void);

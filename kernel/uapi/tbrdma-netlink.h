@@ -90,6 +90,7 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_ETH_PEERS,		/* u32: peers heard on a binding */
 	TBRDMA_ATTR_ETH_HELLO_TX,	/* u64: hellos sent on a binding */
 	TBRDMA_ATTR_ETH_HELLO_RX,	/* u64: hellos received */
+	TBRDMA_ATTR_ETH_RX_FOREIGN,	/* u64: frames dropped, source MAC not the peer's */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)

@@ -803,13 +803,15 @@ static int eth_cb(struct nl_msg *m, void *arg)
 	if (!tb || filtered(tb))
 		return NL_OK;
 	printf("eth dev=%s ifname=%s ifindex=%u state=%s max_frame=%u peers=%u hello_tx=%" PRIu64
-	       " hello_rx=%" PRIu64 "\n",
+	       " hello_rx=%" PRIu64 " rx_foreign=%" PRIu64 "\n",
 	       str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"), str_or(tb, TBRDMA_ATTR_ETH_IFNAME, "?"),
 	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_ETH_IFINDEX), state_name(tb),
 	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_MAX_FRAME),
 	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_ETH_PEERS),
 	       tb[TBRDMA_ATTR_ETH_HELLO_TX] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_ETH_HELLO_TX]) : 0,
-	       tb[TBRDMA_ATTR_ETH_HELLO_RX] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_ETH_HELLO_RX]) : 0);
+	       tb[TBRDMA_ATTR_ETH_HELLO_RX] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_ETH_HELLO_RX]) : 0,
+	       tb[TBRDMA_ATTR_ETH_RX_FOREIGN] ?
+	       (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_ETH_RX_FOREIGN]) : 0);
 	return NL_OK;
 }
 

@@ -2,8 +2,14 @@
 # peers from tests/tools/eth-peer.py (docs/eth.md's wire format). Peer table: a peer that comes
 # back under a new GUID 12 times is accepted every time (dead peers expire, with their rails),
 # 9 live peers at once: 8 get in and the full table is logged; a real device recreated joins.
-# vm-timeout: 200
+# Spoofing: three namespaces on one bridge (tbrdma0 here, tbrdma1 in h1, a spoofer in "spy");
+# the spoofer claims tbrdma1's GUID with hellos (broadcast, and unicast "I hear you" with
+# tbrdma0's session) and DATA/MGMT/NET frames while verified ibv_rc_pingpong runs: no tbrdma frame
+# goes to the spoofer, the link keeps its one rail to tbrdma1's MAC, the spoofs are counted
+# (rx_foreign); an eth rail does not join a link reached over another backend (emu).
+# vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/lib/pair.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 
 PEER=$TBR_TOP/tests/tools/eth-peer.py
@@ -11,6 +17,7 @@ links_up() { "$CTL" links "$1" | grep -q "^link dev=$1 .*rails_up=$2 "; }
 peers_of() { "$CTL" eth "$1" | sed -n "s/^eth dev=$1 ifname=$2 .* peers=\([0-9]*\) .*/\1/p"; }
 
 modprobe veth
+modprobe bridge
 tbr_load eth_hello_ms=100
 ip link add ha type veth peer name hb
 ip link set ha up
@@ -40,5 +47,78 @@ for i in 1 2; do
 	wait_for 15 sh -c "! '$CTL' links tbrdma0 | grep -q 'rails_up=1 '"
 done
 "$CTL" eth tbrdma0
+"$CTL" eth-unbind tbrdma0 ha || fail "eth-unbind ha"
+
+step "an eth rail does not join a link reached over another backend"
+d=$("$CTL" dev-new) || fail "dev-new"
+"$CTL" cable-new tbrdma0 "$d" --rails 1 > /dev/null || fail "cable-new"
+"$CTL" eth-bind tbrdma0 ha || fail "eth-bind ha"
+"$CTL" eth-bind "$d" hb || fail "eth-bind hb"
+wait_for 15 sh -c "dmesg | grep -q 'ha: $(guid_of "$d") is reached over another backend: no eth rail'"
+"$CTL" links tbrdma0 | grep -q "backend=eth" && fail "an eth rail joined the emu link"
+"$CTL" dev-del "$d" || fail "dev-del"
+"$CTL" eth-unbind tbrdma0 ha || fail "eth-unbind ha"
+
+step "three namespaces on one bridge, the third claims tbrdma1's GUID"
+rdma system set netns exclusive
+ip netns add h1
+ip netns add spy
+spy() { ip netns exec spy "$@"; }
+ip link add br0 type bridge
+ip link set br0 up
+for n in a b c; do
+	ip link add "x$n" type veth peer name "x$n-br"
+	ip link set "x$n-br" master br0
+	ip link set "x$n-br" up
+done
+d1=$("$CTL" dev-new) || fail "dev-new"
+g0=$(guid_of tbrdma0)
+g1=$(guid_of "$d1")
+n1=$(netdev_of "$d1")
+rdma dev set "$d1" netns h1
+ip link set "$n1" netns h1
+ip link set xb netns h1
+ip link set xc netns spy
+ip link set xa up
+h1 ip link set xb up
+spy ip link set xc up
+"$CTL" eth-bind tbrdma0 xa || fail "eth-bind xa"
+h1 "$CTL" eth-bind "$d1" xb || fail "eth-bind xb"
+ip link set tbr0 up
+h1 ip link set lo up
+h1 ip link set "$n1" up
+ip addr add 10.88.0.1/24 dev tbr0
+h1 ip addr add 10.88.0.2/24 dev "$n1"
+wait_for 15 links_up tbrdma0 1
+wait_for 10 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
+wait_for 10 gid_index tbrdma0 10.88.0.1
+wait_for 10 h1 bash -c "$(declare -f gid_index); gid_index $d1 10.88.0.2"
+GID0=$(gid_index tbrdma0 10.88.0.1)
+GID1=$(h1 bash -c "$(declare -f gid_index); gid_index $d1 10.88.0.2")
+macb=$(h1 cat /sys/class/net/xb/address)
+macc=$(spy cat /sys/class/net/xc/address)
+spy python3 "$PEER" spoof xc "$g1" --target "$g0" --time 8 > /tmp/spoof.out 2>&1 &
+SPOOF=$!
+listening() { [ -n "$(h1 ss -ltnH 'sport = :18515')" ]; }
+for size in 4096 65536; do
+	h1 ibv_rc_pingpong -d "$d1" -g "$GID1" -s "$size" -n 100 -c > /tmp/srv.log 2>&1 &
+	srv=$!
+	wait_for 10 listening
+	ibv_rc_pingpong -d tbrdma0 -g "$GID0" -s "$size" -n 100 -c 10.88.0.2 > /tmp/cli.log 2>&1 ||
+		{ cat /tmp/cli.log /tmp/srv.log; "$CTL" links; fail "pingpong -s $size failed"; }
+	wait "$srv" || { cat /tmp/srv.log; fail "pingpong server -s $size failed"; }
+	echo "verified ibv_rc_pingpong -s $size: $(grep 'iters in' /tmp/cli.log)"
+done
+wait "$SPOOF" || { cat /tmp/spoof.out; fail "spoofer failed"; }
+cat /tmp/spoof.out
+grep -q ' for_me=0$' /tmp/spoof.out || fail "tbrdma frames went to the spoofer"
+"$CTL" eth tbrdma0 | tee /tmp/eth
+foreign=$(sed -n 's/^eth dev=tbrdma0 ifname=xa .* rx_foreign=\([0-9]*\)$/\1/p' /tmp/eth)
+[ -n "$foreign" ] && [ "$foreign" -gt 0 ] || fail "spoofed frames not counted (rx_foreign=$foreign)"
+"$CTL" links tbrdma0 | tee /tmp/links
+[ "$(grep -c "^  rail dev=tbrdma0 .*peer=$g1 " /tmp/links)" = 1 ] || fail "the link to $g1 has not one rail"
+grep -q "^  rail dev=tbrdma0 .*peer=$g1 .*state=up .*ifname=xa .*peer_mac=$macb" /tmp/links ||
+	fail "the rail to $g1 is not up on tbrdma1's MAC $macb"
+grep -q "peer_mac=$macc" /tmp/links && fail "a rail points at the spoofer's MAC"
 rmmod tbrdma || fail "rmmod"
 echo "eth-harden: ok"
