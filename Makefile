@@ -87,6 +87,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 UDEVRULESDIR ?= $(PREFIX)/lib/udev/rules.d
 NETWORKDIR ?= $(PREFIX)/lib/systemd/network
 MODULESLOADDIR ?= $(PREFIX)/lib/modules-load.d
+MODPROBEDIR ?= $(PREFIX)/lib/modprobe.d
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSCONFDIR ?= /etc
 MODDIR ?= /lib/modules/$(KVER)/updates
@@ -98,7 +99,7 @@ INSTALL ?= install
 # configuration is handled on its own
 INSTALLED = $(SBINDIR)/tbrdmad $(BINDIR)/tbctl $(MODDIR)/tbrdma.ko \
 	$(UNITDIR)/tbrdmad.service $(UNITDIR)/tbrdmad.socket $(UDEVRULESDIR)/70-tbrdma.rules $(UDEVRULESDIR)/90-tbrdma-eth.rules \
-	$(NETWORKDIR)/70-tbrdma.link \
+	$(NETWORKDIR)/70-tbrdma.link $(MODPROBEDIR)/tbrdma.conf \
 	$(MANDIR)/man8/tbrdmad.8 $(MANDIR)/man8/tbctl.8 $(MANDIR)/man5/tbrdmad.conf.5 \
 	$(BASHCOMPDIR)/tbctl /etc/libibverbs.d/tbrdma.driver $(PROVIDER_DIR)/libtbrdma-rdmav34.so \
 	$(MODULESLOADDIR)/tbrdma.conf
@@ -116,6 +117,7 @@ install: kernel daemon provider
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/90-tbrdma-eth.rules.in > $(DESTDIR)$(UDEVRULESDIR)/90-tbrdma-eth.rules
 	chmod 0644 $(DESTDIR)$(UDEVRULESDIR)/90-tbrdma-eth.rules
 	$(INSTALL) -D -m 0644 systemd/70-tbrdma.link $(DESTDIR)$(NETWORKDIR)/70-tbrdma.link
+	$(INSTALL) -D -m 0644 systemd/tbrdma-modprobe.conf $(DESTDIR)$(MODPROBEDIR)/tbrdma.conf
 	@if [ "$(MODULES_LOAD)" = yes ]; then set -x; $(INSTALL) -D -m 0644 \
 		systemd/tbrdma-modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/tbrdma.conf; fi
 	$(INSTALL) -D -m 0644 man/tbrdmad.8 $(DESTDIR)$(MANDIR)/man8/tbrdmad.8

@@ -5,14 +5,73 @@
  * One port, RoCE v2 personality: link layer Ethernet, GIDs taken by the RDMA
  * core from the IP addresses of the device's netdev (tbrN). The port is
  * ACTIVE while tbrN has carrier, i.e. while a peer link has a rail up.
+ *
+ * Identity: the node GUID is the EUI-64 of tbrN's MAC (netdev.c routes by
+ * it). With the module parameter host_id (make install's modprobe.d file
+ * passes /etc/machine-id at every load) the MAC is derived from host_id and
+ * the device's slot (0 for tbrdma0, the lowest free one for others), so GUIDs
+ * survive module reloads and reboots and differ between the devices of one
+ * host; without it the MAC is random per load (docs/architecture.md).
  */
+#include <crypto/sha2.h>
 #include <linux/etherdevice.h>
+#include <linux/moduleparam.h>
 #include <net/addrconf.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
 #include "tbrdma.h"
+
+static char *host_id;
+module_param(host_id, charp, 0444);
+MODULE_PARM_DESC(host_id, "this host's stable identity (make install passes /etc/machine-id): device GUIDs derive from it and survive reloads; unset: random per load");
+
+/* An identity shorter than this (or with blanks) is refused at load. */
+#define TBR_HOST_ID_MIN	8
+#define TBR_HOST_ID_MAX	64
+
+int tbr_host_id_check(void)
+{
+	size_t i, len = host_id ? strlen(host_id) : 0;
+
+	if (!len) {
+		pr_info("tbrdma: no host_id: device GUIDs are random and change at every load\n");
+		return 0;
+	}
+	for (i = 0; i < len; i++)
+		if (!isgraph(host_id[i]))
+			break;
+	if (len < TBR_HOST_ID_MIN || len > TBR_HOST_ID_MAX || i < len) {
+		pr_err("tbrdma: host_id must be %d..%d printable characters without blanks\n",
+		       TBR_HOST_ID_MIN, TBR_HOST_ID_MAX);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The MAC of slot @slot's tbrN: the first bytes of SHA-256 over a fixed
+ * label, host_id and the slot (host_id itself, a machine-id, is not to be
+ * shown on the wire), unicast and locally administered. False without
+ * host_id.
+ */
+static bool tbr_dev_stable_mac(unsigned int slot, u8 *mac)
+{
+	u8 digest[SHA256_DIGEST_SIZE];
+	char buf[TBR_HOST_ID_MAX + 32];
+	int len;
+
+	if (!host_id || !*host_id)
+		return false;
+	len = scnprintf(buf, sizeof(buf), "tbrdma node guid v1\n%s\n%u",
+			host_id, slot);
+	sha256(buf, len, digest);
+	memcpy(mac, digest, ETH_ALEN);
+	mac[0] = (mac[0] & ~0x01) | 0x02;
+	memzero_explicit(buf, sizeof(buf));
+	return true;
+}
 
 static int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 			    struct ib_udata *udata)
@@ -142,16 +201,18 @@ static const struct ib_device_ops tbr_dev_ops = {
 };
 
 /*
- * Context: process, may sleep. Creates tbrN and registers tbrdmaN on it.
- * Returns the device or an ERR_PTR.
+ * Context: process, may sleep. Creates tbrN and registers tbrdmaN on it;
+ * @slot picks the stable GUID (see host_id). Returns the device or an
+ * ERR_PTR.
  */
-struct tbr_dev *tbr_dev_create(void)
+struct tbr_dev *tbr_dev_create(unsigned int slot)
 {
 	struct tbr_dev *tdev;
 	struct net_device *ndev;
+	u8 mac[ETH_ALEN];
 	int err;
 
-	ndev = tbr_netdev_create();
+	ndev = tbr_netdev_create(tbr_dev_stable_mac(slot, mac) ? mac : NULL);
 	if (IS_ERR(ndev))
 		return ERR_CAST(ndev);
 

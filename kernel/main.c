@@ -19,6 +19,9 @@ static int __init tbr_init(void)
 	struct tbr_dev *tdev;
 	int err;
 
+	err = tbr_host_id_check();
+	if (err)
+		return err;
 	err = tbr_emu_init();
 	if (err)
 		return err;

@@ -105,8 +105,11 @@ static void tbr_netdev_setup(struct net_device *ndev)
 	eth_hw_addr_random(ndev);
 }
 
-/* Context: process, may sleep. Returns the registered tbrN or an ERR_PTR. */
-struct net_device *tbr_netdev_create(void)
+/*
+ * Context: process, may sleep. Returns the registered tbrN, with MAC @mac
+ * (random if NULL), or an ERR_PTR.
+ */
+struct net_device *tbr_netdev_create(const u8 *mac)
 {
 	struct net_device *ndev;
 	int err;
@@ -115,6 +118,8 @@ struct net_device *tbr_netdev_create(void)
 			    NET_NAME_ENUM, tbr_netdev_setup);
 	if (!ndev)
 		return ERR_PTR(-ENOMEM);
+	if (mac)
+		eth_hw_addr_set(ndev, mac);
 	netif_carrier_off(ndev);
 	err = register_netdev(ndev);
 	if (err)

@@ -721,16 +721,34 @@ struct tbr_dev *tbr_ctl_dev_find(const char *name)
 	return NULL;
 }
 
+/* The lowest slot no device has (0 is the host device's). */
+static unsigned int tbr_ctl_free_slot(bool host)
+{
+	unsigned int slot = host ? 0 : 1;
+	struct tbr_dev *tdev;
+
+again:
+	list_for_each_entry(tdev, &tbr_devices, rails.node) {
+		if (tdev->rails.slot == slot) {
+			slot++;
+			goto again;
+		}
+	}
+	return slot;
+}
+
 struct tbr_dev *tbr_ctl_dev_new(bool host)
 {
+	unsigned int slot = tbr_ctl_free_slot(host);
 	struct tbr_dev *tdev;
 
 	lockdep_assert_held(&tbr_ctl_mutex);
-	tdev = tbr_dev_create();
+	tdev = tbr_dev_create(slot);
 	if (IS_ERR(tdev))
 		return tdev;
 	INIT_LIST_HEAD(&tdev->rails.links);
 	tdev->rails.host = host;
+	tdev->rails.slot = slot;
 	list_add_tail(&tdev->rails.node, &tbr_devices);
 	tbr_nl_dev_event(tdev, TBRDMA_EVENT_NEW);
 	return tdev;

@@ -293,6 +293,7 @@ struct tbr_rails {
 	u32 next_link_id;
 	unsigned int rails_up;		/* over all links; tbr_ctl_mutex */
 	bool host;			/* the module's own device (tbrdma0) */
+	unsigned int slot;		/* GUID derivation: 0 host, lowest free */
 	bool dying;
 };
 

@@ -294,11 +294,12 @@ static inline struct tbr_ucontext *to_tbr_uc(struct ib_ucontext *ibuc)
 }
 
 /* device.c */
-struct tbr_dev *tbr_dev_create(void);
+struct tbr_dev *tbr_dev_create(unsigned int slot);
 void tbr_dev_destroy(struct tbr_dev *tdev);
+int tbr_host_id_check(void);	/* module init: host_id usable? */
 
 /* netdev.c */
-struct net_device *tbr_netdev_create(void);
+struct net_device *tbr_netdev_create(const u8 *mac);
 void tbr_netdev_destroy(struct net_device *ndev);
 void tbr_netdev_bind(struct net_device *ndev, struct tbr_dev *tdev);
 void tbr_netdev_rx(struct tbr_dev *tdev, const void *data, u32 len);

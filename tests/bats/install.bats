@@ -40,6 +40,7 @@ files() {
 	644 /usr/local/lib/udev/rules.d/70-tbrdma.rules
 	644 /usr/local/lib/udev/rules.d/90-tbrdma-eth.rules
 	644 /usr/local/lib/systemd/network/70-tbrdma.link
+	644 /usr/local/lib/modprobe.d/tbrdma.conf
 	644 /usr/local/share/man/man8/tbrdmad.8
 	644 /usr/local/share/man/man8/tbctl.8
 	644 /usr/local/share/man/man5/tbrdmad.conf.5
