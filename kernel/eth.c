@@ -59,37 +59,13 @@
 
 #include "tbrdma.h"
 #include "rail.h"
+#include "core/tbr_eth_wire.h"
 #include "uapi/tbrdma-netlink.h"
 
-#define ETH_TBR_VERSION		1
-#define ETH_TBR_HELLO		1
-#define ETH_TBR_FRAME		2
-#define ETH_TBR_HEARS_YOU	0x01	/* hello flag */
 #define ETH_TBR_FRAME_MIN	256	/* smallest usable negotiated frame */
 #define ETH_TBR_MAX_PEERS	8	/* per binding */
 #define ETH_TBR_EXPIRE_S	60	/* a peer dead this long goes, rail and all */
 #define ETH_TBR_TX_BUDGET	16	/* frames per TX work run */
-
-/* Follows the Ethernet header of every tbrdma frame. */
-struct eth_tbr_hdr {
-	u8 version;		/* ETH_TBR_VERSION */
-	u8 type;		/* ETH_TBR_HELLO, ETH_TBR_FRAME */
-	u8 pdf;			/* FRAME: SOF code << 4 | EOF code */
-	u8 flags;		/* 0 */
-	__be16 len;		/* payload bytes after this header */
-	__be16 rsvd;
-	__be64 src;		/* sender's device GUID */
-	__be64 dst;		/* receiver's device GUID; 0: broadcast hello */
-} __packed;
-
-struct eth_tbr_hello {
-	__be32 session;		/* sender's binding session, random, != 0 */
-	__be32 peer_session;	/* unicast: the receiver's session heard */
-	__be16 max_frame;	/* largest frame the sender receives here */
-	__be16 period_ms;	/* sender's hello period */
-	u8 flags;		/* ETH_TBR_HEARS_YOU (unicast only) */
-	u8 rsvd[3];
-} __packed;
 
 static unsigned int eth_hello_ms = 1000;
 module_param(eth_hello_ms, uint, 0644);
@@ -171,7 +147,7 @@ static unsigned long eth_dead_after(u32 period_ms)
 
 static u32 eth_dev_max_frame(const struct net_device *dev)
 {
-	int mtu = READ_ONCE(dev->mtu) - (int)sizeof(struct eth_tbr_hdr);
+	int mtu = READ_ONCE(dev->mtu) - TBR_ETH_HDR_LEN;
 
 	return mtu < 0 ? 0 : min_t(u32, mtu, TBR_FRAME_SIZE_MAX);
 }
@@ -182,25 +158,24 @@ static struct sk_buff *eth_skb(struct eth_bind *bind, const u8 *dst_mac,
 			       u8 type, u64 dst, u8 pdf, const void *data,
 			       u32 len, gfp_t gfp)
 {
+	struct tbr_eth_hdr h = {
+		.version = TBR_ETH_VERSION,
+		.type = type,
+		.pdf = pdf,
+		.len = len,
+		.src = bind->guid,
+		.dst = dst,
+	};
 	struct net_device *dev = bind->dev;
-	struct eth_tbr_hdr *h;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + sizeof(*h) + len +
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + TBR_ETH_HDR_LEN + len +
 			dev->needed_tailroom, gfp);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
 	skb_reset_network_header(skb);
-	h = skb_put(skb, sizeof(*h));
-	h->version = ETH_TBR_VERSION;
-	h->type = type;
-	h->pdf = pdf;
-	h->flags = 0;
-	h->len = cpu_to_be16(len);
-	h->rsvd = 0;
-	h->src = cpu_to_be64(bind->guid);
-	h->dst = cpu_to_be64(dst);
+	tbr_eth_hdr_build(skb_put(skb, TBR_ETH_HDR_LEN), &h);
 	skb_put_data(skb, data, len);
 	skb->dev = dev;
 	skb->protocol = htons(TBRDMA_ETH_P);
@@ -245,7 +220,7 @@ static void eth_tx_work(struct work_struct *work)
 		ether_addr_copy(mac, peer->mac);
 		spin_unlock_irqrestore(&peer->lock, flags);
 
-		skb = eth_skb(bind, mac, ETH_TBR_FRAME, peer->guid,
+		skb = eth_skb(bind, mac, TBR_ETH_FRAME, peer->guid,
 			      (f->sof << 4) | (f->eof & 0xf), f->buf, f->size,
 			      GFP_KERNEL);
 		local_bh_disable();
@@ -279,16 +254,12 @@ static void eth_tx_retry(struct work_struct *work)
 static void eth_send_hello(struct eth_bind *bind, const u8 *mac, u64 dst,
 			   u32 peer_session, u8 flags)
 {
-	struct eth_tbr_hello hello = {
-		.session = cpu_to_be32(bind->session),
-		.peer_session = cpu_to_be32(peer_session),
-		.max_frame = cpu_to_be16(bind->max_frame),
-		.period_ms = cpu_to_be16(eth_period()),
-		.flags = flags,
-	};
+	u8 hello[TBR_ETH_HELLO_LEN];
 	struct sk_buff *skb;
 
-	skb = eth_skb(bind, mac, ETH_TBR_HELLO, dst, 0, &hello, sizeof(hello),
+	tbr_eth_hello_build(hello, bind->session, peer_session, bind->max_frame,
+			    eth_period(), flags);
+	skb = eth_skb(bind, mac, TBR_ETH_HELLO, dst, 0, hello, sizeof(hello),
 		      GFP_KERNEL);
 	if (!skb)
 		return;
@@ -381,27 +352,24 @@ static struct eth_peer *eth_peer_find(struct eth_bind *bind, u64 guid)
 }
 
 static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
-			 const struct eth_tbr_hdr *h)
+			 const struct tbr_eth_hdr *h)
 {
 	const u8 *smac = eth_hdr(skb)->h_source;
-	const struct eth_tbr_hello *hello;
-	struct eth_tbr_hello buf;
-	u64 src = be64_to_cpu(h->src), dst = be64_to_cpu(h->dst);
+	u8 buf[TBR_ETH_HELLO_LEN];
+	struct tbr_eth_hello hello;
 	struct eth_peer *peer;
 	bool changed = false;
 	unsigned long flags;
-	u32 session, frame, period;
+	u32 session, frame;
+	const u8 *p;
+	u64 src = h->src;
 
-	if (be16_to_cpu(h->len) < sizeof(*hello))
+	p = skb_header_pointer(skb, TBR_ETH_HDR_LEN, sizeof(buf), buf);
+	if (!p || tbr_eth_hello_parse(h, p, sizeof(buf), bind->guid,
+				      bind->session, &hello))
 		return;
-	hello = skb_header_pointer(skb, sizeof(*h), sizeof(buf), &buf);
-	if (!hello)
-		return;
-	session = be32_to_cpu(hello->session);
-	frame = min_t(u32, be16_to_cpu(hello->max_frame), TBR_FRAME_SIZE_MAX);
-	period = clamp_t(u32, be16_to_cpu(hello->period_ms), 50, 10000);
-	if (!session || !src || src == bind->guid || (dst && dst != bind->guid))
-		return;
+	session = hello.session;
+	frame = hello.max_frame;
 	if (!is_valid_ether_addr(smac)) {
 		atomic64_inc(&bind->rx_foreign);
 		return;
@@ -472,19 +440,16 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 		peer->peer_frame = frame;
 		changed = true;
 	}
-	peer->period_ms = period;
+	peer->period_ms = hello.period_ms;
 	WRITE_ONCE(peer->heard_at, jiffies);
 	if (!peer->heard)
 		changed = true;
-	if (dst) {
-		bool hears = (hello->flags & ETH_TBR_HEARS_YOU) &&
-			     be32_to_cpu(hello->peer_session) == bind->session;
-
-		if (hears)
+	if (hello.unicast) {
+		if (hello.hears_us)
 			peer->hears_at = jiffies;
-		if (hears != peer->hears_us)
+		if (hello.hears_us != peer->hears_us)
 			changed = true;
-		peer->hears_us = hears;
+		peer->hears_us = hello.hears_us;
 	}
 	spin_unlock_irqrestore(&bind->lock, flags);
 
@@ -493,17 +458,17 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 }
 
 static void eth_rx_frame(struct eth_bind *bind, struct sk_buff *skb,
-			 const struct eth_tbr_hdr *h)
+			 const struct tbr_eth_hdr *h)
 {
-	u32 len = be16_to_cpu(h->len);
 	struct tbr_frame *f = NULL;
 	struct eth_peer *peer;
 	struct tbr_rail *rail;
 	unsigned long flags;
+	u32 len = h->len;
 
-	if (be64_to_cpu(h->dst) != bind->guid || !len || len > TBR_FRAME_SIZE_MAX)
+	if (tbr_eth_frame_check(h, bind->guid))
 		return;
-	peer = eth_peer_find(bind, be64_to_cpu(h->src));
+	peer = eth_peer_find(bind, h->src);
 	if (!peer)
 		return;
 	spin_lock_irqsave(&peer->lock, flags);
@@ -533,7 +498,7 @@ static void eth_rx_frame(struct eth_bind *bind, struct sk_buff *skb,
 			tbr_rail_count(rail, TBR_CNT_RX_NOBUF, 1);
 		return;
 	}
-	if (skb_copy_bits(skb, sizeof(*h), f->buf, len)) {
+	if (skb_copy_bits(skb, TBR_ETH_HDR_LEN, f->buf, len)) {
 		f->flags = TBR_FRAME_CRC_ERROR;
 		f->size = 0;
 	} else {
@@ -550,25 +515,21 @@ static int eth_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev)
 {
 	struct eth_bind *bind = container_of(pt, struct eth_bind, pt);
-	const struct eth_tbr_hdr *h;
-	u32 len;
+	struct tbr_eth_hdr h;
 
 	if (skb->pkt_type == PACKET_OTHERHOST || skb->pkt_type == PACKET_LOOPBACK)
 		goto out;
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
 		return NET_RX_DROP;
-	if (!pskb_may_pull(skb, sizeof(*h)))
-		goto out;
-	h = (const struct eth_tbr_hdr *)skb->data;
-	len = be16_to_cpu(h->len);
-	if (h->version != ETH_TBR_VERSION || skb->len < sizeof(*h) + len)
+	if (!pskb_may_pull(skb, TBR_ETH_HDR_LEN) ||
+	    tbr_eth_hdr_parse(skb->data, skb->len, &h))
 		goto out;
 	rcu_read_lock();
-	if (h->type == ETH_TBR_HELLO)
-		eth_rx_hello(bind, skb, h);
-	else if (h->type == ETH_TBR_FRAME)
-		eth_rx_frame(bind, skb, h);
+	if (h.type == TBR_ETH_HELLO)
+		eth_rx_hello(bind, skb, &h);
+	else if (h.type == TBR_ETH_FRAME)
+		eth_rx_frame(bind, skb, &h);
 	rcu_read_unlock();
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
@@ -758,7 +719,7 @@ static void eth_bind_sync(struct eth_bind *bind)
 		spin_lock_irqsave(&peer->lock, flags);
 		ether_addr_copy(mac, peer->mac);
 		spin_unlock_irqrestore(&peer->lock, flags);
-		eth_send_hello(bind, mac, peer->guid, session, ETH_TBR_HEARS_YOU);
+		eth_send_hello(bind, mac, peer->guid, session, TBR_ETH_HEARS_YOU);
 	}
 }
 

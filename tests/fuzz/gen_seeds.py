@@ -7,6 +7,7 @@ fuzz_rx:      scripts in fuzz_rx.c's record format exercising each path.
 fuzz_sweep:   tbrdmad management messages (docs/sweep.md), valid and a few broken.
 fuzz_addrmap: guid2addr state files, valid and a few broken.
 fuzz_request: state socket request lines (docs/json.md).
+fuzz_eth:     eth rail frames after the Ethernet header (docs/eth.md): hellos, frames, broken.
 fuzz_nego's seeds are committed as they are (corpus/fuzz_nego).
 """
 import os
@@ -70,6 +71,35 @@ def main(outdir):
         with open(os.path.join(rx, name), "wb") as fh:
             fh.write(data)
     daemon_seeds(outdir)
+    eth_seeds(outdir)
+
+
+def eth_seeds(outdir):
+    self_guid, session = 0x0123456789ABCDEF, 0x5EED1234   # fuzz_eth.c's SELF, SESSION
+
+    def hdr(typ, length, src=0x02AA, dst=0, pdf=0, version=1):
+        return struct.pack(">BBBBHHQQ", version, typ, pdf, 0, length, 0, src, dst)
+
+    def hello(session_, peer=0, frame=4096, period=1000, flags=0):
+        return struct.pack(">IIHHB3x", session_, peer, frame, period, flags)
+
+    seeds = {
+        "hello_bcast": hdr(1, 16) + hello(7),
+        "hello_unicast_hears": hdr(1, 16, dst=self_guid) + hello(7, session, 1476, 200, 1),
+        "hello_unicast_other_session": hdr(1, 16, dst=self_guid) + hello(7, 1, 9000, 20, 1),
+        "hello_from_self": hdr(1, 16, src=self_guid) + hello(7),
+        "hello_session0": hdr(1, 16) + hello(0),
+        "hello_short": hdr(1, 8) + hello(7)[:8],
+        "hello_padded": hdr(1, 16) + hello(7) + bytes(30),
+        "frame_data": hdr(2, 64, dst=self_guid, pdf=0x11) + bytes(range(64)),
+        "frame_mgmt": hdr(2, 32, dst=self_guid, pdf=0x22) + b"TBSW" + bytes(28),
+        "frame_other_dst": hdr(2, 16, dst=5, pdf=0x33) + bytes(16),
+        "frame_empty": hdr(2, 0, dst=self_guid, pdf=0x11),
+        "frame_truncated": hdr(2, 100, dst=self_guid, pdf=0x11) + bytes(10),
+        "bad_version": hdr(1, 16, version=2) + hello(7),
+        "header_only_short": hdr(2, 0)[:20],
+    }
+    write(outdir, "fuzz_eth", seeds)
 
 
 def sweep_rec(guid, seq=1, age=0, prio=100, flags=0, addr=0, master=0,

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbr_eth_wire.c - the eth rail backend's header and HELLO codec and the
+ * checks a received frame meets before the backend looks at its peers
+ * (tbr_eth_wire.h, docs/eth.md).
+ */
+#include "tbr_eth_wire.h"
+
+int tbr_eth_hdr_parse(const u8 *buf, u32 len, struct tbr_eth_hdr *h)
+{
+	if (len < TBR_ETH_HDR_LEN)
+		return -EINVAL;
+	h->version = buf[0];
+	h->type = buf[1];
+	h->pdf = buf[2];
+	h->flags = buf[3];
+	h->len = tbr_get_be16(buf + 4);
+	h->src = tbr_get_be64(buf + 8);
+	h->dst = tbr_get_be64(buf + 16);
+	if (h->version != TBR_ETH_VERSION || len - TBR_ETH_HDR_LEN < h->len)
+		return -EINVAL;
+	return 0;
+}
+
+void tbr_eth_hdr_build(u8 *buf, const struct tbr_eth_hdr *h)
+{
+	buf[0] = h->version;
+	buf[1] = h->type;
+	buf[2] = h->pdf;
+	buf[3] = h->flags;
+	tbr_put_be16(h->len, buf + 4);
+	tbr_put_be16(0, buf + 6);
+	tbr_put_be64(h->src, buf + 8);
+	tbr_put_be64(h->dst, buf + 16);
+}
+
+int tbr_eth_hello_parse(const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
+			u64 self, u32 session, struct tbr_eth_hello *out)
+{
+	u32 v;
+
+	if (h->type != TBR_ETH_HELLO || h->len < TBR_ETH_HELLO_LEN ||
+	    plen < TBR_ETH_HELLO_LEN)
+		return -EINVAL;
+	if (!h->src || h->src == self || (h->dst && h->dst != self))
+		return -EINVAL;
+	out->session = tbr_get_be32(p);
+	if (!out->session)
+		return -EINVAL;
+	out->peer_session = tbr_get_be32(p + 4);
+	v = tbr_get_be16(p + 8);
+	out->max_frame = v < TBR_ETH_FRAME_MAX ? v : TBR_ETH_FRAME_MAX;
+	v = tbr_get_be16(p + 10);
+	out->period_ms = v < TBR_ETH_PERIOD_MIN ? TBR_ETH_PERIOD_MIN :
+			 v > TBR_ETH_PERIOD_MAX ? TBR_ETH_PERIOD_MAX : v;
+	out->flags = p[12];
+	out->unicast = h->dst != 0;
+	out->hears_us = out->unicast && (out->flags & TBR_ETH_HEARS_YOU) &&
+			out->peer_session == session;
+	return 0;
+}
+
+void tbr_eth_hello_build(u8 *buf, u32 session, u32 peer_session,
+			 u32 max_frame, u32 period_ms, u8 flags)
+{
+	tbr_put_be32(session, buf);
+	tbr_put_be32(peer_session, buf + 4);
+	tbr_put_be16((u16)max_frame, buf + 8);
+	tbr_put_be16((u16)period_ms, buf + 10);
+	buf[12] = flags;
+	buf[13] = 0;
+	buf[14] = 0;
+	buf[15] = 0;
+}
+
+int tbr_eth_frame_check(const struct tbr_eth_hdr *h, u64 self)
+{
+	if (h->type != TBR_ETH_FRAME || h->dst != self || !h->len ||
+	    h->len > TBR_ETH_FRAME_MAX)
+		return -EINVAL;
+	return 0;
+}

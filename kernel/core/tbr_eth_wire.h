@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbr_eth_wire.h - the eth rail backend's wire format (docs/eth.md), OS
+ * independent: every check a frame from the segment meets before eth.c
+ * touches a peer, so the same code runs in tbrdma.ko and in the fuzzer
+ * (tests/fuzz/fuzz_eth.c).
+ *
+ * After the Ethernet header: a 24-byte header (big endian), then the
+ * payload: a HELLO (16 bytes) or one rail frame (1..4096 bytes).
+ */
+#ifndef TBR_ETH_WIRE_H
+#define TBR_ETH_WIRE_H
+
+#include "tbr_os.h"
+
+#define TBR_ETH_VERSION		1
+#define TBR_ETH_HELLO		1
+#define TBR_ETH_FRAME		2
+#define TBR_ETH_HDR_LEN		24
+#define TBR_ETH_HELLO_LEN	16
+#define TBR_ETH_HEARS_YOU	0x01	/* hello flag (unicast only) */
+#define TBR_ETH_PERIOD_MIN	50	/* ms; a peer's period is clamped into this */
+#define TBR_ETH_PERIOD_MAX	10000
+#define TBR_ETH_FRAME_MAX	4096	/* TBR_FRAME_SIZE_MAX */
+
+struct tbr_eth_hdr {
+	u8 version;		/* TBR_ETH_VERSION */
+	u8 type;		/* TBR_ETH_HELLO, TBR_ETH_FRAME */
+	u8 pdf;			/* FRAME: SOF code << 4 | EOF code */
+	u8 flags;		/* 0 */
+	u16 len;		/* payload bytes after the header */
+	u64 src;		/* sender's device GUID */
+	u64 dst;		/* receiver's GUID; 0: broadcast hello */
+};
+
+struct tbr_eth_hello {
+	u32 session;		/* sender's binding session, != 0 */
+	u32 peer_session;	/* unicast: the receiver's session heard */
+	u32 max_frame;		/* largest frame the sender receives, <= 4096 */
+	u32 period_ms;		/* sender's period, clamped to 50..10000 */
+	u8 flags;		/* TBR_ETH_HEARS_YOU */
+	bool unicast;		/* dst was our GUID */
+	bool hears_us;		/* unicast, HEARS_YOU, for our current session */
+};
+
+/*
+ * Parse the header at @buf, @len bytes available from it (header and
+ * payload). 0: @h filled, version known, the payload it announces is all
+ * there; -EINVAL otherwise (dropped).
+ */
+int tbr_eth_hdr_parse(const u8 *buf, u32 len, struct tbr_eth_hdr *h);
+void tbr_eth_hdr_build(u8 *buf, const struct tbr_eth_hdr *h);
+
+/*
+ * A HELLO with header @h and payload @p (@plen bytes) as received by a
+ * binding of device @self whose session is @session: 0 and @out filled if
+ * it is for us (broadcast, or unicast to @self) from another device with a
+ * valid session; -EINVAL otherwise. Values out of range are clamped.
+ */
+int tbr_eth_hello_parse(const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
+			u64 self, u32 session, struct tbr_eth_hello *out);
+void tbr_eth_hello_build(u8 *buf, u32 session, u32 peer_session,
+			 u32 max_frame, u32 period_ms, u8 flags);
+
+/*
+ * A FRAME with header @h received by device @self: 0 if it is addressed to
+ * @self and carries 1..TBR_ETH_FRAME_MAX bytes; -EINVAL otherwise.
+ */
+int tbr_eth_frame_check(const struct tbr_eth_hdr *h, u64 self);
+
+#endif /* TBR_ETH_WIRE_H */
