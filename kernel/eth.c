@@ -374,7 +374,6 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 		atomic64_inc(&bind->rx_foreign);
 		return;
 	}
-	atomic64_inc(&bind->hello_rx);
 
 	spin_lock_irqsave(&bind->lock, flags);
 	peer = eth_peer_find(bind, src);
@@ -452,6 +451,7 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 		peer->hears_us = hello.hears_us;
 	}
 	spin_unlock_irqrestore(&bind->lock, flags);
+	atomic64_inc(&bind->hello_rx);
 
 	if (changed)
 		mod_delayed_work(eth_wq, &bind->work, 0);
