@@ -378,36 +378,70 @@ int addrmap_load(AddrMap *m, const char *path, char *why, size_t whylen)
 	return addrmap_parse(m, buf, n, why, whylen);
 }
 
+/* The temporary file is created with O_EXCL|O_NOFOLLOW, so a symlink or file planted at its path
+ * is never followed or truncated: it is removed (unlink removes a link, not its target) and the
+ * creation retried once. After the rename the directory is fsync'd, so the rename is durable. */
+static int create_tmp(const char *tmp)
+{
+	int fd;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST) {
+		if (unlink(tmp) < 0)
+			return negative_errno();
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	}
+	return fd < 0 ? negative_errno() : fd;
+}
+
+static int fsync_parent(const char *path)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	_cleanup_close_ int fd = -1;
+	char *slash;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		return negative_errno();
+	return 0;
+}
+
 int addrmap_save(const AddrMap *m, const char *path)
 {
 	_cleanup_free_ char *text = addrmap_format(m), *tmp = NULL;
 	_cleanup_close_ int fd = -1;
 	size_t len, off = 0;
+	int r;
 
 	if (!text || asprintf(&tmp, "%s.tmp", path) < 0)
 		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = create_tmp(tmp);
 	if (fd < 0)
-		return negative_errno();
+		return fd;
 	len = strlen(text);
 	while (off < len) {
 		ssize_t k = write(fd, text + off, len - off);
 
-		if (k < 0) {
-			int r = negative_errno();
-
-			unlink(tmp);
-			return r;
-		}
+		if (k < 0)
+			goto fail;
 		off += (size_t)k;
 	}
-	if (fsync(fd) < 0 || rename(tmp, path) < 0) {
-		int r = negative_errno();
-
-		unlink(tmp);
-		return r;
-	}
-	return 0;
+	if (fsync(fd) < 0 || rename(tmp, path) < 0)
+		goto fail;
+	return fsync_parent(path);
+fail:
+	r = negative_errno();
+	unlink(tmp);
+	return r;
 }
 
 int allocate(AddrMap *map, const Pool *pool, const uint64_t *guids, const uint32_t *claims,

@@ -86,7 +86,8 @@ int addrmap_set(AddrMap *m, uint64_t guid, uint32_t addr);	/* replaces; -ENOSPC 
 /* text file "guid2addr": parse @text; -EBADMSG with "line N: why" in @why */
 int addrmap_parse(AddrMap *m, const char *text, size_t len, char *why, size_t whylen);
 char *addrmap_format(const AddrMap *m);		/* malloc'd text */
-/* file I/O: load (missing file: empty map, 0), save with write to tmp + fsync + rename */
+/* file I/O: load (missing file: empty map, 0), save: tmp file (O_EXCL|O_NOFOLLOW) + fsync +
+ * rename + fsync of the directory */
 int addrmap_load(AddrMap *m, const char *path, char *why, size_t whylen);
 int addrmap_save(const AddrMap *m, const char *path);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <errno.h>
@@ -331,6 +332,44 @@ static void test_map_file(void **state)
 	rmdir(dir);
 }
 
+/* issue 13 item 14: a symlink planted at the temporary path is not followed (the victim keeps
+ * its contents, the map is written as a regular file), and no temporary file is left behind */
+static void test_map_save_symlink(void **state)
+{
+	static AddrMap m, m2;
+	char why[128], dir[] = "/tmp/test_fabricXXXXXX", path[256], tmp[300], victim[256];
+	char got[64] = "";
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	addrmap_set(&m, 0x0002c9fffe000001ull, A(10, 99, 0, 1));
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/guid2addr", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(addrmap_save(&m, path), 0);
+	f = fopen(victim, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "precious\n");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(lstat(tmp, &st), -1);
+	assert_int_equal(addrmap_load(&m2, path, why, sizeof(why)), 0);
+	assert_int_equal(addrmap_get(&m2, 0x0002c9fffe000001ull), A(10, 99, 0, 1));
+	unlink(path);
+	unlink(victim);
+	rmdir(dir);
+}
+
 static void test_map_hostile(void **state)
 {
 	static AddrMap m;
@@ -383,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_pool6),
 		cmocka_unit_test(test_allocate),
 		cmocka_unit_test(test_map_file),
+		cmocka_unit_test(test_map_save_symlink),
 		cmocka_unit_test(test_map_hostile),
 	};
 
