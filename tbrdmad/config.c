@@ -27,6 +27,7 @@ int config_init(Config *c)
 		.refresh_usec = 2 * USEC_PER_SEC,
 		.retry_usec = 1 * USEC_PER_SEC,
 		.max_clients = 256,
+		.max_clients_per_user = 16,
 		.log_level = LOG_INFO,
 		.family = strdup("tbrdma"),
 		.sweep = 1,
@@ -91,6 +92,19 @@ static int parse_uint(const char *v, int base, unsigned long max, unsigned *out)
 	return 0;
 }
 
+/* 1..65536; *out unchanged on error */
+static int parse_count(const char *v, unsigned *out)
+{
+	unsigned x;
+	int k = parse_uint(v, 10, 65536, &x);
+
+	if (!k && x == 0)
+		k = -EINVAL;
+	if (!k)
+		*out = x;
+	return k;
+}
+
 static int set_str(char **dst, const char *v)
 {
 	char *s = strdup(v);
@@ -130,13 +144,9 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 	} else if (!strcmp(key, "RetrySec")) {
 		k = parse_sec(v, &c->retry_usec);
 	} else if (!strcmp(key, "MaxClients")) {
-		unsigned x;
-
-		k = parse_uint(v, 10, 65536, &x);
-		if (!k && x == 0)
-			k = -EINVAL;
-		if (!k)
-			c->max_clients = x;
+		k = parse_count(v, &c->max_clients);
+	} else if (!strcmp(key, "MaxClientsPerUser")) {
+		k = parse_count(v, &c->max_clients_per_user);
 	} else if (!strcmp(key, "LogLevel")) {
 		k = log_level_from_string(v);
 		if (k >= 0) {

@@ -13,6 +13,7 @@ typedef struct Config {
 	uint64_t refresh_usec;	/* RefreshSec= */
 	uint64_t retry_usec;	/* RetrySec= */
 	unsigned max_clients;	/* MaxClients= */
+	unsigned max_clients_per_user;	/* MaxClientsPerUser= (root: no per-uid limit) */
 	int log_level;		/* LogLevel= */
 	char *family;		/* GenlFamily= (tests only) */
 	/* the sweep (docs/sweep.md) */

@@ -24,6 +24,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.refresh_usec, 2000000);
 	assert_int_equal(c.retry_usec, 1000000);
 	assert_int_equal(c.max_clients, 256);
+	assert_int_equal(c.max_clients_per_user, 16);
 	assert_string_equal(c.family, "tbrdma");
 	/* a missing file is fine */
 	assert_int_equal(config_load(&c, "/nonexistent/tbrdmad.conf"), 0);
@@ -48,6 +49,7 @@ static void test_parse(void **state)
 		"RefreshSec=0.5\n"
 		"RetrySec=3\n"
 		"MaxClients=10\n"
+		"MaxClientsPerUser=3\n"
 		"LogLevel=debug\n", "t"), 0);
 	assert_string_equal(c.socket_path, "/tmp/x.sock");
 	assert_int_equal(c.socket_mode, 0660);
@@ -56,6 +58,7 @@ static void test_parse(void **state)
 	assert_int_equal(c.refresh_usec, 500000);
 	assert_int_equal(c.retry_usec, 3000000);
 	assert_int_equal(c.max_clients, 10);
+	assert_int_equal(c.max_clients_per_user, 3);
 	assert_int_equal(c.log_level, LOG_DEBUG);
 	/* Device= empty: back to every device */
 	config_parse_string(&c, "Device=\n", "t");
@@ -76,6 +79,7 @@ static void test_bad_values_ignored(void **state)
 		"RefreshSec=0\n"
 		"RetrySec=abc\n"
 		"MaxClients=0\n"
+		"MaxClientsPerUser=0\n"
 		"MaxClients=-5\n"
 		"LogLevel=loud\n"
 		"Unknown=1\n"
@@ -88,6 +92,7 @@ static void test_bad_values_ignored(void **state)
 	assert_int_equal(c.refresh_usec, 2000000);
 	assert_int_equal(c.retry_usec, 1000000);
 	assert_int_equal(c.max_clients, 256);
+	assert_int_equal(c.max_clients_per_user, 16);
 	assert_int_equal(c.log_level, LOG_INFO);
 	config_done(&c);
 	log_set_max_level(LOG_INFO);
