@@ -36,6 +36,7 @@ int config_init(Config *c)
 		.priority = 100,
 		.hello_usec = 1 * USEC_PER_SEC,
 		.dead_usec = 4 * USEC_PER_SEC,
+		.map_keep_days = 30,
 	};
 	if (!c->socket_path || !c->state_dir || !c->family || !c->pool || !c->pool6)
 		return -ENOMEM;
@@ -182,6 +183,8 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 		k = parse_sec(v, &c->hello_usec);
 	} else if (!strcmp(key, "DeadSec")) {
 		k = parse_sec(v, &c->dead_usec);
+	} else if (!strcmp(key, "MapKeepDays")) {
+		k = parse_count(v, &c->map_keep_days);
 	} else {
 		log_warning("%s:%u: unknown key %s, ignoring", fname, line, key);
 		return 0;

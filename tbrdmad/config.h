@@ -23,6 +23,7 @@ typedef struct Config {
 	unsigned priority;	/* Priority= 0..255, highest wins the election */
 	uint64_t hello_usec;	/* HelloSec= light sweep period */
 	uint64_t dead_usec;	/* DeadSec= a host not heard of for this long is gone */
+	unsigned map_keep_days;	/* MapKeepDays= guid2addr entries of hosts gone this long expire */
 } Config;
 
 int config_init(Config *c);	/* defaults; -ENOMEM */

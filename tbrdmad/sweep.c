@@ -113,11 +113,13 @@ static void set_self(Sweep *s, const Device *d)
 {
 	HostRecord *self;
 	const Model *mo = &s->m->model;
+	uint64_t seq;
 
 	if (s->db.self != d->guid) {
 		/* first time, or another device: start over */
 		s->db.n_hosts = 0;
 		s->db.self = d->guid;
+		s->db.seq_floor = 0;
 	}
 	self = fabric_find(&s->db, d->guid);
 	if (!self) {
@@ -127,7 +129,13 @@ static void set_self(Sweep *s, const Device *d)
 		s->db.n_hosts++;
 		self->guid = d->guid;
 	}
-	self->seq = real_usec();
+	/* newer than our last generation and than any copy of our GUID someone sent */
+	seq = real_usec();
+	if (seq <= self->seq)
+		seq = self->seq + 1;
+	if (seq < s->db.seq_floor)
+		seq = s->db.seq_floor;
+	self->seq = seq;
 	self->origin_usec = mono_usec();
 	self->age_ms = 0;
 	self->priority = (uint8_t)s->m->config.priority;
@@ -230,8 +238,10 @@ static void run(Sweep *s)
 {
 	const Device *d;
 	HostRecord *self, *mr;
-	uint64_t master, digest, now = mono_usec();
-	uint32_t want = 0;
+	uint64_t master, digest, now = mono_usec(), guids[FABRIC_HOSTS_MAX];
+	uint32_t want = 0, claims[FABRIC_HOSTS_MAX];
+	bool reach[FABRIC_HOSTS_MAX], dirty = false;
+	size_t n = 0;
 	int gone;
 
 	if (!s->m->kernel_present || !(d = our_device(s)) || !d->guid)
@@ -302,18 +312,19 @@ static void run(Sweep *s)
 	self->master = master;
 	self->flags = master == s->db.self ? REC_FLAG_MASTER : 0;
 
-	/* assignment */
+	/* assignment, only for hosts reachable over two-way links: a record nobody we can reach
+	 * vouches for (a forged one) gets no address and no map entry */
+	fabric_reachable(&s->db, reach);
+	for (size_t i = 0; i < s->db.n_hosts; i++) {
+		if (!reach[i])
+			continue;
+		guids[n] = s->db.hosts[i].guid;
+		claims[n++] = s->db.hosts[i].addr;
+	}
 	if (master == s->db.self) {
-		uint64_t guids[FABRIC_HOSTS_MAX];
-		uint32_t claims[FABRIC_HOSTS_MAX], out[FABRIC_HOSTS_MAX];
-		size_t n = s->db.n_hosts;
+		uint32_t out[FABRIC_HOSTS_MAX];
 
-		for (size_t i = 0; i < n; i++) {
-			guids[i] = s->db.hosts[i].guid;
-			claims[i] = s->db.hosts[i].addr;
-		}
-		if (allocate(&s->map, &s->pool, guids, claims, n, out) > 0)
-			save_map(s);
+		dirty |= allocate(&s->map, &s->pool, guids, claims, n, out) > 0;
 		self->n_assign = 0;
 		for (size_t i = 0; i < n && i < FABRIC_ASSIGN_MAX; i++) {
 			if (!out[i]) {
@@ -331,19 +342,19 @@ static void run(Sweep *s)
 	} else {
 		self->n_assign = 0;
 		mr = fabric_find(&s->db, master);
-		if (mr) {
-			bool changed = false;
-
-			for (unsigned j = 0; j < mr->n_assign; j++)
-				if (pool_contains(&s->pool, mr->assign[j].addr) &&
-				    addrmap_get(&s->map, mr->assign[j].guid) != mr->assign[j].addr) {
-					addrmap_set(&s->map, mr->assign[j].guid, mr->assign[j].addr);
-					changed = true;
-				}
-			if (changed)
-				save_map(s);
-		}
+		for (unsigned j = 0; mr && j < mr->n_assign; j++)
+			if (addrmap_get(&s->map, mr->assign[j].guid) != mr->assign[j].addr) {
+				addrmap_set(&s->map, mr->assign[j].guid, mr->assign[j].addr);
+				dirty = true;
+			}
 	}
+	/* map entries of live hosts are refreshed, those of hosts gone for MapKeepDays= expire */
+	for (size_t i = 0; i < n; i++)
+		dirty |= addrmap_touch(&s->map, guids[i], real_usec() / 1000000) > 0;
+	dirty |= addrmap_expire(&s->map, real_usec() / 1000000,
+				(uint64_t)s->m->config.map_keep_days * 86400) > 0;
+	if (dirty)
+		save_map(s);
 	mr = fabric_find(&s->db, master);
 	for (unsigned j = 0; mr && j < mr->n_assign; j++)
 		if (mr->assign[j].guid == s->db.self)
@@ -420,8 +431,12 @@ static void mgmt_cb(void *userdata, const char *device, uint32_t link, uint64_t 
 		return;
 	}
 	for (unsigned i = 0; i < msg.n_records; i++) {
-		r = fabric_merge(&s->db, &msg.rec[i], now);
-		if (r < 0) {
+		r = fabric_merge(&s->db, &msg.rec[i], now, real_usec());
+		if (r == -EBADMSG) {
+			guid_to_string(msg.rec[i].guid, g);
+			log_debug("sweep: refused the record of %s from link %u: %s", g, link,
+				  s->db.why);
+		} else if (r < 0) {
 			log_warning("sweep: fabric larger than %d hosts", FABRIC_HOSTS_MAX);
 			break;
 		}
@@ -465,6 +480,7 @@ int sweep_new(Manager *m, Sweep **ret)
 		free(s);
 		return log_error_errno(EINVAL, "sweep: bad Pool= %s", m->config.pool);
 	}
+	s->db.pool = s->pool;
 	if (pool6_parse(&s->pool6, m->config.pool6) < 0) {
 		railneg_free(s->neg);
 		free(s);
@@ -551,7 +567,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 		    *addrs = json_object_new_array(), *st = json_object_new_object();
 	HostRecord *mr;
 	uint64_t now = mono_usec();
-	bool converged = s->db.n_hosts > 0;
+	bool converged = s->db.n_hosts > 0, reach[FABRIC_HOSTS_MAX];
 
 	json_object_object_add(o, "device", s->device[0] ? json_object_new_string(s->device) : NULL);
 	json_object_object_add(o, "netdev", s->netdev[0] ? json_object_new_string(s->netdev) : NULL);
@@ -566,6 +582,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 	json_object_object_add(o, "pool6", s->pool6.enabled ?
 			       json_object_new_string(s->m->config.pool6) : NULL);
 	json_object_object_add(o, "address6", s->addr6_netdev[0] ? addr6_json(s, s->db.self) : NULL);
+	fabric_reachable(&s->db, reach);
 	for (size_t i = 0; i < s->db.n_hosts; i++) {
 		HostRecord *h = &s->db.hosts[i];
 		json_object *x = json_object_new_object(), *nb = json_object_new_array();
@@ -581,6 +598,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 		json_object_object_add(x, "epoch", json_object_new_int64(h->epoch));
 		json_object_object_add(x, "age_ms", json_object_new_int64(
 			h->guid == s->db.self ? 0 : (int64_t)((now - h->origin_usec) / 1000)));
+		json_object_object_add(x, "reachable", json_object_new_boolean(reach[i]));
 		for (unsigned j = 0; j < h->n_neigh; j++) {
 			json_object_array_add(nb, guid_json(h->neigh[j]));
 			if (h->guid < h->neigh[j] && fabric_find(&s->db, h->neigh[j])) {
@@ -612,5 +630,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 	json_object_object_add(st, "tx_errors", json_object_new_uint64(s->tx_err));
 	json_object_object_add(st, "rx", json_object_new_uint64(s->rx));
 	json_object_object_add(st, "rx_dropped", json_object_new_uint64(s->rx_bad));
+	json_object_object_add(st, "records_refused", json_object_new_uint64(s->db.rejected));
+	json_object_object_add(st, "records_evicted", json_object_new_uint64(s->db.evicted));
 	json_object_object_add(o, "sweeps", st);
 }

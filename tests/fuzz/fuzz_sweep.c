@@ -13,19 +13,24 @@
  *   was (the decoder refuses trailing bytes) and decodes again to the same
  *   message;
  * - its records merge into a fabric database as the daemon does (sweep.c)
- *   without overflowing it, and the election picks one of the hosts.
+ *   without overflowing it; every record merged passed fabric_validate()
+ *   (generation window, addresses in the pool, assignments only from a
+ *   master); the election picks a host reachable from ours, or ours.
  * On what rails_decode() accepts:
  * - it re-encodes (rails_encode) to the same bytes but the reserved ones and
  *   decodes again to the same message;
  * - the agreement with a local advertisement is symmetric and never has more
  *   rails (or rails up) than either side, and its mask has one bit per rail.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fabric.h"
 #include "negotiate.h"
+
+#define REAL 1700000000000000ULL	/* CLOCK_REALTIME µs of the merge */
 
 static SweepMsg m, m2;
 static Fabric db;
@@ -91,16 +96,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    memcmp(&m, &m2, sizeof(m)))
 			abort();
 	}
+	memset(&db, 0, sizeof(db));
 	db.self = 1;
-	db.n_hosts = 0;
 	db.dead_usec = 10 * 1000000ull;
-	for (unsigned i = 0; i < m.n_records && i < FABRIC_HOSTS_MAX; i++)
-		if (fabric_merge(&db, &m.rec[i], 20 * 1000000ull) < 0)
-			abort();	/* at most FABRIC_HOSTS_MAX distinct GUIDs */
+	pool_parse(&db.pool, "10.99.0.0/24");
+	db.hosts[0] = (HostRecord){ .guid = 1, .n_neigh = 1, .neigh = { m.sender } };
+	db.n_hosts = 1;
+	for (unsigned i = 0; i < m.n_records && i < FABRIC_HOSTS_MAX; i++) {
+		int v = fabric_validate(&db, &m.rec[i], REAL, why, sizeof(why));
+		int r = fabric_merge(&db, &m.rec[i], 20 * 1000000ull, REAL);
+
+		if ((v < 0) != (r == -EBADMSG) || (r < 0 && r != -EBADMSG && r != -ENOSPC))
+			abort();
+	}
 	if (db.n_hosts > FABRIC_HOSTS_MAX)
 		abort();
+	for (size_t i = 1; i < db.n_hosts; i++)
+		if (fabric_validate(&db, &db.hosts[i], REAL, why, sizeof(why)))
+			abort();
 	best = fabric_elect(&db);
-	if (db.n_hosts && !fabric_find(&db, best))
+	if (!fabric_find(&db, best))
 		abort();
 	fabric_expire(&db, 40 * 1000000ull);
 	return 0;
