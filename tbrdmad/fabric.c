@@ -80,6 +80,34 @@ int sweep_encode(const SweepMsg *m, uint8_t *buf, size_t len)
 	return (int)off;
 }
 
+int sweep_fragment(const SweepMsg *m, size_t frame, unsigned *pos, SweepMsg *out,
+		   unsigned *skipped)
+{
+	size_t used = SWEEP_HDR_LEN + rec_len(&m->rec[0]);
+
+	if (!m->n_records || used > frame)
+		return -EMSGSIZE;
+	if (*pos == 0)
+		*pos = 1;
+	else if (*pos >= m->n_records)
+		return 0;
+	*out = *m;
+	out->n_records = 1;
+	for (; *pos < m->n_records; ++*pos) {
+		size_t rl = rec_len(&m->rec[*pos]);
+
+		if (used + rl <= frame) {
+			out->rec[out->n_records++] = m->rec[*pos];
+			used += rl;
+		} else if (SWEEP_HDR_LEN + rec_len(&m->rec[0]) + rl > frame) {
+			++*skipped;		/* would not fit any message */
+		} else {
+			break;			/* next message */
+		}
+	}
+	return out->n_records;
+}
+
 static int bad(char *why, size_t n, int err, const char *fmt, ...)
 {
 	va_list ap;

@@ -48,6 +48,13 @@ typedef struct SweepMsg {
 
 /* encodes into @buf (@len bytes); returns the length, or -EMSGSIZE */
 int sweep_encode(const SweepMsg *m, uint8_t *buf, size_t len);
+/* Fragments: the next message of at most @frame bytes (encoded) out of @m, whose rec[0] is the
+ * sender's: @out gets @m's header, rec[0] and, from *@pos on, the records that fit. Start with
+ * *@pos = 0. Returns the message's record count (>= 1), 0 when every record was sent, or
+ * -EMSGSIZE when rec[0] alone does not fit. A record too big to go with rec[0] in any message is
+ * skipped and counted in *@skipped. Every message is a complete STATE message on its own. */
+int sweep_fragment(const SweepMsg *m, size_t frame, unsigned *pos, SweepMsg *out,
+		   unsigned *skipped);
 /* strict decode of untrusted bytes: 0, or -EBADMSG/-EPROTONOSUPPORT with the reason in @why */
 int sweep_decode(SweepMsg *m, const uint8_t *buf, size_t len, char *why, size_t whylen);
 

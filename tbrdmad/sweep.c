@@ -50,6 +50,10 @@ struct Sweep {
 	uint64_t start_usec;		/* first run with our device: discovery for 2 hellos */
 	bool pending_heavy;		/* forced by request */
 	RailNeg *neg;			/* rail negotiation per link */
+	struct {			/* what frame_warn() last said per link */
+		uint32_t link, frame;
+		unsigned parts, skipped;
+	} split[FABRIC_NEIGH_MAX];
 };
 
 static uint64_t mono_usec(void)
@@ -154,14 +158,48 @@ static void set_self(Sweep *s, const Device *d)
 	}
 }
 
+/* Logs at warning level, once per change, that link @l's frame size splits the database into
+ * @parts messages (or leaves @skipped records out, or, @parts 0, nothing fits): a small frame (an eth rail at MTU 1500) must
+ * not partition the fabric silently. */
+static void frame_warn(Sweep *s, const Link *l, uint32_t frame, unsigned parts, unsigned skipped)
+{
+	size_t i, free_slot = ELEMENTSOF(s->split);
+
+	for (i = 0; i < ELEMENTSOF(s->split); i++) {
+		if (s->split[i].link == l->id)
+			break;
+		if (!s->split[i].link && free_slot == ELEMENTSOF(s->split))
+			free_slot = i;
+	}
+	if (i == ELEMENTSOF(s->split)) {
+		if (parts == 1 && !skipped)
+			return;
+		i = free_slot < ELEMENTSOF(s->split) ? free_slot : 0;
+	} else if (s->split[i].frame == frame && s->split[i].parts == parts &&
+		   s->split[i].skipped == skipped) {
+		return;
+	}
+	if (!parts)
+		log_warning("sweep: link %u: frame size %u is too small for our own record, "
+			    "nothing sent", l->id, frame);
+	else if (skipped)
+		log_warning("sweep: link %u: frame size %u: %u record(s) do not fit with ours, not sent",
+			    l->id, frame, skipped);
+	else if (parts > 1)
+		log_warning("sweep: link %u: frame size %u: the database is sent in %u messages",
+			    l->id, frame, parts);
+	s->split[i].link = l->id;
+	s->split[i].frame = frame;
+	s->split[i].parts = parts;
+	s->split[i].skipped = skipped;
+}
+
 static void send_all(Sweep *s, const Device *d)
 {
-	static SweepMsg msg;
+	static SweepMsg msg, part;
 	uint8_t buf[SWEEP_MSG_MAX];
 	uint64_t now = mono_usec();
-	size_t used = SWEEP_HDR_LEN;
 	const Model *mo = &s->m->model;
-	int len;
 
 	memset(&msg, 0, sizeof(msg));
 	msg.type = SWEEP_TYPE_STATE;
@@ -170,35 +208,47 @@ static void send_all(Sweep *s, const Device *d)
 	msg.epoch = s->epoch;
 	msg.priority = (uint8_t)s->m->config.priority;
 	for (size_t i = 0; i < s->db.n_hosts; i++) {
-		HostRecord r = s->db.hosts[i];
-		uint64_t age = now > r.origin_usec ? now - r.origin_usec : 0;
-		size_t rl = SWEEP_REC_LEN + 8u * r.n_neigh + 12u * r.n_assign;
+		HostRecord *r = &msg.rec[msg.n_records++];
+		uint64_t age;
 
-		if (used + rl > sizeof(buf))
-			break;
-		used += rl;
-		r.age_ms = (uint32_t)(age / 1000);
-		msg.rec[msg.n_records++] = r;
-	}
-	len = sweep_encode(&msg, buf, sizeof(buf));
-	if (len < 0) {
-		log_warning_errno(len, "sweep: encoding: %m");
-		return;
+		*r = s->db.hosts[i];
+		age = now > r->origin_usec ? now - r->origin_usec : 0;
+		r->age_ms = (uint32_t)(age / 1000);
 	}
 	for (size_t i = 0; i < mo->n_links; i++) {
 		const Link *l = &mo->links[i];
-		char err[256] = "";
-		int r;
+		uint32_t frame = l->has_max_frame && l->max_frame < sizeof(buf) ? l->max_frame :
+			sizeof(buf);
+		unsigned pos = 0, parts = 0, skipped = 0;
+		int n;
 
 		if (strcmp(l->device, d->name) || !l->up)
 			continue;
-		r = kernel_mgmt_send(&s->m->kernel, d->name, l->id, buf, (size_t)len, err, sizeof(err));
-		if (r < 0) {
-			s->tx_err++;
-			log_debug_errno(r, "sweep: MGMT_SEND %s/%u: %m %s", d->name, l->id, err);
-		} else {
-			s->tx++;
+		while ((n = sweep_fragment(&msg, frame, &pos, &part, &skipped)) > 0) {
+			char err[256] = "";
+			int len = sweep_encode(&part, buf, frame);
+			int r;
+
+			if (len < 0) {
+				log_warning_errno(len, "sweep: encoding: %m");
+				break;
+			}
+			parts++;
+			r = kernel_mgmt_send(&s->m->kernel, d->name, l->id, buf, (size_t)len, err,
+					     sizeof(err));
+			if (r < 0) {
+				s->tx_err++;
+				if (r == -EMSGSIZE)
+					log_warning_errno(r, "sweep: MGMT_SEND %s/%u, %d bytes: %m %s",
+							  d->name, l->id, len, err);
+				else
+					log_debug_errno(r, "sweep: MGMT_SEND %s/%u: %m %s", d->name,
+							l->id, err);
+			} else {
+				s->tx++;
+			}
 		}
+		frame_warn(s, l, frame, parts, skipped);
 	}
 }
 

@@ -141,6 +141,65 @@ static void test_codec_hostile(void **state)
 	}
 }
 
+/* issue 13 item 12: a database of 40 hosts (one master record with 40 assignments) split to
+ * the link's frame size; every message decodes on its own, every record arrives once */
+static void test_fragment(void **state)
+{
+	static SweepMsg all, part, back;
+	static const size_t frames[] = { 4096, 1500, 600, 1024 };
+	unsigned seen[40];
+	char why[128];
+
+	(void)state;
+	memset(&all, 0, sizeof(all));
+	all.type = SWEEP_TYPE_STATE;
+	all.sender = 0x100;
+	all.n_records = 40;
+	for (unsigned i = 0; i < 40; i++) {
+		HostRecord *r = &all.rec[i];
+
+		*r = (HostRecord){ .guid = 0x100 + i, .seq = i + 1, .n_neigh = 2,
+				   .neigh = { 0x100 + (i + 39) % 40, 0x100 + (i + 1) % 40 } };
+	}
+	all.rec[5].flags = REC_FLAG_MASTER;	/* 44 + 16 + 40 * 12 = 540 bytes */
+	all.rec[5].n_assign = 40;
+	for (unsigned i = 0; i < 40; i++) {
+		all.rec[5].assign[i].guid = 0x100 + i;
+		all.rec[5].assign[i].addr = A(10, 99, 0, 1 + i);
+	}
+	/* the whole database is 32 + 40 * 60 + 480 = 2912 bytes */
+	for (size_t f = 0; f < sizeof(frames) / sizeof(frames[0]); f++) {
+		unsigned pos = 0, skipped = 0, msgs = 0;
+		int n;
+
+		memset(seen, 0, sizeof(seen));
+		while ((n = sweep_fragment(&all, frames[f], &pos, &part, &skipped)) > 0) {
+			int len = sweep_encode(&part, buf, frames[f]);
+
+			assert_true(len > 0);
+			assert_true((size_t)len <= frames[f]);
+			assert_int_equal(sweep_decode(&back, buf, (size_t)len, why, sizeof(why)), 0);
+			assert_int_equal(back.rec[0].guid, 0x100);
+			for (unsigned i = 0; i < back.n_records; i++)
+				seen[back.rec[i].guid - 0x100]++;
+			msgs++;
+		}
+		assert_int_equal(n, 0);
+		for (unsigned i = 1; i < 40; i++)
+			assert_int_equal(seen[i], frames[f] == 600 && i == 5 ? 0 : 1);
+		assert_int_equal(seen[0], msgs);	/* ours leads every message */
+		assert_int_equal(skipped, frames[f] == 600);	/* 32 + 60 + 540 > 600 */
+		if (frames[f] == 4096)
+			assert_int_equal(msgs, 1);
+		else
+			assert_true(msgs >= 2);
+	}
+	/* a frame too small for our own record */
+	unsigned pos = 0, skipped = 0;
+
+	assert_int_equal(sweep_fragment(&all, 80, &pos, &part, &skipped), -EMSGSIZE);
+}
+
 static void test_election(void **state)
 {
 	Fabric f = { .self = 5, .dead_usec = 4000000 };
@@ -555,6 +614,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_codec_roundtrip),
 		cmocka_unit_test(test_codec_hostile),
+		cmocka_unit_test(test_fragment),
 		cmocka_unit_test(test_election),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_forged),
