@@ -51,6 +51,7 @@ void config_done(Config *c)
 	free(c->family);
 	free(c->pool);
 	free(c->pool6);
+	free(c->fabric_key_file);
 	*c = (Config){ 0 };
 }
 
@@ -183,6 +184,10 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 		k = parse_sec(v, &c->hello_usec);
 	} else if (!strcmp(key, "DeadSec")) {
 		k = parse_sec(v, &c->dead_usec);
+	} else if (!strcmp(key, "FabricKeyFile")) {
+		if (v[0] && v[0] != '/')
+			goto bad;
+		return set_str(&c->fabric_key_file, v);
 	} else if (!strcmp(key, "MapKeepDays")) {
 		k = parse_count(v, &c->map_keep_days);
 	} else {

@@ -23,6 +23,7 @@ typedef struct Config {
 	unsigned priority;	/* Priority= 0..255, highest wins the election */
 	uint64_t hello_usec;	/* HelloSec= light sweep period */
 	uint64_t dead_usec;	/* DeadSec= a host not heard of for this long is gone */
+	char *fabric_key_file;	/* FabricKeyFile= ("" / unset: no fabric key) */
 	unsigned map_keep_days;	/* MapKeepDays= guid2addr entries of hosts gone this long expire */
 } Config;
 

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "addr.h"
+#include "auth.h"
 #include "fabric.h"
 #include "json.h"
 #include "log.h"
@@ -46,6 +47,8 @@ struct Sweep {
 	uint32_t want;			/* what the master says */
 	bool claimed;			/* looked at tbrN's addresses once */
 	uint64_t light, heavy, tx, rx, rx_bad, tx_err;
+	uint64_t rx_unauth;		/* dropped by auth_unwrap() */
+	Auth *auth;			/* FabricKeyFile=, NULL: no key */
 	uint64_t last_heavy_usec;
 	uint64_t start_usec;		/* first run with our device: discovery for 2 hellos */
 	bool pending_heavy;		/* forced by request */
@@ -194,6 +197,20 @@ static void frame_warn(Sweep *s, const Link *l, uint32_t frame, unsigned parts, 
 	s->split[i].skipped = skipped;
 }
 
+int sweep_mgmt_send(Sweep *s, const char *device, const Link *l, const uint8_t *data, size_t len,
+		    char *err, size_t errlen)
+{
+	uint8_t buf[SWEEP_MSG_MAX];
+	int n;
+
+	if (!s->auth)
+		return kernel_mgmt_send(&s->m->kernel, device, l->id, data, len, err, errlen);
+	n = auth_wrap(s->auth, l->peer_guid, data, len, buf, sizeof(buf), real_usec());
+	if (n < 0)
+		return n;
+	return kernel_mgmt_send(&s->m->kernel, device, l->id, buf, (size_t)n, err, errlen);
+}
+
 static void send_all(Sweep *s, const Device *d)
 {
 	static SweepMsg msg, part;
@@ -224,6 +241,8 @@ static void send_all(Sweep *s, const Device *d)
 
 		if (strcmp(l->device, d->name) || !l->up)
 			continue;
+		if (s->auth)
+			frame = frame > AUTH_OVERHEAD ? frame - AUTH_OVERHEAD : 0;
 		while ((n = sweep_fragment(&msg, frame, &pos, &part, &skipped)) > 0) {
 			char err[256] = "";
 			int len = sweep_encode(&part, buf, frame);
@@ -234,8 +253,7 @@ static void send_all(Sweep *s, const Device *d)
 				break;
 			}
 			parts++;
-			r = kernel_mgmt_send(&s->m->kernel, d->name, l->id, buf, (size_t)len, err,
-					     sizeof(err));
+			r = sweep_mgmt_send(s, d->name, l, buf, (size_t)len, err, sizeof(err));
 			if (r < 0) {
 				s->tx_err++;
 				if (r == -EMSGSIZE)
@@ -463,6 +481,16 @@ static void mgmt_cb(void *userdata, const char *device, uint32_t link, uint64_t 
 
 	if (!s->device[0] || strcmp(device, s->device))
 		return;		/* another host's device (the genl family is not netns-aware) */
+	if (s->auth) {
+		r = auth_unwrap(s->auth, s->db.self, peer, data, len, &data, &len, real_usec(), why,
+				sizeof(why));
+		if (r < 0) {
+			s->rx_unauth++;
+			guid_to_string(peer, g);
+			log_debug("sweep: dropped a datagram from %s on link %u: %s", g, link, why);
+			return;
+		}
+	}
 	if (len >= 6 && data[5] == SWEEP_TYPE_RAILS) {
 		railneg_recv(s->neg, link, peer, data, len);
 		return;
@@ -522,18 +550,28 @@ int sweep_new(Manager *m, Sweep **ret)
 	s->db.dead_usec = m->config.dead_usec;
 	s->neg = railneg_new(m);
 	if (!s->neg) {
-		free(s);
+		sweep_free(s);
 		return -ENOMEM;
 	}
 	if (pool_parse(&s->pool, m->config.pool) < 0) {
-		railneg_free(s->neg);
-		free(s);
+		sweep_free(s);
 		return log_error_errno(EINVAL, "sweep: bad Pool= %s", m->config.pool);
 	}
 	s->db.pool = s->pool;
+	if (m->config.fabric_key_file && m->config.fabric_key_file[0]) {
+		s->auth = malloc(sizeof(*s->auth));
+		r = s->auth ? auth_key_load(s->auth, m->config.fabric_key_file, why, sizeof(why)) :
+			-ENOMEM;
+		if (r < 0) {
+			log_error("sweep: FabricKeyFile=: %s", why);
+			sweep_free(s);
+			return r;
+		}
+		log_info("sweep: management datagrams authenticated (HMAC-SHA256, key %s)",
+			 m->config.fabric_key_file);
+	}
 	if (pool6_parse(&s->pool6, m->config.pool6) < 0) {
-		railneg_free(s->neg);
-		free(s);
+		sweep_free(s);
 		return log_error_errno(EINVAL, "sweep: bad Pool6= %s", m->config.pool6);
 	}
 	snprintf(s->map_path, sizeof(s->map_path), "%s/guid2addr", m->config.state_dir);
@@ -552,7 +590,7 @@ int sweep_new(Manager *m, Sweep **ret)
 	}
 	r = sd_event_add_time(m->event, &s->timer, CLOCK_MONOTONIC, 0, 0, timer_cb, s);
 	if (r < 0) {
-		free(s);
+		sweep_free(s);
 		return log_error_errno(r, "sweep timer: %m");
 	}
 	m->kernel.mgmt_fn = mgmt_cb;
@@ -567,8 +605,12 @@ Sweep *sweep_free(Sweep *s)
 	if (!s)
 		return NULL;
 	s->timer = sd_event_source_disable_unref(s->timer);
-	s->m->kernel.mgmt_fn = NULL;
+	if (s->m->kernel.mgmt_userdata == s)
+		s->m->kernel.mgmt_fn = NULL;
 	railneg_free(s->neg);
+	if (s->auth)
+		explicit_bzero(s->auth, sizeof(*s->auth));
+	free(s->auth);
 	free(s);
 	return NULL;
 }
@@ -628,6 +670,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 	json_object_object_add(o, "master", guid_json(s->master));
 	json_object_object_add(o, "epoch", json_object_new_int64(s->epoch));
 	json_object_object_add(o, "pool", json_object_new_string(s->m->config.pool));
+	json_object_object_add(o, "authenticated", json_object_new_boolean(s->auth != NULL));
 	json_object_object_add(o, "address", addr_json(s->addr));
 	json_object_object_add(o, "pool6", s->pool6.enabled ?
 			       json_object_new_string(s->m->config.pool6) : NULL);
@@ -680,6 +723,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 	json_object_object_add(st, "tx_errors", json_object_new_uint64(s->tx_err));
 	json_object_object_add(st, "rx", json_object_new_uint64(s->rx));
 	json_object_object_add(st, "rx_dropped", json_object_new_uint64(s->rx_bad));
+	json_object_object_add(st, "rx_unauthenticated", json_object_new_uint64(s->rx_unauth));
 	json_object_object_add(st, "records_refused", json_object_new_uint64(s->db.rejected));
 	json_object_object_add(st, "records_evicted", json_object_new_uint64(s->db.evicted));
 	json_object_object_add(o, "sweeps", st);

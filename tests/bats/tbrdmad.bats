@@ -208,3 +208,20 @@ stress_daemon() {
 	[ "$peak" -le $(((1 << 20) + 4096)) ] || fail "peak output queue $peak bytes"
 	[ "$rss" -le 65536 ] || fail "RSS $rss kB"
 }
+
+# issue 13 item 11: the fabric key file must not be readable by others
+@test "FabricKeyFile=: a world-readable key is refused (the daemon exits); a 0600 key is used" {
+	head -c 32 /dev/urandom > "$D/fabric.key"
+	chmod 0644 "$D/fabric.key"
+	printf '[Daemon]\nFabricKeyFile=%s\n' "$D/fabric.key" > "$D/keyed.conf"
+	run "$TBRDMAD" --socket "$D/tbrdmad.sock" --state-dir "$D/state" --config "$D/keyed.conf" \
+		--genl-family tbrdma-absent
+	assert_failure
+	assert_output --partial "mode 0644: others may read or write the key"
+	chmod 0600 "$D/fabric.key"
+	start_daemon "$D" --config "$D/keyed.conf"
+	grep -q 'management datagrams authenticated (HMAC-SHA256' "$D/daemon.log"
+	run "$TBCTL" --socket "$D/tbrdmad.sock" --json fabric
+	assert_success
+	echo "$output" | jq -e '.authenticated == true and .sweeps.rx_unauthenticated == 0'
+}

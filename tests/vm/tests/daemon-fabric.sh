@@ -9,7 +9,11 @@
 # SIGKILL the master: a standby takes over,
 # addresses stay. Restart it; then stop every daemon, flush the addresses and restart them all:
 # the same addresses come back from the persisted guid2addr maps.
-# vm-timeout: 420
+# Fabric key (issue 13 item 11): a 5th host h4 cabled to host 1 runs a rogue daemon with
+# Priority=255. Without a key it takes the master role (the threat); with FabricKeyFile= on the
+# four, the rogue without the key, then with a wrong key, changes neither the master nor any
+# address nor the host list, and host 1 counts its datagrams in sweeps.rx_unauthenticated.
+# vm-timeout: 480
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 
@@ -25,9 +29,9 @@ fab() { "$T" --socket "$(sock "$1")" fabric --json; }
 py() { python3 -c "$1" "${@:2}"; }
 
 
-start_d() { # start_d H: $! must be tbrdmad itself (ip netns exec execs it), not a subshell
+start_d() { # start_d H [CONFIG]: $! must be tbrdmad itself (ip netns exec execs it), not a subshell
 	local args=(--device "tbrdma$1" --socket "$(sock "$1")" --state-dir "/tmp/st$1"
-		    --config /dev/null --log-level debug)
+		    --config "${2:-/dev/null}" --log-level debug)
 	if [ "$1" = 0 ]; then
 		"$D" "${args[@]}" >> "/tmp/tbrdmad-$1.log" 2>&1 &
 	else
@@ -255,6 +259,78 @@ start_d 2
 wait_for 10 grep -q "guid2addr.*starting with an empty map" /tmp/tbrdmad-2.log
 wait_for 20 agree 4 || { dump_all; fail "no agreement after a corrupt map"; }
 [ "$(addr_of 2)" = "${ADDR[2]}" ] || fail "host 2 lost its address (the master has it)"
+for ((h = 0; h < N; h++)); do kill -TERM "${PID[$h]}"; done
+for ((h = 0; h < N; h++)); do wait "${PID[$h]}" || true; done
+
+step "fabric key: a rogue host h4 (Priority=255) cabled to host 1"
+"$CTL" dev-new > /dev/null || fail "dev-new 4 failed"
+ip netns add h4
+rdma dev set tbrdma4 netns h4
+# (its netdev took the lowest free tbrN name here: tbr0 is the only other one left)
+nd4=$(ip -o link show | awk -F': ' '{print $2}' | grep -x 'tbr[0-9]*' | grep -vx tbr0)
+[ -n "$nd4" ] || fail "no netdev for tbrdma4"
+ip link set "$nd4" netns h4
+in_h 4 ip link set lo up
+"$CTL" cable-new tbrdma4 tbrdma1 > /dev/null || fail "cable-new 4-1 failed"
+rm -rf /tmp/st4
+printf '[Daemon]\nPriority=255\n' > /tmp/rogue.conf
+head -c 32 /dev/urandom > /tmp/fabric.key
+head -c 32 /dev/urandom > /tmp/wrong.key
+chmod 0600 /tmp/fabric.key /tmp/wrong.key
+printf '[Daemon]\nFabricKeyFile=/tmp/fabric.key\n' > /tmp/keyed.conf
+printf '[Daemon]\nPriority=255\nFabricKeyFile=/tmp/wrong.key\n' > /tmp/wrongkey.conf
+rogue_guid() { "$T" --socket "$(sock 4)" fabric --json | py 'import json,sys; print(json.load(sys.stdin)["self"] or "")'; }
+follows() { # follows GUID: every one of the four names GUID as master
+	local h
+	for ((h = 0; h < N; h++)); do
+		fab "$h" > "/tmp/fab.$h" 2>/dev/null || return 1
+		[ "$(master_of "$h")" = "$1" ] || return 1
+	done
+}
+unauth() { fab 1 | py 'import json,sys; print(json.load(sys.stdin)["sweeps"]["rx_unauthenticated"])'; }
+rogue_up() { [ -n "$(rogue_guid 2> /dev/null)" ]; }
+unauth_ge() { local u; u=$(unauth 2> /dev/null) && [ "$u" -ge "$1" ]; }
+knows() { # knows H GUID: GUID is a host of host H's fabric (as of /tmp/fab.H)
+	py 'import json,sys; sys.exit(0 if sys.argv[1] in [h["guid"] for h in json.load(open(sys.argv[2]))["hosts"]] else 1)' "$2" "/tmp/fab.$1"
+}
+# no key anywhere: the rogue wins the election on all four (what the key is for)
+for ((h = 0; h < N; h++)); do start_d "$h"; done
+start_d 4 /tmp/rogue.conf
+wait_for 20 rogue_up || fail "the rogue daemon has no device"
+RG=$(rogue_guid)
+wait_for 20 follows "$RG" || { dump_all; fail "without a key the rogue did not become master"; }
+echo "without a key: rogue $RG is master of all four"
+for ((h = 0; h <= N; h++)); do kill -TERM "${PID[$h]}"; done
+for ((h = 0; h <= N; h++)); do wait "${PID[$h]}" || true; done
+# a world-readable key is refused: the daemon does not start
+chmod 0644 /tmp/fabric.key
+rc=0; "$D" --config /tmp/keyed.conf --socket /tmp/kx.sock --state-dir /tmp/kx > /tmp/kx.log 2>&1 || rc=$?
+[ "$rc" != 0 ] && grep -q "others may read or write the key" /tmp/kx.log ||
+	{ cat /tmp/kx.log; fail "a world-readable key was accepted"; }
+chmod 0600 /tmp/fabric.key
+# the four with the key: one fabric, its master and addresses
+for ((h = 0; h < N; h++)); do start_d "$h" /tmp/keyed.conf; done
+wait_for 20 agree 4 || { dump_all; fail "no agreement with the fabric key"; }
+grep -q "authenticated (HMAC-SHA256" /tmp/tbrdmad-0.log || fail "no key in use"
+MK=$(master_of 0)
+declare -a AK
+for ((h = 0; h < N; h++)); do AK[$h]=$(addr_of "$h"); done
+[ "$MK" != "$RG" ] || fail "the keyed fabric elected the rogue"
+for cf in /tmp/rogue.conf /tmp/wrongkey.conf; do
+	u0=$(unauth)
+	start_d 4 "$cf"
+	# the rogue's hellos (one a second) reach host 1 and are dropped, counted
+	wait_for 20 unauth_ge $((u0 + 5)) ||
+		{ dump_all; fail "$cf: host 1 did not count the rogue's datagrams"; }
+	agree 4 || { dump_all; fail "$cf: the fabric changed"; }
+	for ((h = 0; h < N; h++)); do
+		[ "$(master_of "$h")" = "$MK" ] || fail "$cf: host $h follows $(master_of "$h"), not $MK"
+		[ "$(addr_of "$h")" = "${AK[$h]}" ] || fail "$cf: host $h: address changed"
+		knows "$h" "$RG" && fail "$cf: host $h knows the rogue"
+	done
+	echo "$cf: rogue ignored, host 1 counted $(($(unauth) - u0)) unauthenticated datagram(s)"
+	kill -TERM "${PID[4]}"; wait "${PID[4]}" || true
+done
 for ((h = 0; h < N; h++)); do kill -TERM "${PID[$h]}"; done
 for ((h = 0; h < N; h++)); do wait "${PID[$h]}" || true; done
 echo "PASS"
