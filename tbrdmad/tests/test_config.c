@@ -50,6 +50,8 @@ static void test_parse(void **state)
 		"RetrySec=3\n"
 		"MaxClients=10\n"
 		"MaxClientsPerUser=3\n"
+		"FabricKeyFile=/etc/tbrdmad/fabric.key\n"
+		"MapKeepDays=7\n"
 		"LogLevel=debug\n", "t"), 0);
 	assert_string_equal(c.socket_path, "/tmp/x.sock");
 	assert_int_equal(c.socket_mode, 0660);
@@ -59,7 +61,12 @@ static void test_parse(void **state)
 	assert_int_equal(c.retry_usec, 3000000);
 	assert_int_equal(c.max_clients, 10);
 	assert_int_equal(c.max_clients_per_user, 3);
+	assert_string_equal(c.fabric_key_file, "/etc/tbrdmad/fabric.key");
+	assert_int_equal(c.map_keep_days, 7);
 	assert_int_equal(c.log_level, LOG_DEBUG);
+	/* FabricKeyFile= empty: no key */
+	config_parse_string(&c, "FabricKeyFile=\n", "t");
+	assert_string_equal(c.fabric_key_file, "");
 	/* Device= empty: back to every device */
 	config_parse_string(&c, "Device=\n", "t");
 	assert_null(c.device);
@@ -81,6 +88,8 @@ static void test_bad_values_ignored(void **state)
 		"MaxClients=0\n"
 		"MaxClientsPerUser=0\n"
 		"MaxClients=-5\n"
+		"FabricKeyFile=relative.key\n"
+		"MapKeepDays=0\n"
 		"LogLevel=loud\n"
 		"Unknown=1\n"
 		"no equals sign\n"
@@ -93,6 +102,8 @@ static void test_bad_values_ignored(void **state)
 	assert_int_equal(c.retry_usec, 1000000);
 	assert_int_equal(c.max_clients, 256);
 	assert_int_equal(c.max_clients_per_user, 16);
+	assert_null(c.fabric_key_file);
+	assert_int_equal(c.map_keep_days, 30);
 	assert_int_equal(c.log_level, LOG_INFO);
 	config_done(&c);
 	log_set_max_level(LOG_INFO);
