@@ -13,6 +13,7 @@
 # Priority=255. Without a key it takes the master role (the threat); with FabricKeyFile= on the
 # four, the rogue without the key, then with a wrong key, changes neither the master nor any
 # address nor the host list, and host 1 counts its datagrams in sweeps.rx_unauthenticated.
+# Without a key, forged records injected from h4's device are refused or harmless (validation).
 # vm-timeout: 480
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
@@ -302,6 +303,56 @@ wait_for 20 follows "$RG" || { dump_all; fail "without a key the rogue did not b
 echo "without a key: rogue $RG is master of all four"
 for ((h = 0; h <= N; h++)); do kill -TERM "${PID[$h]}"; done
 for ((h = 0; h <= N; h++)); do wait "${PID[$h]}" || true; done
+# still without a key: forged records injected from tbrdma4 (no daemon there) are refused or
+# harmless: the master's record with a generation near 2^64 and other addresses, a host's record
+# with an address outside the pool, 60 made-up hosts with priority 255 that name the rogue as
+# neighbour (the rogue does not name them: unreachable). Master and addresses stay, no made-up
+# host is elected or given an address, host 1 counts the refused records.
+for ((h = 0; h < N; h++)); do start_d "$h"; done
+wait_for 20 agree 4 || { dump_all; fail "no agreement before the injection"; }
+M=$(master_of 0)
+declare -a A0
+for ((h = 0; h < N; h++)); do A0[$h]=$(addr_of "$h"); done
+G1=$(self_of 1)
+for ((h = 0; h < N; h++)); do [ "$h" != 1 ] && [ "$(self_of "$h")" != "$M" ] && OH=$(self_of "$h"); done
+HEX=$(py '
+import struct, sys, time
+rg, m, g1, oh = (int(x, 16) for x in sys.argv[1:5])
+now = int(time.time() * 1e6)
+def rec(guid, seq, prio=0, flags=0, addr=0, neigh=(), assign=()):
+    r = struct.pack(">QQIBBBBIQI4x", guid, seq, 0, prio, flags, len(neigh), len(assign), addr,
+                    guid, 1)
+    return r + b"".join(struct.pack(">Q", n) for n in neigh) + \
+        b"".join(struct.pack(">QI", g, a) for g, a in assign)
+recs = [rec(rg, now, neigh=[g1]),
+        rec(m, 2**64 - 2, 255, 1, 0x0a6300c8, [oh], [(g1, 0x0a6300c9), (oh, 0x0a6300ca)]),
+        rec(oh, now + 1000000, 255, 0, 0xc0a80101)]
+recs += [rec(0xfa4e000000000000 + i, now, 255, 1, 0, [rg]) for i in range(60)]
+msg = struct.pack(">IBBHQQIB3x", 0x54425357, 1, 1, len(recs), rg, m, 1, 0) + b"".join(recs)
+print(msg.hex())' "$(guid_of tbrdma4)" "$M" "$G1" "$OH")
+refused() { fab 1 | py 'import json,sys; print(json.load(sys.stdin)["sweeps"]["records_refused"])'; }
+r0=$(refused)
+declare -a L
+for ((h = 0; h < N; h++)); do L[$h]=$(wc -l < "/tmp/tbrdmad-$h.log"); done
+"$CTL" mgmt-send tbrdma4 1 --hex "$HEX" --repeat 3 > /dev/null || fail "injection failed"
+refused_ge() { local r; r=$(refused 2> /dev/null) && [ "$r" -ge "$1" ]; }
+for ((i = 0; i < 100; i++)); do refused_ge $((r0 + 2)) && break; sleep 0.1; done
+refused_ge $((r0 + 2)) || { fab 1; grep sweep: /tmp/tbrdmad-1.log | tail -n 20
+			    fail "host 1 refused no forged record"; }
+# the made-up hosts are gone DeadSec after the injection
+wait_for 20 agree 4 || { dump_all; fail "no agreement after the injection"; }
+for ((h = 0; h < N; h++)); do
+	[ "$(master_of "$h")" = "$M" ] || fail "injection: host $h follows $(master_of "$h")"
+	[ "$(addr_of "$h")" = "${A0[$h]}" ] || fail "injection: host $h: address changed"
+	grep -q fa4e0000 "/tmp/st$h/guid2addr" && fail "injection: a made-up host in host $h's map"
+done
+for ((h = 0; h < N; h++)); do
+	tail -n "+$((L[h] + 1))" "/tmp/tbrdmad-$h.log" | grep "election: master .* (was " &&
+		fail "injection: host $h elected again"
+done
+echo "forged records: master and addresses kept, host 1 refused $(($(refused) - r0)) record(s)"
+for ((h = 0; h < N; h++)); do kill -TERM "${PID[$h]}"; done
+for ((h = 0; h < N; h++)); do wait "${PID[$h]}" || true; done
 # a world-readable key is refused: the daemon does not start
 chmod 0644 /tmp/fabric.key
 rc=0; "$D" --config /tmp/keyed.conf --socket /tmp/kx.sock --state-dir /tmp/kx > /tmp/kx.log 2>&1 || rc=$?
