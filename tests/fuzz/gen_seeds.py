@@ -131,6 +131,8 @@ def daemon_seeds(outdir):
         "dup_guid": head + "0000000000001111 10.99.0.1\n0000000000001111 10.99.0.2\n",
         "no_newline": head + "0000000000001111 10.99.0.1",
         "bad_addr": head + "0000000000001111 10.99.0.256\n",
+        "two_v2": "# tbrdmad guid2addr v2\n0000000000001111 10.99.0.1 1764581400\n"
+                  "0000000000002222 10.99.0.2 0\n",
     }
     write(outdir, "fuzz_addrmap", {k: v.encode() for k, v in seeds.items()})
 
