@@ -27,6 +27,7 @@ int config_init(Config *c)
 		.refresh_usec = 2 * USEC_PER_SEC,
 		.retry_usec = 1 * USEC_PER_SEC,
 		.max_clients = 256,
+		.max_clients_per_user = 16,
 		.log_level = LOG_INFO,
 		.family = strdup("tbrdma"),
 		.sweep = 1,
@@ -35,6 +36,7 @@ int config_init(Config *c)
 		.priority = 100,
 		.hello_usec = 1 * USEC_PER_SEC,
 		.dead_usec = 4 * USEC_PER_SEC,
+		.map_keep_days = 30,
 	};
 	if (!c->socket_path || !c->state_dir || !c->family || !c->pool || !c->pool6)
 		return -ENOMEM;
@@ -49,6 +51,7 @@ void config_done(Config *c)
 	free(c->family);
 	free(c->pool);
 	free(c->pool6);
+	free(c->fabric_key_file);
 	*c = (Config){ 0 };
 }
 
@@ -91,6 +94,19 @@ static int parse_uint(const char *v, int base, unsigned long max, unsigned *out)
 	return 0;
 }
 
+/* 1..65536; *out unchanged on error */
+static int parse_count(const char *v, unsigned *out)
+{
+	unsigned x;
+	int k = parse_uint(v, 10, 65536, &x);
+
+	if (!k && x == 0)
+		k = -EINVAL;
+	if (!k)
+		*out = x;
+	return k;
+}
+
 static int set_str(char **dst, const char *v)
 {
 	char *s = strdup(v);
@@ -130,13 +146,9 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 	} else if (!strcmp(key, "RetrySec")) {
 		k = parse_sec(v, &c->retry_usec);
 	} else if (!strcmp(key, "MaxClients")) {
-		unsigned x;
-
-		k = parse_uint(v, 10, 65536, &x);
-		if (!k && x == 0)
-			k = -EINVAL;
-		if (!k)
-			c->max_clients = x;
+		k = parse_count(v, &c->max_clients);
+	} else if (!strcmp(key, "MaxClientsPerUser")) {
+		k = parse_count(v, &c->max_clients_per_user);
 	} else if (!strcmp(key, "LogLevel")) {
 		k = log_level_from_string(v);
 		if (k >= 0) {
@@ -172,6 +184,12 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 		k = parse_sec(v, &c->hello_usec);
 	} else if (!strcmp(key, "DeadSec")) {
 		k = parse_sec(v, &c->dead_usec);
+	} else if (!strcmp(key, "FabricKeyFile")) {
+		if (v[0] && v[0] != '/')
+			goto bad;
+		return set_str(&c->fabric_key_file, v);
+	} else if (!strcmp(key, "MapKeepDays")) {
+		k = parse_count(v, &c->map_keep_days);
 	} else {
 		log_warning("%s:%u: unknown key %s, ignoring", fname, line, key);
 		return 0;

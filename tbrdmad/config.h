@@ -13,6 +13,7 @@ typedef struct Config {
 	uint64_t refresh_usec;	/* RefreshSec= */
 	uint64_t retry_usec;	/* RetrySec= */
 	unsigned max_clients;	/* MaxClients= */
+	unsigned max_clients_per_user;	/* MaxClientsPerUser= (root: no per-uid limit) */
 	int log_level;		/* LogLevel= */
 	char *family;		/* GenlFamily= (tests only) */
 	/* the sweep (docs/sweep.md) */
@@ -22,6 +23,8 @@ typedef struct Config {
 	unsigned priority;	/* Priority= 0..255, highest wins the election */
 	uint64_t hello_usec;	/* HelloSec= light sweep period */
 	uint64_t dead_usec;	/* DeadSec= a host not heard of for this long is gone */
+	char *fabric_key_file;	/* FabricKeyFile= ("" / unset: no fabric key) */
+	unsigned map_keep_days;	/* MapKeepDays= guid2addr entries of hosts gone this long expire */
 } Config;
 
 int config_init(Config *c);	/* defaults; -ENOMEM */

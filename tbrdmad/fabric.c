@@ -80,6 +80,34 @@ int sweep_encode(const SweepMsg *m, uint8_t *buf, size_t len)
 	return (int)off;
 }
 
+int sweep_fragment(const SweepMsg *m, size_t frame, unsigned *pos, SweepMsg *out,
+		   unsigned *skipped)
+{
+	size_t used = SWEEP_HDR_LEN + rec_len(&m->rec[0]);
+
+	if (!m->n_records || used > frame)
+		return -EMSGSIZE;
+	if (*pos == 0)
+		*pos = 1;
+	else if (*pos >= m->n_records)
+		return 0;
+	*out = *m;
+	out->n_records = 1;
+	for (; *pos < m->n_records; ++*pos) {
+		size_t rl = rec_len(&m->rec[*pos]);
+
+		if (used + rl <= frame) {
+			out->rec[out->n_records++] = m->rec[*pos];
+			used += rl;
+		} else if (SWEEP_HDR_LEN + rec_len(&m->rec[0]) + rl > frame) {
+			++*skipped;		/* would not fit any message */
+		} else {
+			break;			/* next message */
+		}
+	}
+	return out->n_records;
+}
+
 static int bad(char *why, size_t n, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -276,16 +304,49 @@ int addrmap_set(AddrMap *m, uint64_t guid, uint32_t addr)
 		return -ENOSPC;
 	m->e[m->n].guid = guid;
 	m->e[m->n].addr = addr;
+	m->e[m->n].seen = 0;
 	m->n++;
 	return 0;
 }
 
-#define MAP_HEADER "# tbrdmad guid2addr v1"
+int addrmap_touch(AddrMap *m, uint64_t guid, uint64_t now)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->e[i].guid == guid) {
+			if (m->e[i].seen + MAP_TOUCH_SEC > now && m->e[i].seen <= now)
+				return 0;
+			m->e[i].seen = now;
+			return 1;
+		}
+	return 0;
+}
+
+int addrmap_expire(AddrMap *m, uint64_t now, uint64_t keep)
+{
+	int gone = 0;
+
+	for (size_t i = 0; i < m->n;) {
+		if (!m->e[i].seen || m->e[i].seen > now)
+			m->e[i].seen = now;
+		if (now - m->e[i].seen >= keep) {
+			m->e[i] = m->e[--m->n];
+			gone++;
+		} else {
+			i++;
+		}
+	}
+	return gone;
+}
+
+/* v1: "GUID ADDRESS" lines (read only); v2: "GUID ADDRESS SEEN" */
+#define MAP_HEADER_V1 "# tbrdmad guid2addr v1"
+#define MAP_HEADER "# tbrdmad guid2addr v2"
 
 int addrmap_parse(AddrMap *m, const char *text, size_t len, char *why, size_t whylen)
 {
 	size_t pos = 0;
 	unsigned line = 0;
+	bool v1 = false;
 
 	m->n = 0;
 	if (memchr(text, '\0', len))
@@ -293,10 +354,11 @@ int addrmap_parse(AddrMap *m, const char *text, size_t len, char *why, size_t wh
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - (text + pos)) : len - pos;
-		char buf[128], g[64], a[64], extra[2];
+		char buf[128], g[64], a[64], seen[64] = "0", extra[2];
 		struct in_addr ia;
-		uint64_t guid;
+		uint64_t guid, when;
 		char *end;
+		int fields;
 
 		line++;
 		if (!nl)
@@ -307,14 +369,22 @@ int addrmap_parse(AddrMap *m, const char *text, size_t len, char *why, size_t wh
 		buf[n] = '\0';
 		pos += n + 1;
 		if (line == 1) {
-			if (strcmp(buf, MAP_HEADER))
+			v1 = !strcmp(buf, MAP_HEADER_V1);
+			if (!v1 && strcmp(buf, MAP_HEADER))
 				return bad(why, whylen, -EBADMSG, "line 1: not \"%s\"", MAP_HEADER);
 			continue;
 		}
 		if (!buf[0] || buf[0] == '#')
 			continue;
-		if (sscanf(buf, "%63s %63s %1s", g, a, extra) != 2)
-			return bad(why, whylen, -EBADMSG, "line %u: want \"GUID ADDRESS\"", line);
+		fields = v1 ? sscanf(buf, "%63s %63s %1s", g, a, extra) + 1 :
+			      sscanf(buf, "%63s %63s %63s %1s", g, a, seen, extra);
+		if (fields != 3)
+			return bad(why, whylen, -EBADMSG, "line %u: want \"GUID ADDRESS%s\"", line,
+				   v1 ? "" : " SEEN");
+		errno = 0;
+		when = strtoull(seen, &end, 10);
+		if (errno || *end || !isdigit((unsigned char)seen[0]) || when > UINT32_MAX * 16ULL)
+			return bad(why, whylen, -EBADMSG, "line %u: bad SEEN", line);
 		if (strlen(g) != 16 || strspn(g, "0123456789abcdef") != 16)
 			return bad(why, whylen, -EBADMSG, "line %u: bad GUID", line);
 		guid = strtoull(g, &end, 16);
@@ -328,6 +398,7 @@ int addrmap_parse(AddrMap *m, const char *text, size_t len, char *why, size_t wh
 			return bad(why, whylen, -EBADMSG, "line %u: duplicate address", line);
 		if (addrmap_set(m, guid, ntohl(ia.s_addr)) < 0)
 			return bad(why, whylen, -EBADMSG, "line %u: too many entries", line);
+		m->e[m->n - 1].seen = when;
 	}
 	if (line == 0)
 		return bad(why, whylen, -EBADMSG, "empty file");
@@ -336,7 +407,7 @@ int addrmap_parse(AddrMap *m, const char *text, size_t len, char *why, size_t wh
 
 char *addrmap_format(const AddrMap *m)
 {
-	size_t cap = sizeof(MAP_HEADER) + 1 + m->n * 40, off;
+	size_t cap = sizeof(MAP_HEADER) + 1 + m->n * 64, off;
 	char *s = malloc(cap);
 
 	if (!s)
@@ -347,7 +418,8 @@ char *addrmap_format(const AddrMap *m)
 
 		guid_to_string(m->e[i].guid, g);
 		ipv4_str(m->e[i].addr, a);
-		off += (size_t)snprintf(s + off, cap - off, "%s %s\n", g, a);
+		off += (size_t)snprintf(s + off, cap - off, "%s %s %" PRIu64 "\n", g, a,
+					m->e[i].seen);
 	}
 	return s;
 }
@@ -378,36 +450,70 @@ int addrmap_load(AddrMap *m, const char *path, char *why, size_t whylen)
 	return addrmap_parse(m, buf, n, why, whylen);
 }
 
+/* The temporary file is created with O_EXCL|O_NOFOLLOW, so a symlink or file planted at its path
+ * is never followed or truncated: it is removed (unlink removes a link, not its target) and the
+ * creation retried once. After the rename the directory is fsync'd, so the rename is durable. */
+static int create_tmp(const char *tmp)
+{
+	int fd;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST) {
+		if (unlink(tmp) < 0)
+			return negative_errno();
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	}
+	return fd < 0 ? negative_errno() : fd;
+}
+
+static int fsync_parent(const char *path)
+{
+	_cleanup_free_ char *dir = strdup(path);
+	_cleanup_close_ int fd = -1;
+	char *slash;
+
+	if (!dir)
+		return -ENOMEM;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) < 0)
+		return negative_errno();
+	return 0;
+}
+
 int addrmap_save(const AddrMap *m, const char *path)
 {
 	_cleanup_free_ char *text = addrmap_format(m), *tmp = NULL;
 	_cleanup_close_ int fd = -1;
 	size_t len, off = 0;
+	int r;
 
 	if (!text || asprintf(&tmp, "%s.tmp", path) < 0)
 		return -ENOMEM;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = create_tmp(tmp);
 	if (fd < 0)
-		return negative_errno();
+		return fd;
 	len = strlen(text);
 	while (off < len) {
 		ssize_t k = write(fd, text + off, len - off);
 
-		if (k < 0) {
-			int r = negative_errno();
-
-			unlink(tmp);
-			return r;
-		}
+		if (k < 0)
+			goto fail;
 		off += (size_t)k;
 	}
-	if (fsync(fd) < 0 || rename(tmp, path) < 0) {
-		int r = negative_errno();
-
-		unlink(tmp);
-		return r;
-	}
-	return 0;
+	if (fsync(fd) < 0 || rename(tmp, path) < 0)
+		goto fail;
+	return fsync_parent(path);
+fail:
+	r = negative_errno();
+	unlink(tmp);
+	return r;
 }
 
 int allocate(AddrMap *map, const Pool *pool, const uint64_t *guids, const uint32_t *claims,
@@ -450,6 +556,24 @@ int allocate(AddrMap *map, const Pool *pool, const uint64_t *guids, const uint32
 				out[i] = a;
 		}
 	}
+	/* 4: pool exhausted: the least recently seen mapped host that is not live gives way */
+	for (size_t i = 0; i < n; i++) {
+		size_t victim = SIZE_MAX;
+
+		if (out[i])
+			continue;
+		for (size_t k = 0; k < map->n; k++) {
+			bool live = false;
+
+			for (size_t j = 0; j < n && !live; j++)
+				live = guids[j] == map->e[k].guid || out[j] == map->e[k].addr;
+			if (!live && pool_contains(pool, map->e[k].addr) &&
+			    (victim == SIZE_MAX || map->e[k].seen < map->e[victim].seen))
+				victim = k;
+		}
+		if (victim != SIZE_MAX)
+			out[i] = map->e[victim].addr;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (out[i] && addrmap_get(map, guids[i]) != out[i]) {
 			if (addrmap_set(map, guids[i], out[i]) < 0)
@@ -469,13 +593,93 @@ HostRecord *fabric_find(Fabric *f, uint64_t guid)
 	return NULL;
 }
 
-int fabric_merge(Fabric *f, const HostRecord *r, uint64_t now)
+int fabric_validate(const Fabric *f, const HostRecord *r, uint64_t real_now, char *why,
+		    size_t whylen)
+{
+	if (r->seq > real_now + SEQ_AHEAD_USEC)
+		return bad(why, whylen, -EBADMSG, "generation %" PRIu64 " is %" PRIu64
+			   " s in the future", r->seq, (r->seq - real_now) / 1000000);
+	if (r->addr && !pool_contains(&f->pool, r->addr))
+		return bad(why, whylen, -EBADMSG, "address outside the pool");
+	if (r->n_assign && !(r->flags & REC_FLAG_MASTER))
+		return bad(why, whylen, -EBADMSG, "assignments from a host that is not master");
+	for (unsigned i = 0; i < r->n_assign; i++) {
+		if (!pool_contains(&f->pool, r->assign[i].addr))
+			return bad(why, whylen, -EBADMSG, "assignment %u outside the pool", i);
+		for (unsigned j = 0; j < i; j++)
+			if (r->assign[j].addr == r->assign[i].addr ||
+			    r->assign[j].guid == r->assign[i].guid)
+				return bad(why, whylen, -EBADMSG, "assignment %u: duplicate", i);
+	}
+	return 0;
+}
+
+void fabric_reachable(const Fabric *f, bool out[FABRIC_HOSTS_MAX])
+{
+	size_t queue[FABRIC_HOSTS_MAX], head = 0, tail = 0;
+
+	memset(out, 0, FABRIC_HOSTS_MAX * sizeof(bool));
+	for (size_t i = 0; i < f->n_hosts; i++)
+		if (f->hosts[i].guid == f->self) {
+			out[i] = true;
+			queue[tail++] = i;
+		}
+	while (head < tail) {
+		const HostRecord *a = &f->hosts[queue[head++]];
+
+		for (unsigned k = 0; k < a->n_neigh; k++)
+			for (size_t j = 0; j < f->n_hosts; j++) {
+				const HostRecord *b = &f->hosts[j];
+				bool back = false;
+
+				if (out[j] || b->guid != a->neigh[k])
+					continue;
+				for (unsigned l = 0; l < b->n_neigh; l++)
+					back |= b->neigh[l] == a->guid;
+				if (back) {
+					out[j] = true;
+					queue[tail++] = j;
+				}
+			}
+	}
+}
+
+/* a full table: drops the oldest record not reachable from us; false if every one is */
+static bool evict_unreachable(Fabric *f)
+{
+	bool reach[FABRIC_HOSTS_MAX];
+	size_t victim = SIZE_MAX;
+
+	fabric_reachable(f, reach);
+	for (size_t i = 0; i < f->n_hosts; i++)
+		if (!reach[i] && (victim == SIZE_MAX ||
+				  f->hosts[i].origin_usec < f->hosts[victim].origin_usec))
+			victim = i;
+	if (victim == SIZE_MAX)
+		return false;
+	f->hosts[victim] = f->hosts[--f->n_hosts];
+	f->evicted++;
+	return true;
+}
+
+int fabric_merge(Fabric *f, const HostRecord *r, uint64_t now, uint64_t real_now)
 {
 	uint64_t age = (uint64_t)r->age_ms * 1000, origin;
 	HostRecord *cur;
 
-	if (r->guid == f->self || age >= f->dead_usec)
-		return 0;		/* our own record comes from us; a stale copy is dropped */
+	if (fabric_validate(f, r, real_now, f->why, sizeof(f->why)) < 0) {
+		f->rejected++;
+		return -EBADMSG;
+	}
+	if (r->guid == f->self) {
+		/* our own record comes from us; one newer than ours is someone else's (or ours
+		 * from before a clock step): make our next generation newer, as OSPF does */
+		if (r->seq >= f->seq_floor)
+			f->seq_floor = r->seq + 1;
+		return 0;
+	}
+	if (age >= f->dead_usec)
+		return 0;		/* a stale copy is dropped */
 	origin = now > age ? now - age : 0;
 	cur = fabric_find(f, r->guid);
 	if (cur) {
@@ -486,7 +690,7 @@ int fabric_merge(Fabric *f, const HostRecord *r, uint64_t now)
 			return 0;
 		}
 	} else {
-		if (f->n_hosts >= FABRIC_HOSTS_MAX)
+		if (f->n_hosts >= FABRIC_HOSTS_MAX && !evict_unreachable(f))
 			return -ENOSPC;
 		cur = &f->hosts[f->n_hosts++];
 	}
@@ -515,10 +719,12 @@ int fabric_expire(Fabric *f, uint64_t now)
 uint64_t fabric_elect(const Fabric *f)
 {
 	const HostRecord *best = NULL;
+	bool reach[FABRIC_HOSTS_MAX];
 
+	fabric_reachable(f, reach);
 	for (size_t i = 0; i < f->n_hosts; i++)
-		if (!best || election_better(f->hosts[i].priority, f->hosts[i].guid, best->priority,
-					     best->guid))
+		if (reach[i] && (!best || election_better(f->hosts[i].priority, f->hosts[i].guid,
+							  best->priority, best->guid)))
 			best = &f->hosts[i];
 	return best ? best->guid : 0;
 }

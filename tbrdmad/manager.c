@@ -271,6 +271,7 @@ void manager_daemon_info(Manager *m, DaemonInfo *in)
 		.pid = (long)getpid(),
 		.uptime_usec = now_usec(CLOCK_MONOTONIC) - m->start_usec,
 		.clients = m->n_clients,
+		.output_peak = m->out_peak,
 		.device_filter = m->config.device,
 		.family = m->config.family,
 		.kernel_present = m->kernel_present,

@@ -37,6 +37,7 @@ typedef struct Manager {
 	sd_event_source *listen_source;
 	Client *clients;
 	unsigned n_clients;
+	size_t out_peak;		/* the longest output queue of any client so far */
 
 	struct Sweep *sweep;		/* sweep.c; NULL with Sweep=no */
 	struct Udev *udev;		/* udev.c */

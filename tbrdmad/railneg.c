@@ -22,6 +22,7 @@
 #include "manager.h"
 #include "negotiate.h"
 #include "railneg.h"
+#include "sweep.h"
 #include "util.h"
 
 #define NEG_LINKS_MAX 64
@@ -218,8 +219,7 @@ void railneg_run(RailNeg *n, const Device *d)
 		len = rails_encode(&l->local, buf, sizeof(buf));
 		if (len < 0)
 			continue;
-		r = kernel_mgmt_send(&n->m->kernel, d->name, lk->id, buf, (size_t)len, err,
-				     sizeof(err));
+		r = sweep_mgmt_send(n->m->sweep, d->name, lk, buf, (size_t)len, err, sizeof(err));
 		if (r >= 0)
 			l->tx++;
 		else

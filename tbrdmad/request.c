@@ -71,6 +71,7 @@ static json_object *m_status(const RequestContext *c, const char *method, json_o
 	json_object_object_add(d, "pid", json_object_new_int64(in->pid));
 	json_object_object_add(d, "uptime_sec", json_object_new_uint64(in->uptime_usec / 1000000));
 	json_object_object_add(d, "clients", json_object_new_int64(in->clients));
+	json_object_object_add(d, "output_peak", json_object_new_uint64(in->output_peak));
 	json_object_object_add(d, "device_filter", str_or_null(in->device_filter));
 	json_object_object_add(o, "daemon", d);
 

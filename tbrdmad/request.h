@@ -19,6 +19,7 @@ typedef struct DaemonInfo {
 	long pid;
 	uint64_t uptime_usec;
 	unsigned clients;
+	uint64_t output_peak;		/* bytes: the longest reply queue any client had */
 	const char *device_filter;	/* NULL: every device */
 	const char *family;		/* genl family name */
 	bool kernel_present;

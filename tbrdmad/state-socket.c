@@ -3,9 +3,12 @@
  * The state socket: a unix stream socket serving newline-delimited JSON (docs/json.md) to any
  * number of clients, all non-blocking on sd-event. Each client has an input buffer bounded by
  * TBRDMAD_LINE_MAX (a longer line gets a "too-large" error and is skipped up to its newline) and
- * an output queue; a client that does not read its replies stops being read once its queue holds
- * OUT_HIGH bytes, so it can neither block the daemon nor make it grow without bound. The peer's
- * uid comes from SO_PEERCRED at accept time.
+ * an output queue. The queue is checked before each request: once it holds OUT_HIGH bytes the
+ * client's remaining requests wait (neither processed nor read) until it has read its replies,
+ * so a client pipelining requests without reading holds at most OUT_HIGH plus one reply and
+ * can neither block the daemon nor make it grow without bound. The peer's uid comes from
+ * SO_PEERCRED at accept time; one uid (but root) may hold MaxClientsPerUser= connections, and
+ * the last MaxClients/16 slots are kept for root, so no unprivileged user can lock root out.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,6 +48,11 @@ struct Client {
 	size_t out_len, out_off;
 };
 
+static size_t pending(const Client *c)
+{
+	return c->out_len - c->out_off;
+}
+
 static void client_free(Client *c)
 {
 	Manager *m = c->m;
@@ -79,6 +87,8 @@ static int queue(Client *c, const char *data, size_t len)
 	c->out = p;
 	memcpy(c->out + c->out_len, data, len);
 	c->out_len += len;
+	if (pending(c) > c->m->out_peak)
+		c->m->out_peak = pending(c);
 	return 0;
 }
 
@@ -126,15 +136,19 @@ static void reply_too_large(Client *c)
 	queue_reply(c, reply);
 }
 
-/* Takes every complete line out of the input buffer. */
+/* Takes complete lines out of the input buffer while the output queue is under OUT_HIGH; at
+ * EOF, once every complete line is answered, a last line without its newline too. */
 static void process_input(Client *c)
 {
 	size_t start = 0;
 
 	for (;;) {
-		char *nl = memchr(c->in + start, '\n', c->in_len - start);
+		char *nl;
 		size_t n;
 
+		if (!c->discard && pending(c) >= OUT_HIGH)
+			break;		/* the rest waits until the client reads its replies */
+		nl = memchr(c->in + start, '\n', c->in_len - start);
 		if (!nl)
 			break;
 		n = nl - (c->in + start);
@@ -148,12 +162,20 @@ static void process_input(Client *c)
 	}
 	memmove(c->in, c->in + start, c->in_len - start);
 	c->in_len -= start;
-	if (c->discard)
+	if (c->discard) {
 		c->in_len = 0;
-	else if (c->in_len > TBRDMAD_LINE_MAX) {
+		return;
+	}
+	if (memchr(c->in, '\n', c->in_len))
+		return;		/* throttled: the waiting lines keep their order */
+	if (c->in_len > TBRDMAD_LINE_MAX) {
 		/* no newline yet and already too long: answer now, skip to its end */
 		reply_too_large(c);
 		c->discard = true;
+		c->in_len = 0;
+	} else if (c->eof && c->in_len) {
+		/* a last request without its newline still counts */
+		handle_line(c, c->in, c->in_len);
 		c->in_len = 0;
 	}
 }
@@ -178,12 +200,7 @@ static int do_read(Client *c)
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	if (n == 0) {
-		/* a last request without its newline still counts */
 		c->eof = true;
-		if (c->in_len && !c->discard) {
-			handle_line(c, c->in, c->in_len);
-		}
-		c->in_len = 0;
 		return 0;
 	}
 	c->in_len += n;
@@ -220,11 +237,10 @@ static int do_write(Client *c)
 static bool update_events(Client *c)
 {
 	uint32_t ev = 0;
-	size_t pending = c->out_len - c->out_off;
 
-	if (!c->eof && pending < OUT_HIGH)
+	if (!c->eof && pending(c) < OUT_HIGH)
 		ev |= EPOLLIN;
-	if (pending)
+	if (pending(c))
 		ev |= EPOLLOUT;
 	if (!ev) {
 		client_free(c);
@@ -240,10 +256,16 @@ static int client_io(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	int r = 0;
 
 	(void)s; (void)fd;
-	if (revents & EPOLLIN)
+	if ((revents & EPOLLIN) && pending(c) < OUT_HIGH)
 		r = do_read(c);
-	if (r >= 0 && c->out_len > c->out_off)
+	if (r >= 0 && pending(c)) {
 		r = do_write(c);
+		/* room again: answer what waited (or the last line after EOF) */
+		if (r >= 0 && c->in_len)
+			process_input(c);
+	} else if (r >= 0 && c->eof && c->in_len) {
+		process_input(c);
+	}
 	if (r < 0) {
 		if (r != -EPIPE && r != -ECONNRESET)
 			log_debug_errno(r, "client pid %d: %m", (int)c->pid);
@@ -259,6 +281,28 @@ static int client_io(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	return 0;
 }
 
+static unsigned clients_of(Manager *m, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (Client *c = m->clients; c; c = c->next)
+		n += c->uid == uid;
+	return n;
+}
+
+/* one "busy" error line, then the connection is closed */
+static void refuse(int fd, const char *why)
+{
+	_cleanup_json_ json_object *reply = json_error_new(NULL, "busy", "%s", why);
+	_cleanup_free_ char *line = NULL;
+	size_t len = 0;
+
+	line = reply ? reply_to_line(reply, &len) : NULL;
+	if (line)
+		(void)!send(fd, line, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+	close(fd);
+}
+
 static void accept_one(Manager *m, int fd)
 {
 	struct ucred cred = { .pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1 };
@@ -270,14 +314,17 @@ static void accept_one(Manager *m, int fd)
 		log_warning_errno(errno, "SO_PEERCRED: %m");
 		cred.uid = (uid_t)-1;	/* unknown: treated as unprivileged */
 	}
-	if (m->n_clients >= m->config.max_clients) {
-		static const char busy[] = "{\"schema\":1,\"ok\":false,\"error\":{\"code\":\"busy\","
-					   "\"message\":\"too many clients\"}}\n";
-
-		(void)!send(fd, busy, sizeof(busy) - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-		close(fd);
-		log_warning("refusing a client of pid %d: %u clients already", (int)cred.pid,
-			    m->n_clients);
+	if (m->n_clients >= m->config.max_clients ||
+	    (cred.uid != 0 && m->n_clients >= m->config.max_clients - m->config.max_clients / 16)) {
+		refuse(fd, "too many clients");
+		log_warning("refusing a client of pid %d uid %u: %u clients already", (int)cred.pid,
+			    (unsigned)cred.uid, m->n_clients);
+		return;
+	}
+	if (cred.uid != 0 && clients_of(m, cred.uid) >= m->config.max_clients_per_user) {
+		refuse(fd, "too many clients of this user");
+		log_warning("refusing a client of pid %d uid %u: %u connections of that uid already",
+			    (int)cred.pid, (unsigned)cred.uid, m->config.max_clients_per_user);
 		return;
 	}
 	c = calloc(1, sizeof(*c));

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "addr.h"
+#include "auth.h"
 #include "fabric.h"
 #include "json.h"
 #include "log.h"
@@ -46,10 +47,16 @@ struct Sweep {
 	uint32_t want;			/* what the master says */
 	bool claimed;			/* looked at tbrN's addresses once */
 	uint64_t light, heavy, tx, rx, rx_bad, tx_err;
+	uint64_t rx_unauth;		/* dropped by auth_unwrap() */
+	Auth *auth;			/* FabricKeyFile=, NULL: no key */
 	uint64_t last_heavy_usec;
 	uint64_t start_usec;		/* first run with our device: discovery for 2 hellos */
 	bool pending_heavy;		/* forced by request */
 	RailNeg *neg;			/* rail negotiation per link */
+	struct {			/* what frame_warn() last said per link */
+		uint32_t link, frame;
+		unsigned parts, skipped;
+	} split[FABRIC_NEIGH_MAX];
 };
 
 static uint64_t mono_usec(void)
@@ -113,11 +120,13 @@ static void set_self(Sweep *s, const Device *d)
 {
 	HostRecord *self;
 	const Model *mo = &s->m->model;
+	uint64_t seq;
 
 	if (s->db.self != d->guid) {
 		/* first time, or another device: start over */
 		s->db.n_hosts = 0;
 		s->db.self = d->guid;
+		s->db.seq_floor = 0;
 	}
 	self = fabric_find(&s->db, d->guid);
 	if (!self) {
@@ -127,7 +136,13 @@ static void set_self(Sweep *s, const Device *d)
 		s->db.n_hosts++;
 		self->guid = d->guid;
 	}
-	self->seq = real_usec();
+	/* newer than our last generation and than any copy of our GUID someone sent */
+	seq = real_usec();
+	if (seq <= self->seq)
+		seq = self->seq + 1;
+	if (seq < s->db.seq_floor)
+		seq = s->db.seq_floor;
+	self->seq = seq;
 	self->origin_usec = mono_usec();
 	self->age_ms = 0;
 	self->priority = (uint8_t)s->m->config.priority;
@@ -146,14 +161,62 @@ static void set_self(Sweep *s, const Device *d)
 	}
 }
 
+/* Logs at warning level, once per change, that link @l's frame size splits the database into
+ * @parts messages (or leaves @skipped records out, or, @parts 0, nothing fits): a small frame (an eth rail at MTU 1500) must
+ * not partition the fabric silently. */
+static void frame_warn(Sweep *s, const Link *l, uint32_t frame, unsigned parts, unsigned skipped)
+{
+	size_t i, free_slot = ELEMENTSOF(s->split);
+
+	for (i = 0; i < ELEMENTSOF(s->split); i++) {
+		if (s->split[i].link == l->id)
+			break;
+		if (!s->split[i].link && free_slot == ELEMENTSOF(s->split))
+			free_slot = i;
+	}
+	if (i == ELEMENTSOF(s->split)) {
+		if (parts == 1 && !skipped)
+			return;
+		i = free_slot < ELEMENTSOF(s->split) ? free_slot : 0;
+	} else if (s->split[i].frame == frame && s->split[i].parts == parts &&
+		   s->split[i].skipped == skipped) {
+		return;
+	}
+	if (!parts)
+		log_warning("sweep: link %u: frame size %u is too small for our own record, "
+			    "nothing sent", l->id, frame);
+	else if (skipped)
+		log_warning("sweep: link %u: frame size %u: %u record(s) do not fit with ours, not sent",
+			    l->id, frame, skipped);
+	else if (parts > 1)
+		log_warning("sweep: link %u: frame size %u: the database is sent in %u messages",
+			    l->id, frame, parts);
+	s->split[i].link = l->id;
+	s->split[i].frame = frame;
+	s->split[i].parts = parts;
+	s->split[i].skipped = skipped;
+}
+
+int sweep_mgmt_send(Sweep *s, const char *device, const Link *l, const uint8_t *data, size_t len,
+		    char *err, size_t errlen)
+{
+	uint8_t buf[SWEEP_MSG_MAX];
+	int n;
+
+	if (!s->auth)
+		return kernel_mgmt_send(&s->m->kernel, device, l->id, data, len, err, errlen);
+	n = auth_wrap(s->auth, l->peer_guid, data, len, buf, sizeof(buf), real_usec());
+	if (n < 0)
+		return n;
+	return kernel_mgmt_send(&s->m->kernel, device, l->id, buf, (size_t)n, err, errlen);
+}
+
 static void send_all(Sweep *s, const Device *d)
 {
-	static SweepMsg msg;
+	static SweepMsg msg, part;
 	uint8_t buf[SWEEP_MSG_MAX];
 	uint64_t now = mono_usec();
-	size_t used = SWEEP_HDR_LEN;
 	const Model *mo = &s->m->model;
-	int len;
 
 	memset(&msg, 0, sizeof(msg));
 	msg.type = SWEEP_TYPE_STATE;
@@ -162,35 +225,48 @@ static void send_all(Sweep *s, const Device *d)
 	msg.epoch = s->epoch;
 	msg.priority = (uint8_t)s->m->config.priority;
 	for (size_t i = 0; i < s->db.n_hosts; i++) {
-		HostRecord r = s->db.hosts[i];
-		uint64_t age = now > r.origin_usec ? now - r.origin_usec : 0;
-		size_t rl = SWEEP_REC_LEN + 8u * r.n_neigh + 12u * r.n_assign;
+		HostRecord *r = &msg.rec[msg.n_records++];
+		uint64_t age;
 
-		if (used + rl > sizeof(buf))
-			break;
-		used += rl;
-		r.age_ms = (uint32_t)(age / 1000);
-		msg.rec[msg.n_records++] = r;
-	}
-	len = sweep_encode(&msg, buf, sizeof(buf));
-	if (len < 0) {
-		log_warning_errno(len, "sweep: encoding: %m");
-		return;
+		*r = s->db.hosts[i];
+		age = now > r->origin_usec ? now - r->origin_usec : 0;
+		r->age_ms = (uint32_t)(age / 1000);
 	}
 	for (size_t i = 0; i < mo->n_links; i++) {
 		const Link *l = &mo->links[i];
-		char err[256] = "";
-		int r;
+		uint32_t frame = l->has_max_frame && l->max_frame < sizeof(buf) ? l->max_frame :
+			sizeof(buf);
+		unsigned pos = 0, parts = 0, skipped = 0;
+		int n;
 
 		if (strcmp(l->device, d->name) || !l->up)
 			continue;
-		r = kernel_mgmt_send(&s->m->kernel, d->name, l->id, buf, (size_t)len, err, sizeof(err));
-		if (r < 0) {
-			s->tx_err++;
-			log_debug_errno(r, "sweep: MGMT_SEND %s/%u: %m %s", d->name, l->id, err);
-		} else {
-			s->tx++;
+		if (s->auth)
+			frame = frame > AUTH_OVERHEAD ? frame - AUTH_OVERHEAD : 0;
+		while ((n = sweep_fragment(&msg, frame, &pos, &part, &skipped)) > 0) {
+			char err[256] = "";
+			int len = sweep_encode(&part, buf, frame);
+			int r;
+
+			if (len < 0) {
+				log_warning_errno(len, "sweep: encoding: %m");
+				break;
+			}
+			parts++;
+			r = sweep_mgmt_send(s, d->name, l, buf, (size_t)len, err, sizeof(err));
+			if (r < 0) {
+				s->tx_err++;
+				if (r == -EMSGSIZE)
+					log_warning_errno(r, "sweep: MGMT_SEND %s/%u, %d bytes: %m %s",
+							  d->name, l->id, len, err);
+				else
+					log_debug_errno(r, "sweep: MGMT_SEND %s/%u: %m %s", d->name,
+							l->id, err);
+			} else {
+				s->tx++;
+			}
 		}
+		frame_warn(s, l, frame, parts, skipped);
 	}
 }
 
@@ -230,8 +306,10 @@ static void run(Sweep *s)
 {
 	const Device *d;
 	HostRecord *self, *mr;
-	uint64_t master, digest, now = mono_usec();
-	uint32_t want = 0;
+	uint64_t master, digest, now = mono_usec(), guids[FABRIC_HOSTS_MAX];
+	uint32_t want = 0, claims[FABRIC_HOSTS_MAX];
+	bool reach[FABRIC_HOSTS_MAX], dirty = false;
+	size_t n = 0;
 	int gone;
 
 	if (!s->m->kernel_present || !(d = our_device(s)) || !d->guid)
@@ -302,18 +380,19 @@ static void run(Sweep *s)
 	self->master = master;
 	self->flags = master == s->db.self ? REC_FLAG_MASTER : 0;
 
-	/* assignment */
+	/* assignment, only for hosts reachable over two-way links: a record nobody we can reach
+	 * vouches for (a forged one) gets no address and no map entry */
+	fabric_reachable(&s->db, reach);
+	for (size_t i = 0; i < s->db.n_hosts; i++) {
+		if (!reach[i])
+			continue;
+		guids[n] = s->db.hosts[i].guid;
+		claims[n++] = s->db.hosts[i].addr;
+	}
 	if (master == s->db.self) {
-		uint64_t guids[FABRIC_HOSTS_MAX];
-		uint32_t claims[FABRIC_HOSTS_MAX], out[FABRIC_HOSTS_MAX];
-		size_t n = s->db.n_hosts;
+		uint32_t out[FABRIC_HOSTS_MAX];
 
-		for (size_t i = 0; i < n; i++) {
-			guids[i] = s->db.hosts[i].guid;
-			claims[i] = s->db.hosts[i].addr;
-		}
-		if (allocate(&s->map, &s->pool, guids, claims, n, out) > 0)
-			save_map(s);
+		dirty |= allocate(&s->map, &s->pool, guids, claims, n, out) > 0;
 		self->n_assign = 0;
 		for (size_t i = 0; i < n && i < FABRIC_ASSIGN_MAX; i++) {
 			if (!out[i]) {
@@ -331,19 +410,19 @@ static void run(Sweep *s)
 	} else {
 		self->n_assign = 0;
 		mr = fabric_find(&s->db, master);
-		if (mr) {
-			bool changed = false;
-
-			for (unsigned j = 0; j < mr->n_assign; j++)
-				if (pool_contains(&s->pool, mr->assign[j].addr) &&
-				    addrmap_get(&s->map, mr->assign[j].guid) != mr->assign[j].addr) {
-					addrmap_set(&s->map, mr->assign[j].guid, mr->assign[j].addr);
-					changed = true;
-				}
-			if (changed)
-				save_map(s);
-		}
+		for (unsigned j = 0; mr && j < mr->n_assign; j++)
+			if (addrmap_get(&s->map, mr->assign[j].guid) != mr->assign[j].addr) {
+				addrmap_set(&s->map, mr->assign[j].guid, mr->assign[j].addr);
+				dirty = true;
+			}
 	}
+	/* map entries of live hosts are refreshed, those of hosts gone for MapKeepDays= expire */
+	for (size_t i = 0; i < n; i++)
+		dirty |= addrmap_touch(&s->map, guids[i], real_usec() / 1000000) > 0;
+	dirty |= addrmap_expire(&s->map, real_usec() / 1000000,
+				(uint64_t)s->m->config.map_keep_days * 86400) > 0;
+	if (dirty)
+		save_map(s);
 	mr = fabric_find(&s->db, master);
 	for (unsigned j = 0; mr && j < mr->n_assign; j++)
 		if (mr->assign[j].guid == s->db.self)
@@ -402,6 +481,16 @@ static void mgmt_cb(void *userdata, const char *device, uint32_t link, uint64_t 
 
 	if (!s->device[0] || strcmp(device, s->device))
 		return;		/* another host's device (the genl family is not netns-aware) */
+	if (s->auth) {
+		r = auth_unwrap(s->auth, s->db.self, peer, data, len, &data, &len, real_usec(), why,
+				sizeof(why));
+		if (r < 0) {
+			s->rx_unauth++;
+			guid_to_string(peer, g);
+			log_debug("sweep: dropped a datagram from %s on link %u: %s", g, link, why);
+			return;
+		}
+	}
 	if (len >= 6 && data[5] == SWEEP_TYPE_RAILS) {
 		railneg_recv(s->neg, link, peer, data, len);
 		return;
@@ -420,8 +509,12 @@ static void mgmt_cb(void *userdata, const char *device, uint32_t link, uint64_t 
 		return;
 	}
 	for (unsigned i = 0; i < msg.n_records; i++) {
-		r = fabric_merge(&s->db, &msg.rec[i], now);
-		if (r < 0) {
+		r = fabric_merge(&s->db, &msg.rec[i], now, real_usec());
+		if (r == -EBADMSG) {
+			guid_to_string(msg.rec[i].guid, g);
+			log_debug("sweep: refused the record of %s from link %u: %s", g, link,
+				  s->db.why);
+		} else if (r < 0) {
 			log_warning("sweep: fabric larger than %d hosts", FABRIC_HOSTS_MAX);
 			break;
 		}
@@ -457,17 +550,28 @@ int sweep_new(Manager *m, Sweep **ret)
 	s->db.dead_usec = m->config.dead_usec;
 	s->neg = railneg_new(m);
 	if (!s->neg) {
-		free(s);
+		sweep_free(s);
 		return -ENOMEM;
 	}
 	if (pool_parse(&s->pool, m->config.pool) < 0) {
-		railneg_free(s->neg);
-		free(s);
+		sweep_free(s);
 		return log_error_errno(EINVAL, "sweep: bad Pool= %s", m->config.pool);
 	}
+	s->db.pool = s->pool;
+	if (m->config.fabric_key_file && m->config.fabric_key_file[0]) {
+		s->auth = malloc(sizeof(*s->auth));
+		r = s->auth ? auth_key_load(s->auth, m->config.fabric_key_file, why, sizeof(why)) :
+			-ENOMEM;
+		if (r < 0) {
+			log_error("sweep: FabricKeyFile=: %s", why);
+			sweep_free(s);
+			return r;
+		}
+		log_info("sweep: management datagrams authenticated (HMAC-SHA256, key %s)",
+			 m->config.fabric_key_file);
+	}
 	if (pool6_parse(&s->pool6, m->config.pool6) < 0) {
-		railneg_free(s->neg);
-		free(s);
+		sweep_free(s);
 		return log_error_errno(EINVAL, "sweep: bad Pool6= %s", m->config.pool6);
 	}
 	snprintf(s->map_path, sizeof(s->map_path), "%s/guid2addr", m->config.state_dir);
@@ -486,7 +590,7 @@ int sweep_new(Manager *m, Sweep **ret)
 	}
 	r = sd_event_add_time(m->event, &s->timer, CLOCK_MONOTONIC, 0, 0, timer_cb, s);
 	if (r < 0) {
-		free(s);
+		sweep_free(s);
 		return log_error_errno(r, "sweep timer: %m");
 	}
 	m->kernel.mgmt_fn = mgmt_cb;
@@ -501,8 +605,12 @@ Sweep *sweep_free(Sweep *s)
 	if (!s)
 		return NULL;
 	s->timer = sd_event_source_disable_unref(s->timer);
-	s->m->kernel.mgmt_fn = NULL;
+	if (s->m->kernel.mgmt_userdata == s)
+		s->m->kernel.mgmt_fn = NULL;
 	railneg_free(s->neg);
+	if (s->auth)
+		explicit_bzero(s->auth, sizeof(*s->auth));
+	free(s->auth);
 	free(s);
 	return NULL;
 }
@@ -551,7 +659,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 		    *addrs = json_object_new_array(), *st = json_object_new_object();
 	HostRecord *mr;
 	uint64_t now = mono_usec();
-	bool converged = s->db.n_hosts > 0;
+	bool converged = s->db.n_hosts > 0, reach[FABRIC_HOSTS_MAX];
 
 	json_object_object_add(o, "device", s->device[0] ? json_object_new_string(s->device) : NULL);
 	json_object_object_add(o, "netdev", s->netdev[0] ? json_object_new_string(s->netdev) : NULL);
@@ -562,10 +670,12 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 	json_object_object_add(o, "master", guid_json(s->master));
 	json_object_object_add(o, "epoch", json_object_new_int64(s->epoch));
 	json_object_object_add(o, "pool", json_object_new_string(s->m->config.pool));
+	json_object_object_add(o, "authenticated", json_object_new_boolean(s->auth != NULL));
 	json_object_object_add(o, "address", addr_json(s->addr));
 	json_object_object_add(o, "pool6", s->pool6.enabled ?
 			       json_object_new_string(s->m->config.pool6) : NULL);
 	json_object_object_add(o, "address6", s->addr6_netdev[0] ? addr6_json(s, s->db.self) : NULL);
+	fabric_reachable(&s->db, reach);
 	for (size_t i = 0; i < s->db.n_hosts; i++) {
 		HostRecord *h = &s->db.hosts[i];
 		json_object *x = json_object_new_object(), *nb = json_object_new_array();
@@ -581,6 +691,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 		json_object_object_add(x, "epoch", json_object_new_int64(h->epoch));
 		json_object_object_add(x, "age_ms", json_object_new_int64(
 			h->guid == s->db.self ? 0 : (int64_t)((now - h->origin_usec) / 1000)));
+		json_object_object_add(x, "reachable", json_object_new_boolean(reach[i]));
 		for (unsigned j = 0; j < h->n_neigh; j++) {
 			json_object_array_add(nb, guid_json(h->neigh[j]));
 			if (h->guid < h->neigh[j] && fabric_find(&s->db, h->neigh[j])) {
@@ -612,5 +723,8 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 	json_object_object_add(st, "tx_errors", json_object_new_uint64(s->tx_err));
 	json_object_object_add(st, "rx", json_object_new_uint64(s->rx));
 	json_object_object_add(st, "rx_dropped", json_object_new_uint64(s->rx_bad));
+	json_object_object_add(st, "rx_unauthenticated", json_object_new_uint64(s->rx_unauth));
+	json_object_object_add(st, "records_refused", json_object_new_uint64(s->db.rejected));
+	json_object_object_add(st, "records_evicted", json_object_new_uint64(s->db.evicted));
 	json_object_object_add(o, "sweeps", st);
 }

@@ -16,6 +16,10 @@ Sweep *sweep_free(Sweep *s);
 void sweep_kick(Sweep *s);
 /* a heavy sweep now (the "sweep" request) */
 void sweep_request(Sweep *s);
+/* sends a management datagram to the peer of link @l, in an authenticated envelope when there
+ * is a fabric key (auth.h); kernel_mgmt_send()'s return */
+int sweep_mgmt_send(Sweep *s, const char *device, const Link *l, const uint8_t *data, size_t len,
+		    char *err, size_t errlen);
 /* fills the "fabric" reply */
 void sweep_fabric_json(Sweep *s, json_object *reply);
 /* adds the link's rail negotiation ("negotiation", docs/json.md) to its links JSON object */

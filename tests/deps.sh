@@ -22,6 +22,7 @@ linux-headers-${k612#linux-image-}
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils ibverbs-providers rdma-core perftest
 python3-pyverbs
 libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libsystemd-dev libjson-c-dev libsmartcols-dev
+libgcrypt20-dev
 libcmocka-dev clang libclang-rt-14-dev llvm
 bats bats-assert bats-support jq
 qemu-system-x86 qemu-utils busybox-static iproute2 iputils-ping strace procps psmisc

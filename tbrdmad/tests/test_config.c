@@ -24,6 +24,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.refresh_usec, 2000000);
 	assert_int_equal(c.retry_usec, 1000000);
 	assert_int_equal(c.max_clients, 256);
+	assert_int_equal(c.max_clients_per_user, 16);
 	assert_string_equal(c.family, "tbrdma");
 	/* a missing file is fine */
 	assert_int_equal(config_load(&c, "/nonexistent/tbrdmad.conf"), 0);
@@ -48,6 +49,9 @@ static void test_parse(void **state)
 		"RefreshSec=0.5\n"
 		"RetrySec=3\n"
 		"MaxClients=10\n"
+		"MaxClientsPerUser=3\n"
+		"FabricKeyFile=/etc/tbrdmad/fabric.key\n"
+		"MapKeepDays=7\n"
 		"LogLevel=debug\n", "t"), 0);
 	assert_string_equal(c.socket_path, "/tmp/x.sock");
 	assert_int_equal(c.socket_mode, 0660);
@@ -56,7 +60,13 @@ static void test_parse(void **state)
 	assert_int_equal(c.refresh_usec, 500000);
 	assert_int_equal(c.retry_usec, 3000000);
 	assert_int_equal(c.max_clients, 10);
+	assert_int_equal(c.max_clients_per_user, 3);
+	assert_string_equal(c.fabric_key_file, "/etc/tbrdmad/fabric.key");
+	assert_int_equal(c.map_keep_days, 7);
 	assert_int_equal(c.log_level, LOG_DEBUG);
+	/* FabricKeyFile= empty: no key */
+	config_parse_string(&c, "FabricKeyFile=\n", "t");
+	assert_string_equal(c.fabric_key_file, "");
 	/* Device= empty: back to every device */
 	config_parse_string(&c, "Device=\n", "t");
 	assert_null(c.device);
@@ -76,7 +86,10 @@ static void test_bad_values_ignored(void **state)
 		"RefreshSec=0\n"
 		"RetrySec=abc\n"
 		"MaxClients=0\n"
+		"MaxClientsPerUser=0\n"
 		"MaxClients=-5\n"
+		"FabricKeyFile=relative.key\n"
+		"MapKeepDays=0\n"
 		"LogLevel=loud\n"
 		"Unknown=1\n"
 		"no equals sign\n"
@@ -88,6 +101,9 @@ static void test_bad_values_ignored(void **state)
 	assert_int_equal(c.refresh_usec, 2000000);
 	assert_int_equal(c.retry_usec, 1000000);
 	assert_int_equal(c.max_clients, 256);
+	assert_int_equal(c.max_clients_per_user, 16);
+	assert_null(c.fabric_key_file);
+	assert_int_equal(c.map_keep_days, 30);
 	assert_int_equal(c.log_level, LOG_INFO);
 	config_done(&c);
 	log_set_max_level(LOG_INFO);

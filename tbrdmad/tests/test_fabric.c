@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include "fabric.h"
 
 #define A(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+#define REAL 1700000000000000ULL	/* CLOCK_REALTIME µs the tests' records are merged at */
 
 static SweepMsg msg, out;
 static uint8_t buf[SWEEP_MSG_MAX + 64];
@@ -139,6 +141,65 @@ static void test_codec_hostile(void **state)
 	}
 }
 
+/* issue 13 item 12: a database of 40 hosts (one master record with 40 assignments) split to
+ * the link's frame size; every message decodes on its own, every record arrives once */
+static void test_fragment(void **state)
+{
+	static SweepMsg all, part, back;
+	static const size_t frames[] = { 4096, 1500, 600, 1024 };
+	unsigned seen[40];
+	char why[128];
+
+	(void)state;
+	memset(&all, 0, sizeof(all));
+	all.type = SWEEP_TYPE_STATE;
+	all.sender = 0x100;
+	all.n_records = 40;
+	for (unsigned i = 0; i < 40; i++) {
+		HostRecord *r = &all.rec[i];
+
+		*r = (HostRecord){ .guid = 0x100 + i, .seq = i + 1, .n_neigh = 2,
+				   .neigh = { 0x100 + (i + 39) % 40, 0x100 + (i + 1) % 40 } };
+	}
+	all.rec[5].flags = REC_FLAG_MASTER;	/* 44 + 16 + 40 * 12 = 540 bytes */
+	all.rec[5].n_assign = 40;
+	for (unsigned i = 0; i < 40; i++) {
+		all.rec[5].assign[i].guid = 0x100 + i;
+		all.rec[5].assign[i].addr = A(10, 99, 0, 1 + i);
+	}
+	/* the whole database is 32 + 40 * 60 + 480 = 2912 bytes */
+	for (size_t f = 0; f < sizeof(frames) / sizeof(frames[0]); f++) {
+		unsigned pos = 0, skipped = 0, msgs = 0;
+		int n;
+
+		memset(seen, 0, sizeof(seen));
+		while ((n = sweep_fragment(&all, frames[f], &pos, &part, &skipped)) > 0) {
+			int len = sweep_encode(&part, buf, frames[f]);
+
+			assert_true(len > 0);
+			assert_true((size_t)len <= frames[f]);
+			assert_int_equal(sweep_decode(&back, buf, (size_t)len, why, sizeof(why)), 0);
+			assert_int_equal(back.rec[0].guid, 0x100);
+			for (unsigned i = 0; i < back.n_records; i++)
+				seen[back.rec[i].guid - 0x100]++;
+			msgs++;
+		}
+		assert_int_equal(n, 0);
+		for (unsigned i = 1; i < 40; i++)
+			assert_int_equal(seen[i], frames[f] == 600 && i == 5 ? 0 : 1);
+		assert_int_equal(seen[0], msgs);	/* ours leads every message */
+		assert_int_equal(skipped, frames[f] == 600);	/* 32 + 60 + 540 > 600 */
+		if (frames[f] == 4096)
+			assert_int_equal(msgs, 1);
+		else
+			assert_true(msgs >= 2);
+	}
+	/* a frame too small for our own record */
+	unsigned pos = 0, skipped = 0;
+
+	assert_int_equal(sweep_fragment(&all, 80, &pos, &part, &skipped), -EMSGSIZE);
+}
+
 static void test_election(void **state)
 {
 	Fabric f = { .self = 5, .dead_usec = 4000000 };
@@ -149,19 +210,22 @@ static void test_election(void **state)
 	assert_true(election_better(100, 1, 100, 2));	/* then the lowest GUID */
 	assert_false(election_better(100, 2, 100, 1));
 	assert_int_equal(fabric_elect(&f), 0);
-	f.hosts[0] = (HostRecord){ .guid = 5, .priority = 100, .origin_usec = 1000 };
+	/* (only hosts reachable over two-way links are elected: 5 - 3, 5 - 9) */
+	f.hosts[0] = (HostRecord){ .guid = 5, .priority = 100, .origin_usec = 1000, .n_neigh = 2,
+				   .neigh = { 3, 9 } };
 	f.n_hosts = 1;
 	assert_int_equal(fabric_elect(&f), 5);
-	HostRecord r = { .guid = 3, .seq = 10, .priority = 100 };
+	HostRecord r = { .guid = 3, .seq = 10, .priority = 100, .n_neigh = 1, .neigh = { 5 } };
 
-	assert_int_equal(fabric_merge(&f, &r, 1000000), 1);
+	assert_int_equal(fabric_merge(&f, &r, 1000000, REAL), 1);
 	assert_int_equal(fabric_elect(&f), 3);
-	r = (HostRecord){ .guid = 9, .seq = 1, .priority = 150, .age_ms = 1000 };
-	assert_int_equal(fabric_merge(&f, &r, 1000000), 1);
+	r = (HostRecord){ .guid = 9, .seq = 1, .priority = 150, .age_ms = 1000, .n_neigh = 1,
+			  .neigh = { 5 } };
+	assert_int_equal(fabric_merge(&f, &r, 1000000, REAL), 1);
 	assert_int_equal(fabric_elect(&f), 9);
 	/* the master goes silent: after DeadSec the next one takes over, self never expires */
-	r = (HostRecord){ .guid = 3, .seq = 11, .priority = 100 };
-	assert_int_equal(fabric_merge(&f, &r, 4000000), 1);
+	r = (HostRecord){ .guid = 3, .seq = 11, .priority = 100, .n_neigh = 1, .neigh = { 5 } };
+	assert_int_equal(fabric_merge(&f, &r, 4000000, REAL), 1);
 	assert_int_equal(fabric_expire(&f, 4100000), 1);	/* 9 was made at 0 */
 	assert_int_equal(fabric_elect(&f), 3);
 	assert_int_equal(fabric_expire(&f, 9000000), 1);
@@ -177,28 +241,159 @@ static void test_merge(void **state)
 	(void)state;
 	f.hosts[0] = (HostRecord){ .guid = 5 };
 	f.n_hosts = 1;
-	assert_int_equal(fabric_merge(&f, &r, 10000000), 1);
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 1);
 	assert_int_equal(fabric_find(&f, 7)->origin_usec, 9900000);
-	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);	/* same: no news */
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 0);	/* same: no news */
 	r.seq = 9;
-	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);	/* older generation */
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 0);	/* older generation */
 	r.seq = 10;
 	r.age_ms = 50;						/* same generation, fresher copy */
-	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 0);
 	assert_int_equal(fabric_find(&f, 7)->origin_usec, 9950000);
 	r.seq = 11;
 	r.age_ms = 5000;					/* a stale copy is not taken */
-	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 0);
 	r.guid = 5;						/* nor a record claiming to be us */
 	r.age_ms = 0;
-	assert_int_equal(fabric_merge(&f, &r, 10000000), 0);
-	/* table full */
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 0);
+	/* table full of records not reachable from us: the oldest makes room (test_forged) */
 	for (uint64_t g = 100; f.n_hosts < FABRIC_HOSTS_MAX; g++) {
 		r.guid = g;
-		assert_int_equal(fabric_merge(&f, &r, 10000000), 1);
+		assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 1);
 	}
 	r.guid = 99999;
-	assert_int_equal(fabric_merge(&f, &r, 10000000), -ENOSPC);
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 1);
+	assert_int_equal(f.evicted, 1);
+}
+
+/* issue 13 item 11: forged records (no key) are refused or kept harmless */
+static void test_forged(void **state)
+{
+	static Fabric f;
+	HostRecord r;
+
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.self = 5;
+	f.dead_usec = 4000000;
+	pool_parse(&f.pool, "10.99.0.0/24");
+	f.hosts[0] = (HostRecord){ .guid = 5, .seq = REAL, .priority = 100, .n_neigh = 1,
+				   .neigh = { 7 } };
+	f.n_hosts = 1;
+	r = (HostRecord){ .guid = 7, .seq = REAL, .priority = 100, .n_neigh = 1, .neigh = { 5 },
+			  .flags = REC_FLAG_MASTER, .n_assign = 2 };
+	r.assign[0].guid = 5;
+	r.assign[0].addr = A(10, 99, 0, 1);
+	r.assign[1].guid = 7;
+	r.assign[1].addr = A(10, 99, 0, 2);
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 1);
+	assert_int_equal(fabric_elect(&f), 5);
+
+	/* the master's record forged with a generation near UINT64_MAX: refused, 7 stays */
+	HostRecord forged = r;
+
+	forged.seq = UINT64_MAX - 1;
+	forged.assign[0].addr = A(10, 99, 0, 77);
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), -EBADMSG);
+	assert_non_null(strstr(f.why, "future"));
+	assert_int_equal(fabric_find(&f, 7)->seq, REAL);
+	/* ... but 10 minutes ahead is still accepted (clock skew) */
+	forged.seq = REAL + SEQ_AHEAD_USEC;
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), 1);
+	forged.seq = REAL + SEQ_AHEAD_USEC + 1000000;
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), -EBADMSG);
+	/* addresses outside the pool: the host's own, an assignment; assignments from a host that
+	 * does not claim to be master; two GUIDs with one address */
+	forged = r;
+	forged.seq = REAL + 1;
+	forged.addr = A(192, 168, 1, 1);
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), -EBADMSG);
+	forged.addr = A(10, 99, 0, 255);		/* the pool's broadcast address */
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), -EBADMSG);
+	forged.addr = 0;
+	forged.assign[0].addr = A(192, 168, 1, 1);
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), -EBADMSG);
+	assert_non_null(strstr(f.why, "outside the pool"));
+	forged.assign[0].addr = A(10, 99, 0, 2);
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), -EBADMSG);
+	forged.assign[0].addr = A(10, 99, 0, 1);
+	forged.flags = 0;
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), -EBADMSG);
+	assert_int_equal(f.rejected, 7);
+
+	/* a record of our own GUID, newer than ours: our next generation must beat it */
+	forged = (HostRecord){ .guid = 5, .seq = REAL + 5000000, .priority = 255 };
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), 0);
+	assert_int_equal(f.seq_floor, REAL + 5000001);
+	assert_int_equal(fabric_find(&f, 5)->priority, 100);
+
+	/* a fake high-priority master nobody vouches for (it names us, we do not name it): in
+	 * the table, never elected */
+	forged = (HostRecord){ .guid = 1, .seq = REAL, .priority = 255, .n_neigh = 1,
+			       .neigh = { 5 }, .flags = REC_FLAG_MASTER };
+	assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), 1);
+	assert_int_equal(fabric_elect(&f), 5);
+
+	/* 61 more fakes fill the table; a real neighbour (two-way) still gets in, evicting the
+	 * oldest fake; when every record is reachable, a full table refuses */
+	for (uint64_t g = 100; f.n_hosts < FABRIC_HOSTS_MAX; g++) {
+		forged = (HostRecord){ .guid = g, .seq = REAL, .age_ms = (uint32_t)(g - 99),
+				       .priority = 255 };
+		assert_int_equal(fabric_merge(&f, &forged, 10000000, REAL), 1);
+	}
+	f.hosts[0].neigh[f.hosts[0].n_neigh++] = 9;
+	r = (HostRecord){ .guid = 9, .seq = REAL, .priority = 100, .n_neigh = 1, .neigh = { 5 } };
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 1);
+	assert_int_equal(f.n_hosts, FABRIC_HOSTS_MAX);
+	assert_int_equal(f.evicted, 1);
+	assert_null(fabric_find(&f, 160));		/* the oldest fake (age 61 ms) went */
+	assert_non_null(fabric_find(&f, 9));
+	assert_int_equal(fabric_elect(&f), 5);
+	for (size_t i = 0; i < f.n_hosts; i++) {	/* every record reachable: a chain */
+		f.hosts[i].n_neigh = 0;
+		if (i) {
+			f.hosts[i].neigh[f.hosts[i].n_neigh++] = f.hosts[i - 1].guid;
+			f.hosts[i - 1].neigh[f.hosts[i - 1].n_neigh++] = f.hosts[i].guid;
+		}
+	}
+	r.guid = 99999;
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), -ENOSPC);
+}
+
+static void test_map_expire(void **state)
+{
+	static AddrMap m;
+	Pool p;
+	uint64_t g[2] = { 0x10, 0x20 };
+	uint32_t o[2];
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	pool_parse(&p, "10.99.0.0/30");	/* two addresses */
+	/* fake GUIDs took the whole pool long ago; live hosts get their addresses back, the
+	 * least recently seen first */
+	addrmap_set(&m, 0xf1, A(10, 99, 0, 1));
+	addrmap_set(&m, 0xf2, A(10, 99, 0, 2));
+	m.e[0].seen = 2000;
+	m.e[1].seen = 1000;
+	assert_int_equal(allocate(&m, &p, g, NULL, 1, o), 1);
+	assert_int_equal(o[0], A(10, 99, 0, 2));
+	assert_int_equal(addrmap_owner(&m, A(10, 99, 0, 2)), 0x10);
+	assert_int_equal(allocate(&m, &p, g, NULL, 2, o), 1);
+	assert_int_equal(o[1], A(10, 99, 0, 1));
+	assert_int_equal(m.n, 2);
+	/* touch: refreshed once per MAP_TOUCH_SEC */
+	assert_int_equal(addrmap_touch(&m, 0x10, 100000), 1);
+	assert_int_equal(addrmap_touch(&m, 0x10, 100000 + MAP_TOUCH_SEC - 1), 0);
+	assert_int_equal(addrmap_touch(&m, 0x10, 100000 + MAP_TOUCH_SEC), 1);
+	assert_int_equal(addrmap_touch(&m, 0x99, 100000), 0);
+	/* expiry: 0x20 was never seen (its "seen" becomes now), 0x10 is gone after @keep */
+	assert_int_equal(addrmap_expire(&m, 200000, 100000), 0);
+	assert_int_equal(addrmap_expire(&m, 100000 + MAP_TOUCH_SEC + 100000, 100000), 1);
+	assert_int_equal(addrmap_get(&m, 0x10), 0);
+	assert_int_equal(addrmap_get(&m, 0x20), A(10, 99, 0, 1));
+	assert_int_equal(addrmap_expire(&m, 300000, 100000), 1);
+	assert_int_equal(m.n, 0);
 }
 
 static void test_pool(void **state)
@@ -314,7 +509,7 @@ static void test_map_file(void **state)
 	addrmap_set(&m, 0x0002c9fffe000003ull, A(10, 99, 0, 1));	/* takes .1 over */
 	assert_int_equal(m.n, 2);
 	text = addrmap_format(&m);
-	assert_non_null(strstr(text, "0002c9fffe000003 10.99.0.1\n"));
+	assert_non_null(strstr(text, "0002c9fffe000003 10.99.0.1 0\n"));
 	assert_int_equal(addrmap_parse(&m2, text, strlen(text), why, sizeof(why)), 0);
 	assert_int_equal(m2.n, 2);
 	free(text);
@@ -331,6 +526,44 @@ static void test_map_file(void **state)
 	rmdir(dir);
 }
 
+/* issue 13 item 14: a symlink planted at the temporary path is not followed (the victim keeps
+ * its contents, the map is written as a regular file), and no temporary file is left behind */
+static void test_map_save_symlink(void **state)
+{
+	static AddrMap m, m2;
+	char why[128], dir[] = "/tmp/test_fabricXXXXXX", path[256], tmp[300], victim[256];
+	char got[64] = "";
+	struct stat st;
+	FILE *f;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	addrmap_set(&m, 0x0002c9fffe000001ull, A(10, 99, 0, 1));
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/guid2addr", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	f = fopen(victim, "w");
+	assert_non_null(f);
+	fputs("precious\n", f);
+	fclose(f);
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(addrmap_save(&m, path), 0);
+	f = fopen(victim, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "precious\n");
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(lstat(tmp, &st), -1);
+	assert_int_equal(addrmap_load(&m2, path, why, sizeof(why)), 0);
+	assert_int_equal(addrmap_get(&m2, 0x0002c9fffe000001ull), A(10, 99, 0, 1));
+	unlink(path);
+	unlink(victim);
+	rmdir(dir);
+}
+
 static void test_map_hostile(void **state)
 {
 	static AddrMap m;
@@ -338,7 +571,11 @@ static void test_map_hostile(void **state)
 		"",
 		"garbage\n",
 		"# tbrdmad guid2addr v1",					/* no newline */
-		"# tbrdmad guid2addr v2\n",
+		"# tbrdmad guid2addr v3\n",
+		"# tbrdmad guid2addr v2\n0002c9fffe000001 10.99.0.1\n",		/* no SEEN */
+		"# tbrdmad guid2addr v2\n0002c9fffe000001 10.99.0.1 -1\n",
+		"# tbrdmad guid2addr v2\n0002c9fffe000001 10.99.0.1 12x\n",
+		"# tbrdmad guid2addr v1\n0002c9fffe000001 10.99.0.1 5\n",	/* SEEN in v1 */
 		"# tbrdmad guid2addr v1\n0002c9fffe000001\n",
 		"# tbrdmad guid2addr v1\n0002c9fffe000001 10.99.0.1 extra\n",
 		"# tbrdmad guid2addr v1\n2c9fffe000001 10.99.0.1\n",		/* short GUID */
@@ -377,12 +614,16 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_codec_roundtrip),
 		cmocka_unit_test(test_codec_hostile),
+		cmocka_unit_test(test_fragment),
 		cmocka_unit_test(test_election),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_forged),
+		cmocka_unit_test(test_map_expire),
 		cmocka_unit_test(test_pool),
 		cmocka_unit_test(test_pool6),
 		cmocka_unit_test(test_allocate),
 		cmocka_unit_test(test_map_file),
+		cmocka_unit_test(test_map_save_symlink),
 		cmocka_unit_test(test_map_hostile),
 	};
 

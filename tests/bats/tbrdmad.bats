@@ -170,3 +170,58 @@ stress_daemon() {
 @test "socket stress: the same against the plain daemon, RSS growth under 3 MiB" {
 	stress_daemon "$TBRDMAD" 3072
 }
+
+# issue 13 item 13: one unprivileged user cannot take the socket's client slots
+@test "state socket: 256 connections as nobody get MaxClientsPerUser=16; root's tbctl still works" {
+	start_daemon "$D"
+	"${NOBODY[@]}" /usr/bin/python3 "$TOP/tests/bats/sock-quota.py" hold "$D/tbrdmad.sock" 256 \
+		> "$D/hold.out" 2>&1 &
+	local holder=$!
+	for _ in $(seq 600); do
+		grep -q '^HELD' "$D/hold.out" && break
+		kill -0 "$holder" 2> /dev/null || break
+		sleep 0.1
+	done
+	cat "$D/hold.out"
+	grep -qx 'HELD 16 BUSY 240' "$D/hold.out" || { kill "$holder"; fail "nobody's connections"; }
+	run "$TBCTL" --socket "$D/tbrdmad.sock" --json status
+	kill "$holder"
+	wait "$holder" || true
+	assert_success
+	echo "$output" | jq -e '.ok and .daemon.clients == 17'
+	grep -q 'refusing a client of pid [0-9]* uid 65534: 16 connections of that uid' "$D/daemon.log"
+}
+
+# issue 13 item 13: the output limit (1 MiB) is checked per request, not per read, so a client
+# pipelining requests without reading its replies holds at most the limit plus one reply
+@test "state socket: a pipelined flood of 40000 requests queues at most 1 MiB + one reply; all answered in order" {
+	start_daemon "$D" --log-level info
+	run /usr/bin/python3 "$TOP/tests/bats/sock-quota.py" flood "$D/tbrdmad.sock" \
+		"$(cat "$D/pid")" 40000
+	echo "$output"
+	assert_success
+	assert_line "REPLIES 40000"
+	local peak rss
+	peak=$(sed -n 's/^PEAK //p' <<< "$output")
+	rss=$(sed -n 's/^RSS //p' <<< "$output")
+	[ "$peak" -ge $((1 << 20)) ] || fail "peak $peak: the flood did not reach the limit"
+	[ "$peak" -le $(((1 << 20) + 4096)) ] || fail "peak output queue $peak bytes"
+	[ "$rss" -le 65536 ] || fail "RSS $rss kB"
+}
+
+# issue 13 item 11: the fabric key file must not be readable by others
+@test "FabricKeyFile=: a world-readable key is refused (the daemon exits); a 0600 key is used" {
+	head -c 32 /dev/urandom > "$D/fabric.key"
+	chmod 0644 "$D/fabric.key"
+	printf '[Daemon]\nFabricKeyFile=%s\n' "$D/fabric.key" > "$D/keyed.conf"
+	run "$TBRDMAD" --socket "$D/tbrdmad.sock" --state-dir "$D/state" --config "$D/keyed.conf" \
+		--genl-family tbrdma-absent
+	assert_failure
+	assert_output --partial "mode 0644: others may read or write the key"
+	chmod 0600 "$D/fabric.key"
+	start_daemon "$D" --config "$D/keyed.conf"
+	grep -q 'management datagrams authenticated (HMAC-SHA256' "$D/daemon.log"
+	run "$TBCTL" --socket "$D/tbrdmad.sock" --json fabric
+	assert_success
+	echo "$output" | jq -e '.authenticated == true and .sweeps.rx_unauthenticated == 0'
+}

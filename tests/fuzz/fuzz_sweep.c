@@ -13,19 +13,35 @@
  *   was (the decoder refuses trailing bytes) and decodes again to the same
  *   message;
  * - its records merge into a fabric database as the daemon does (sweep.c)
- *   without overflowing it, and the election picks one of the hosts.
+ *   without overflowing it; every record merged passed fabric_validate()
+ *   (generation window, addresses in the pool, assignments only from a
+ *   master); the election picks a host reachable from ours, or ours.
+ * Authenticated format (issue 13, tbrdmad/auth.c): an input starting with
+ * the envelope magic "TBSA" goes through auth_unwrap() with the fuzz key
+ * (the seeds are wrapped with it) as the daemon does with FabricKeyFile=;
+ * what it accepts re-wraps (auth_wrap, same sequence number) to exactly
+ * the input, the same bytes again are refused as a replay, and the datagram
+ * inside is checked as below.
  * On what rails_decode() accepts:
  * - it re-encodes (rails_encode) to the same bytes but the reserved ones and
  *   decodes again to the same message;
  * - the agreement with a local advertisement is symmetric and never has more
  *   rails (or rails up) than either side, and its mask has one bit per rail.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "fabric.h"
 #include "negotiate.h"
+
+#define FUZZ_KEY "tbrdma fuzz_sweep key 0123456789"	/* gen_seeds.py wraps with it */
+#define SELF 1ULL
+#define PEER 0x1111ULL
+
+#define REAL 1700000000000000ULL	/* CLOCK_REALTIME µs of the merge */
 
 static SweepMsg m, m2;
 static Fabric db;
@@ -65,11 +81,51 @@ static void rails(const uint8_t *data, size_t size)
 		abort();
 }
 
+static Auth auth;
+static uint8_t wrapped[SWEEP_MSG_MAX + AUTH_OVERHEAD];
+
+/* 1: @data is an envelope, (*@data, *@size) now the datagram inside it; 0: not authentic */
+static int unwrap(const uint8_t **data, size_t *size)
+{
+	const uint8_t *in;
+	size_t len;
+	char why[96];
+	uint64_t seq = 0;
+	int n;
+
+	memset(&auth, 0, sizeof(auth));
+	memcpy(auth.key, FUZZ_KEY, sizeof(FUZZ_KEY) - 1);
+	auth.key_len = sizeof(FUZZ_KEY) - 1;
+	memset(why, 0x5a, sizeof(why));
+	if (auth_unwrap(&auth, SELF, PEER, *data, *size, &in, &len, REAL, why, sizeof(why))) {
+		if (!memchr(why, '\0', sizeof(why)))
+			abort();
+		return 0;
+	}
+	if (in != *data + AUTH_HDR_LEN || len + AUTH_OVERHEAD != *size)
+		abort();
+	for (int i = 8; i < 16; i++)
+		seq = seq << 8 | (*data)[i];
+	auth.tx_seq = seq - 1;
+	n = auth_wrap(&auth, SELF, in, len, wrapped, sizeof(wrapped), 0);
+	if (n < 0 || (size_t)n != *size || memcmp(wrapped, *data, *size))
+		abort();
+	if (auth_unwrap(&auth, SELF, PEER, *data, *size, &in, &len, REAL, why, sizeof(why)) !=
+	    -ESTALE)
+		abort();	/* a replay */
+	*data = in;
+	*size = len;
+	return 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char why[96];
 	uint64_t best;
 	int n;
+
+	if (size >= 4 && !memcmp(data, "TBSA", 4) && !unwrap(&data, &size))
+		return 0;
 
 	if (size >= 6 && data[5] == SWEEP_TYPE_RAILS) {	/* as sweep.c dispatches */
 		rails(data, size);
@@ -91,16 +147,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    memcmp(&m, &m2, sizeof(m)))
 			abort();
 	}
+	memset(&db, 0, sizeof(db));
 	db.self = 1;
-	db.n_hosts = 0;
 	db.dead_usec = 10 * 1000000ull;
-	for (unsigned i = 0; i < m.n_records && i < FABRIC_HOSTS_MAX; i++)
-		if (fabric_merge(&db, &m.rec[i], 20 * 1000000ull) < 0)
-			abort();	/* at most FABRIC_HOSTS_MAX distinct GUIDs */
+	pool_parse(&db.pool, "10.99.0.0/24");
+	db.hosts[0] = (HostRecord){ .guid = 1, .n_neigh = 1, .neigh = { m.sender } };
+	db.n_hosts = 1;
+	for (unsigned i = 0; i < m.n_records && i < FABRIC_HOSTS_MAX; i++) {
+		int v = fabric_validate(&db, &m.rec[i], REAL, why, sizeof(why));
+		int r = fabric_merge(&db, &m.rec[i], 20 * 1000000ull, REAL);
+
+		if ((v < 0) != (r == -EBADMSG) || (r < 0 && r != -EBADMSG && r != -ENOSPC))
+			abort();
+	}
 	if (db.n_hosts > FABRIC_HOSTS_MAX)
 		abort();
+	for (size_t i = 1; i < db.n_hosts; i++)
+		if (fabric_validate(&db, &db.hosts[i], REAL, why, sizeof(why)))
+			abort();
 	best = fabric_elect(&db);
-	if (db.n_hosts && !fabric_find(&db, best))
+	if (!fabric_find(&db, best))
 		abort();
 	fabric_expire(&db, 40 * 1000000ull);
 	return 0;

@@ -10,6 +10,8 @@ fuzz_request: state socket request lines (docs/json.md).
 fuzz_eth:     eth rail frames after the Ethernet header (docs/eth.md): hellos, frames, broken.
 fuzz_nego's seeds are committed as they are (corpus/fuzz_nego).
 """
+import hashlib
+import hmac
 import os
 import struct
 import sys
@@ -138,6 +140,15 @@ def daemon_seeds(outdir):
     seeds["rails_none"] = rails(0x2222, 7, 0, [])
     seeds["rails_all"] = rails(0x3333, 2, 2048,
                                [(i, i % 8, i % 3, 1024 * i) for i in range(16)])
+    # authenticated envelopes (tbrdmad/auth.c) with fuzz_sweep.c's key, to GUID 1
+    def wrap(msg, seq):
+        env = struct.pack(">IB3xQQ", 0x54425341, 1, seq, 1) + msg
+        return env + hmac.new(b"tbrdma fuzz_sweep key 0123456789", env,
+                              hashlib.sha256).digest()
+    real = 1700000000000000
+    seeds["auth_two"] = wrap(seeds["two"], real + 1)
+    seeds["auth_rails"] = wrap(seeds["rails_two"], real - 5)
+    seeds["auth_badmac"] = seeds["auth_two"][:-1] + bytes([seeds["auth_two"][-1] ^ 1])
     seeds["bad_magic"] = b"TBSX" + seeds["one"][4:]
     seeds["bad_trailing"] = seeds["one"] + b"\0"
     write(outdir, "fuzz_sweep", seeds)
@@ -150,6 +161,8 @@ def daemon_seeds(outdir):
         "dup_guid": head + "0000000000001111 10.99.0.1\n0000000000001111 10.99.0.2\n",
         "no_newline": head + "0000000000001111 10.99.0.1",
         "bad_addr": head + "0000000000001111 10.99.0.256\n",
+        "two_v2": "# tbrdmad guid2addr v2\n0000000000001111 10.99.0.1 1764581400\n"
+                  "0000000000002222 10.99.0.2 0\n",
     }
     write(outdir, "fuzz_addrmap", {k: v.encode() for k, v in seeds.items()})
 

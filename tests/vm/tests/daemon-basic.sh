@@ -65,6 +65,27 @@ setpriv --reuid=65534 --regid=65534 --clear-groups "$T" rail enable tbrdma0 1 1 
 rc=0; "$T" rail disable tbrdma0 1 9 || rc=$?
 [ "$rc" = 1 ] || fail "disabling a missing rail exited $rc"
 
+step "genl privileges (issue 13): dumps and the events group are public; mgmt and changes are not"
+# docs/netlink.md "Privileges", systemd/tbrdmad.service.in: the daemon needs CAP_NET_ADMIN for
+# the changing commands and the mgmt group only
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+"${NOBODY[@]}" "$CTL" links > /dev/null || fail "nobody cannot dump links"
+"${NOBODY[@]}" "$CTL" events > /tmp/ev.nobody 2> /tmp/ev.nobody.err &
+EVN=$!
+wait_for 5 grep -q 'listening on events' /tmp/ev.nobody.err
+"$CTL" rail-set tbrdma0 1 1 --cut || fail "cut failed"
+"$CTL" rail-set tbrdma0 1 1 --restore || fail "restore failed"
+wait_for 5 grep -Eq "event=rail dev=tbrdma0 link=1 id=1 .* what=down" /tmp/ev.nobody
+wait_for 5 grep -Eq "event=rail dev=tbrdma0 link=1 id=1 .* what=up" /tmp/ev.nobody
+kill "$EVN"; wait "$EVN" 2> /dev/null || true
+rc=0
+"${NOBODY[@]}" "$CTL" mgmt-listen --count 1 --timeout 2 > /dev/null 2> /tmp/mgmt.nobody || rc=$?
+cat /tmp/mgmt.nobody
+[ "$rc" != 0 ] && grep -q 'joining group mgmt: Operation not permitted' /tmp/mgmt.nobody ||
+	fail "nobody joined the mgmt group"
+none_cut() { "$T" rails --json | jq_ok 'not any(r["cut"] for r in d["rails"])'; }
+wait_for 10 none_cut
+
 step "rail negotiation: a peer advertising only rail 0 (twice) gets rail 1 disabled; both: re-enabled"
 # RAILS v1 messages (docs/sweep.md) as tbrdma1's daemon would send them, from tbrdma1's link 1
 rails_msg() { # rails_msg N: rails 0..N-1, up, 1 lane, max frame 4096

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests of the fabric authentication (auth.c, issue 13 item 11): key file checks, the
+ * envelope, HMAC with another key or none, tampering, another receiver, replay and its window. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <errno.h>
+
+#include "auth.h"
+
+#define REAL 1700000000000000ULL
+#define SELF 0x1111ULL
+#define PEER 0x2222ULL
+
+static char dir[] = "/tmp/test_authXXXXXX";
+
+static int key_file(const char *name, const char *key, mode_t mode, char *path, size_t n)
+{
+	FILE *f;
+
+	snprintf(path, n, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(key, f);
+	fclose(f);
+	return chmod(path, mode);
+}
+
+static void load(Auth *a, const char *key)
+{
+	char path[256], why[160];
+
+	assert_int_equal(key_file("k", key, 0600, path, sizeof(path)), 0);
+	assert_int_equal(auth_key_load(a, path, why, sizeof(why)), 0);
+}
+
+static void test_key_file(void **state)
+{
+	static Auth a;
+	char path[256], link[300], why[160];
+
+	(void)state;
+	assert_int_equal(key_file("ok", "0123456789abcdef0123\n", 0600, path, sizeof(path)), 0);
+	assert_int_equal(auth_key_load(&a, path, why, sizeof(why)), 0);
+	assert_int_equal(a.key_len, 20);		/* the newline is not part of it */
+	assert_int_equal(chmod(path, 0640), 0);	/* group-readable is the admin's choice */
+	assert_int_equal(auth_key_load(&a, path, why, sizeof(why)), 0);
+	assert_int_equal(chmod(path, 0644), 0);	/* world-readable: refused */
+	assert_int_equal(auth_key_load(&a, path, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "0644"));
+	assert_int_equal(a.key_len, 0);
+	assert_int_equal(chmod(path, 0602), 0);	/* world-writable: refused */
+	assert_int_equal(auth_key_load(&a, path, why, sizeof(why)), -EPERM);
+	assert_int_equal(chmod(path, 0600), 0);
+	snprintf(link, sizeof(link), "%s/link", dir);	/* a symlink is not followed */
+	assert_int_equal(symlink(path, link), 0);
+	assert_true(auth_key_load(&a, link, why, sizeof(why)) < 0);
+	unlink(link);
+	assert_int_equal(key_file("short", "short key", 0600, path, sizeof(path)), 0);
+	assert_int_equal(auth_key_load(&a, path, why, sizeof(why)), -EINVAL);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	assert_int_equal(auth_key_load(&a, path, why, sizeof(why)), -ENOENT);
+}
+
+static void test_wrap_unwrap(void **state)
+{
+	static Auth tx, rx, other;
+	static const uint8_t msg[] = "TBSW\x01\x01 a sweep datagram";
+	uint8_t buf[512], bad[512];
+	const uint8_t *in;
+	size_t in_len;
+	char why[160];
+	int n;
+
+	(void)state;
+	load(&tx, "the fabric key of this test");
+	load(&rx, "the fabric key of this test");
+	load(&other, "another key, not the fabric's");
+	n = auth_wrap(&tx, SELF, msg, sizeof(msg), buf, sizeof(buf), REAL);
+	assert_int_equal(n, (int)sizeof(msg) + AUTH_OVERHEAD);
+	assert_memory_equal(buf, "TBSA\x01", 5);
+	assert_int_equal(auth_wrap(&tx, SELF, msg, sizeof(msg), buf, sizeof(msg) + 10, REAL),
+			 -EMSGSIZE);
+	n = auth_wrap(&tx, SELF, msg, sizeof(msg), buf, sizeof(buf), REAL);
+	/* another key: refused, and does not move the replay window */
+	assert_int_equal(auth_unwrap(&other, SELF, PEER, buf, (size_t)n, &in, &in_len, REAL, why,
+				     sizeof(why)), -EACCES);
+	/* no envelope (a daemon without a key) */
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, msg, sizeof(msg), &in, &in_len, REAL, why,
+				     sizeof(why)), -EBADMSG);
+	/* every single flipped bit is refused */
+	for (int i = 0; i < n * 8; i++) {
+		memcpy(bad, buf, (size_t)n);
+		bad[i / 8] ^= (uint8_t)(1 << (i % 8));
+		assert_true(auth_unwrap(&rx, SELF, PEER, bad, (size_t)n, &in, &in_len, REAL, why,
+					sizeof(why)) < 0);
+	}
+	/* truncated */
+	assert_true(auth_unwrap(&rx, SELF, PEER, buf, (size_t)n - 1, &in, &in_len, REAL, why,
+				sizeof(why)) < 0);
+	/* addressed to another host */
+	assert_int_equal(auth_unwrap(&rx, 0x3333, PEER, buf, (size_t)n, &in, &in_len, REAL, why,
+				     sizeof(why)), -EXDEV);
+	/* the right one */
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, buf, (size_t)n, &in, &in_len, REAL, why,
+				     sizeof(why)), 0);
+	assert_int_equal(in_len, sizeof(msg));
+	assert_memory_equal(in, msg, sizeof(msg));
+	/* replayed */
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, buf, (size_t)n, &in, &in_len, REAL, why,
+				     sizeof(why)), -ESTALE);
+	assert_non_null(strstr(why, "replayed"));
+}
+
+static void test_replay_window(void **state)
+{
+	static Auth tx, rx;
+	static uint8_t saved[100][128];
+	static int len[100];
+	static const uint8_t msg[] = "RAILS";
+	const uint8_t *in;
+	size_t in_len;
+	char why[160];
+
+	(void)state;
+	load(&tx, "the fabric key of this test");
+	load(&rx, "the fabric key of this test");
+	for (int i = 0; i < 100; i++)
+		len[i] = auth_wrap(&tx, SELF, msg, sizeof(msg), saved[i], sizeof(saved[i]), REAL);
+	/* reordered within the window: taken once each */
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[70], (size_t)len[70], &in, &in_len, REAL,
+				     why, sizeof(why)), 0);
+	for (int i = 69; i >= 10; i--)
+		assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[i], (size_t)len[i], &in, &in_len,
+					     REAL, why, sizeof(why)), 0);
+	for (int i = 70; i >= 10; i--)
+		assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[i], (size_t)len[i], &in, &in_len,
+					     REAL, why, sizeof(why)), -ESTALE);
+	/* older than the window */
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[5], (size_t)len[5], &in, &in_len, REAL,
+				     why, sizeof(why)), -ESTALE);
+	/* a jump of more than the window forgets it */
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[99], (size_t)len[99], &in, &in_len, REAL,
+				     why, sizeof(why)), 0);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[71], (size_t)len[71], &in, &in_len, REAL,
+				     why, sizeof(why)), 0);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[34], (size_t)len[34], &in, &in_len, REAL,
+				     why, sizeof(why)), -ESTALE);
+	/* a receiver that restarted takes a sender's first datagram only if it is recent */
+	memset(rx.peers, 0, sizeof(rx.peers));
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[80], (size_t)len[80], &in, &in_len,
+				     REAL + AUTH_SKEW_USEC + 1000, why, sizeof(why)), -ESTALE);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[80], (size_t)len[80], &in, &in_len,
+				     REAL - AUTH_SKEW_USEC - 1000, why, sizeof(why)), -ESTALE);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[80], (size_t)len[80], &in, &in_len,
+				     REAL + 1000, why, sizeof(why)), 0);
+	/* the sender's sequence numbers keep increasing even if its clock steps back */
+	uint64_t before = tx.tx_seq;
+
+	auth_wrap(&tx, SELF, msg, sizeof(msg), saved[0], sizeof(saved[0]), REAL - 5000000);
+	assert_int_equal(tx.tx_seq, before + 1);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[64];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_key_file),
+		cmocka_unit_test(test_wrap_unwrap),
+		cmocka_unit_test(test_replay_window),
+	};
+
+	return cmocka_run_group_tests_name("tbrdmad_auth", tests, setup, teardown);
+}
