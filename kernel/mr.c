@@ -3,14 +3,16 @@
  * tbrdma: memory regions.
  *
  * Keys: lkey == rkey == index << 8 | key byte. The index (1 .. TBR_MAX_MR-1)
- * finds the MR in tdev->mr_xa; the key byte comes from a device-wide
- * counter, so a new registration that reuses an index gets a new key and a
- * stale key no longer matches. The transport looks MRs up with tbr_mr_get()
+ * finds the MR in tdev->mr_xa; the key byte is random (as in rxe), never the
+ * byte of the previous registration, so a remote peer cannot guess the key
+ * of the next MR from one it was given, and a stale key of a reused index
+ * matches only by a 1-in-255 chance. The transport looks MRs up with tbr_mr_get()
  * (RCU + refcount, any context) and moves bytes with tbr_mr_copy();
  * deregistration waits until every such reference is dropped.
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -32,6 +34,19 @@ static int tbr_mr_check_access(int access)
 	return 0;
 }
 
+/* A random key byte other than the last one handed out (device-wide). */
+static u32 tbr_mr_key_byte(struct tbr_dev *tdev)
+{
+	u8 last = atomic_read(&tdev->key_last);
+	u8 b;
+
+	do {
+		b = get_random_u8();
+	} while (b == last);
+	atomic_set(&tdev->key_last, b);
+	return b;
+}
+
 /* Context: process. Publish @mr under a new key. */
 static int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr)
 {
@@ -51,7 +66,7 @@ static int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr)
 		atomic_dec(&tdev->num_mr);
 		return err;
 	}
-	key = mr->index << 8 | ((u32)atomic_inc_return(&tdev->key_gen) & 0xff);
+	key = mr->index << 8 | tbr_mr_key_byte(tdev);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
 	/* visible to lookups only once complete */
@@ -68,7 +83,7 @@ static struct ib_mr *tbr_get_dma_mr(struct ib_pd *ibpd, int access)
 	err = tbr_mr_check_access(access);
 	if (err)
 		return ERR_PTR(err);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), TBR_GFP_USER);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->iova = 0;
@@ -99,7 +114,7 @@ static struct ib_mr *tbr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!length || length > TBR_MAX_MR_SIZE ||
 	    virt_addr + length < virt_addr)
 		return ERR_PTR(-EINVAL);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), TBR_GFP_USER);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	umem = ib_umem_get(ibpd->device, start, length, access);
@@ -109,7 +124,7 @@ static struct ib_mr *tbr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	}
 	mr->umem = umem;
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), TBR_GFP_USER);
 	if (!mr->pages) {
 		err = -ENOMEM;
 		goto err_umem;

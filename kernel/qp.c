@@ -63,9 +63,12 @@ static int tbr_wr_to_wc_opcode(enum ib_qp_type type, u32 op)
 	}
 	if (type != IB_QPT_RC)
 		return -1;
+	/*
+	 * No SEND_WITH_INV: no R_Key of this device can be invalidated (no
+	 * fast-registration MRs or memory windows; the device does not claim
+	 * IB_DEVICE_MEM_MGT_EXTENSIONS), so the opcode is refused as unknown.
+	 */
 	switch (op) {
-	case IB_UVERBS_WR_SEND_WITH_INV:
-		return IB_WC_SEND;
 	case IB_UVERBS_WR_RDMA_READ:
 		return IB_WC_RDMA_READ;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:
@@ -188,6 +191,16 @@ void tbr_sq_set_need_doorbell(struct tbr_qp *qp, bool need)
 	smp_mb();
 }
 
+/* Take RQ slot @q->kidx (producer index already checked). */
+static void tbr_rq_take(struct tbr_qp *qp, struct tbr_recv_wqe *wqe)
+{
+	struct tbr_queue *q = &qp->rq;
+
+	tbr_recv_slot_read(q, q->kidx, qp->max_recv_sge, wqe);
+	q->kidx++;
+	smp_store_release(&q->ring->cons, q->kidx);
+}
+
 /*
  * tbr_rq_fetch - take the next receive WQE from the QP's RQ or SRQ
  * The slot is released at once; the caller owns the copy and must complete
@@ -207,9 +220,7 @@ int tbr_rq_fetch(struct tbr_qp *qp, struct tbr_recv_wqe *wqe)
 		return -ENOENT;
 	if (prod - q->kidx > q->entries)
 		return -EIO;
-	tbr_recv_slot_read(q, q->kidx, qp->max_recv_sge, wqe);
-	q->kidx++;
-	smp_store_release(&q->ring->cons, q->kidx);
+	tbr_rq_take(qp, wqe);
 	return 0;
 }
 
@@ -247,7 +258,15 @@ int tbr_qp_complete_send(struct tbr_qp *qp, const struct tbr_send_wqe *wqe,
 	return err;
 }
 
-/* Complete everything still in the rings with IB_WC_WR_FLUSH_ERR. */
+/*
+ * Complete everything in the rings with IB_WC_WR_FLUSH_ERR, up to the
+ * producer indexes read once at the start: userspace may keep advancing
+ * them (the slots it gets back come free as we go), and this runs with
+ * qp->lock held and interrupts off, so one call does at most one ring's
+ * worth of each queue; later WQEs are flushed by the next doorbell
+ * (post_send/post_recv in ERROR). A producer index more than a ring ahead
+ * is a broken ring: nothing more is flushed from it.
+ */
 static void tbr_qp_flush_rings(struct tbr_qp *qp)
 {
 	struct tbrdma_send_wqe *s;
@@ -276,7 +295,14 @@ static void tbr_qp_flush_rings(struct tbr_qp *qp)
 	/* RQ (WQEs of an SRQ are not flushed by a QP error) */
 	if (qp->srq)
 		return;
-	while (tbr_rq_fetch(qp, &rwqe) == 0) {
+	prod = smp_load_acquire(&qp->rq.ring->prod);
+	if (prod - qp->rq.kidx > qp->rq.entries) {
+		pr_debug_ratelimited("tbrdma: QP %u: RQ index corrupt\n",
+				     qp->ibqp.qp_num);
+		return;
+	}
+	while (qp->rq.kidx != prod) {
+		tbr_rq_take(qp, &rwqe);
 		tbr_wc_init(&wc, qp, rwqe.wr_id, IB_WC_WR_FLUSH_ERR,
 			    IB_WC_RECV);
 		tbr_cq_post(qp->rcq, &wc, false);
@@ -695,10 +721,7 @@ static int tbr_post_one_send(struct tbr_qp *qp, const struct ib_send_wr *wr,
 		s->flags |= TBRDMA_WQE_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
 		s->flags |= TBRDMA_WQE_FENCE;
-	if (wr->opcode == IB_WR_SEND_WITH_INV)
-		s->imm_data = wr->ex.invalidate_rkey;
-	else
-		s->imm_data = (__force u32)wr->ex.imm_data;
+	s->imm_data = (__force u32)wr->ex.imm_data;
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:

@@ -3,6 +3,8 @@
 #ifndef TBRDMA_LIMITS_H
 #define TBRDMA_LIMITS_H
 
+#include "core/tbr_wire.h"
+
 #define TBR_VENDOR_ID		0xffffff	/* no IEEE OUI: out-of-tree driver */
 #define TBR_VENDOR_PART_ID	0x7b01
 #define TBR_HW_VERSION		1
@@ -26,9 +28,9 @@
  * UD: every datagram carries a TBR_UD_ADDR_LEN-byte address block (source and
  * destination GID, flow label, traffic class, hop limit; docs/protocol.md)
  * ahead of its payload, so a UD send has one SGE and that many inline bytes
- * fewer. Datagrams are at most the port's active MTU (2048 bytes).
+ * fewer (TBR_UD_ADDR_LEN is wire format: core/tbr_wire.h). Datagrams are at
+ * most the port's active MTU (2048 bytes).
  */
-#define TBR_UD_ADDR_LEN		40
 #define TBR_UD_MAX_SGE		(TBR_DEV_MAX_SGE - 1)
 #define TBR_UD_MAX_INLINE	(TBR_DEV_MAX_INLINE - TBR_UD_ADDR_LEN)
 #define TBR_MAX_AH		65535		/* AH numbers 1 .. TBR_MAX_AH */

@@ -99,7 +99,7 @@ struct tbr_dev {
 	atomic_t num_ah;
 	struct xarray mr_xa;		/* key >> 8 -> tbr_mr (XA_FLAGS_ALLOC1) */
 	u32 mr_next;
-	atomic_t key_gen;		/* source of the MR key byte */
+	atomic_t key_last;		/* the last MR key byte (mr.c) */
 	atomic_t num_qp, num_cq, num_mr, num_srq;
 };
 
@@ -107,16 +107,27 @@ struct tbr_pd {
 	struct ib_pd ibpd;
 };
 
+/*
+ * Memory a user's verbs call makes the kernel allocate (queues, transport
+ * state): charged to the caller's memory cgroup, and -ENOMEM at its limit
+ * rather than an OOM kill.
+ */
+#define TBR_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
 struct tbr_ucontext {
 	struct ib_ucontext ibuc;
+	atomic64_t queue_bytes;		/* its queues' memory (mmap.c) */
 };
 
 /*
- * One mmap'able queue: struct tbrdma_ring header + entries * stride bytes,
- * vmalloc_user memory (also for kernel-owned queues, so both share code).
+ * One mmap'able queue: struct tbrdma_ring header + entries * stride bytes in
+ * pages charged to the caller's memory cgroup, mapped contiguously (also for
+ * kernel-owned queues, so both share code).
  */
 struct tbr_queue {
 	struct tbrdma_ring *ring;
+	struct page **pages;		/* size >> PAGE_SHIFT pages of ring */
+	struct tbr_ucontext *uctx;	/* charged for size bytes, or NULL */
 	void *slots;			/* (void *)ring + TBRDMA_RING_HDR_SIZE */
 	size_t size;			/* bytes, page aligned */
 	u32 entries;			/* power of 2 */
@@ -135,7 +146,9 @@ struct tbr_queue {
 
 struct tbr_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
-	void *addr;			/* vmalloc_user memory */
+	void *addr;			/* a queue's memory (mmap.c) */
+	struct page **pages;
+	size_t size;
 };
 
 struct tbr_cq {

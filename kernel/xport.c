@@ -17,12 +17,12 @@
  * (ah.c) whose MAC picks the link. Every datagram carries a TBR_UD_ADDR_LEN
  * address block (source/destination GID, flow label, traffic class, hop
  * limit; docs/protocol.md) ahead of its payload: the sender adds it as a
- * pseudo SGE, the receiver strips it before the core sees the frame and
- * turns it into the RoCE v2 GRH (IPv6 header, or 20 zero bytes + IPv4
- * header for IPv4-mapped GIDs) in the first 40 bytes of the receive buffer.
- * Q_Keys are checked here against the QP's current qkey (the core's is fixed
- * at creation). Frames of one core send queue go to one link, so a UD send
- * to another peer waits ("held") until the core has sent what it holds.
+ * pseudo SGE; the receiving core (cfg.ud_addr) strips it and writes the
+ * RoCE v2 GRH (IPv6 header, or 20 zero bytes + IPv4 header for IPv4-mapped
+ * GIDs) into the first 40 bytes of the receive buffer, and checks the Q_Key
+ * against the QP's current one (tbr_tqp_set_qkey at modify_qp). Frames of
+ * one core send queue go to one link, so a UD send to another peer waits
+ * ("held") until the core has sent what it holds.
  *
  * Locking: every call into the core for a QP happens with qp->lock held
  * (spin_lock_irqsave), as the core requires; core callbacks run inside those
@@ -31,8 +31,6 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
-#include <linux/ip.h>
-#include <net/checksum.h>
 #include <rdma/ib_mad.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -61,61 +59,7 @@ static int tbr_x_get_recv(void *ctx, struct tbr_tqp_recv *out)
 	out->num_sge = wqe.status == IB_WC_SUCCESS ? wqe.num_sge : 0;
 	BUILD_BUG_ON(sizeof(out->sge[0]) != sizeof(wqe.sge[0]));
 	memcpy(out->sge, wqe.sge, out->num_sge * sizeof(out->sge[0]));
-	/* UD: the core takes one WQE per datagram and completes it at once */
-	if (x->ud)
-		x->ud_rwqe = *out;
 	return 0;
-}
-
-/*
- * UD receive: write the RoCE v2 GRH for the datagram's address block into
- * the first TBR_GRH_LEN bytes of the receive buffer (the core left them
- * free) and set the network header type, as a RoCE v2 HCA reports it.
- */
-static void tbr_x_ud_grh(struct tbr_xqp *x, const struct tbr_cqe *c,
-			 struct ib_wc *wc)
-{
-	const u8 *a = x->rx_uda;
-	union rdma_network_hdr hdr;
-	struct in6_addr sgid, dgid;
-	u32 flow = (u32)a[33] << 16 | (u32)a[34] << 8 | a[35];
-	/* UDP + BTH + DETH (+ ImmDt) + payload + ICRC, as on a RoCE v2 wire */
-	u32 udp_len = 8 + 12 + 8 + (c->flags & TBR_WC_WITH_IMM ? 4 : 0) +
-		      (c->byte_len - TBR_GRH_LEN) + 4;
-
-	BUILD_BUG_ON(sizeof(hdr) != TBR_GRH_LEN);
-	memcpy(&sgid, a, 16);
-	memcpy(&dgid, a + 16, 16);
-	memset(&hdr, 0, sizeof(hdr));
-	if (ipv6_addr_v4mapped(&sgid) && ipv6_addr_v4mapped(&dgid)) {
-		struct iphdr *ip = &hdr.roce4grh;
-
-		ip->version = 4;
-		ip->ihl = 5;
-		ip->tos = a[36];
-		ip->tot_len = htons(sizeof(*ip) + udp_len);
-		ip->frag_off = htons(IP_DF);
-		ip->ttl = a[37];
-		ip->protocol = IPPROTO_UDP;
-		ip->saddr = sgid.s6_addr32[3];
-		ip->daddr = dgid.s6_addr32[3];
-		ip->check = ip_fast_csum(ip, ip->ihl);
-		wc->network_hdr_type = RDMA_NETWORK_IPV4;
-	} else {
-		hdr.ibgrh.version_tclass_flow =
-			cpu_to_be32(6u << 28 | (u32)a[36] << 20 | (flow & 0xfffff));
-		hdr.ibgrh.paylen = cpu_to_be16(udp_len);
-		hdr.ibgrh.next_hdr = IPPROTO_UDP;
-		hdr.ibgrh.hop_limit = a[37];
-		memcpy(&hdr.ibgrh.sgid, &sgid, 16);
-		memcpy(&hdr.ibgrh.dgid, &dgid, 16);
-		wc->network_hdr_type = RDMA_NETWORK_IPV6;
-	}
-	wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
-	if (c->status == TBR_WC_SUCCESS &&
-	    tbr_x_sgl_copy(x, x->ud_rwqe.sge, x->ud_rwqe.num_sge, 0, &hdr,
-			   TBR_GRH_LEN, true))
-		wc->status = IB_WC_LOC_PROT_ERR;
 }
 
 static void tbr_x_complete_send(struct tbr_xqp *x, const struct tbr_cqe *c)
@@ -166,14 +110,14 @@ static void tbr_x_complete(void *ctx, const struct tbr_cqe *c)
 	wc.qp = &qp->ibqp;
 	wc.src_qp = c->src_qp;
 	wc.port_num = 1;
-	if (x->ud)
-		tbr_x_ud_grh(x, c, &wc);
+	if (c->net_type) {	/* UD: the core wrote the GRH */
+		wc.wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc.network_hdr_type = c->net_type == TBR_NET_IPV4 ?
+				      RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	}
 	if (c->flags & TBR_WC_WITH_IMM) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		wc.ex.imm_data = cpu_to_be32(c->imm);
-	} else if (c->flags & TBR_WC_WITH_INVALIDATE) {
-		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
-		wc.ex.invalidate_rkey = c->inv_rkey;
 	}
 	tbr_cq_post(qp->rcq, &wc, c->flags & TBR_WC_SOLICITED);
 }
@@ -265,7 +209,6 @@ static enum tbr_wr_opcode tbr_x_wr_opcode(u32 uverbs_op, bool *ok)
 	switch (uverbs_op) {
 	case IB_UVERBS_WR_SEND:			return TBR_WR_SEND;
 	case IB_UVERBS_WR_SEND_WITH_IMM:	return TBR_WR_SEND_IMM;
-	case IB_UVERBS_WR_SEND_WITH_INV:	return TBR_WR_SEND_INV;
 	case IB_UVERBS_WR_RDMA_WRITE:		return TBR_WR_WRITE;
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:	return TBR_WR_WRITE_IMM;
 	case IB_UVERBS_WR_RDMA_READ:		return TBR_WR_READ;
@@ -418,8 +361,7 @@ static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
 	}
 	wr.remote_addr = w->hdr.remote_addr;
 	wr.rkey = w->hdr.rkey;
-	wr.imm = wr.opcode == TBR_WR_SEND_INV ? w->hdr.imm_data :
-		 be32_to_cpu((__force __be32)w->hdr.imm_data);
+	wr.imm = be32_to_cpu((__force __be32)w->hdr.imm_data);
 	wr.compare_add = w->hdr.compare_add;
 	wr.swap = w->hdr.swap;
 	if (x->ud) {
@@ -451,17 +393,25 @@ static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
 /*
  * Move WQEs from the SQ ring into the core while it has room. When the ring
  * is empty, ask userspace for a doorbell and look once more (the provider
- * does the mirror image: prod, full barrier, flags). Context: qp->lock held.
+ * does the mirror image: prod, full barrier, flags). At most
+ * TBR_XPORT_KICK_BUDGET WQEs per call: userspace may refill the ring as fast
+ * as WQEs complete (a UD datagram with no route completes at once), so the
+ * rest is left to kick_work. Context: qp->lock held.
  */
 static void tbr_x_kick(struct tbr_xqp *x, u64 now)
 {
 	struct tbr_qp *qp = x->qp;
+	unsigned int budget = TBR_XPORT_KICK_BUDGET;
 	bool asked = false;
 	int err;
 
 	if (!x->connected || qp->state != IB_QPS_RTS)
 		return;
 	while (!x->error_pending) {
+		if (!budget--) {
+			queue_work(system_unbound_wq, &x->kick_work);
+			return;
+		}
 		if (!tbr_tqp_sq_space(x->tqp)) {
 			/* completions free space and call us again */
 			tbr_sq_set_need_doorbell(qp, false);
@@ -520,6 +470,18 @@ static void tbr_x_after(struct tbr_xqp *x, u64 now)
 	tbr_x_arm(x);
 }
 
+/* Context: process. Go on where tbr_x_kick ran out of budget. */
+static void tbr_x_kick_work(struct work_struct *work)
+{
+	struct tbr_xqp *x = container_of(work, struct tbr_xqp, kick_work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&x->qp->lock, flags);
+	if (x->connected)
+		tbr_x_after(x, ktime_get_ns());
+	spin_unlock_irqrestore(&x->qp->lock, flags);
+}
+
 static enum hrtimer_restart tbr_x_timer(struct hrtimer *t)
 {
 	struct tbr_xqp *x = container_of(t, struct tbr_xqp, timer);
@@ -557,27 +519,25 @@ static int tbr_x_qp_create(struct tbr_qp *qp)
 		break;
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
-		/* Q_Keys are checked in tbr_x_ud_rx against qp->attr.qkey */
 		cfg.type = TBR_QPT_UD;
 		cfg.qkey = qp->ibqp.qp_type == IB_QPT_GSI ? IB_QP1_QKEY : 0;
+		cfg.ud_addr = true;
 		break;
 	default:
 		return -EOPNOTSUPP;
 	}
-	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	x = kzalloc(sizeof(*x), TBR_GFP_USER);
 	if (!x)
 		return -ENOMEM;
-	x->sent = kvcalloc(qp->sq.entries, sizeof(*x->sent), GFP_KERNEL);
+	x->sent = kvcalloc(qp->sq.entries, sizeof(*x->sent), TBR_GFP_USER);
 	if (!x->sent)
 		goto err_free;
 	if (cfg.type == TBR_QPT_UD) {
 		x->ud = true;
-		x->core_qkey = cfg.qkey;
-		x->uda = kvcalloc(qp->sq.entries, sizeof(*x->uda), GFP_KERNEL);
-		x->rxbuf = kmalloc(2 * TBR_FRAME_MAX, GFP_KERNEL);
-		if (!x->uda || !x->rxbuf)
+		x->uda = kvcalloc(qp->sq.entries, sizeof(*x->uda), TBR_GFP_USER);
+		x->txvoid = kmalloc(TBR_FRAME_MAX, TBR_GFP_USER);
+		if (!x->uda || !x->txvoid)
 			goto err_sent;
-		x->txvoid = x->rxbuf + TBR_FRAME_MAX;
 	}
 	x->qp = qp;
 	x->tqp = tbr_tqp_create(&cfg, &tbr_x_core_ops, x);
@@ -585,11 +545,12 @@ static int tbr_x_qp_create(struct tbr_qp *qp)
 		goto err_sent;
 	hrtimer_init(&x->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	x->timer.function = tbr_x_timer;
+	INIT_WORK(&x->kick_work, tbr_x_kick_work);
 	qp->xport_priv = x;
 	return 0;
 
 err_sent:
-	kfree(x->rxbuf);
+	kfree(x->txvoid);
 	kvfree(x->uda);
 	kvfree(x->sent);
 err_free:
@@ -634,14 +595,19 @@ static void tbr_x_qp_destroy(struct tbr_qp *qp)
 
 	if (!x)
 		return;
+	/* neither the timer nor kick_work touch an unconnected QP */
+	spin_lock_irq(&qp->lock);
+	x->connected = false;
+	spin_unlock_irq(&qp->lock);
 	hrtimer_cancel(&x->timer);
+	cancel_work_sync(&x->kick_work);
 	tbr_xport_qp_counters(qp, v);
 	for (i = 0; i < TBR_XCNT_MAX; i++)
 		atomic64_add(v[i], &tdev->xcnt_retired[i]);
 	if (x->link)
 		tbr_link_put(x->link);
 	tbr_tqp_destroy(x->tqp);
-	kfree(x->rxbuf);
+	kfree(x->txvoid);
 	kvfree(x->uda);
 	kvfree(x->sent);
 	kfree(x);
@@ -735,6 +701,8 @@ static void tbr_x_modify(struct tbr_qp *qp, enum ib_qp_state old, int mask)
 	struct tbr_xqp *x = qp->xport_priv;
 	u64 now = ktime_get_ns();
 
+	if (mask & IB_QP_QKEY)
+		tbr_tqp_set_qkey(x->tqp, qp->attr.qkey);
 	if (qp->state == IB_QPS_RESET && old != IB_QPS_RESET) {
 		/* every WQE is discarded without a completion */
 		x->discard = true;
@@ -786,31 +754,6 @@ const struct tbr_xport_ops tbr_xport_ops = {
 
 /* ---- tbr_link_upper_ops: called by rail.c ------------------------------------ */
 
-/*
- * UD/GSI receive (qp->lock held): check the Q_Key, keep the address block
- * for the GRH (tbr_x_ud_grh) and hand the core the frame without it. Frames
- * that are no UD datagram go to the core unchanged, which counts them.
- */
-static void tbr_x_ud_rx(struct tbr_xqp *x, const void *frame, u32 len, u64 now)
-{
-	struct tbr_hdr h;
-	u32 hl;
-
-	if (tbr_frame_parse(frame, len, &h) ||
-	    (h.opcode != TBR_OP_UD_SEND && h.opcode != TBR_OP_UD_SEND_IMM) ||
-	    h.paylen < TBR_UD_ADDR_LEN) {
-		tbr_tqp_rx(x->tqp, frame, len, now);
-		return;
-	}
-	memcpy(x->rx_uda, h.payload, TBR_UD_ADDR_LEN);
-	/* a wrong Q_Key stays wrong for the core, which drops and counts it */
-	h.qkey = h.qkey == x->qp->attr.qkey ? x->core_qkey : ~x->core_qkey;
-	h.paylen -= TBR_UD_ADDR_LEN;
-	hl = tbr_hdr_build(x->rxbuf, &h);
-	memcpy(x->rxbuf + hl, h.payload + TBR_UD_ADDR_LEN, h.paylen);
-	tbr_tqp_rx(x->tqp, x->rxbuf, hl + h.paylen, now);
-}
-
 /* Context: bh. One transport frame from @link. */
 static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
 		     u32 len)
@@ -833,7 +776,7 @@ static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
 	x = qp->xport_priv;
 	if (x && x->connected && x->ud) {
 		/* datagrams: any peer */
-		tbr_x_ud_rx(x, frame, len, now);
+		tbr_tqp_rx(x->tqp, frame, len, now);
 		tbr_x_after(x, now);
 	} else if (x && x->connected && tbr_x_link(x) == link) {
 		/* only the QP's own peer may talk to it */

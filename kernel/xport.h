@@ -6,8 +6,17 @@
 #ifndef TBR_XPORT_H
 #define TBR_XPORT_H
 
+#include <linux/workqueue.h>
+
 #include "tbrdma.h"
 #include "core/tbr_core.h"
+
+/*
+ * SQ WQEs one tbr_x_kick() call hands to the core (qp->lock held, interrupts
+ * off); the rest goes on in process context (kick_work). Userspace produces
+ * the SQ and, for UD with no route, every WQE completes at once.
+ */
+#define TBR_XPORT_KICK_BUDGET	256
 
 /* Both ends of a connection must agree on these (see docs/protocol.md). */
 #define TBR_XPORT_WIN		1024	/* PSN window, frames */
@@ -33,15 +42,12 @@ struct tbr_xqp {
 	struct tbr_xsend *sent;		/* ring of sq.entries */
 	u32 sent_head, sent_tail;
 	struct tbr_send_wqe scratch;	/* tbr_sq_fetch target (lock held) */
+	struct work_struct kick_work;	/* tbr_x_kick ran out of budget */
 	/* UD and GSI */
 	bool ud;
 	bool held;			/* scratch waits for the core to drain */
-	u32 core_qkey;			/* the qkey the core was created with */
 	u8 (*uda)[TBR_UD_ADDR_LEN];	/* address block of each SQ slot */
-	u8 *rxbuf;			/* a received frame minus its block */
 	u8 *txvoid;			/* frames with no route are built here */
-	u8 rx_uda[TBR_UD_ADDR_LEN];	/* block of the datagram in delivery */
-	struct tbr_tqp_recv ud_rwqe;	/* the receive WQE the core took last */
 };
 
 /* lkey of the pseudo SGE that carries a UD send's address block */

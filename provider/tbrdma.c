@@ -492,7 +492,7 @@ static bool tbr_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		return type == IBV_QPT_RC || type == IBV_QPT_UC;
-	case IBV_WR_SEND_WITH_INV:
+	/* SEND_WITH_INV: no key can be invalidated (no MEM_MGT_EXTENSIONS) */
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
@@ -521,8 +521,7 @@ static int tbr_write_send_wqe(struct tbr_qp *qp, struct ibv_send_wr *wr,
 		w->flags |= TBRDMA_WQE_SOLICITED;
 	if (wr->send_flags & IBV_SEND_FENCE)
 		w->flags |= TBRDMA_WQE_FENCE;
-	w->imm_data = wr->opcode == IBV_WR_SEND_WITH_INV ?
-		wr->invalidate_rkey : wr->imm_data;
+	w->imm_data = wr->imm_data;
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:

@@ -74,11 +74,17 @@ enum tbr_wc_opcode {
 /* Completion flags: same bits as IB_WC_WITH_IMM etc. */
 #define TBR_WC_GRH		0x01	/* UD: first TBR_GRH_LEN bytes reserved */
 #define TBR_WC_WITH_IMM		0x02
-#define TBR_WC_WITH_INVALIDATE	0x04
 #define TBR_WC_SOLICITED	0x80	/* sender asked for a solicited event */
 
-/* UD receive buffers start with a GRH the verbs layer fills in. */
+/*
+ * UD receive buffers start with a TBR_GRH_LEN-byte GRH: filled in by the
+ * core from the datagram's address block when the QP was created with
+ * cfg.ud_addr (tbr_ud_grh), else left to the caller.
+ */
 #define TBR_GRH_LEN		40
+/* cqe.net_type of a UD receive with cfg.ud_addr: the GRH's network header */
+#define TBR_NET_IPV4		1
+#define TBR_NET_IPV6		2
 
 enum tbr_wr_opcode {
 	TBR_WR_SEND,
@@ -118,7 +124,9 @@ struct tbr_send_wr {
 	u32 inline_len;
 	u64 remote_addr;		/* WRITE*, READ, atomics */
 	u32 rkey;
-	u32 imm;			/* *_IMM: host order; SEND_INV: rkey */
+	u32 imm;			/* *_IMM: host order; SEND_INV: rkey
+					 * (the responder refuses it: no key
+					 * can be invalidated) */
 	u64 compare_add;		/* CMP_SWAP: compare; FETCH_ADD: add */
 	u64 swap;			/* CMP_SWAP: swap */
 	/* UD only (from the address handle) */
@@ -140,12 +148,12 @@ struct tbr_cqe {
 	u32 opcode;		/* enum tbr_wc_opcode */
 	u32 byte_len;
 	u32 imm;		/* TBR_WC_WITH_IMM: host order */
-	u32 inv_rkey;		/* TBR_WC_WITH_INVALIDATE */
 	u32 src_qp;
 	u32 qkey;		/* UD receive */
 	u16 conn_id;		/* UD receive: sender's connection id */
 	u8 flags;		/* TBR_WC_* flags */
 	u8 recv;		/* 1: receive queue completion */
+	u8 net_type;		/* UD receive, cfg.ud_addr: TBR_NET_IPV4/6 */
 };
 
 /* Atomic operation codes for ops->mr_atomic(). */
@@ -263,7 +271,15 @@ struct tbr_tqp_cfg {
 	u32 win;
 	u32 mtu;		/* largest payload per frame, TBR_MTU_MIN..TBR_MTU_MAX */
 	u32 max_rd_atomic;	/* 1..TBR_ATOMIC_CACHE outstanding READ/ATOMIC */
-	u32 qkey;		/* UD */
+	u32 qkey;		/* UD: tbr_tqp_set_qkey() changes it later */
+	/*
+	 * UD: every datagram starts with the TBR_UD_ADDR_LEN-byte address
+	 * block (docs/protocol.md 5.1). The receiver strips it, writes the
+	 * RoCE v2 GRH built from it into the first TBR_GRH_LEN bytes of the
+	 * receive buffer and reports cqe.net_type; a datagram shorter than
+	 * the block is malformed (dropped, counted in rx_malformed).
+	 */
+	bool ud_addr;
 };
 
 #define TBR_SQ_DEPTH_MAX	16384
@@ -375,6 +391,21 @@ u64 tbr_tqp_next_deadline(const struct tbr_tqp *qp);
 void tbr_tqp_flush(struct tbr_tqp *qp);
 
 bool tbr_tqp_in_error(const struct tbr_tqp *qp);
+
+/*
+ * UD: the Q_Key received datagrams must carry from now on (modify_qp);
+ * others are dropped and counted in ud_drops. No-op for RC/UC.
+ */
+void tbr_tqp_set_qkey(struct tbr_tqp *qp, u32 qkey);
+
+/*
+ * tbr_ud_grh - build the RoCE v2 GRH of a UD datagram into @grh
+ * (TBR_GRH_LEN bytes) from its address block @uda (TBR_UD_ADDR_LEN bytes):
+ * 20 zero bytes and an IPv4 header with checksum when both GIDs are
+ * IPv4-mapped, else an IPv6 header; lengths of a RoCE v2 wire carrying
+ * @len data bytes (+ ImmDt with @imm). Returns TBR_NET_IPV4 or TBR_NET_IPV6.
+ */
+u32 tbr_ud_grh(const u8 *uda, u32 len, bool imm, u8 *grh);
 const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp);
 
 /*

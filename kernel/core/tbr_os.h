@@ -31,10 +31,13 @@
 #include <asm/unaligned.h>
 #endif
 
-/* Process context only (QP create/destroy). */
+/*
+ * Process context only (QP create/destroy), on behalf of the user creating
+ * the QP: charged to its memory cgroup, NULL at its limit (no OOM kill).
+ */
 static inline void *tbr_zalloc(size_t size)
 {
-	return kvzalloc(size, GFP_KERNEL);
+	return kvzalloc(size, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL);
 }
 
 static inline void tbr_free(void *p)

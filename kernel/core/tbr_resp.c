@@ -145,9 +145,6 @@ static void tbr_wc_recv(struct tbr_tqp *qp, const struct tbr_rwqe *r,
 		    s->opcode == TBR_OP_WRITE_IMM) {
 			c.flags |= TBR_WC_WITH_IMM;
 			c.imm = s->imm;
-		} else if (s->opcode == TBR_OP_SEND_INV) {
-			c.flags |= TBR_WC_WITH_INVALIDATE;
-			c.inv_rkey = s->imm;
 		}
 		if (s->solicited)
 			c.flags |= TBR_WC_SOLICITED;
@@ -482,6 +479,17 @@ static int tbr_resp_send(struct tbr_tqp *qp, struct tbr_rmsg *s,
 		s->wc_status = TBR_WC_LOC_LEN_ERR;
 		s->err_psn = h->psn;
 	}
+	/*
+	 * SEND_INV: no R_Key can be invalidated here (no fast-registration
+	 * MRs or memory windows), so reporting the rkey as invalidated would
+	 * be a lie while it stays valid: an invalid request (as rxe answers
+	 * an rkey it cannot invalidate), the receive WQE completes in error.
+	 */
+	if (!s->nak && h->opcode == TBR_OP_SEND_INV) {
+		s->nak = TBR_SYN_NAK_INV_REQ;
+		s->wc_status = TBR_WC_REM_INV_REQ_ERR;
+		s->err_psn = h->psn;
+	}
 	if (!s->nak && h->paylen) {
 		ret = qp->ops->sgl_write(qp->ctx, r->wqe.sge, r->wqe.num_sge,
 					 h->offset, h->payload, h->paylen);
@@ -621,13 +629,30 @@ static void tbr_uc_skip(struct tbr_tqp *qp, u64 now)
 	tbr_uc_arm(qp, now);
 }
 
+/*
+ * UD receive: one datagram, one receive WQE, completed at once. With
+ * cfg.ud_addr the payload starts with the address block: it becomes the
+ * GRH, the data follows it at TBR_GRH_LEN as without it.
+ */
 static int tbr_resp_ud(struct tbr_tqp *qp, const struct tbr_hdr *h)
 {
+	const u8 *data = h->payload;
+	u32 len = h->paylen;
+	u32 status = TBR_WC_SUCCESS;
+	u8 grh[TBR_GRH_LEN];
 	struct tbr_rwqe *r;
 	struct tbr_cqe c;
-	u32 status = TBR_WC_SUCCESS;
 	int ret;
 
+	memset(&c, 0, sizeof(c));
+	if (qp->cfg.ud_addr) {
+		if (len < TBR_UD_ADDR_LEN) {
+			qp->cnt.rx_malformed++;
+			return -EINVAL;
+		}
+		data += TBR_UD_ADDR_LEN;
+		len -= TBR_UD_ADDR_LEN;
+	}
 	if (h->qkey != qp->cfg.qkey) {
 		qp->cnt.ud_drops++;
 		return -EINVAL;
@@ -637,20 +662,32 @@ static int tbr_resp_ud(struct tbr_tqp *qp, const struct tbr_hdr *h)
 		qp->cnt.ud_drops++;
 		return 0;
 	}
-	if ((u64)TBR_GRH_LEN + h->paylen > r->total) {
+	if ((u64)TBR_GRH_LEN + len > r->total) {
 		status = TBR_WC_LOC_LEN_ERR;
-	} else if (h->paylen) {
-		ret = qp->ops->sgl_write(qp->ctx, r->wqe.sge, r->wqe.num_sge,
-					 TBR_GRH_LEN, h->payload, h->paylen);
-		if (ret)
-			status = TBR_WC_LOC_PROT_ERR;
+	} else {
+		if (qp->cfg.ud_addr) {
+			c.net_type = tbr_ud_grh(h->payload, len,
+						h->opcode == TBR_OP_UD_SEND_IMM,
+						grh);
+			ret = qp->ops->sgl_write(qp->ctx, r->wqe.sge,
+						 r->wqe.num_sge, 0, grh,
+						 TBR_GRH_LEN);
+			if (ret)
+				status = TBR_WC_LOC_PROT_ERR;
+		}
+		if (!status && len) {
+			ret = qp->ops->sgl_write(qp->ctx, r->wqe.sge,
+						 r->wqe.num_sge, TBR_GRH_LEN,
+						 data, len);
+			if (ret)
+				status = TBR_WC_LOC_PROT_ERR;
+		}
 	}
-	memset(&c, 0, sizeof(c));
 	c.wr_id = r->wqe.wr_id;
 	c.status = status;
 	c.opcode = TBR_WC_RECV;
 	c.recv = 1;
-	c.byte_len = TBR_GRH_LEN + h->paylen;
+	c.byte_len = TBR_GRH_LEN + len;
 	c.flags = TBR_WC_GRH;
 	if (h->opcode == TBR_OP_UD_SEND_IMM) {
 		c.flags |= TBR_WC_WITH_IMM;

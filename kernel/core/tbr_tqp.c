@@ -181,6 +181,12 @@ int tbr_tqp_start_send(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn)
 	return 0;
 }
 
+void tbr_tqp_set_qkey(struct tbr_tqp *qp, u32 qkey)
+{
+	if (qp->cfg.type == TBR_QPT_UD)
+		qp->cfg.qkey = qkey;
+}
+
 bool tbr_tqp_in_error(const struct tbr_tqp *qp)
 {
 	return qp->error;

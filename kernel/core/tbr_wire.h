@@ -93,6 +93,8 @@ enum tbr_syndrome {
 #define TBR_EXT_ATOMIC_RESP_LEN	12	/* msn orig */
 #define TBR_EXT_ACK_LEN		12	/* syn nwords rsvd epsn aux */
 #define TBR_EXT_UD_LEN		12	/* qkey src_qpn imm */
+/* UD payload: the address block ahead of the data (protocol.md 5.1) */
+#define TBR_UD_ADDR_LEN		40
 
 /*
  * Decoded header. Only the fields that belong to the opcode are meaningful;

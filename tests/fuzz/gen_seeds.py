@@ -4,6 +4,8 @@
 
 fuzz_wire:    one valid frame per opcode (see docs/protocol.md for layouts).
 fuzz_rx:      scripts in fuzz_rx.c's record format exercising each path.
+fuzz_ud:      scripts in fuzz_ud.c's record format: datagrams with IPv4/IPv6
+              address blocks, short ones, wrong and changed Q_Keys.
 fuzz_sweep:   tbrdmad management messages (docs/sweep.md), valid and a few broken.
 fuzz_addrmap: guid2addr state files, valid and a few broken.
 fuzz_request: state socket request lines (docs/json.md).
@@ -72,6 +74,7 @@ def main(outdir):
     for name, data in seeds.items():
         with open(os.path.join(rx, name), "wb") as fh:
             fh.write(data)
+    ud_seeds(outdir)
     daemon_seeds(outdir)
     eth_seeds(outdir)
 
@@ -102,6 +105,44 @@ def eth_seeds(outdir):
         "header_only_short": hdr(2, 0)[:20],
     }
     write(outdir, "fuzz_eth", seeds)
+
+
+def ud_seeds(outdir):
+    def uda(v4):
+        b = bytearray(40)
+        if v4:
+            b[10:12] = b[26:28] = b"\xff\xff"
+            b[12:16] = bytes([10, 88, 0, 1])
+            b[28:32] = bytes([10, 88, 0, 2])
+        else:
+            b[0:2] = b[16:18] = b"\xfe\x80"
+            b[15] = 1
+            b[31] = 2
+        b[33:36] = bytes([0x0a, 0xbc, 0xde])
+        b[36] = 0x28
+        b[37] = 64
+        return bytes(b)
+
+    def recv(n):
+        return bytes([3]) + struct.pack("<H", n)
+
+    def dgram(payload, op=0, qkey=None):
+        q = bytes([1]) + struct.pack("<I", qkey) if qkey is not None else bytes([0])
+        return bytes([1, op]) + q + struct.pack("<H", len(payload)) + payload
+
+    data = bytes(range(100))
+    seeds = {
+        "v4": recv(2088) + dgram(uda(True) + data),
+        "v6_imm": recv(2088) + dgram(uda(False) + data, op=1),
+        "block_only": recv(2088) + dgram(uda(True)),
+        "short": recv(2088) + b"".join(dgram(uda(True)[:n]) for n in range(0, 40, 7)),
+        "wrong_qkey": recv(2088) + dgram(uda(True) + data, qkey=0x5555),
+        "new_qkey": recv(2088) + bytes([2]) + struct.pack("<I", 0x777) +
+        dgram(uda(True) + data, qkey=0x1234) + dgram(uda(True) + data, qkey=0x777),
+        "small_buf": recv(60) + dgram(uda(False) + data),
+        "raw": recv(2088) + bytes([0]) + struct.pack("<H", 20) + bytes(20),
+    }
+    write(outdir, "fuzz_ud", seeds)
 
 
 def sweep_rec(guid, seq=1, age=0, prio=100, flags=0, addr=0, master=0,

@@ -242,6 +242,41 @@ static void test_mr(void)
 	printf("ok mr: access checks, key %#x -> new key on re-registration\n", old);
 }
 
+/*
+ * The key byte of consecutive MRs is no predictable sequence: a counter
+ * (+1 each time) or a constant would let a peer holding one rkey guess the
+ * next. Over 64 registrations a random byte repeats the previous step or
+ * equals the previous byte + 1 a handful of times at most (expected 0.25
+ * each); never the previous byte itself (rxe's rule, ours too).
+ */
+static void test_mr_keys(void)
+{
+	enum { N = 64 };
+	struct ibv_mr *m[N];
+	unsigned int succ = 0, same_step = 0, i;
+	uint8_t b[N];
+
+	for (i = 0; i < N; i++) {
+		m[i] = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE |
+				  IBV_ACCESS_REMOTE_READ);
+		CHECK(m[i], "reg_mr %u", i);
+		b[i] = m[i]->rkey & 0xff;
+	}
+	for (i = 1; i < N; i++) {
+		CHECK(b[i] != b[i - 1], "key byte repeated: %#x", b[i]);
+		succ += b[i] == (uint8_t)(b[i - 1] + 1);
+		same_step += i > 1 && (uint8_t)(b[i] - b[i - 1]) ==
+					(uint8_t)(b[i - 1] - b[i - 2]);
+	}
+	for (i = 0; i < N; i++)
+		CHECK(!ibv_dereg_mr(m[i]), "dereg_mr %u", i);
+	CHECK(succ < 8 && same_step < 8,
+	      "key bytes of %d consecutive MRs are a sequence (%u times +1, %u times the same step; %#x %#x %#x %#x ...)",
+	      N, succ, same_step, b[0], b[1], b[2], b[3]);
+	printf("ok mr keys: %d consecutive key bytes, %u times +1, %u times the same step\n",
+	       N, succ, same_step);
+}
+
 static void test_state_machine(struct ibv_cq *cq)
 {
 	struct ibv_qp *qp = make_qp(IBV_QPT_RC, cq, cq, NULL, 0);
@@ -282,6 +317,16 @@ static void test_state_machine(struct ibv_cq *cq)
 	CHECK(ibv_modify_qp(qp, &a, RTS_MASK) == EINVAL, "retry_cnt 8 accepted");
 	a.retry_cnt = 7;
 	CHECK(!ibv_modify_qp(qp, &a, RTS_MASK), "RTR->RTS");
+	{
+		/* no R_Key can be invalidated: SEND_WITH_INV is refused */
+		struct ibv_sge sge = { (uintptr_t)buf, 8, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND_WITH_INV,
+					  .invalidate_rkey = mr->rkey }, *bad = NULL;
+
+		CHECK(ibv_post_send(qp, &wr, &bad) == EINVAL && bad == &wr,
+		      "SEND_WITH_INV accepted (the rkey would stay valid)");
+	}
 	a.qp_state = IBV_QPS_INIT;
 	CHECK(ibv_modify_qp(qp, &a, IBV_QP_STATE) == EINVAL, "RTS->INIT accepted");
 	a.qp_state = IBV_QPS_RTR;
@@ -531,12 +576,15 @@ static void mode_objects(void)
 	CHECK(!ibv_query_device(ctx, &da), "query_device");
 	CHECK(da.max_qp >= 1024 && da.max_sge == 8 && da.max_cqe >= 4096,
 	      "device attributes");
+	CHECK(!(da.device_cap_flags & IBV_DEVICE_MEM_MGT_EXTENSIONS),
+	      "MEM_MGT_EXTENSIONS claimed: no fast registration or invalidation here");
 	CHECK(!ibv_query_port(ctx, 1, &pa) && pa.link_layer == IBV_LINK_LAYER_ETHERNET,
 	      "query_port");
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	CHECK(cq, "create_cq");
 	CHECK(!ibv_create_cq(ctx, 1 << 20, NULL, NULL, 0), "cqe 2^20 accepted");
 	test_mr();
+	test_mr_keys();
 	test_state_machine(cq);
 	test_flush(cq);
 	test_resize_and_events();

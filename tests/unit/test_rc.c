@@ -248,7 +248,7 @@ static void test_conn_mtu_rejects(void **state)
 	sim_free(s);
 }
 
-static void test_imm_inv_inline(void **state)
+static void test_imm_inline(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 3, NULL, NULL);
 	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
@@ -287,14 +287,13 @@ static void test_imm_inv_inline(void **state)
 	wr.remote_addr = taddr(dst) + 10;
 	wr.rkey = 0x55;
 	assert_int_equal(sim_post(a, &wr), 0);
-	/* SEND_INV, inline */
+	/* SEND, inline */
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = 3;
-	wr.opcode = TBR_WR_SEND_INV;
+	wr.opcode = TBR_WR_SEND;
 	wr.flags = TBR_WR_SIGNALED | TBR_WR_INLINE;
 	wr.inline_data = "inline!";
 	wr.inline_len = 7;
-	wr.imm = 0x4242;
 	assert_int_equal(sim_post(a, &wr), 0);
 	wr.inline_len = TBR_MAX_INLINE + 1;
 	assert_int_equal(sim_post(a, &wr), -EINVAL);
@@ -318,8 +317,7 @@ static void test_imm_inv_inline(void **state)
 	assert_int_equal(b->cq[1].byte_len, 3000);
 	assert_memory_equal(dst + 10, src, 3000);
 	assert_int_equal(b->cq[2].wr_id, 52);
-	assert_true(b->cq[2].flags & TBR_WC_WITH_INVALIDATE);
-	assert_int_equal(b->cq[2].inv_rkey, 0x4242);
+	assert_false(b->cq[2].flags & TBR_WC_WITH_IMM);
 	assert_int_equal(b->cq[2].byte_len, 7);
 	assert_memory_equal(rbuf[2], "inline!", 7);
 	sim_free(s);
@@ -552,6 +550,46 @@ static void test_remote_access_errors(void **state)
 		}
 		/* repeated to retransmissions, in case it was lost */
 		assert_true(tbr_tqp_counters(b->qp)->naks_sent >= 1);
+		sim_free(s);
+	}
+}
+
+/*
+ * SEND_INV: no R_Key can be invalidated by this transport, so the responder
+ * answers an invalid request instead of reporting an rkey as invalidated
+ * that stays valid: REM_INV_REQ_ERR on both sides, both QPs in error, the
+ * payload not delivered as a success, over a lossy wire too.
+ */
+static void test_send_inv_refused(void **state)
+{
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		struct sim *s = tsim(TBR_QPT_RC, 60 + k, NULL, NULL);
+		struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+		static uint8_t rbuf[4096];
+		struct tbr_send_wr wr;
+
+		if (k)
+			faults_10(s, 2, false);
+		sim_post_recv(b, 70, rbuf, sizeof(rbuf));
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 7;
+		wr.opcode = TBR_WR_SEND_INV;
+		wr.flags = TBR_WR_SIGNALED | TBR_WR_INLINE;
+		wr.inline_data = "inline!";
+		wr.inline_len = 7;
+		wr.imm = 0x4242;
+		assert_int_equal(sim_post(a, &wr), 0);
+		assert_true(sim_run(s, T_SEC));
+		assert_int_equal(a->ncq, 1);
+		assert_int_equal(a->cq[0].wr_id, 7);
+		assert_int_equal(a->cq[0].status, TBR_WC_REM_INV_REQ_ERR);
+		assert_int_equal(b->ncq, 1);
+		assert_int_equal(b->cq[0].wr_id, 70);
+		assert_int_equal(b->cq[0].status, TBR_WC_REM_INV_REQ_ERR);
+		assert_true(tbr_tqp_in_error(a->qp));
+		assert_true(tbr_tqp_in_error(b->qp));
 		sim_free(s);
 	}
 }
@@ -874,7 +912,8 @@ int main(void)
 		cmocka_unit_test(test_mix_max_mtu_tx_backpressure),
 		cmocka_unit_test(test_conn_mtu_smaller_than_cfg),
 		cmocka_unit_test(test_conn_mtu_rejects),
-		cmocka_unit_test(test_imm_inv_inline),
+		cmocka_unit_test(test_imm_inline),
+		cmocka_unit_test(test_send_inv_refused),
 		cmocka_unit_test(test_unsignaled),
 		cmocka_unit_test(test_rnr_retry_then_success),
 		cmocka_unit_test(test_rnr_retry_exhausted),

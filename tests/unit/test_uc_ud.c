@@ -233,10 +233,126 @@ static void test_ud(void **state)
 	sim_free(s);
 }
 
+static void cfg_ud_addr(struct tbr_tqp_cfg *cfg)
+{
+	cfg->ud_addr = true;
+}
+
+/* an address block between two IPv4-mapped GIDs, or two IPv6 ones */
+static void uda_fill(uint8_t *b, bool v4)
+{
+	memset(b, 0, TBR_UD_ADDR_LEN);
+	if (v4) {
+		b[10] = b[11] = b[26] = b[27] = 0xff;
+		b[12] = 10; b[13] = 88; b[14] = 0; b[15] = 1;
+		b[28] = 10; b[29] = 88; b[30] = 0; b[31] = 2;
+	} else {
+		b[0] = 0xfe; b[1] = 0x80; b[15] = 1;
+		b[16] = 0xfe; b[17] = 0x80; b[31] = 2;
+	}
+	b[33] = 0x0a; b[34] = 0xbc; b[35] = 0xde;	/* flow label 0xabcde */
+	b[36] = 0x28;					/* traffic class */
+	b[37] = 64;					/* hop limit */
+}
+
+/*
+ * cfg.ud_addr (the kernel's UD/GSI QPs): a datagram of any size whose Q_Key
+ * is not the QP's current one completes nothing; one shorter than its
+ * address block completes nothing whatever its Q_Key (it used to skip the
+ * Q_Key translation of the kernel glue and reach a QP of any Q_Key with the
+ * previous datagram's GRH). A good one completes with its own GRH: IPv4
+ * (checksum valid) or IPv6, lengths of a RoCE v2 wire, data at 40.
+ */
+static void test_ud_addr_qkey_every_size(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_UD, 81, cfg_ud_addr, NULL);
+	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+	const struct tbr_tqp_counters *bc = tbr_tqp_counters(b->qp);
+	static uint8_t rbuf[4][2048];
+	static const uint8_t v4src[4] = { 10, 88, 0, 1 }, v4dst[4] = { 10, 88, 0, 2 };
+	uint8_t src[TBR_UD_ADDR_LEN + 200], *g;
+	uint32_t n, sum, i;
+	uint64_t id = 100;
+
+	tfill(s, src, sizeof(src));
+	for (i = 0; i < 4; i++)
+		sim_post_recv(b, i, rbuf[i], sizeof(rbuf[i]));
+	/* every size 0..240 bytes of payload, wrong Q_Keys and short blocks */
+	for (n = 0; n <= sizeof(src); n++) {
+		/* (a Q_Key with the top bit would mean the sender's own) */
+		static const uint32_t wrong[] = { 0x5555, 0, 0x1235, 0x7fffedcb };
+
+		for (i = 0; i < 4; i++)
+			assert_int_equal(ud_send(a, id++, src, n, wrong[i], 0,
+						 i & 1), 0);
+		if (n < TBR_UD_ADDR_LEN)
+			assert_int_equal(ud_send(a, id++, src, n, 0x1234, 0,
+						 n & 1), 0);
+		assert_true(sim_run(s, T_SEC));
+		assert_int_equal(b->ncq, 0);
+	}
+	assert_int_equal(bc->rx_malformed, 5 * TBR_UD_ADDR_LEN);
+	assert_int_equal(bc->ud_drops, 4 * (sizeof(src) + 1 - TBR_UD_ADDR_LEN));
+
+	/* the Q_Key changes (modify_qp): the old one is refused from now on */
+	tbr_tqp_set_qkey(b->qp, 0x777);
+	uda_fill(src, true);
+	assert_int_equal(ud_send(a, id++, src, TBR_UD_ADDR_LEN + 5, 0x1234, 0,
+				 false), 0);
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(b->ncq, 0);
+	for (i = 0; i < 2; i++) {
+		uda_fill(src, !i);
+		assert_int_equal(ud_send(a, id++, src, TBR_UD_ADDR_LEN + 100,
+					 0x777, 0x99, i), 0);
+	}
+	/* a block alone: no data */
+	assert_int_equal(ud_send(a, id++, src, TBR_UD_ADDR_LEN, 0x777, 0, false), 0);
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(b->ncq, 3);
+
+	/* IPv4: 20 zero bytes, a header with a valid checksum */
+	g = rbuf[0];
+	assert_int_equal(b->cq[0].status, TBR_WC_SUCCESS);
+	assert_int_equal(b->cq[0].net_type, TBR_NET_IPV4);
+	assert_int_equal(b->cq[0].byte_len, TBR_GRH_LEN + 100);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(g[i], 0);
+	assert_int_equal(g[20], 0x45);
+	assert_int_equal(g[21], 0x28);
+	assert_int_equal(g[22] << 8 | g[23], 20 + 8 + 12 + 8 + 100 + 4);
+	assert_int_equal(g[28], 64);
+	assert_int_equal(g[29], 17);
+	assert_memory_equal(g + 32, v4src, 4);
+	assert_memory_equal(g + 36, v4dst, 4);
+	for (sum = 0, i = 20; i < 40; i += 2)
+		sum += (uint32_t)g[i] << 8 | g[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	assert_int_equal(sum, 0xffff);
+	assert_memory_equal(g + TBR_GRH_LEN, src + TBR_UD_ADDR_LEN, 100);
+
+	/* IPv6 with ImmDt */
+	g = rbuf[1];
+	assert_int_equal(b->cq[1].net_type, TBR_NET_IPV6);
+	assert_true(b->cq[1].flags & TBR_WC_WITH_IMM);
+	assert_int_equal((uint32_t)g[0] << 24 | g[1] << 16 | g[2] << 8 | g[3],
+			 6u << 28 | 0x28u << 20 | 0xabcde);
+	assert_int_equal(g[4] << 8 | g[5], 8 + 12 + 8 + 4 + 100 + 4);
+	assert_int_equal(g[6], 17);
+	assert_int_equal(g[7], 64);
+	assert_memory_equal(g + 8, src, 32);
+	assert_memory_equal(g + TBR_GRH_LEN, src + TBR_UD_ADDR_LEN, 100);
+	assert_int_equal(b->cq[2].byte_len, TBR_GRH_LEN);
+	assert_int_equal(b->cq[2].status, TBR_WC_SUCCESS);
+	sim_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uc_clean_reordered),
+		cmocka_unit_test(test_ud_addr_qkey_every_size),
 		cmocka_unit_test(test_uc_loss_drops_without_error),
 		cmocka_unit_test(test_uc_write_imm_and_rules),
 		cmocka_unit_test(test_ud),
