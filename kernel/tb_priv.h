@@ -68,6 +68,17 @@ struct tbt_conn {
 	unsigned int nout;
 	struct tbt_rail rails[TBR_NEGO_MAX_RAILS];
 	unsigned int nrails;
+	/*
+	 * Requests from the protocol handler, handled by event_work: the
+	 * handler runs on the control channel's RX path and must not wait
+	 * for conn->lock (its holder may wait for that same path, e.g. in
+	 * tb_xdomain_enable_paths()).
+	 */
+	spinlock_t ev_lock;
+	bool ev_hello, ev_ready, ev_bye;
+	struct tbr_nego_msg ev_msg;	/* the last HELLO */
+	u64 ev_ready_guid, ev_bye_guid;
+	struct work_struct event_work;
 	struct delayed_work hello_work;
 	struct work_struct up_work;
 	struct work_struct down_work;
