@@ -5,8 +5,11 @@
  * one) is a Thunderbolt cable plugged into the next free USB4 port (lane
  * adapters 1, 3, 5, ...: the XDomain's route). It carries control packets
  * and ring frames as Ethernet frames of type 0x88b5 with a small header
- * (tbsim.h) and a CRC. The interface appearing is the plug, its removal
- * (QMP device_del) the unplug.
+ * (tbsim.h) and a CRC. Both ends send keepalives every 250 ms: the link is
+ * up (an XDomain exists) while the peer's arrive, and goes down (the
+ * XDomain is removed, as on a real unplug) when none came for
+ * TBSIM_LINK_DEAD, so removing either VM's NIC (QMP device_del) unplugs the
+ * cable on both sides, and adding it back plugs it in again.
  */
 #include <linux/crc32.h>
 #include <linux/etherdevice.h>
@@ -21,6 +24,9 @@
 static char *cable_mac = "0e:7b:";
 module_param(cable_mac, charp, 0444);
 MODULE_PARM_DESC(cable_mac, "MAC address prefix of the NICs that are cables (default 0e:7b:)");
+
+#define TBSIM_LINK_PERIOD	(HZ / 4)
+#define TBSIM_LINK_DEAD		(3 * HZ)
 
 static bool is_cable(struct net_device *dev)
 {
@@ -57,12 +63,41 @@ static void open_work_fn(struct work_struct *work)
 	rtnl_unlock();
 }
 
+/* The link state machine: keepalive out, XDomain up or down. */
+static void link_work_fn(struct work_struct *work)
+{
+	struct tbsim_cable *c = container_of(work, struct tbsim_cable, link_work.work);
+	struct tbsim_wire w = { .kind = TBSIM_WIRE_LINK };
+	struct tbsim_xd *down = NULL;
+	bool alive;
+
+	tbsim_cable_xmit(c, &w, &tbsim.uuid, sizeof(tbsim.uuid));
+	mutex_lock(&tbsim.lock);
+	alive = READ_ONCE(c->heard) && time_before(jiffies, READ_ONCE(c->last_rx) + TBSIM_LINK_DEAD);
+	if (alive && !c->sxd && !c->gone && tbsim.tb) {
+		WRITE_ONCE(c->sxd, tbsim_xd_create(c));
+	} else if (!alive && c->sxd) {
+		down = c->sxd;
+		WRITE_ONCE(c->sxd, NULL);
+		WRITE_ONCE(c->heard, false);
+	}
+	mutex_unlock(&tbsim.lock);
+	if (down) {
+		netdev_info(c->held, "tbsim: link on port %u down\n", c->port);
+		synchronize_net();
+		tbsim_xd_unplug(down);
+	}
+	if (!READ_ONCE(c->gone))
+		queue_delayed_work(tbsim.ring_wq, &c->link_work, TBSIM_LINK_PERIOD);
+}
+
 static void gone_work_fn(struct work_struct *work)
 {
 	struct tbsim_cable *c = container_of(work, struct tbsim_cable, gone_work);
 
 	synchronize_net();
 	cancel_work_sync(&c->open_work);
+	cancel_delayed_work_sync(&c->link_work);
 	dev_put(c->held);
 	if (c->sxd)
 		tbsim_xd_unplug(c->sxd);
@@ -80,6 +115,7 @@ static void cable_plug(struct net_device *dev)
 		return;
 	INIT_WORK(&c->open_work, open_work_fn);
 	INIT_WORK(&c->gone_work, gone_work_fn);
+	INIT_DELAYED_WORK(&c->link_work, link_work_fn);
 	mutex_lock(&tbsim.lock);
 	if (!tbsim.tb || cable_of(dev)) {
 		mutex_unlock(&tbsim.lock);
@@ -96,11 +132,11 @@ static void cable_plug(struct net_device *dev)
 	dev_hold(dev);
 	c->held = dev;
 	rcu_assign_pointer(c->ndev, dev);
-	c->sxd = tbsim_xd_create(c);
 	list_add_tail_rcu(&c->node, &tbsim.cables);
 	mutex_unlock(&tbsim.lock);
 	netdev_info(dev, "tbsim: cable plugged into port %u\n", c->port);
 	queue_work(tbsim.ring_wq, &c->open_work);
+	queue_delayed_work(tbsim.ring_wq, &c->link_work, TBSIM_LINK_PERIOD);
 }
 
 /* rtnl held */
@@ -142,6 +178,7 @@ static int cable_rcv(struct sk_buff *skb, struct net_device *dev,
 		     struct packet_type *pt, struct net_device *orig)
 {
 	struct tbsim_cable *c, *found = NULL;
+	struct tbsim_xd *sxd;
 	struct tbsim_wire w;
 	size_t len;
 	int ring;
@@ -162,12 +199,18 @@ static int cable_rcv(struct sk_buff *skb, struct net_device *dev,
 		goto drop;
 	skb_trim(skb, len);
 	w.flags = crc32_le(~0, skb->data, len) != le32_to_cpu(w.crc);
-	if (w.kind == TBSIM_WIRE_CTL) {
+	sxd = READ_ONCE(found->sxd);
+	if (w.kind == TBSIM_WIRE_LINK) {
+		if (!w.flags && len == sizeof(uuid_t) && !uuid_equal((uuid_t *)skb->data, &tbsim.uuid)) {
+			WRITE_ONCE(found->last_rx, jiffies);
+			WRITE_ONCE(found->heard, true);
+		}
+	} else if (w.kind == TBSIM_WIRE_CTL) {
 		if (!w.flags)	/* ctl.c: checksum mismatch, packet dropped */
 			tbsim_ctl_rx(found, skb->data, len, w.eof);
-	} else if (w.kind == TBSIM_WIRE_FRAME && found->sxd && w.sof < 16 && w.eof < 16 &&
-		   tbsim_xd_path_rx(found->sxd, le16_to_cpu(w.hopid), &ring)) {
-		tbsim_ring_rx(found->sxd, ring, skb, &w);
+	} else if (w.kind == TBSIM_WIRE_FRAME && sxd && w.sof < 16 && w.eof < 16 &&
+		   tbsim_xd_path_rx(sxd, le16_to_cpu(w.hopid), &ring)) {
+		tbsim_ring_rx(sxd, ring, skb, &w);
 	}
 drop:
 	rcu_read_unlock();

@@ -47,7 +47,7 @@
 #define TBSIM_E2E_BACKLOG	512	/* frames an E2E ring holds for its buffers */
 
 /* Wire header after the Ethernet header, little endian */
-enum { TBSIM_WIRE_CTL = 1, TBSIM_WIRE_FRAME = 2 };
+enum { TBSIM_WIRE_CTL = 1, TBSIM_WIRE_FRAME = 2, TBSIM_WIRE_LINK = 3 };
 struct tbsim_wire {
 	u8 kind;
 	u8 sof;		/* frame: PDF of the first; control: 0 */
@@ -108,9 +108,12 @@ struct tbsim_cable {
 	struct net_device __rcu *ndev;
 	struct net_device *held;	/* our reference, until unplug */
 	u8 port;			/* lane adapter: route of the XDomain */
-	struct tbsim_xd *sxd;
+	struct tbsim_xd *sxd;		/* while the link is up (RCU readers) */
 	struct work_struct open_work;
 	struct work_struct gone_work;
+	struct delayed_work link_work;	/* keepalives, link up/down */
+	unsigned long last_rx;		/* jiffies of the last keepalive */
+	bool heard;
 	bool gone;
 	struct rcu_head rcu;
 };
