@@ -404,6 +404,13 @@ static void disc_work_fn(struct work_struct *work)
 		}
 		sxd->have_uuid = true;
 		sxd->xd.remote_uuid = &sxd->ruuid;
+		/*
+		 * As the real handshake does: tell the peer our properties
+		 * changed, so a directory registered before this link came up
+		 * is seen there.
+		 */
+		sxd->changed_retries = 0;
+		mod_delayed_work(system_long_wq, &sxd->changed_work, 0);
 	}
 	ret = xdp_properties(sxd, &block, &len, &gen);
 	dir = ret ? NULL : tb_property_parse_dir(block, len);

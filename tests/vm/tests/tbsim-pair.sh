@@ -3,7 +3,9 @@
 # the stand-in's domain and host router, tbrdma's service driver and property directory; then the
 # peer's XDomain appears (sysfs as the real bus shows it, MODALIAS on the service), our service
 # binds, HELLO/READY, 2 tb rails up, ping over tbr0 and ib_write_bw / ib_read_lat / ib_send_bw
-# across, every rail carried frames.
+# across, every rail carried frames. Then both modules unload and reload in firmware-CM mode: one
+# rail per XDomain; with the CRC fault knob on, ib_write_bw still passes and tbrdma counts the
+# frames with CRC errors (rx_errors).
 # vm-count: 2
 # vm-rails: 1
 # vm-device: edu
@@ -66,5 +68,29 @@ for r in 0 1; do
 done
 grep -q 'kind=tb\|backend=tb' /tmp/links || echo "note: rail kind not shown in links"
 cat /sys/module/thunderbolt/parameters/stats
+
+step "unload both modules, reload: firmware connection manager (one DMA path per XDomain)"
+vm_signal reload
+vm_wait "$other.reload" 60
+rmmod tbrdma || fail "rmmod tbrdma"
+rmmod thunderbolt || fail "rmmod of the stand-in"
+[ -d /sys/bus/thunderbolt ] && fail "thunderbolt bus left behind"
+tbsim_load cable_mac=52:54: fw_cm=1
+[ "$(cat $TBD/domain0/security)" = user ] || fail "fw CM security $(cat $TBD/domain0/security)"
+tb_up 1
+dmesg | grep -q 'tbrdma: peer .*, 20 Gb/s x2 lanes, firmware CM: asking for 1 rail(s)' || fail "no firmware-CM probe line"
+grep -q 'services=1 rails=1' /sys/module/tbrdma/parameters/tb_state || fail "tb_state: $(cat /sys/module/tbrdma/parameters/tb_state)"
+vm_signal up2
+vm_wait "$other.up2" 120
+
+step "fault knob: every 100th ring frame arrives with a CRC error"
+echo 100 > /sys/module/thunderbolt/parameters/fault_crc
+perf_pair w2 ib_write_bw -s 65536 -n 100
+echo 0 > /sys/module/thunderbolt/parameters/fault_crc
+"$CTL" links tbrdma0 | tee /tmp/links
+cat /sys/module/thunderbolt/parameters/stats
+rxe=$(sed -n 's/^link dev=tbrdma0 .* rx_errors=\([0-9]*\).*/\1/p' /tmp/links)
+crc=$(sed -n 's/.*rx_crc=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats)
+[ "${crc:-0}" -gt 0 ] && [ "${rxe:-0}" -gt 0 ] || fail "CRC errors not seen (stand-in rx_crc=$crc, tbrdma rx_errors=$rxe)"
 vm_signal finished
 vm_wait "$other.finished" 60
