@@ -323,6 +323,7 @@ static void tbt_down_work(struct work_struct *work)
 	if (conn->have_pending) {
 		/* it will not say HELLO again: its HELLO was answered */
 		conn->remote = conn->pending;
+		conn->peer_hello_seq = conn->pending.seq;
 		conn->hello_rcvd = true;
 		conn->have_pending = false;
 	}
@@ -372,7 +373,19 @@ static void tbt_event_work(struct work_struct *work)
 	mutex_lock(&conn->lock);
 	if (conn->stopping || conn->suspended)
 		goto out;
+	if (hello && conn->connected && m.guid == conn->remote.guid &&
+	    m.seq > conn->peer_hello_seq) {
+		/*
+		 * A later HELLO of the same peer instance (its counter goes on):
+		 * a retry whose first try we took but whose answer it missed. It
+		 * is answered; tearing down here would make the peer's
+		 * reconnect look like a restart to us, and so on forever.
+		 */
+		conn->peer_hello_seq = m.seq;
+		hello = false;
+	}
 	if (hello) {
+		/* a restarted peer counts from 1 again (reload: new conn; resume) */
 		if (conn->connected || (conn->hello_rcvd && conn->remote.guid != m.guid)) {
 			/* the peer started over (reload, resume): so do we */
 			conn->pending = m;
@@ -383,6 +396,7 @@ static void tbt_event_work(struct work_struct *work)
 		if (conn->hello_sent && conn->remote.guid != m.guid)
 			conn->hello_sent = false;	/* answered by someone else */
 		conn->remote = m;
+		conn->peer_hello_seq = m.seq;
 		conn->hello_rcvd = true;
 		if (conn->hello_sent)
 			queue_work(system_long_wq, &conn->up_work);
@@ -487,7 +501,7 @@ static struct tb_protocol_handler tbt_handler = {
 	.callback = tbt_handle,
 };
 
-/* ---- service driver (hardware only) ------------------------------------- */
+/* ---- service driver --------------------------------------------------------- */
 
 static u32 tbt_caps(void)
 {
@@ -649,6 +663,7 @@ static int __maybe_unused tbt_resume(struct device *dev)
 	mutex_lock(&conn->lock);
 	conn->suspended = false;
 	conn->retries = 0;
+	conn->seq = 0;		/* the peer sees a restart, not a retry */
 	if (!conn->stopping)
 		queue_delayed_work(system_long_wq, &conn->hello_work,
 				   msecs_to_jiffies(100));

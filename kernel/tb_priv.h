@@ -61,7 +61,8 @@ struct tbt_conn {
 	bool have_pending;		/* a connected peer said HELLO again */
 	struct tbr_nego_msg pending;
 	int retries;
-	u32 seq;
+	u32 seq;			/* our requests' sequence, 0 again on resume */
+	u32 peer_hello_seq;		/* sequence of the peer's HELLO we use */
 	u8 sn;				/* XDomain 2-bit sequence */
 	u64 peer_guid;
 	int out_hop[TBR_NEGO_MAX_RAILS];
