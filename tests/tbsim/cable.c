@@ -26,7 +26,7 @@ module_param(cable_mac, charp, 0444);
 MODULE_PARM_DESC(cable_mac, "MAC address prefix of the NICs that are cables (default 0e:7b:)");
 
 #define TBSIM_LINK_PERIOD	(HZ / 4)
-#define TBSIM_LINK_DEAD		(3 * HZ)
+#define TBSIM_LINK_DEAD		(5 * HZ)	/* a loaded TCG guest can stall for seconds */
 
 static bool is_cable(struct net_device *dev)
 {
