@@ -31,10 +31,15 @@ deps:
 kernel:
 	$(MAKE) -C kernel KVER=$(KVER) W=1
 
-# the VM harness's WARN self-test module, for every kernel the VM tests boot
+# the VM harness's WARN self-test module and the Thunderbolt stand-in (tests/tbsim) with the tbrdma.ko
+# variant linked against it, for every kernel the VM tests boot
 selftest-modules:
 	$(MAKE) -C kernel KVER=$(KVER) SRC=$(TOP)/tests/vm/selftest NAME=tbr_selftest_warn
 	$(MAKE) -C kernel KVER=$(KVER612) SRC=$(TOP)/tests/vm/selftest NAME=tbr_selftest_warn
+	$(MAKE) -C kernel KVER=$(KVER) SRC=$(TOP)/tests/tbsim NAME=thunderbolt W=1
+	$(MAKE) -C kernel KVER=$(KVER) TBSIM=1 W=1
+	$(MAKE) -C kernel KVER=$(KVER612) SRC=$(TOP)/tests/tbsim NAME=thunderbolt W=1
+	$(MAKE) -C kernel KVER=$(KVER612) TBSIM=1 W=1
 	$(MAKE) -C kernel KVER=$(KVER612) W=1
 
 check:

@@ -323,6 +323,7 @@ static void tbt_down_work(struct work_struct *work)
 	if (conn->have_pending) {
 		/* it will not say HELLO again: its HELLO was answered */
 		conn->remote = conn->pending;
+		conn->peer_hello_seq = conn->pending.seq;
 		conn->hello_rcvd = true;
 		conn->have_pending = false;
 	}
@@ -349,10 +350,78 @@ static struct tbt_conn *tbt_find(u64 route, const struct tbr_nego_msg *m)
 }
 
 /*
- * XDomain packets with our protocol UUID (control-channel RX work, process
- * context). Requests (HELLO, READY, BYE) are handled and answered here;
- * answers (HELLO_REPLY, STATUS) are left to the XDomain core (return 0),
- * which hands them to the tb_xdomain_request() waiting for them.
+ * The peer's requests, recorded by tbt_handle() (already answered): the
+ * negotiation state changes they cause. Process context.
+ */
+static void tbt_event_work(struct work_struct *work)
+{
+	struct tbt_conn *conn = container_of(work, struct tbt_conn, event_work);
+	bool hello, ready, bye;
+	struct tbr_nego_msg m;
+	u64 rguid, bguid;
+
+	spin_lock_bh(&conn->ev_lock);
+	hello = conn->ev_hello;
+	ready = conn->ev_ready;
+	bye = conn->ev_bye;
+	m = conn->ev_msg;
+	rguid = conn->ev_ready_guid;
+	bguid = conn->ev_bye_guid;
+	conn->ev_hello = conn->ev_ready = conn->ev_bye = false;
+	spin_unlock_bh(&conn->ev_lock);
+
+	mutex_lock(&conn->lock);
+	if (conn->stopping || conn->suspended)
+		goto out;
+	if (hello && conn->connected && m.guid == conn->remote.guid &&
+	    m.seq > conn->peer_hello_seq) {
+		/*
+		 * A later HELLO of the same peer instance (its counter goes on):
+		 * a retry whose first try we took but whose answer it missed. It
+		 * is answered; tearing down here would make the peer's
+		 * reconnect look like a restart to us, and so on forever.
+		 */
+		conn->peer_hello_seq = m.seq;
+		hello = false;
+	}
+	if (hello) {
+		/* a restarted peer counts from 1 again (reload: new conn; resume) */
+		if (conn->connected || (conn->hello_rcvd && conn->remote.guid != m.guid)) {
+			/* the peer started over (reload, resume): so do we */
+			conn->pending = m;
+			conn->have_pending = true;
+			queue_work(system_long_wq, &conn->down_work);
+			goto out;
+		}
+		if (conn->hello_sent && conn->remote.guid != m.guid)
+			conn->hello_sent = false;	/* answered by someone else */
+		conn->remote = m;
+		conn->peer_hello_seq = m.seq;
+		conn->hello_rcvd = true;
+		if (conn->hello_sent)
+			queue_work(system_long_wq, &conn->up_work);
+		else
+			mod_delayed_work(system_long_wq, &conn->hello_work, 0);
+	}
+	if (ready && rguid == conn->remote.guid && conn->hello_rcvd) {
+		conn->peer_ready = true;
+		queue_work(system_long_wq, &conn->up_work);
+	}
+	if (bye && bguid == conn->remote.guid)
+		queue_work(system_long_wq, &conn->down_work);
+out:
+	mutex_unlock(&conn->lock);
+}
+
+/*
+ * XDomain packets with our protocol UUID, on the control channel's RX path
+ * (process context; the thunderbolt core delivers every control packet,
+ * including the host router's answers to path setup, through it, so this
+ * must not wait for conn->lock). Requests (HELLO, READY, BYE) are answered
+ * here from data fixed at probe and recorded for tbt_event_work; answers
+ * (HELLO_REPLY, STATUS) are left to the XDomain core (return 0), which
+ * hands them to the tb_xdomain_request() waiting for them. tbt_lock keeps
+ * the conn from being freed meanwhile.
  */
 static int tbt_handle(const void *buf, size_t size, void *data)
 {
@@ -380,7 +449,6 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		mutex_unlock(&tbt_lock);
 		return 0;
 	}
-	mutex_lock(&conn->lock);
 	if (err) {
 		/* answer only what is clearly a request of another version */
 		if (err == -EPROTONOSUPPORT && m.type == TBR_NEGO_HELLO) {
@@ -394,47 +462,36 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		}
 		goto out;
 	}
-	if (conn->stopping || conn->suspended) {
+	if (READ_ONCE(conn->stopping) || READ_ONCE(conn->suspended)) {
 		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_BUSY, sn);
 		goto out;
 	}
+	spin_lock_bh(&conn->ev_lock);
 	switch (m.type) {
 	case TBR_NEGO_HELLO:
-		r = conn->local;
+		conn->ev_msg = m;
+		conn->ev_hello = true;
+		break;
+	case TBR_NEGO_READY:
+		conn->ev_ready_guid = m.guid;
+		conn->ev_ready = true;
+		break;
+	case TBR_NEGO_BYE:
+		conn->ev_bye_guid = m.guid;
+		conn->ev_bye = true;
+		break;
+	}
+	spin_unlock_bh(&conn->ev_lock);
+	if (m.type == TBR_NEGO_HELLO) {
+		r = conn->local;	/* fixed since probe */
 		r.type = TBR_NEGO_HELLO_REPLY;
 		r.seq = m.seq;
 		tbt_respond(conn, &r, sn);
-		if (conn->connected || (conn->hello_rcvd && conn->remote.guid != m.guid)) {
-			/* the peer started over (reload, resume): so do we */
-			conn->pending = m;
-			conn->have_pending = true;
-			queue_work(system_long_wq, &conn->down_work);
-			break;
-		}
-		if (conn->hello_sent && conn->remote.guid != m.guid)
-			conn->hello_sent = false;	/* answered by someone else */
-		conn->remote = m;
-		conn->hello_rcvd = true;
-		if (conn->hello_sent)
-			queue_work(system_long_wq, &conn->up_work);
-		else
-			mod_delayed_work(system_long_wq, &conn->hello_work, 0);
-		break;
-	case TBR_NEGO_READY:
+	} else {
 		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_OK, sn);
-		if (m.guid == conn->remote.guid && conn->hello_rcvd) {
-			conn->peer_ready = true;
-			queue_work(system_long_wq, &conn->up_work);
-		}
-		break;
-	case TBR_NEGO_BYE:
-		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_OK, sn);
-		if (m.guid == conn->remote.guid)
-			queue_work(system_long_wq, &conn->down_work);
-		break;
 	}
+	queue_work(system_long_wq, &conn->event_work);
 out:
-	mutex_unlock(&conn->lock);
 	mutex_unlock(&tbt_lock);
 	return 1;
 }
@@ -444,7 +501,7 @@ static struct tb_protocol_handler tbt_handler = {
 	.callback = tbt_handle,
 };
 
-/* ---- service driver (hardware only) ------------------------------------- */
+/* ---- service driver --------------------------------------------------------- */
 
 static u32 tbt_caps(void)
 {
@@ -484,6 +541,8 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 		return -ENODEV;
 	}
 	mutex_init(&conn->lock);
+	spin_lock_init(&conn->ev_lock);
+	INIT_WORK(&conn->event_work, tbt_event_work);
 	INIT_DELAYED_WORK(&conn->hello_work, tbt_hello_work);
 	INIT_WORK(&conn->up_work, tbt_up_work);
 	INIT_WORK(&conn->down_work, tbt_down_work);
@@ -542,6 +601,7 @@ static void tbt_conn_stop(struct tbt_conn *conn, bool bye)
 	bool connected;
 
 	cancel_delayed_work_sync(&conn->hello_work);
+	cancel_work_sync(&conn->event_work);
 	cancel_work_sync(&conn->up_work);
 	cancel_work_sync(&conn->down_work);
 	cancel_delayed_work_sync(&conn->hello_work);
@@ -603,6 +663,7 @@ static int __maybe_unused tbt_resume(struct device *dev)
 	mutex_lock(&conn->lock);
 	conn->suspended = false;
 	conn->retries = 0;
+	conn->seq = 0;		/* the peer sees a restart, not a retry */
 	if (!conn->stopping)
 		queue_delayed_work(system_long_wq, &conn->hello_work,
 				   msecs_to_jiffies(100));

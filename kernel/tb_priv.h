@@ -61,13 +61,25 @@ struct tbt_conn {
 	bool have_pending;		/* a connected peer said HELLO again */
 	struct tbr_nego_msg pending;
 	int retries;
-	u32 seq;
+	u32 seq;			/* our requests' sequence, 0 again on resume */
+	u32 peer_hello_seq;		/* sequence of the peer's HELLO we use */
 	u8 sn;				/* XDomain 2-bit sequence */
 	u64 peer_guid;
 	int out_hop[TBR_NEGO_MAX_RAILS];
 	unsigned int nout;
 	struct tbt_rail rails[TBR_NEGO_MAX_RAILS];
 	unsigned int nrails;
+	/*
+	 * Requests from the protocol handler, handled by event_work: the
+	 * handler runs on the control channel's RX path and must not wait
+	 * for conn->lock (its holder may wait for that same path, e.g. in
+	 * tb_xdomain_enable_paths()).
+	 */
+	spinlock_t ev_lock;
+	bool ev_hello, ev_ready, ev_bye;
+	struct tbr_nego_msg ev_msg;	/* the last HELLO */
+	u64 ev_ready_guid, ev_bye_guid;
+	struct work_struct event_work;
 	struct delayed_work hello_work;
 	struct work_struct up_work;
 	struct work_struct down_work;

@@ -6,8 +6,8 @@
  * ring work (process context) and are handed on with BH disabled; RX runs in
  * poll mode (a tasklet, TBT_POLL_BUDGET frames a run, the interrupt re-armed
  * when the ring is empty). Setup and teardown of a negotiated conn's rails
- * (tb.c negotiates). Everything here runs only on Thunderbolt hardware
- * (docs/thunderbolt.md, docs/testing.md).
+ * (tb.c negotiates). Runs on Thunderbolt hardware and, in the VM tests, on
+ * the stand-in tests/tbsim (docs/thunderbolt.md, docs/testing.md).
  */
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
@@ -126,7 +126,7 @@ static void tbt_poll(struct tasklet_struct *t)
 		tb_ring_poll_complete(tr->rx);
 }
 
-/* ---- rail setup and teardown (hardware only) ---------------------------- */
+/* ---- rail setup and teardown ---------------------------------------------- */
 
 /* tbr_ctl_mutex held. Reverse of tbr_tb_rail_setup(), for any partial state. */
 static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)

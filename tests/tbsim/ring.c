@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tbsim: NHI rings in frame mode. The contracts of drivers/thunderbolt/nhi.c:
+ * ring numbers 1..hop_count-1 allocated per direction, __tb_ring_enqueue()
+ * refusing frames on a stopped ring (-ESHUTDOWN), at most size - 1 RX
+ * buffers in the hardware, completion callbacks from the ring work (process
+ * context), poll mode (start_poll called from the interrupt, hard IRQ
+ * context with the ring lock held; tb_ring_poll(), tb_ring_poll_complete()
+ * re-arming the interrupt), tb_ring_stop() completing every posted frame as
+ * canceled before it returns, sof/eof masks on RX, RX descriptor flags for
+ * CRC errors and buffer overruns, E2E flow control (a frame waits for a
+ * buffer instead of being dropped).
+ *
+ * The "DMA engine" copies between the cable's packets and the buffers at the
+ * bus addresses the driver mapped against the NHI's PCI device (dma-direct:
+ * the bus address is translated back to the CPU's physical address).
+ */
+#include <linux/dma-direct.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "tbsim.h"
+
+static atomic_t tx_frames, rx_frames, rx_dropped, tx_dropped, rx_crc, rx_overrun;
+
+static struct tbsim_ring *to_sr(struct tb_ring *ring)
+{
+	return container_of(ring, struct tbsim_ring, ring);
+}
+
+static void *frame_va(struct tb_ring *ring, struct ring_frame *f)
+{
+	return phys_to_virt(dma_to_phys(&ring->nhi->pdev->dev, f->buffer_phy));
+}
+
+static size_t frame_len(u32 size)
+{
+	return size ? size : TBSIM_FRAME_MAX;
+}
+
+/* TX: one frame onto the cable its ring's path leads to (or nowhere). */
+static void ring_tx_one(struct tb_ring *ring, struct ring_frame *f)
+{
+	struct tbsim_wire w = {
+		.kind = TBSIM_WIRE_FRAME, .sof = f->sof, .eof = f->eof,
+	};
+	struct tbsim_cable *c;
+	static atomic_t nth_drop, nth_crc;
+	int hopid;
+
+	if (tbsim_fault_drop && atomic_inc_return(&nth_drop) % tbsim_fault_drop == 0) {
+		atomic_inc(&tx_dropped);
+		return;
+	}
+	if (tbsim_fault_crc && atomic_inc_return(&nth_crc) % tbsim_fault_crc == 0)
+		w.flags = 1;	/* the receiver's CRC check fails */
+	rcu_read_lock();
+	if (tbsim_xd_path_tx(ring->hop, &c, &hopid)) {
+		w.hopid = cpu_to_le16(hopid);
+		if (tbsim_cable_xmit(c, &w, frame_va(ring, f), frame_len(f->size)))
+			atomic_inc(&tx_dropped);
+		else
+			atomic_inc(&tx_frames);
+	} else {
+		atomic_inc(&tx_dropped);	/* no path: the adapter drops it */
+	}
+	rcu_read_unlock();
+}
+
+static void callbacks(struct tb_ring *ring, struct list_head *list, bool canceled)
+{
+	struct ring_frame *f, *tmp;
+
+	list_for_each_entry_safe(f, tmp, list, list) {
+		list_del_init(&f->list);
+		if (f->callback)
+			f->callback(ring, f, canceled);
+	}
+}
+
+/* The ring work: TX transmission and completion, RX completion (no poll), stop. */
+static void ring_work(struct work_struct *work)
+{
+	struct tb_ring *ring = container_of(work, struct tb_ring, work);
+	struct tbsim_ring *sr = to_sr(ring);
+	struct ring_frame *f;
+	unsigned long flags;
+	LIST_HEAD(list);
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (!ring->running) {
+		list_splice_tail_init(&sr->done, &list);
+		list_splice_tail_init(&ring->in_flight, &list);
+		list_splice_tail_init(&ring->queue, &list);
+		spin_unlock_irqrestore(&ring->lock, flags);
+		callbacks(ring, &list, true);
+		return;
+	}
+	if (ring->is_tx)
+		list_splice_tail_init(&ring->queue, &list);
+	else
+		list_splice_tail_init(&sr->done, &list);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	if (ring->is_tx)
+		list_for_each_entry(f, &list, list) {
+			f->flags = RING_DESC_COMPLETED;
+			ring_tx_one(ring, f);
+		}
+	callbacks(ring, &list, false);
+}
+
+/* start_poll in hard IRQ context with the ring lock held, as nhi.c calls it */
+static void ring_irq(struct irq_work *w)
+{
+	struct tbsim_ring *sr = container_of(w, struct tbsim_ring, irq);
+	struct tb_ring *ring = &sr->ring;
+
+	spin_lock(&ring->lock);
+	if (ring->running && ring->start_poll)
+		ring->start_poll(ring->poll_data);
+	spin_unlock(&ring->lock);
+}
+
+/* RX buffers the hardware may fill: at most size - 1. ring->lock held. */
+static void rx_refill(struct tb_ring *ring)
+{
+	struct ring_frame *f;
+
+	while (ring->head < ring->size - 1 &&
+	       (f = list_first_entry_or_null(&ring->queue, struct ring_frame, list))) {
+		list_move_tail(&f->list, &ring->in_flight);
+		ring->head++;
+	}
+}
+
+/* One frame into the next RX buffer; false if there is none. ring->lock held. */
+static bool rx_deliver(struct tbsim_ring *sr, const void *data, size_t len,
+		       const struct tbsim_wire *w)
+{
+	struct tb_ring *ring = &sr->ring;
+	static atomic_t nth_overrun;
+	struct ring_frame *f;
+	u32 flags = RING_DESC_COMPLETED;
+
+	f = list_first_entry_or_null(&ring->in_flight, struct ring_frame, list);
+	if (!f)
+		return false;
+	if (len > TBSIM_FRAME_MAX || (tbsim_fault_overrun &&
+	    atomic_inc_return(&nth_overrun) % tbsim_fault_overrun == 0)) {
+		flags |= RING_DESC_BUFFER_OVERRUN;
+		atomic_inc(&rx_overrun);
+		len = min_t(size_t, len, TBSIM_FRAME_MAX);
+	}
+	if (w->flags) {
+		flags |= RING_DESC_CRC_ERROR;
+		atomic_inc(&rx_crc);
+	}
+	memcpy(frame_va(ring, f), data, len);
+	f->size = len & 0xfff;
+	f->sof = w->sof;
+	f->eof = w->eof;
+	f->flags = flags;
+	list_move_tail(&f->list, &sr->done);
+	ring->head--;
+	rx_refill(ring);
+	atomic_inc(&rx_frames);
+	if (ring->start_poll) {
+		if (sr->irq_on) {
+			sr->irq_on = false;
+			irq_work_queue(&sr->irq);
+		}
+	} else {
+		queue_work(tbsim.ring_wq, &ring->work);
+	}
+	return true;
+}
+
+/* E2E: frames that waited for buffers, in order. ring->lock held. */
+static void rx_backlog(struct tbsim_ring *sr)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_peek(&sr->backlog))) {
+		if (!rx_deliver(sr, skb->data, skb->len, (void *)skb->cb))
+			return;
+		__skb_unlink(skb, &sr->backlog);
+		kfree_skb(skb);
+	}
+}
+
+/*
+ * A frame from the cable for our RX ring @hop (softirq). Dropped when the
+ * ring is not there or stopped, when its PDFs are outside the ring's masks,
+ * or, without E2E, when no buffer is posted.
+ */
+void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
+		   const struct tbsim_wire *w)
+{
+	struct tb_nhi *nhi = &tbsim.nhi;
+	struct tbsim_ring *sr;
+	struct tb_ring *ring;
+	unsigned long flags;
+	bool ok = false;
+
+	spin_lock_irqsave(&nhi->lock, flags);
+	ring = nhi->rx_rings ? nhi->rx_rings[hop] : NULL;
+	if (!ring)
+		goto out;
+	sr = to_sr(ring);
+	spin_lock(&ring->lock);
+	if (ring->running && (ring->sof_mask & BIT(w->sof)) && (ring->eof_mask & BIT(w->eof))) {
+		if (skb_queue_empty(&sr->backlog))
+			ok = rx_deliver(sr, skb->data, skb->len, w);
+		if (!ok && (ring->flags & RING_FLAG_E2E) &&
+		    skb_queue_len(&sr->backlog) < TBSIM_E2E_BACKLOG) {
+			struct sk_buff *copy = skb_clone(skb, GFP_ATOMIC);
+
+			if (copy) {
+				memcpy(copy->cb, w, sizeof(*w));
+				__skb_queue_tail(&sr->backlog, copy);
+				ok = true;
+			}
+		}
+	}
+	spin_unlock(&ring->lock);
+out:
+	spin_unlock_irqrestore(&nhi->lock, flags);
+	if (!ok)
+		atomic_inc(&rx_dropped);
+}
+
+int __tb_ring_enqueue(struct tb_ring *ring, struct ring_frame *frame)
+{
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (!ring->running) {
+		ret = -ESHUTDOWN;
+	} else if (ring->is_tx) {
+		list_add_tail(&frame->list, &ring->queue);
+		queue_work(tbsim.ring_wq, &ring->work);
+	} else {
+		list_add_tail(&frame->list, &ring->queue);
+		rx_refill(ring);
+		rx_backlog(to_sr(ring));
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(__tb_ring_enqueue);
+
+struct ring_frame *tb_ring_poll(struct tb_ring *ring)
+{
+	struct tbsim_ring *sr = to_sr(ring);
+	struct ring_frame *f = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (ring->running) {
+		f = list_first_entry_or_null(&sr->done, struct ring_frame, list);
+		if (f)
+			list_del_init(&f->list);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+	return f;
+}
+EXPORT_SYMBOL_GPL(tb_ring_poll);
+
+/* Re-arm the interrupt; frames completed meanwhile raise it at once. */
+void tb_ring_poll_complete(struct tb_ring *ring)
+{
+	struct tbsim_ring *sr = to_sr(ring);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (ring->running) {
+		if (list_empty(&sr->done))
+			sr->irq_on = true;
+		else
+			irq_work_queue(&sr->irq);
+	}
+	spin_unlock_irqrestore(&ring->lock, flags);
+}
+EXPORT_SYMBOL_GPL(tb_ring_poll_complete);
+
+static struct tb_ring *ring_alloc(struct tb_nhi *nhi, int hop, int size, bool tx,
+				  unsigned int flags, int e2e_tx_hop, u16 sof_mask,
+				  u16 eof_mask, void (*start_poll)(void *), void *poll_data)
+{
+	struct tb_ring **slots;
+	struct tbsim_ring *sr;
+	struct tb_ring *ring;
+	int i;
+
+	if (size < 2 || size > 4096)
+		return NULL;
+	sr = kzalloc(sizeof(*sr), GFP_KERNEL);
+	if (!sr)
+		return NULL;
+	ring = &sr->ring;
+	spin_lock_init(&ring->lock);
+	INIT_LIST_HEAD(&ring->queue);
+	INIT_LIST_HEAD(&ring->in_flight);
+	INIT_LIST_HEAD(&sr->done);
+	INIT_WORK(&ring->work, ring_work);
+	init_irq_work(&sr->irq, ring_irq);
+	skb_queue_head_init(&sr->backlog);
+	ring->nhi = nhi;
+	ring->hop = hop;
+	ring->is_tx = tx;
+	ring->size = size;
+	ring->flags = flags;
+	ring->e2e_tx_hop = e2e_tx_hop;
+	ring->sof_mask = sof_mask;
+	ring->eof_mask = eof_mask;
+	ring->start_poll = start_poll;
+	ring->poll_data = poll_data;
+
+	spin_lock_irq(&nhi->lock);
+	slots = tx ? nhi->tx_rings : nhi->rx_rings;
+	if (!slots || nhi->going_away)
+		goto err;
+	if (ring->hop < 0) {
+		for (i = 1; i < nhi->hop_count && ring->hop < 0; i++)
+			if (!slots[i])
+				ring->hop = i;
+	}
+	if (ring->hop <= 0 || ring->hop >= nhi->hop_count) {
+		dev_warn(&nhi->pdev->dev, "invalid hop: %d\n", ring->hop);
+		goto err;
+	}
+	if (slots[ring->hop]) {
+		dev_warn(&nhi->pdev->dev, "%s hop %d already allocated\n",
+			 tx ? "TX" : "RX", ring->hop);
+		goto err;
+	}
+	slots[ring->hop] = ring;
+	spin_unlock_irq(&nhi->lock);
+	return ring;
+err:
+	spin_unlock_irq(&nhi->lock);
+	kfree(sr);
+	return NULL;
+}
+
+struct tb_ring *tb_ring_alloc_tx(struct tb_nhi *nhi, int hop, int size, unsigned int flags)
+{
+	return ring_alloc(nhi, hop, size, true, flags, 0, 0, 0, NULL, NULL);
+}
+EXPORT_SYMBOL_GPL(tb_ring_alloc_tx);
+
+struct tb_ring *tb_ring_alloc_rx(struct tb_nhi *nhi, int hop, int size,
+				 unsigned int flags, int e2e_tx_hop, u16 sof_mask,
+				 u16 eof_mask, void (*start_poll)(void *), void *poll_data)
+{
+	return ring_alloc(nhi, hop, size, false, flags, e2e_tx_hop, sof_mask,
+			  eof_mask, start_poll, poll_data);
+}
+EXPORT_SYMBOL_GPL(tb_ring_alloc_rx);
+
+void tb_ring_start(struct tb_ring *ring)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (ring->running) {
+		dev_WARN(&ring->nhi->pdev->dev, "ring already started\n");
+		goto out;
+	}
+	ring->running = true;
+	to_sr(ring)->irq_on = true;
+	if (!ring->is_tx)
+		rx_refill(ring);
+out:
+	spin_unlock_irqrestore(&ring->lock, flags);
+}
+EXPORT_SYMBOL_GPL(tb_ring_start);
+
+/* Every frame still posted comes back canceled before this returns. */
+void tb_ring_stop(struct tb_ring *ring)
+{
+	struct tbsim_ring *sr = to_sr(ring);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (!ring->running) {
+		dev_WARN(&ring->nhi->pdev->dev, "%s %d already stopped\n",
+			 ring->is_tx ? "TX ring" : "RX ring", ring->hop);
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return;
+	}
+	ring->running = false;
+	sr->irq_on = false;
+	ring->head = 0;
+	__skb_queue_purge(&sr->backlog);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	irq_work_sync(&sr->irq);
+	queue_work(tbsim.ring_wq, &ring->work);
+	flush_work(&ring->work);
+}
+EXPORT_SYMBOL_GPL(tb_ring_stop);
+
+void tb_ring_free(struct tb_ring *ring)
+{
+	struct tbsim_ring *sr = to_sr(ring);
+	struct tb_nhi *nhi = ring->nhi;
+
+	spin_lock_irq(&nhi->lock);
+	if (ring->is_tx)
+		nhi->tx_rings[ring->hop] = NULL;
+	else
+		nhi->rx_rings[ring->hop] = NULL;
+	if (ring->running)
+		dev_WARN(&nhi->pdev->dev, "RX ring %d is still running\n", ring->hop);
+	spin_unlock_irq(&nhi->lock);
+	irq_work_sync(&sr->irq);
+	flush_work(&ring->work);
+	skb_queue_purge(&sr->backlog);
+	kfree(sr);
+}
+EXPORT_SYMBOL_GPL(tb_ring_free);
+
+/* /sys/module/thunderbolt/parameters/stats */
+static int stats_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d rx_crc=%d rx_overrun=%d\n",
+			  atomic_read(&tx_frames), atomic_read(&tx_dropped),
+			  atomic_read(&rx_frames), atomic_read(&rx_dropped),
+			  atomic_read(&rx_crc), atomic_read(&rx_overrun));
+}
+
+static const struct kernel_param_ops stats_ops = { .get = stats_get };
+module_param_cb(stats, &stats_ops, NULL, 0444);
+MODULE_PARM_DESC(stats, "ring frame counters (read only)");

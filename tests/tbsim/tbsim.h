@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tbsim: a test-only stand-in for thunderbolt.ko (docs/thunderbolt.md, "The
+ * stand-in"). It implements the part of <linux/thunderbolt.h> that tbrdma and
+ * thunderbolt-net use, over a "cable" that is a dedicated network interface
+ * (a QEMU virtio-net NIC) instead of a USB4 link, and a real PCI device (QEMU's
+ * "edu") that plays the NHI so ring buffers are DMA-mapped against it.
+ *
+ * Files: bus.c (bus, domain, host router, services, module), property.c
+ * (property directories and their block encoding), xdomain.c (XDomains,
+ * discovery, HopIDs, paths), ctl.c (the control channel: requests,
+ * responses, protocol handlers), ring.c (NHI rings), cable.c (the NIC).
+ *
+ * Locking: tbsim.lock (mutex) guards the cable list, the property directory
+ * list and each XDomain's discovery state; ctl.req_lock (mutex) the pending
+ * requests; each XDomain's path table has a spinlock (read in softirq); each
+ * ring its tb_ring.lock (irqsave: taken in softirq and hard IRQ context).
+ */
+#ifndef TBSIM_H
+#define TBSIM_H
+
+#include <linux/irq_work.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/thunderbolt.h>
+#include <linux/uuid.h>
+#include <linux/version.h>
+#include <linux/workqueue.h>
+
+/* the thunderbolt bus and device types are const in 6.12's header */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define TBSIM_TYPE_CONST const
+#else
+#define TBSIM_TYPE_CONST
+#endif
+
+#define TBSIM_ETH_P		0x88b5	/* IEEE local experimental ethertype */
+#define TBSIM_HOP_COUNT		12	/* NHI rings (0: control) */
+#define TBSIM_MAX_HOPID		15	/* lane adapter max_in_hop_id (as XDOMAIN_DEFAULT_MAX_HOPID) */
+#define TBSIM_MIN_HOPID		8	/* TB_PATH_MIN_HOPID */
+#define TBSIM_MAX_PATHS		16
+#define TBSIM_CTL_MAX		256	/* control frame (TB_FRAME_SIZE) */
+#define TBSIM_FRAME_MAX		4096	/* ring frame payload */
+#define TBSIM_CFG_TIMEOUT_MS	5000	/* TB_CFG_DEFAULT_TIMEOUT */
+#define TBSIM_E2E_BACKLOG	512	/* frames an E2E ring holds for its buffers */
+
+/* Wire header after the Ethernet header, little endian */
+enum { TBSIM_WIRE_CTL = 1, TBSIM_WIRE_FRAME = 2, TBSIM_WIRE_LINK = 3 };
+struct tbsim_wire {
+	u8 kind;
+	u8 sof;		/* frame: PDF of the first; control: 0 */
+	u8 eof;		/* frame: PDF of the last; control: the packet type */
+	u8 flags;
+	__le16 hopid;	/* frame: the path's HopID on the cable */
+	__le16 len;	/* payload bytes */
+	__le32 crc;	/* crc32_le of the payload */
+} __packed;
+
+/* XDomain discovery protocol (the real UUID's packet types) */
+enum tbsim_xdp_type {
+	XDP_UUID_REQUEST = 12,
+	XDP_UUID_RESPONSE = 2,
+	XDP_PROPERTIES_REQUEST = 3,
+	XDP_PROPERTIES_RESPONSE = 4,
+	XDP_PROPERTIES_CHANGED_REQUEST = 5,
+	XDP_PROPERTIES_CHANGED_RESPONSE = 6,
+	XDP_ERROR_RESPONSE = 7,
+};
+
+struct tbsim_xdp_hdr {
+	u32 route_hi, route_lo, length_sn;
+	uuid_t uuid;
+	u32 type;
+};
+
+#define TBSIM_LENGTH_MASK	GENMASK(5, 0)
+#define TBSIM_SN_MASK		GENMASK(28, 27)
+#define TBSIM_SN_SHIFT		27
+#define TBSIM_PROP_CHUNK	46	/* property dwords per response: 256-byte packets */
+
+struct tbsim_path {
+	int tx_hopid, tx_ring, rx_hopid, rx_ring;
+};
+
+struct tbsim_cable;
+
+struct tbsim_xd {
+	struct tb_xdomain xd;
+	struct tbsim_cable *cable;	/* NULL once unplugged */
+	uuid_t ruuid;
+	spinlock_t paths_lock;		/* paths[], npaths */
+	struct tbsim_path paths[TBSIM_MAX_PATHS];
+	unsigned int npaths;
+	/* discovery, tbsim.lock */
+	bool have_uuid, added;
+	u32 remote_gen;
+	struct delayed_work disc_work;
+	int disc_retries;
+	struct delayed_work changed_work;	/* PROPERTIES_CHANGED to the peer */
+	int changed_retries;
+	u8 sn;
+};
+
+struct tbsim_cable {
+	struct list_head node;		/* tbsim.cables (RCU, writers tbsim.lock) */
+	struct net_device __rcu *ndev;
+	struct net_device *held;	/* our reference, until unplug */
+	u8 port;			/* lane adapter: route of the XDomain */
+	struct tbsim_xd *sxd;		/* while the link is up (RCU readers) */
+	struct work_struct open_work;
+	struct work_struct gone_work;
+	struct delayed_work link_work;	/* keepalives, link up/down */
+	unsigned long last_rx;		/* jiffies of the last keepalive */
+	bool heard;
+	bool gone;
+	struct rcu_head rcu;
+};
+
+struct tbsim_ring {
+	struct tb_ring ring;
+	struct list_head done;		/* RX: completed, not yet polled */
+	struct list_head cancel;	/* stop: frames to complete as canceled */
+	bool irq_on;			/* poll mode: interrupt armed */
+	struct irq_work irq;		/* poll mode: start_poll in hard IRQ */
+	struct sk_buff_head backlog;	/* E2E: frames waiting for buffers */
+};
+
+struct tbsim {
+	struct mutex lock;
+	struct tb *tb;			/* NULL until the NHI probes */
+	struct tb_nhi nhi;
+	struct device host;		/* host router "0-0" */
+	bool host_added;
+	uuid_t uuid;
+	struct list_head cables;
+	struct list_head dirs;		/* registered property directories */
+	u32 gen;			/* local property block generation */
+	u32 *block;			/* local property block */
+	size_t block_len;		/* words */
+	struct workqueue_struct *wq;	/* ordered: control RX (the "ctl ring work") */
+	struct workqueue_struct *ring_wq;
+};
+
+extern struct tbsim tbsim;
+extern unsigned int tbsim_lanes, tbsim_speed;
+extern bool tbsim_fw_cm;
+extern unsigned int tbsim_fault_drop, tbsim_fault_crc, tbsim_fault_overrun;
+
+/* property.c */
+int tbsim_property_format(struct tb_property_dir *dir, u32 *block, size_t max);
+struct tb_property_dir *tbsim_property_parse(const u32 *block, size_t len);
+int tbsim_local_block_update(void);	/* tbsim.lock held */
+
+/* bus.c */
+int tbsim_domain_add(struct pci_dev *pdev);
+void tbsim_domain_remove(void);
+
+/* ctl.c */
+void tbsim_ctl_rx(struct tbsim_cable *c, const void *buf, size_t size, u8 type);
+int tbsim_ctl_send(struct tbsim_cable *c, const void *buf, size_t size, u8 type);
+int tbsim_ctl_roundtrip(void);
+void tbsim_ctl_flush(void);
+int tbsim_ctl_init(void);
+void tbsim_ctl_exit(void);
+
+/* xdomain.c */
+struct tbsim_xd *tbsim_xd_create(struct tbsim_cable *c);
+void tbsim_xd_unplug(struct tbsim_xd *sxd);
+void tbsim_xdp_request(const void *buf, size_t size);
+const uuid_t *tbsim_xdp_proto(void);
+void tbsim_xd_properties_changed(void);
+bool tbsim_xd_path_rx(struct tbsim_xd *sxd, int hopid, int *ring);
+bool tbsim_xd_path_tx(int ring, struct tbsim_cable **cable, int *hopid);
+
+/* ring.c */
+void tbsim_ring_rx(struct tbsim_xd *sxd, int ring, struct sk_buff *skb,
+		   const struct tbsim_wire *w);
+
+/* cable.c */
+int tbsim_cable_xmit(struct tbsim_cable *c, const struct tbsim_wire *w,
+		     const void *payload, size_t len);
+int tbsim_cable_init(void);
+void tbsim_cable_exit(void);
+
+#endif /* TBSIM_H */

@@ -1,0 +1,96 @@
+# Issue 12, M1+M2: two VMs, each with the Thunderbolt stand-in (tests/tbsim) in place of
+# thunderbolt.ko, QEMU's edu device as the NHI and one 2-lane "cable" (a virtio NIC). On each:
+# the stand-in's domain and host router, tbrdma's service driver and property directory; then the
+# peer's XDomain appears (sysfs as the real bus shows it, MODALIAS on the service), our service
+# binds, HELLO/READY, 2 tb rails up, ping over tbr0 and ib_write_bw / ib_read_lat / ib_send_bw
+# across, every rail carried frames. Then both modules unload and reload in firmware-CM mode: one
+# rail per XDomain; with the CRC fault knob on, ib_write_bw still passes and tbrdma counts the
+# frames with CRC errors (rx_errors).
+# vm-count: 2
+# vm-rails: 1
+# vm-device: edu
+# vm-timeout: 420
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/tests/eth.lib"
+. "$TBR_TOP/tests/vm/tests/tbsim.lib"
+other=b
+[ "$VM_ROLE" = a ] || other=a
+
+step "load: stand-in (cables: the 52:54: NIC), tbrdma"
+tbsim_load cable_mac=52:54:
+[ -d $TBD/domain0 ] || fail "no domain0: $(ls $TBD)"
+[ -d $TBD/0-0 ] || fail "no host router 0-0"
+[ "$(cat $TBD/domain0/security)" = none ] || fail "security $(cat $TBD/domain0/security)"
+[ -d /sys/bus/thunderbolt/drivers/tbrdma ] || fail "no tbrdma service driver"
+state=$(cat /sys/module/tbrdma/parameters/tb_state)
+grep -q 'dir=registered' <<< "$state" || fail "property dir not registered: $state"
+[ "$(cat "$(readlink -f $TBD/domain0)/../vendor"):$(cat "$(readlink -f $TBD/domain0)/../device")" = 0x1234:0x11e8 ] ||
+	fail "domain0 is not under the edu NHI: $(readlink -f $TBD/domain0)"
+
+step "XDomain and service"
+wait_for 60 xd_dev
+XD=$(xd_dev)
+echo "XDomain $XD: $(cat "$XD/unique_id") $(cat "$XD/rx_speed") x$(cat "$XD/rx_lanes"), vendor $(cat "$XD/vendor") $(cat "$XD/vendor_name")/$(cat "$XD/device_name"), maxhopid $(cat "$XD/maxhopid")"
+[ "$(basename "$XD")" = 0-1 ] || fail "XDomain is $(basename "$XD"), not 0-1 (port 1)"
+[ "$(cat "$XD/rx_lanes")" = 2 ] || fail "lanes $(cat "$XD/rx_lanes")"
+[ "$(cat "$XD/rx_speed")" = "20.0 Gb/s" ] || fail "speed $(cat "$XD/rx_speed")"
+[ "$(cat "$XD/device_name")" = "$other" ] || fail "peer's device_name $(cat "$XD/device_name"), not $other"
+mine=$(cat $TBD/0-0/unique_id 2>&1)
+echo "this host $mine"
+grep -Eqx '[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}' "$XD/unique_id" || fail "unique_id $(cat "$XD/unique_id")"
+[ "$(cat "$XD/unique_id")" != "$mine" ] || fail "the XDomain has our own UUID"
+wait_for 30 svc_of "$XD" tbrdma
+SVC=$(svc_of "$XD" tbrdma)
+grep -qx 'MODALIAS=tbsvc:ktbrdmap00000001v00000001r00000001' "$SVC/uevent" || fail "service uevent: $(cat "$SVC/uevent")"
+[ "$(cat "$SVC/modalias")" = tbsvc:ktbrdmap00000001v00000001r00000001 ] || fail "modalias $(cat "$SVC/modalias")"
+wait_for 30 test -e "$SVC/driver"
+[ "$(basename "$(readlink "$SVC/driver")")" = tbrdma ] || fail "service not bound to tbrdma"
+grep -qx DEVTYPE=thunderbolt_xdomain "$XD/uevent" || fail "XDomain uevent: $(cat "$XD/uevent")"
+grep -qx DEVTYPE=thunderbolt_service "$SVC/uevent" || fail "service uevent: $(cat "$SVC/uevent")"
+
+step "negotiation, rails"
+tb_up 2
+dmesg | grep -E 'tbrdma: (peer|[0-9] rail)' || true
+dmesg | grep -q 'tbrdma: peer .*, 20 Gb/s x2 lanes, software CM: asking for 2 rail(s)' || fail "no probe line"
+dmesg | grep -q 'tbrdma: 2 rail(s) to .*: rings 256/256, e2e on, paths on' || fail "no rails line"
+grep -q 'services=1 rails=2' /sys/module/tbrdma/parameters/tb_state || fail "tb_state: $(cat /sys/module/tbrdma/parameters/tb_state)"
+vm_signal up
+vm_wait "$other.up" 120
+
+step "perftest across"
+perf_pair w ib_write_bw -s 65536 -n 50
+perf_pair l ib_read_lat -s 64 -n 100
+perf_pair s ib_send_bw -s 4096 -n 100
+"$CTL" links tbrdma0 | tee /tmp/links
+for r in 0 1; do
+	t=$(sed -n "s/^  rail dev=tbrdma0 link=1 id=$r .* tx_frames=\([0-9]*\).*/\1/p" /tmp/links)
+	[ "${t:-0}" -gt 50 ] || fail "rail $r carried no traffic (tx_frames=${t:-none})"
+done
+grep -q 'kind=tb\|backend=tb' /tmp/links || echo "note: rail kind not shown in links"
+cat /sys/module/thunderbolt/parameters/stats
+
+step "unload both modules, reload: firmware connection manager (one DMA path per XDomain)"
+vm_signal reload
+vm_wait "$other.reload" 60
+rmmod tbrdma || fail "rmmod tbrdma"
+rmmod thunderbolt || fail "rmmod of the stand-in"
+[ -d /sys/bus/thunderbolt ] && fail "thunderbolt bus left behind"
+tbsim_load cable_mac=52:54: fw_cm=1
+[ "$(cat $TBD/domain0/security)" = user ] || fail "fw CM security $(cat $TBD/domain0/security)"
+tb_up 1
+dmesg | grep -q 'tbrdma: peer .*, 20 Gb/s x2 lanes, firmware CM: asking for 1 rail(s)' || fail "no firmware-CM probe line"
+grep -q 'services=1 rails=1' /sys/module/tbrdma/parameters/tb_state || fail "tb_state: $(cat /sys/module/tbrdma/parameters/tb_state)"
+vm_signal up2
+vm_wait "$other.up2" 120
+
+step "fault knob: every 100th ring frame arrives with a CRC error"
+echo 100 > /sys/module/thunderbolt/parameters/fault_crc
+perf_pair w2 ib_write_bw -s 65536 -n 100
+echo 0 > /sys/module/thunderbolt/parameters/fault_crc
+"$CTL" links tbrdma0 | tee /tmp/links
+cat /sys/module/thunderbolt/parameters/stats
+rxe=$(sed -n 's/^link dev=tbrdma0 .* rx_errors=\([0-9]*\).*/\1/p' /tmp/links)
+crc=$(sed -n 's/.*rx_crc=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats)
+[ "${crc:-0}" -gt 0 ] && [ "${rxe:-0}" -gt 0 ] || fail "CRC errors not seen (stand-in rx_crc=$crc, tbrdma rx_errors=$rxe)"
+vm_signal finished
+vm_wait "$other.finished" 60
