@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_input.h"
 #include "sim.h"
 
 #define EPSN		0xfffff0u
@@ -45,21 +46,6 @@
 static uint8_t mem[2][MEM];
 static uint8_t rbuf[2][16][4096];
 static uint8_t fbuf[TBR_FRAME_MAX + 16];
-
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static int take(struct in *in, void *dst, size_t n)
-{
-	if (in->n < n)
-		return -1;
-	memcpy(dst, in->p, n);
-	in->p += n;
-	in->n -= n;
-	return 0;
-}
 
 static uint32_t get32(const uint8_t *p)
 {

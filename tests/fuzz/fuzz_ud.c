@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz_input.h"
 #include "sim.h"
 
 #define MAX_STEPS	64
@@ -34,21 +35,6 @@
 
 static uint8_t rbuf[NBUF][BUF];
 static uint8_t fbuf[TBR_FRAME_MAX];
-
-struct in {
-	const uint8_t *p;
-	size_t n;
-};
-
-static int take(struct in *in, void *dst, size_t n)
-{
-	if (in->n < n)
-		return -1;
-	memcpy(dst, in->p, n);
-	in->p += n;
-	in->n -= n;
-	return 0;
-}
 
 static uint32_t get16(const uint8_t *p)
 {
