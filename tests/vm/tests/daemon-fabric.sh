@@ -14,7 +14,7 @@
 # four, the rogue without the key, then with a wrong key, changes neither the master nor any
 # address nor the host list, and host 1 counts its datagrams in sweeps.rx_unauthenticated.
 # Without a key, forged records injected from h4's device are refused or harmless (validation).
-# vm-timeout: 480
+# vm-timeout: 600
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 
