@@ -233,6 +233,24 @@ static union ibv_gid v4_gid(int *index)
 	die("no IPv4-mapped GID (add an IPv4 address to tbr0)");
 }
 
+/* a QP of ia's shape on a new CQ; *ring: the ring its creation mapped into this process */
+static struct ibv_qp *qp_with_ring(struct ibv_qp_init_attr *ia, struct ibv_cq **cq,
+				   struct tbrdma_ring **ring)
+{
+	struct maps before, after;
+	struct ibv_qp *qp;
+
+	*cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	CHECK(*cq, "create_cq");
+	ia->send_cq = ia->recv_cq = *cq;
+	maps_read(&before);
+	qp = ibv_create_qp(pd, ia);
+	CHECK(qp, "create %s qp", ia->qp_type == IBV_QPT_UD ? "UD" : "RC");
+	maps_read(&after);
+	*ring = maps_new_ring(&before, &after);
+	return qp;
+}
+
 static void race_rq(double seconds)
 {
 	struct ibv_qp_init_attr ia = {
@@ -241,23 +259,17 @@ static void race_rq(double seconds)
 		.qp_type = IBV_QPT_RC,
 	};
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	struct maps before, after;
+	struct tbrdma_ring *ring;
 	struct racer r;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	unsigned long n;
 	uint32_t taken;
 
-	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	CHECK(cq, "create_cq");
-	ia.send_cq = ia.recv_cq = cq;
-	maps_read(&before);
-	qp = ibv_create_qp(pd, &ia);
-	CHECK(qp, "create_qp");
-	maps_read(&after);
+	qp = qp_with_ring(&ia, &cq, &ring);
 	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "to INIT");
-	racer_start(&r, maps_new_ring(&before, &after), ia.cap.max_recv_wr,
+	racer_start(&r, ring, ia.cap.max_recv_wr,
 		    seconds);
 	to_err(qp);
 	n = doorbells(qp, seconds, true);
@@ -281,7 +293,7 @@ static void race_ud_sq(double seconds)
 	static struct ibv_send_wr wr[ENTRIES];
 	struct ibv_send_wr *bad;
 	struct ibv_ah_attr aa = { .is_global = 1, .port_num = 1 };
-	struct maps before, after;
+	struct tbrdma_ring *ring;
 	struct racer r;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
@@ -290,13 +302,7 @@ static void race_ud_sq(double seconds)
 	uint32_t taken;
 	int i, gi;
 
-	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	CHECK(cq, "create_cq");
-	ia.send_cq = ia.recv_cq = cq;
-	maps_read(&before);
-	qp = ibv_create_qp(pd, &ia);
-	CHECK(qp, "create UD qp");
-	maps_read(&after);
+	qp = qp_with_ring(&ia, &cq, &ring);
 	CHECK(ia.cap.max_send_wr == ENTRIES, "SQ of %u", ia.cap.max_send_wr);
 	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			     IBV_QP_PORT | IBV_QP_QKEY), "UD to INIT");
@@ -320,7 +326,7 @@ static void race_ud_sq(double seconds)
 		wr[i].next = i + 1 < ENTRIES ? &wr[i + 1] : NULL;
 	}
 	CHECK(!ibv_post_send(qp, wr, &bad), "fill the SQ");
-	racer_start(&r, maps_new_ring(&before, &after), ENTRIES, seconds);
+	racer_start(&r, ring, ENTRIES, seconds);
 	n = doorbells(qp, seconds, false);
 	to_err(qp);
 	n += doorbells(qp, 0.5, true);
