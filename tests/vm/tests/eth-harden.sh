@@ -7,6 +7,7 @@
 # tbrdma0's session) and DATA/MGMT/NET frames while verified ibv_rc_pingpong runs: no tbrdma frame
 # goes to the spoofer, the link keeps its one rail to tbrdma1's MAC, the spoofs are counted
 # (rx_foreign); an eth rail does not join a link reached over another backend (emu).
+# vm-kernel: 6.1 6.12
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"

@@ -4,6 +4,7 @@
 # distinct GUIDs and, with one tbrdmad each, addresses. The module reloaded and the daemons
 # restarted on their state: the same GUIDs (and tbrN MACs) and the same addresses. Another
 # host_id gives other GUIDs, none gives random ones, a malformed one is refused.
+# vm-kernel: 6.1 6.12
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"

@@ -3,6 +3,7 @@
 # CQs, RC QPs and SRQs of the largest sizes fails with ENOMEM before 512 MiB of queues were asked
 # for, nobody is OOM-killed, and the group's memory comes back when the objects go. Then the
 # per-context cap: with uctx_queue_mb=64 and no cgroup limit, ENOMEM before 128 MiB.
+# vm-kernel: 6.1 6.12
 # vm-timeout: 180
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma

@@ -3,6 +3,7 @@
 # address (no route: each completes at once), one ring ahead of the kernel while the QP moves to
 # ERR and zero-WR post_send/post_recv doorbells ring. Every call returns within 1 s; the kernel's
 # soft lockup (4 s) and RCU stall (5 s) detectors, lowered for this test, report nothing.
+# vm-kernel: 6.1 6.12
 # vm-timeout: 180
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
