@@ -716,6 +716,16 @@ int fabric_expire(Fabric *f, uint64_t now)
 	return gone;
 }
 
+void fabric_pause(Fabric *f, uint64_t usec, uint64_t now)
+{
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		HostRecord *h = &f->hosts[i];
+
+		if (h->guid != f->self)
+			h->origin_usec = h->origin_usec + usec < now ? h->origin_usec + usec : now;
+	}
+}
+
 uint64_t fabric_elect(const Fabric *f)
 {
 	const HostRecord *best = NULL;

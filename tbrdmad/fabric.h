@@ -151,6 +151,10 @@ int fabric_merge(Fabric *f, const HostRecord *r, uint64_t now, uint64_t real_now
 void fabric_reachable(const Fabric *f, bool out[FABRIC_HOSTS_MAX]);
 /* drops records older than dead_usec (not self); returns how many went */
 int fabric_expire(Fabric *f, uint64_t now);
+/* this host did not listen for @usec (its daemon or its whole machine was not scheduled): the
+ * records of others are made @usec younger (never newer than @now), so they do not time out for
+ * a silence that was ours */
+void fabric_pause(Fabric *f, uint64_t usec, uint64_t now);
 /* the elected master among the live records reachable from us (0 if none) */
 uint64_t fabric_elect(const Fabric *f);
 /* a digest of what a heavy sweep depends on (hosts, links, master, assignments) */

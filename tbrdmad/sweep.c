@@ -50,6 +50,7 @@ struct Sweep {
 	uint64_t rx_unauth;		/* dropped by auth_unwrap() */
 	Auth *auth;			/* FabricKeyFile=, NULL: no key */
 	uint64_t last_heavy_usec;
+	uint64_t last_run_usec;		/* when run() was last called, 0 never */
 	uint64_t start_usec;		/* first run with our device: discovery for 2 hellos */
 	bool pending_heavy;		/* forced by request */
 	RailNeg *neg;			/* rail negotiation per link */
@@ -312,6 +313,18 @@ static void run(Sweep *s)
 	size_t n = 0;
 	int gone;
 
+	/* run() is called at least every HelloSec; a later call means this daemon (or its whole
+	 * machine: a starved VM) did not run, and did not read its peers' messages meanwhile.
+	 * That silence is ours: without this, every peer would time out at once and the next
+	 * run would elect a new master for a moment. */
+	if (s->last_run_usec && now - s->last_run_usec > 2 * s->m->config.hello_usec) {
+		uint64_t late = now - s->last_run_usec - s->m->config.hello_usec;
+
+		fabric_pause(&s->db, late, now);
+		log_notice("sweep: this daemon did not run for %" PRIu64 " ms: peers get that time "
+			   "back before timing out", (now - s->last_run_usec) / 1000);
+	}
+	s->last_run_usec = now;
 	if (!s->m->kernel_present || !(d = our_device(s)) || !d->guid)
 		return;
 	snprintf(s->device, sizeof(s->device), "%s", d->name);

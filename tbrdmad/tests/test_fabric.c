@@ -233,6 +233,31 @@ static void test_election(void **state)
 	assert_int_equal(fabric_elect(&f), 5);
 }
 
+/* a stall of ours (the daemon or its VM not scheduled) is not the peers' silence */
+static void test_pause(void **state)
+{
+	Fabric f = { .self = 5, .dead_usec = 4000000 };
+	HostRecord r = { .guid = 3, .seq = 10, .n_neigh = 1, .neigh = { 5 } };
+
+	(void)state;
+	f.hosts[0] = (HostRecord){ .guid = 5, .origin_usec = 1000000, .n_neigh = 1, .neigh = { 3 } };
+	f.n_hosts = 1;
+	assert_int_equal(fabric_merge(&f, &r, 1000000, REAL), 1);
+	/* we did not run from 1.0 s to 7.0 s: without the pause, 3 would time out at 7 s */
+	fabric_pause(&f, 5000000, 7000000);
+	assert_int_equal(fabric_find(&f, 3)->origin_usec, 6000000);
+	assert_int_equal(fabric_find(&f, 5)->origin_usec, 1000000);	/* self untouched */
+	assert_int_equal(fabric_expire(&f, 7000000), 0);
+	assert_int_equal(fabric_elect(&f), 3);
+	/* a peer that stays silent after we are back still goes, DeadSec after the pause */
+	assert_int_equal(fabric_expire(&f, 10000000), 1);
+	assert_int_equal(fabric_elect(&f), 5);
+	/* never newer than now */
+	assert_int_equal(fabric_merge(&f, &r, 10000000, REAL), 1);
+	fabric_pause(&f, 60000000, 10500000);
+	assert_int_equal(fabric_find(&f, 3)->origin_usec, 10500000);
+}
+
 static void test_merge(void **state)
 {
 	Fabric f = { .self = 5, .dead_usec = 4000000 };
@@ -616,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_codec_hostile),
 		cmocka_unit_test(test_fragment),
 		cmocka_unit_test(test_election),
+		cmocka_unit_test(test_pause),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_forged),
 		cmocka_unit_test(test_map_expire),
