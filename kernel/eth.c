@@ -64,7 +64,6 @@
 
 #define ETH_TBR_FRAME_MIN	256	/* smallest usable negotiated frame */
 #define ETH_TBR_MAX_PEERS	8	/* per binding */
-#define ETH_TBR_EXPIRE_S	60	/* a peer dead this long goes, rail and all */
 #define ETH_TBR_TX_BUDGET	16	/* frames per TX work run */
 
 static unsigned int eth_hello_ms = 1000;
@@ -76,6 +75,9 @@ MODULE_PARM_DESC(eth_tx_depth, "eth rails: TX descriptors (credits) per rail (8.
 static bool eth_join_backends;
 module_param(eth_join_backends, bool, 0644);
 MODULE_PARM_DESC(eth_join_backends, "eth rails: a GUID heard on Ethernet may join a link that has rails of another backend (Thunderbolt, emu); default: refused");
+static unsigned int eth_peer_expire_s = 60;
+module_param(eth_peer_expire_s, uint, 0644);
+MODULE_PARM_DESC(eth_peer_expire_s, "eth rails: a peer dead (rail down) this many seconds is forgotten, rail and all (1..86400; at once when the peer table is full)");
 static unsigned int eth_rx_depth = 128;
 module_param(eth_rx_depth, uint, 0444);
 MODULE_PARM_DESC(eth_rx_depth, "eth rails: RX buffers per rail (8..4096)");
@@ -591,7 +593,7 @@ static void eth_peer_start(struct eth_peer *peer, u32 frame)
 
 /*
  * Free the peers that are dead (not heard for their dead time, so their rail
- * is down) and either dead for ETH_TBR_EXPIRE_S or in the way of a new GUID
+ * is down) and either dead for eth_peer_expire_s or in the way of a new GUID
  * (table full), with their rails (and links left without rails). A peer that
  * reloads its module comes back under a new session, or a new GUID, so dead
  * entries would otherwise fill the table for good. tbr_ctl_mutex held.
@@ -601,6 +603,7 @@ static void eth_bind_expire(struct eth_bind *bind, unsigned long now)
 	struct eth_peer *peer, *tmp;
 	unsigned long flags;
 	unsigned int left;
+	unsigned long expire = clamp_t(unsigned int, READ_ONCE(eth_peer_expire_s), 1, 86400) * HZ;
 	bool full;
 	LIST_HEAD(gc);
 
@@ -612,7 +615,7 @@ static void eth_bind_expire(struct eth_bind *bind, unsigned long now)
 				     eth_dead_after(peer->period_ms);
 
 		if (peer->running || !time_after_eq(now, dead) ||
-		    (!full && time_before(now, dead + ETH_TBR_EXPIRE_S * HZ)))
+		    (!full && time_before(now, dead + expire)))
 			continue;
 		list_del_rcu(&peer->node);
 		bind->npeers--;

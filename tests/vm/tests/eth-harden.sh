@@ -1,7 +1,8 @@
 # eth rails against a hostile or churning segment (issue 13), one VM, veth pairs, raw-socket
 # peers from tests/tools/eth-peer.py (docs/eth.md's wire format). Peer table: a peer that comes
 # back under a new GUID 12 times is accepted every time (dead peers expire, with their rails),
-# 9 live peers at once: 8 get in and the full table is logged; a real device recreated joins.
+# 9 live peers at once: 8 get in and the full table is logged; a real device recreated joins;
+# dead peers go after eth_peer_expire_s (set to 2 s) with no full table.
 # Spoofing: three namespaces on one bridge (tbrdma0 here, tbrdma1 in h1, a spoofer in "spy");
 # the spoofer claims tbrdma1's GUID with hellos (broadcast, and unicast "I hear you" with
 # tbrdma0's session) and DATA/MGMT/NET frames while verified ibv_rc_pingpong runs: no tbrdma frame
@@ -48,6 +49,19 @@ for i in 1 2; do
 	wait_for 15 sh -c "! '$CTL' links tbrdma0 | grep -q 'rails_up=1 '"
 done
 "$CTL" eth tbrdma0
+
+step "dead peers are forgotten after eth_peer_expire_s without a full table"
+# (the churn and the device above left dead peers; the default 60 s keeps them)
+p=$(peers_of tbrdma0 ha)
+[ -n "$p" ] && [ "$p" -ge 1 ] || fail "no dead peer kept (peers=$p)"
+e0=$(dmesg | grep -c 'ha: eth peer [0-9a-f]* expired')
+echo 2 > /sys/module/tbrdma/parameters/eth_peer_expire_s
+no_peers() { [ "$(peers_of tbrdma0 ha)" = 0 ]; }
+wait_for 10 no_peers
+e1=$(dmesg | grep -c 'ha: eth peer [0-9a-f]* expired')
+[ "$e1" -ge $((e0 + p)) ] || fail "$p peer(s) went but $((e1 - e0)) expiry logged"
+echo "$p dead peer(s) forgotten after 2 s"
+echo 60 > /sys/module/tbrdma/parameters/eth_peer_expire_s
 "$CTL" eth-unbind tbrdma0 ha || fail "eth-unbind ha"
 
 step "an eth rail does not join a link reached over another backend"
