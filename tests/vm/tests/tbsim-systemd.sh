@@ -14,6 +14,7 @@
 # port DOWN, the daemon logs the event and a fabric of one; replug: rails, port and fabric back
 # with no command.
 # vm-init: systemd
+# vm-kernel: 6.1 6.12
 # vm-count: 2
 # vm-host: yes
 # vm-device: edu
