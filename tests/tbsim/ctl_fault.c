@@ -66,7 +66,7 @@ static const struct kernel_param_ops drop_ops = {
 	.get = drop_get,
 };
 module_param_cb(fault_xd_drop, &drop_ops, NULL, 0644);
-MODULE_PARM_DESC(fault_xd_drop, "DWORD:MASK:VALUE:COUNT: lose the next COUNT XDomain requests matching");
+MODULE_PARM_DESC(fault_xd_drop, "DWORD:MASK:VALUE:COUNT: lose the next COUNT matching requests");
 
 /*
  * A request about to be sent (process context): true if it is lost. Only
@@ -152,4 +152,4 @@ static const struct kernel_param_ops inject_ops = {
 	.set = inject_set,
 };
 module_param_cb(xd_inject, &inject_ops, NULL, 0200);
-MODULE_PARM_DESC(xd_inject, "send these dwords (hex) as an XDomain request to the peer (test only)");
+MODULE_PARM_DESC(xd_inject, "send these dwords (hex) as an XDomain request (test only)");
