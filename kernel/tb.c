@@ -48,6 +48,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pm.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/thunderbolt.h>
 #include <linux/uuid.h>
@@ -66,7 +67,9 @@
 #define TBT_REQ_TIMEOUT_MS	500
 #define TBT_HELLO_DELAY_MS	1000
 #define TBT_HELLO_RETRIES	60
-#define TBT_READY_RETRIES	10
+#define TBT_READY_RETRIES	10	/* at once; then with a backoff, see tbt_ready_work */
+#define TBT_READY_DELAY_MIN_MS	100
+#define TBT_READY_DELAY_MAX_MS	2000
 
 /* XDomain packet: header (route, length/sequence), protocol UUID, body */
 #define TBT_LENGTH_MASK		GENMASK(5, 0)
@@ -104,6 +107,9 @@ static LIST_HEAD(tbt_conns);
 static DEFINE_MUTEX(tbt_lock);
 static struct tb_property_dir *tbt_dir;
 static bool tbt_dir_registered, tbt_handler_registered, tbt_driver_registered;
+/* negotiation packets from peers: malformed ones, and well-formed ones refused (tb_state) */
+static atomic_t tbt_nego_bad = ATOMIC_INIT(0);
+static atomic_t tbt_nego_refused = ATOMIC_INIT(0);
 
 /* ---- negotiation -------------------------------------------------------- */
 
@@ -276,32 +282,75 @@ static void tbt_connect(struct tbt_conn *conn)
 		 conn->res.rx_ring, conn->res.e2e ? "on" : "off");
 }
 
+/*
+ * Send READY until the peer answers it OK: a lost READY (or its lost answer)
+ * would leave the peer waiting for it with its rails down while ours are up.
+ * The first TBT_READY_RETRIES tries go at once, then with a backoff up to
+ * TBT_READY_DELAY_MAX_MS, for as long as the conn stays connected (unplug,
+ * BYE, a restart or remove end it).
+ */
+static void tbt_ready_work(struct work_struct *work)
+{
+	struct tbt_conn *conn = container_of(work, struct tbt_conn, ready_work.work);
+	struct tbr_nego_msg req, ans;
+	unsigned int delay;
+	int ret;
+
+	mutex_lock(&conn->lock);
+	if (conn->stopping || conn->suspended || !conn->connected || !conn->need_ready) {
+		mutex_unlock(&conn->lock);
+		return;
+	}
+	tbt_msg_init(conn, &req, TBR_NEGO_READY);
+	req.ready_rails = (u8)conn->nrails;
+	req.seq = conn->ready_tries;
+	mutex_unlock(&conn->lock);
+
+	ret = tbt_request(conn, &req, &ans);
+	if (!ret && (ans.type != TBR_NEGO_STATUS || ans.status != TBR_NEGO_ST_OK))
+		ret = -EAGAIN;
+
+	mutex_lock(&conn->lock);
+	if (conn->stopping || conn->suspended || !conn->connected || !conn->need_ready) {
+		mutex_unlock(&conn->lock);
+		return;
+	}
+	if (!ret) {
+		conn->need_ready = false;
+		if (conn->ready_tries >= TBT_READY_RETRIES)
+			dev_info(&conn->svc->dev, "tbrdma: READY answered after %u tries\n",
+				 conn->ready_tries + 1);
+	} else {
+		if (++conn->ready_tries == TBT_READY_RETRIES)
+			dev_warn(&conn->svc->dev,
+				 "tbrdma: READY not answered after %u tries (%d), still trying\n",
+				 conn->ready_tries, ret);
+		delay = 0;
+		if (conn->ready_tries >= TBT_READY_RETRIES)
+			delay = min(TBT_READY_DELAY_MIN_MS <<
+				    min(conn->ready_tries - TBT_READY_RETRIES, 8U),
+				    TBT_READY_DELAY_MAX_MS);
+		queue_delayed_work(system_long_wq, &conn->ready_work, msecs_to_jiffies(delay));
+	}
+	mutex_unlock(&conn->lock);
+}
+
 static void tbt_up_work(struct work_struct *work)
 {
 	struct tbt_conn *conn = container_of(work, struct tbt_conn, up_work);
-	struct tbr_nego_msg req, ans;
-	unsigned int i, tries;
-	int ret = -EAGAIN;
+	unsigned int i;
 
 	mutex_lock(&conn->lock);
 	if (conn->stopping || conn->suspended) {
 		mutex_unlock(&conn->lock);
 		return;
 	}
-	if (!conn->connected && conn->hello_sent && conn->hello_rcvd)
+	if (!conn->connected && conn->hello_sent && conn->hello_rcvd) {
 		tbt_connect(conn);
-	if (conn->connected && conn->need_ready) {
-		tbt_msg_init(conn, &req, TBR_NEGO_READY);
-		req.ready_rails = (u8)conn->nrails;
-		conn->need_ready = false;
-		mutex_unlock(&conn->lock);
-		for (tries = 0; tries < TBT_READY_RETRIES && ret; tries++) {
-			req.seq = tries;
-			ret = tbt_request(conn, &req, &ans);
+		if (conn->connected && conn->need_ready) {
+			conn->ready_tries = 0;
+			mod_delayed_work(system_long_wq, &conn->ready_work, 0);
 		}
-		mutex_lock(&conn->lock);
-		if (ret)
-			dev_warn(&conn->svc->dev, "tbrdma: READY not answered: %d\n", ret);
 	}
 	if (conn->connected && conn->peer_ready && !conn->rails_up &&
 	    !conn->stopping && !conn->suspended) {
@@ -359,6 +408,7 @@ static void tbt_event_work(struct work_struct *work)
 	bool hello, ready, bye;
 	struct tbr_nego_msg m;
 	u64 rguid, bguid;
+	u32 bseq;
 
 	spin_lock_bh(&conn->ev_lock);
 	hello = conn->ev_hello;
@@ -367,14 +417,26 @@ static void tbt_event_work(struct work_struct *work)
 	m = conn->ev_msg;
 	rguid = conn->ev_ready_guid;
 	bguid = conn->ev_bye_guid;
+	bseq = conn->ev_bye_seq;
 	conn->ev_hello = conn->ev_ready = conn->ev_bye = false;
 	spin_unlock_bh(&conn->ev_lock);
 
 	mutex_lock(&conn->lock);
 	if (conn->stopping || conn->suspended)
 		goto out;
-	if (hello && conn->connected && m.guid == conn->remote.guid &&
-	    m.seq > conn->peer_hello_seq) {
+	if (hello && conn->connected && m.guid != conn->remote.guid) {
+		/*
+		 * Connected, and a HELLO claims another GUID on the same
+		 * XDomain: a peer that really changed its device would have
+		 * removed its service first (a new conn). Refused.
+		 */
+		atomic_inc(&tbt_nego_refused);
+		dev_warn_ratelimited(&conn->svc->dev,
+				     "tbrdma: refused a HELLO from %016llx: connected to %016llx\n",
+				     m.guid, conn->remote.guid);
+		hello = false;
+	} else if (hello && conn->connected && m.seq > conn->peer_hello_seq &&
+		   m.instance == conn->remote.instance) {
 		/*
 		 * A later HELLO of the same peer instance (its counter goes on):
 		 * a retry whose first try we took but whose answer it missed. It
@@ -382,6 +444,14 @@ static void tbt_event_work(struct work_struct *work)
 		 * reconnect look like a restart to us, and so on forever.
 		 */
 		conn->peer_hello_seq = m.seq;
+		hello = false;
+	} else if (hello && conn->connected && m.instance &&
+		   m.instance == conn->remote.instance) {
+		/* an old HELLO of the instance we are connected to: a replay */
+		atomic_inc(&tbt_nego_refused);
+		dev_warn_ratelimited(&conn->svc->dev,
+				     "tbrdma: refused a replayed HELLO (sequence %u, at %u)\n",
+				     m.seq, conn->peer_hello_seq);
 		hello = false;
 	}
 	if (hello) {
@@ -407,8 +477,16 @@ static void tbt_event_work(struct work_struct *work)
 		conn->peer_ready = true;
 		queue_work(system_long_wq, &conn->up_work);
 	}
-	if (bye && bguid == conn->remote.guid)
+	if (bye && bguid == conn->remote.guid && conn->hello_rcvd &&
+	    bseq <= conn->peer_hello_seq) {
+		/* the peer's BYE follows its HELLO in its sequence: an old one */
+		atomic_inc(&tbt_nego_refused);
+		dev_warn_ratelimited(&conn->svc->dev,
+				     "tbrdma: refused a replayed BYE (sequence %u, at %u)\n",
+				     bseq, conn->peer_hello_seq);
+	} else if (bye && bguid == conn->remote.guid) {
 		queue_work(system_long_wq, &conn->down_work);
+	}
 out:
 	mutex_unlock(&conn->lock);
 }
@@ -433,8 +511,10 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 	u8 sn;
 	int err;
 
-	if (size < offsetof(struct tbt_pkt, body) + 4 * sizeof(u32))
+	if (size < offsetof(struct tbt_pkt, body) + 4 * sizeof(u32)) {
+		atomic_inc(&tbt_nego_bad);
 		return 0;
+	}
 	nw = min_t(size_t, (size - offsetof(struct tbt_pkt, body)) / 4,
 		   TBR_NEGO_MAX_WORDS);
 	route = ((u64)p->route_hi << 32 | p->route_lo) & ~BIT_ULL(63);
@@ -446,10 +526,13 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 	mutex_lock(&tbt_lock);
 	conn = tbt_find(route, err ? NULL : &m);
 	if (!conn) {
+		/* malformed, or not from the XDomain (route, UUIDs) it names */
+		atomic_inc(err ? &tbt_nego_bad : &tbt_nego_refused);
 		mutex_unlock(&tbt_lock);
 		return 0;
 	}
 	if (err) {
+		atomic_inc(&tbt_nego_bad);
 		/* answer only what is clearly a request of another version */
 		if (err == -EPROTONOSUPPORT && m.type == TBR_NEGO_HELLO) {
 			tbt_respond_status(conn, m.seq, TBR_NEGO_ST_VERSION, sn);
@@ -466,6 +549,15 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_BUSY, sn);
 		goto out;
 	}
+	if (m.guid == tbr_dev_guid(conn->tdev)) {
+		/* our own GUID from the other end: a loop or a liar */
+		atomic_inc(&tbt_nego_refused);
+		dev_warn_ratelimited(&conn->svc->dev,
+				     "tbrdma: refused a %s claiming our own GUID %016llx\n",
+				     tbr_nego_type_name(m.type), m.guid);
+		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_REFUSED, sn);
+		goto out;
+	}
 	spin_lock_bh(&conn->ev_lock);
 	switch (m.type) {
 	case TBR_NEGO_HELLO:
@@ -478,6 +570,7 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		break;
 	case TBR_NEGO_BYE:
 		conn->ev_bye_guid = m.guid;
+		conn->ev_bye_seq = m.seq;
 		conn->ev_bye = true;
 		break;
 	}
@@ -502,6 +595,12 @@ static struct tb_protocol_handler tbt_handler = {
 };
 
 /* ---- service driver --------------------------------------------------------- */
+
+/* A negotiation instance: random, never 0 (0 is "not sent") */
+static u16 tbt_new_instance(void)
+{
+	return (u16)(get_random_u32() % 0xffff) + 1;
+}
 
 static u32 tbt_caps(void)
 {
@@ -545,6 +644,7 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 	INIT_WORK(&conn->event_work, tbt_event_work);
 	INIT_DELAYED_WORK(&conn->hello_work, tbt_hello_work);
 	INIT_WORK(&conn->up_work, tbt_up_work);
+	INIT_DELAYED_WORK(&conn->ready_work, tbt_ready_work);
 	INIT_WORK(&conn->down_work, tbt_down_work);
 
 	/* xd->link is set only by the firmware (ICM) connection manager */
@@ -581,6 +681,7 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 	conn->local.tx_ring = (u16)ring;
 	conn->local.rx_ring = (u16)ring;
 	conn->local.frame_size = TBR_FRAME_SIZE_MAX;
+	conn->local.instance = tbt_new_instance();
 
 	tb_service_set_drvdata(svc, conn);
 	mutex_lock(&tbt_lock);
@@ -605,6 +706,7 @@ static void tbt_conn_stop(struct tbt_conn *conn, bool bye)
 	cancel_work_sync(&conn->up_work);
 	cancel_work_sync(&conn->down_work);
 	cancel_delayed_work_sync(&conn->hello_work);
+	cancel_delayed_work_sync(&conn->ready_work);
 	mutex_lock(&conn->lock);
 	connected = conn->connected;
 	tbt_msg_init(conn, &req, TBR_NEGO_BYE);
@@ -661,9 +763,14 @@ static int __maybe_unused tbt_resume(struct device *dev)
 	struct tbt_conn *conn = tb_service_get_drvdata(tb_to_service(dev));
 
 	mutex_lock(&conn->lock);
-	conn->suspended = false;
 	conn->retries = 0;
-	conn->seq = 0;		/* the peer sees a restart, not a retry */
+	conn->seq = 0;
+	/*
+	 * The peer sees a restart, not a retry or a replay. Set while the
+	 * handler still answers BUSY (it copies conn->local without the lock).
+	 */
+	WRITE_ONCE(conn->local.instance, tbt_new_instance());
+	WRITE_ONCE(conn->suspended, false);
 	if (!conn->stopping)
 		queue_delayed_work(system_long_wq, &conn->hello_work,
 				   msecs_to_jiffies(100));
@@ -705,11 +812,12 @@ static int tbt_state_get(char *buf, const struct kernel_param *kp)
 		rails += READ_ONCE(c->nrails);
 	}
 	mutex_unlock(&tbt_lock);
-	return scnprintf(buf, PAGE_SIZE, "driver=%s dir=%s key=%s protocol=%u.%u.%u caps=%#x nego=%u.%u services=%u rails=%u\n",
+	return scnprintf(buf, PAGE_SIZE, "driver=%s dir=%s key=%s protocol=%u.%u.%u caps=%#x nego=%u.%u services=%u rails=%u nego_bad=%u nego_refused=%u\n",
 			  tbt_driver_registered ? "registered" : "none",
 			  tbt_dir_registered ? "registered" : "none", TBT_KEY,
 			  TBT_PRTCID, TBT_PRTCVERS, TBT_PRTCREVS, tbt_caps(),
-			  TBR_NEGO_VER_MAJOR, TBR_NEGO_VER_MINOR, n, rails);
+			  TBR_NEGO_VER_MAJOR, TBR_NEGO_VER_MINOR, n, rails,
+			  atomic_read(&tbt_nego_bad), atomic_read(&tbt_nego_refused));
 }
 
 static const struct kernel_param_ops tbt_state_ops = {

@@ -61,6 +61,7 @@ struct tbt_conn {
 	bool have_pending;		/* a connected peer said HELLO again */
 	struct tbr_nego_msg pending;
 	int retries;
+	unsigned int ready_tries;	/* READY sent, not answered yet */
 	u32 seq;			/* our requests' sequence, 0 again on resume */
 	u32 peer_hello_seq;		/* sequence of the peer's HELLO we use */
 	u8 sn;				/* XDomain 2-bit sequence */
@@ -79,10 +80,12 @@ struct tbt_conn {
 	bool ev_hello, ev_ready, ev_bye;
 	struct tbr_nego_msg ev_msg;	/* the last HELLO */
 	u64 ev_ready_guid, ev_bye_guid;
+	u32 ev_bye_seq;
 	struct work_struct event_work;
 	struct delayed_work hello_work;
 	struct work_struct up_work;
 	struct work_struct down_work;
+	struct delayed_work ready_work;	/* READY until answered */
 };
 
 /*

@@ -116,7 +116,7 @@ int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw)
 	if (has_params(m->type)) {
 		w[14] = m->caps;
 		w[15] = (u32)m->rails << 24 | (u32)m->nhops << 16 | m->link_gbps;
-		w[16] = (u32)m->lanes << 24;
+		w[16] = (u32)m->lanes << 24 | m->instance;
 		w[17] = (u32)m->tx_ring << 16 | m->rx_ring;
 		w[18] = m->frame_size;
 		for (i = 0; i < m->nhops; i++)
@@ -164,6 +164,7 @@ int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m)
 		m->nhops = (u8)(w[15] >> 16);
 		m->link_gbps = (u16)w[15];
 		m->lanes = (u8)(w[16] >> 24);
+		m->instance = (u16)w[16];
 		m->tx_ring = (u16)(w[17] >> 16);
 		m->rx_ring = (u16)w[17];
 		m->frame_size = w[18];

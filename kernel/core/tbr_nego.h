@@ -22,7 +22,9 @@
  *  --- HELLO / HELLO_REPLY only
  *  word 14  capabilities (TBR_NEGO_CAP_*), unknown bits ignored
  *  word 15  rails wanted [31:24], HopID count [23:16], link speed Gb/s [15:0]
- *  word 16  lanes [31:24], reserved [23:0] (sent 0, ignored)
+ *  word 16  lanes [31:24], reserved [23:16] (sent 0, ignored), sender instance [15:0]
+ *           (random, new at every start of the sender's negotiation, e.g. resume;
+ *           0: not sent): tells a restarted peer from a replayed HELLO
  *  word 17  TX ring size [31:16], RX ring size [15:0]
  *  word 18  frame size in bytes
  *  words 19-26 transmit HopIDs, two per word (rail 2i [31:16], 2i+1 [15:0])
@@ -96,6 +98,7 @@ struct tbr_nego_msg {
 	u8 nhops;			/* == rails */
 	u16 link_gbps;			/* 0: unknown */
 	u8 lanes;			/* 0: unknown */
+	u16 instance;			/* 0: not sent (see word 16) */
 	u16 tx_ring, rx_ring;		/* descriptors, power of two */
 	u32 frame_size;			/* power of two */
 	u16 hopid[TBR_NEGO_MAX_RAILS];	/* sender's transmit (out) HopIDs */

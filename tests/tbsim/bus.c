@@ -303,6 +303,8 @@ static const struct pci_device_id nhi_ids[] = {
 	{ PCI_DEVICE(0x1234, 0x11e8) },	/* QEMU edu */
 	{ },
 };
+/* as the real module's NHI ids: udev's coldplug loads the stand-in once it is installed */
+MODULE_DEVICE_TABLE(pci, nhi_ids);
 
 static struct pci_driver nhi_driver = {
 	.name = "thunderbolt",

@@ -248,7 +248,10 @@ int tb_xdomain_request(struct tb_xdomain *xd, const void *request,
 	mutex_lock(&req_lock);
 	list_add_tail(&r->node, &reqs);
 	mutex_unlock(&req_lock);
-	ret = tbsim_ctl_send(xd_cable(xd), request, request_size, request_type);
+	if (tbsim_fault_xd_tx(request, request_size))
+		ret = 0;	/* lost on the cable: no answer will come */
+	else
+		ret = tbsim_ctl_send(xd_cable(xd), request, request_size, request_type);
 	if (ret == -ENOTCONN)
 		ret = -EIO;	/* the router answers an ERROR: no such route */
 	if (!ret && !wait_for_completion_timeout(&r->done, msecs_to_jiffies(timeout_msec)))

@@ -165,6 +165,9 @@ void tbsim_ctl_flush(void);
 int tbsim_ctl_init(void);
 void tbsim_ctl_exit(void);
 
+/* ctl_fault.c */
+bool tbsim_fault_xd_tx(const void *request, size_t size);
+
 /* xdomain.c */
 struct tbsim_xd *tbsim_xd_create(struct tbsim_cable *c);
 void tbsim_xd_unplug(struct tbsim_xd *sxd);

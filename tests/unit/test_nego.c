@@ -25,6 +25,7 @@ static void hello(struct tbr_nego_msg *m, u8 rails)
 	m->tx_ring = 256;
 	m->rx_ring = 512;
 	m->frame_size = 4096;
+	m->instance = 0xbeef;
 	for (i = 0; i < rails; i++)
 		m->hopid[i] = (u16)(8 + i);
 }
@@ -47,7 +48,7 @@ static void test_layout(void **state)
 	assert_int_equal(w[13], 0xbcbdbebf);
 	assert_int_equal(w[14], 3);
 	assert_int_equal(w[15], 0x03030014);
-	assert_int_equal(w[16], 0x02000000);
+	assert_int_equal(w[16], 0x0200beef);	/* lanes, sender instance */
 	assert_int_equal(w[17], 0x01000200);
 	assert_int_equal(w[18], 4096);
 	assert_int_equal(w[19], 0x00080009);

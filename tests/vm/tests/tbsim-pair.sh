@@ -6,6 +6,7 @@
 # across, every rail carried frames. Then both modules unload and reload in firmware-CM mode: one
 # rail per XDomain; with the CRC fault knob on, ib_write_bw still passes and tbrdma counts the
 # frames with CRC errors (rx_errors).
+# vm-kernel: 6.1 6.12
 # vm-count: 2
 # vm-rails: 1
 # vm-device: edu

@@ -1,0 +1,118 @@
+# Issue 12: the negotiation under loss and against a hostile peer, through the Thunderbolt
+# stand-in (two VMs, two 2-lane cables: two XDomains to one host, 4 tb rails in one link).
+# 1. Lost READYs: VM a's stand-in loses its first 24 READY requests on the cable (fault_xd_drop;
+#    two conns, so each loses more than the 10 immediate tries after which tb.c used to give up
+#    for good, leaving b's rails down forever): a keeps sending READY with a backoff, b's rails
+#    come up, and a logs both the give-up warning and the late answer.
+# 2. VM b turns hostile (the stand-in's xd_inject sends raw XDomain packets from b's side; xd_sent
+#    holds b's real HELLOs to replay): truncated and malformed negotiation packets (short body,
+#    bad magic, declared length beyond the packet, unknown type, 0 rails) are counted as bad;
+#    a replayed HELLO, a replayed BYE, a HELLO claiming a's own GUID, a HELLO on the second
+#    cable claiming another GUID and one naming another host's UUID are refused and counted
+#    (tb_state nego_bad=5, nego_refused=5 more than before); the link never goes down, no WARN,
+#    and ib_write_bw still runs across.
+# vm-kernel: 6.1 6.12
+# vm-count: 2
+# vm-rails: 2
+# vm-device: edu
+# vm-timeout: 300
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/tests/eth.lib"
+. "$TBR_TOP/tests/vm/tests/tbsim.lib"
+other=b
+[ "$VM_ROLE" = a ] || other=a
+P=/sys/module/thunderbolt/parameters
+state() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" /sys/module/tbrdma/parameters/tb_state; }
+connects() { dmesg | grep -c 'tbrdma: [0-9]* rail(s) to ' || true; }
+
+step "load; a loses its first 24 READYs"
+# dword 8 of a negotiation packet: version, type [15:8] (READY = 3), word count
+drop=()
+[ "$VM_ROLE" = b ] || drop=(fault_xd_drop=8:ff00:300:24)
+tbsim_load cable_mac=52:54: "${drop[@]}"
+t=$SECONDS
+tb_up 4
+echo "4 rails up after $((SECONDS - t))s"
+vm_signal up
+vm_wait "$other.up" 120
+if [ "$VM_ROLE" = a ]; then
+	cat $P/fault_xd_drop
+	grep -q 'dropped=24$' $P/fault_xd_drop || fail "not 24 READYs lost: $(cat $P/fault_xd_drop)"
+	dmesg | grep -E 'READY (not )?answered' || true
+	dmesg | grep -q 'tbrdma: READY not answered after 10 tries' || fail "no give-up warning"
+	dmesg | grep -q 'tbrdma: READY answered after 1[1-9] tries' || fail "no late READY answer"
+fi
+
+step "b injects malformed, truncated, replayed and lying negotiation packets"
+guid=$(tr -d : < /sys/class/infiniband/tbrdma0/node_guid)
+echo "$guid" > "$VM_SHARED/$VM_ROLE.nodeguid"
+vm_signal guid
+vm_wait "$other.guid" 60
+n_conn=$(connects)
+bad0=$(state nego_bad) ref0=$(state nego_refused)
+vm_signal counted
+vm_wait "$other.counted" 60
+if [ "$VM_ROLE" = b ]; then
+	cat $P/xd_sent
+	# packets built from b's last HELLO on port 1 (dwords: route 0-1, length/sn 2, UUID 3-6,
+	# body from 7: magic, version/type/words, seq, status, GUID 11-12, initiator 13-16, ...)
+	python3 - "$(cat "$VM_SHARED/a.nodeguid")" $P/xd_sent > /tmp/inject <<'EOF' || fail "building the packets"
+import sys
+aguid = int(sys.argv[1], 16)
+hello = None
+for line in open(sys.argv[2]):
+    w = [int(x, 16) for x in line.split()]
+    if len(w) > 9 and w[1] == 1 and (w[8] >> 8) & 0xff == 1:
+        hello = w                     # the last HELLO sent on port 1
+assert hello, "no HELLO on port 1 in xd_sent"
+
+def pkt(w, n=None):
+    w = list(w[:n] if n else w)
+    w[2] = (w[2] & ~0x3f) | (len(w) - 3)   # a consistent XDomain length
+    return " ".join("%x" % x for x in w)
+
+def with_(i, v, base=hello):
+    w = list(base)
+    w[i] = v
+    return w
+
+out = []
+out.append(("bad", pkt(hello, 9)))                                     # 2 body words
+out.append(("bad", pkt(with_(7, 0xdeadbeef))))                         # bad magic
+out.append(("bad", pkt(hello, 17)))                                    # says 27 words, has 10
+out.append(("bad", pkt(with_(8, (hello[8] & ~0xff00) | 0x900))))       # type 9
+out.append(("bad", pkt(with_(22, hello[22] & 0xffff))))                # 0 rails
+out.append(("refused", pkt(hello)))                                    # replayed HELLO
+out.append(("refused", pkt(with_(8, (hello[8] & ~0xff00) | 0x400))))   # BYE, old sequence
+out.append(("refused", pkt(with_(12, aguid & 0xffffffff, with_(11, aguid >> 32)))))  # a's GUID
+w = with_(1, 3, with_(11, 0x11223344, with_(12, 0x55667788)))
+out.append(("refused", pkt(w)))                                        # cable 2, other GUID
+out.append(("refused", pkt(with_(13, hello[13] ^ 1))))                 # another initiator
+for kind, p in out:
+    print(kind, p)
+EOF
+	while read -r kind words; do
+		echo "$kind: $(echo "$words" | cut -c1-60)..."
+		echo "$words" > $P/xd_inject || fail "xd_inject refused the packet"
+		sleep 0.3
+	done < /tmp/inject
+	vm_signal injected
+else
+	vm_wait b.injected 60
+	bad_is() { [ "$(state nego_bad)" = $((bad0 + 5)) ]; }
+	refused_is() { [ "$(state nego_refused)" = $((ref0 + 5)) ]; }
+	wait_for 20 bad_is
+	wait_for 20 refused_is
+	cat /sys/module/tbrdma/parameters/tb_state
+	dmesg | grep 'tbrdma: refused' || fail "no refusal logged"
+fi
+sleep 2
+rails_up_is 4 || { "$CTL" links; fail "the link lost rails"; }
+[ "$(connects)" = "$n_conn" ] || { dmesg | grep 'rail(s)'; fail "the link was torn down and set up again"; }
+vm_signal checked
+vm_wait "$other.checked" 60
+
+step "the link still carries RDMA"
+perf_pair w ib_write_bw -s 65536 -n 100
+vm_signal finished
+vm_wait "$other.finished" 60
