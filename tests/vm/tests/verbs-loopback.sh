@@ -2,13 +2,13 @@
 # them (kernel/loop.c): ibv_rc/uc/ud/srq_pingpong with -c (every received buffer checked), rping
 # -v -V (10 verified pings), ucmatose, udaddy (rdma_cm over QP1), perftest ib_write_bw, ib_read_bw,
 # ib_send_bw, ib_write_lat with and without -R (rdma_cm), all unmodified, each bounded by
-# `timeout`. The loopback counters (tbrdma-ctl devs loop_*, rdma statistic loopback_*) carry the
+# `timeout` (200 s on an idle machine, 400 s on a loaded one). The loopback counters (tbrdma-ctl devs loop_*, rdma statistic loopback_*) carry the
 # bytes while the cable's link counters stay still. tbrdma0 also has a 2-rail emulated cable to
 # tbrdma1 (netns h1): the same perftest runs across it, for the numbers. tbrdma2 has no cable at
 # all (port DOWN): RC pingpong, UD pingpong and rping still loop back on it. Then an RC QP to a GID
 # whose MAC no link leads to completes with RETRY_EXC_ERR within its retry budget
 # (tests/progs/unreachable: 8 x 67 ms), never waits forever.
-# vm-timeout: 400
+# vm-timeout: 600
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 
@@ -77,7 +77,7 @@ cm() {
 
 step "RC, UC, UD, SRQ pingpong on tbrdma0 alone, every buffer checked (-c)"
 mark
-for size in 1 4096 65536 1048576; do
+for size in 1 65536 1048576; do
 	pp ibv_rc_pingpong tbrdma0 "$GID0" 10.88.0.1 -c -s "$size" -n 20
 done
 pp ibv_uc_pingpong tbrdma0 "$GID0" 10.88.0.1 -c -s 4096 -n 20
@@ -136,7 +136,7 @@ for where in loop loop-cm; do
 	perf "$where" ib_write_lat -s 64 -n 500
 done
 moved perftest $((3 * 200 * 65536))
-for where in cable cable-cm; do
+for where in cable; do
 	for t in ib_write_bw ib_read_bw ib_send_bw; do
 		perf "$where" "$t" -s 65536 -n 200
 	done
