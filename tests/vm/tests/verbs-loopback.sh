@@ -2,12 +2,12 @@
 # them (kernel/loop.c): ibv_rc/uc/ud/srq_pingpong with -c (every received buffer checked), rping
 # -v -V (10 verified pings), ucmatose, udaddy (rdma_cm over QP1), perftest ib_write_bw, ib_read_bw,
 # ib_send_bw, ib_write_lat with and without -R (rdma_cm), all unmodified, each bounded by
-# `timeout` (200 s on an idle machine, 400 s on a loaded one). The loopback counters (tbrdma-ctl devs loop_*, rdma statistic loopback_*) carry the
+# `timeout`. The loopback counters (tbrdma-ctl devs loop_*, rdma statistic loopback_*) carry the
 # bytes while the cable's link counters stay still. tbrdma0 also has a 2-rail emulated cable to
 # tbrdma1 (netns h1): the same perftest runs across it, for the numbers. tbrdma2 has no cable at
 # all (port DOWN): RC pingpong, UD pingpong and rping still loop back on it. Then an RC QP to a GID
 # whose MAC no link leads to completes with RETRY_EXC_ERR within its retry budget
-# (tests/progs/unreachable: 8 x 67 ms), never waits forever.
+# (tests/progs/unreachable: 8 x 67 ms), never waits forever. 366 s on 2 cores at load 7-10.
 # vm-timeout: 600
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
