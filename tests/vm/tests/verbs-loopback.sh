@@ -7,7 +7,8 @@
 # tbrdma1 (netns h1): the same perftest runs across it, for the numbers. tbrdma2 has no cable at
 # all (port DOWN): RC pingpong, UD pingpong and rping still loop back on it. Then an RC QP to a GID
 # whose MAC no link leads to completes with RETRY_EXC_ERR within its retry budget
-# (tests/progs/unreachable: 8 x 67 ms), never waits forever. 366 s on 2 cores at load 7-10.
+# (tests/progs/unreachable: 8 x 67 ms), never waits forever. 71 s (6.12) at load 4 on 2 cores, 366 s (6.1) at load 7-10.
+# vm-kernel: 6.1 6.12
 # vm-timeout: 600
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
