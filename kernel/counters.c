@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: port hardware counters (`rdma statistic show link tbrdmaN/1`): the
- * transport counters of every QP of the device, live and destroyed. Per-rail
+ * transport counters of every QP of the device, live and destroyed, and the
+ * frames and bytes the device sent to itself (loopback_*, loop.c). Per-rail
  * and per-link counters are in the generic netlink dumps (docs/netlink.md).
  */
 #include <rdma/ib_verbs.h>
@@ -26,6 +27,8 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_XCNT_MAX] = {
 	[TBR_XCNT_RNR_NAKS_SENT].name = "rnr_naks_sent",
 	[TBR_XCNT_RNR_NAKS_RCVD].name = "rnr_naks_rcvd",
 	[TBR_XCNT_TX_STALLS].name = "tx_stalls",
+	[TBR_XCNT_LOOPBACK_FRAMES].name = "loopback_frames",
+	[TBR_XCNT_LOOPBACK_BYTES].name = "loopback_bytes",
 };
 
 static struct rdma_hw_stats *tbr_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -57,6 +60,12 @@ static int tbr_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats
 	}
 	for (i = 0; i < TBR_XCNT_MAX; i++)
 		stats->value[i] = v[i] + atomic64_read(&tdev->xcnt_retired[i]);
+	if (tdev->rails.loop) {
+		stats->value[TBR_XCNT_LOOPBACK_FRAMES] =
+			atomic64_read(&tdev->rails.loop->cnt[TBR_CNT_TX_FRAMES]);
+		stats->value[TBR_XCNT_LOOPBACK_BYTES] =
+			atomic64_read(&tdev->rails.loop->cnt[TBR_CNT_TX_BYTES]);
+	}
 	return TBR_XCNT_MAX;
 }
 

@@ -241,6 +241,9 @@ struct tbr_dev *tbr_dev_create(unsigned int slot)
 				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC1);
+	err = tbr_loop_create(tdev);
+	if (err)
+		goto err_dealloc_only;
 	tbr_xport_attach(tdev);
 	tbr_netdev_bind(ndev, tdev);
 
@@ -253,10 +256,13 @@ struct tbr_dev *tbr_dev_create(unsigned int slot)
 	return tdev;
 
 err_dealloc:
+	tbr_loop_destroy(tdev);
 	tbr_xport_detach(tdev);
 	tbr_netdev_destroy(ndev);
 	ib_dealloc_device(&tdev->ibdev);
 	return ERR_PTR(err);
+err_dealloc_only:
+	ib_dealloc_device(&tdev->ibdev);
 err_netdev:
 	tbr_netdev_destroy(ndev);
 	return ERR_PTR(err);
@@ -268,6 +274,8 @@ void tbr_dev_destroy(struct tbr_dev *tdev)
 	struct net_device *ndev = tdev->netdev;
 
 	ib_unregister_device(&tdev->ibdev);
+	/* every QP is gone: nothing sends on the loopback link any more */
+	tbr_loop_destroy(tdev);
 	tbr_xport_detach(tdev);
 	/* tbrN transmits through tdev: it goes before tdev is freed */
 	tbr_netdev_destroy(ndev);

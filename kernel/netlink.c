@@ -72,6 +72,7 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_RATE_BPS]		= { .type = NLA_U64 },
 	[TBRDMA_ATTR_CUT]		= NLA_POLICY_MAX(NLA_U8, 1),
 	[TBRDMA_ATTR_STATS]		= { .type = NLA_NESTED },
+	[TBRDMA_ATTR_LOOP_STATS]	= { .type = NLA_NESTED },
 	[TBRDMA_ATTR_EVENT]		= { .type = NLA_U8 },
 	[TBRDMA_ATTR_MGMT_DATA]		= NLA_POLICY_RANGE(NLA_BINARY, 1, TBRDMA_MGMT_MAX),
 	[TBRDMA_ATTR_CUT_STATE]		= { .type = NLA_U8 },
@@ -102,12 +103,12 @@ static const u8 tbr_stat_attr[TBR_CNT_MAX] = {
 	[TBR_CNT_MGMT_RX]	= TBRDMA_STAT_MGMT_RX,
 };
 
-static int tbr_put_stats(struct sk_buff *msg, atomic64_t *cnt)
+static int tbr_put_stats_as(struct sk_buff *msg, int attr, atomic64_t *cnt)
 {
 	struct nlattr *nest;
 	int i;
 
-	nest = nla_nest_start(msg, TBRDMA_ATTR_STATS);
+	nest = nla_nest_start(msg, attr);
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < TBR_CNT_MAX; i++)
@@ -119,6 +120,11 @@ static int tbr_put_stats(struct sk_buff *msg, atomic64_t *cnt)
 cancel:
 	nla_nest_cancel(msg, nest);
 	return -EMSGSIZE;
+}
+
+static int tbr_put_stats(struct sk_buff *msg, atomic64_t *cnt)
+{
+	return tbr_put_stats_as(msg, TBRDMA_ATTR_STATS, cnt);
 }
 
 static int tbr_put_dev(struct sk_buff *msg, struct tbr_dev *tdev)
@@ -137,6 +143,10 @@ static int tbr_put_dev(struct sk_buff *msg, struct tbr_dev *tdev)
 	    (tdev->rails.host && nla_put_flag(msg, TBRDMA_ATTR_HOST)) ||
 	    nla_put_u32(msg, TBRDMA_ATTR_LINKS, nlinks) ||
 	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_UP, tdev->rails.rails_up))
+		return -EMSGSIZE;
+	/* frames the device sent to itself (loop.c); the link is the device's */
+	if (tdev->rails.loop &&
+	    tbr_put_stats_as(msg, TBRDMA_ATTR_LOOP_STATS, tdev->rails.loop->cnt))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -385,6 +385,8 @@ void *tbr_link_tx_alloc(struct tbr_link *link, u32 len)
 	unsigned long flags;
 	int err = 0;
 
+	if (link->loop)
+		return tbr_loop_tx_alloc(link, len);
 	if (!len || len > TBR_FRAME_SIZE_MAX)
 		return ERR_PTR(-EINVAL);
 	spin_lock_irqsave(&link->lock, flags);
@@ -398,6 +400,10 @@ void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len)
 	struct tbr_frame *f = tbr_frame_of(buf);
 	unsigned long flags;
 
+	if (link->loop) {
+		tbr_loop_tx_send(link, buf, len);
+		return;
+	}
 	if (WARN_ON_ONCE(f->rail->link != link || !len || len > TBR_FRAME_SIZE_MAX))
 		len = 1;
 	spin_lock_irqsave(&link->lock, flags);
@@ -410,6 +416,10 @@ void tbr_link_tx_abort(struct tbr_link *link, void *buf)
 	struct tbr_frame *f = tbr_frame_of(buf);
 	unsigned long flags;
 
+	if (link->loop) {
+		tbr_loop_tx_abort(link, buf);
+		return;
+	}
 	spin_lock_irqsave(&link->lock, flags);
 	tbr_tx_frame_back_locked(f->rail, f);
 	spin_unlock_irqrestore(&link->lock, flags);
@@ -423,6 +433,8 @@ int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len)
 
 	if (!len || len > TBR_FRAME_SIZE_MAX || pdf > 15)
 		return -EINVAL;
+	if (link->loop)
+		return -ENETUNREACH;	/* management and IP never loop here */
 	spin_lock_irqsave(&link->lock, flags);
 	f = tbr_link_reserve_locked(link, len, &err);
 	if (f) {
@@ -451,6 +463,8 @@ unsigned int tbr_link_tx_credits(struct tbr_link *link)
 	unsigned int i, n = 0;
 	unsigned long flags;
 
+	if (link->loop)
+		return tbr_loop_tx_credits(link);
 	spin_lock_irqsave(&link->lock, flags);
 	for (i = 0; i < TBR_LINK_MAX_RAILS; i++)
 		if (link->rails[i] && link->rails[i]->up)

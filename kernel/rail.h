@@ -206,6 +206,7 @@ struct tbr_link {
 	atomic64_t cnt[TBR_CNT_MAX];
 	void *upper_priv;	/* for the transport, untouched here */
 	struct device *sysdev;	/* may be NULL */
+	struct tbr_loop *loop;	/* the device's loopback link (loop.c) */
 	struct rcu_head rcu;
 };
 
@@ -292,6 +293,7 @@ struct tbr_rails {
 	struct list_head node;		/* tbr_devices; tbr_ctl_mutex */
 	u32 next_link_id;
 	unsigned int rails_up;		/* over all links; tbr_ctl_mutex */
+	struct tbr_link *loop;		/* to ourselves, in no list (loop.c) */
 	bool host;			/* the module's own device (tbrdma0) */
 	unsigned int slot;		/* GUID derivation: 0 host, lowest free */
 	bool dying;
@@ -310,6 +312,19 @@ int tbr_ctl_init(void);
 void tbr_ctl_exit(void);
 u64 tbr_dev_guid(struct tbr_dev *tdev);
 const char *tbr_dev_name(struct tbr_dev *tdev);
+
+/*
+ * loop.c: the loopback link, frames a device sends to its own GUID. The link
+ * API above works on it (rail.c hands its calls to these), context "any";
+ * create/destroy context "process" (tbr_dev_create/destroy).
+ */
+struct tbr_link *tbr_loop_get(struct tbr_dev *tdev);	/* a reference */
+void *tbr_loop_tx_alloc(struct tbr_link *link, u32 len);
+void tbr_loop_tx_send(struct tbr_link *link, void *buf, u32 len);
+void tbr_loop_tx_abort(struct tbr_link *link, void *buf);
+unsigned int tbr_loop_tx_credits(struct tbr_link *link);
+int tbr_loop_create(struct tbr_dev *tdev);
+void tbr_loop_destroy(struct tbr_dev *tdev);
 
 /* emu.c */
 int tbr_emu_cable_new(struct tbr_dev *a, struct tbr_dev *b, u32 rails,

@@ -81,6 +81,9 @@ enum tbr_xcnt {
 	TBR_XCNT_RNR_NAKS_SENT,
 	TBR_XCNT_RNR_NAKS_RCVD,
 	TBR_XCNT_TX_STALLS,
+	/* the device's loopback link (loop.c), not per QP */
+	TBR_XCNT_LOOPBACK_FRAMES,
+	TBR_XCNT_LOOPBACK_BYTES,
 	TBR_XCNT_MAX
 };
 extern const struct ib_device_ops tbr_counter_ops;

@@ -11,7 +11,10 @@
  *
  * The peer of a connected QP is the device that owns the destination MAC the
  * RDMA core resolved for its GID (ah_attr.roce.dmac): our node GUID is the
- * EUI-64 of the netdev's MAC, so the MAC names the peer's link.
+ * EUI-64 of the netdev's MAC, so the MAC names the peer's link. Our own MAC
+ * (a GID of this device: rdma_cm resolves a local address to it) names the
+ * loopback link (loop.c): same-device RC/UC/UD/QP1 traffic goes through the
+ * core as over a rail, delivered by a work item, never from inside a send.
  *
  * UD and GSI (QP1) QPs have no fixed peer: each send names an address handle
  * (ah.c) whose MAC picks the link. Every datagram carries a TBR_UD_ADDR_LEN
@@ -129,42 +132,54 @@ static void tbr_x_qp_error(void *ctx, u32 status)
 
 /* ---- transmit -------------------------------------------------------------- */
 
-static struct tbr_link *tbr_x_link(struct tbr_xqp *x)
+/*
+ * The link to the device whose tbrN has MAC @mac: our own loopback link
+ * (loop.c) for our own MAC, else the link to the peer whose GUID is the
+ * MAC's EUI-64, or NULL (no route). A reference is taken. Context: any.
+ */
+static struct tbr_link *tbr_x_link_by_mac(struct tbr_dev *tdev, const u8 *mac)
 {
 	__be64 guid;
 
+	if (ether_addr_equal(mac, tdev->netdev->dev_addr))
+		return tbr_loop_get(tdev);
+	addrconf_addr_eui48((u8 *)&guid, mac);
+	return tbr_link_get_by_guid(tdev, be64_to_cpu(guid));
+}
+
+static struct tbr_link *tbr_x_link(struct tbr_xqp *x)
+{
 	if (x->ud)	/* set per WR from its address handle */
 		return x->link;
 	if (x->link && !READ_ONCE(x->link->gone))
 		return x->link;
 	if (x->link)
 		tbr_link_put(x->link);	/* its cable is gone; a new one may exist */
-	addrconf_addr_eui48((u8 *)&guid, x->qp->av.dmac);
-	x->link = tbr_link_get_by_guid(xqp_dev(x), be64_to_cpu(guid));
+	x->link = tbr_x_link_by_mac(xqp_dev(x), x->qp->av.dmac);
 	return x->link;
 }
 
+/*
+ * A frame that cannot leave because no rail reaches the peer (no link to
+ * it, its link went away, or no rail of it is up or carries the frame) is
+ * built into txvoid and dropped, as a cable that is unplugged or a network
+ * with no route would: UD and UC lose it, RC retransmits it on its timer and
+ * completes with RETRY_EXC_ERR once the retry budget is spent (never waits
+ * forever). Full rings are no loss: the core stops (tx_ready resumes it).
+ */
 static void *tbr_x_tx_alloc(void *ctx, u32 len)
 {
 	struct tbr_xqp *x = ctx;
 	struct tbr_link *link = tbr_x_link(x);
 	void *buf;
 
-	/*
-	 * UD has no retry timer: a datagram with no route (no link, or its
-	 * link went away) is built into txvoid and dropped, as a lossy network
-	 * would, so the send queue keeps moving.
-	 */
-	if (x->ud && (!link || READ_ONCE(link->gone)))
+	if (!link || READ_ONCE(link->gone))
 		return x->txvoid;
-	if (!link)
-		return NULL;	/* no route to the peer: the retry timer decides */
 	buf = tbr_link_tx_alloc(link, len);
 	if (IS_ERR(buf)) {
-		if (PTR_ERR(buf) == -ENOBUFS)
-			x->stalled = true;
-		else if (x->ud)
+		if (PTR_ERR(buf) != -ENOBUFS)
 			return x->txvoid;
+		x->stalled = true;
 		return NULL;
 	}
 	return buf;
@@ -243,10 +258,9 @@ static int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	struct tbr_qp *qp = x->qp;
 	struct tbr_dev *tdev = xqp_dev(x);
 	u32 slot = x->sent_head & qp->sq.mask;
-	struct tbr_link *link = NULL;
+	struct tbr_link *link;
 	struct tbr_ah_av av;
 	u64 len = 0;
-	__be64 guid;
 	u32 i, qkey;
 	u8 *b;
 
@@ -265,11 +279,7 @@ static int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	}
 	if (len + TBR_UD_ADDR_LEN > TBR_XPORT_MTU)
 		return -IB_WC_LOC_LEN_ERR;
-	/* our own MAC: no loopback link, the datagram is dropped */
-	if (!ether_addr_equal(av.dmac, tdev->netdev->dev_addr)) {
-		addrconf_addr_eui48((u8 *)&guid, av.dmac);
-		link = tbr_link_get_by_guid(tdev, be64_to_cpu(guid));
-	}
+	link = tbr_x_link_by_mac(tdev, av.dmac);	/* ours: the loopback link */
 	/* a datagram larger than the link's frames could never leave */
 	if (link && len + TBR_UD_ADDR_LEN + TBR_HDR_MAX > tbr_link_max_frame(link)) {
 		tbr_link_put(link);
@@ -532,11 +542,13 @@ static int tbr_x_qp_create(struct tbr_qp *qp)
 	x->sent = kvcalloc(qp->sq.entries, sizeof(*x->sent), TBR_GFP_USER);
 	if (!x->sent)
 		goto err_free;
+	x->txvoid = kmalloc(TBR_FRAME_MAX, TBR_GFP_USER);
+	if (!x->txvoid)
+		goto err_sent;
 	if (cfg.type == TBR_QPT_UD) {
 		x->ud = true;
 		x->uda = kvcalloc(qp->sq.entries, sizeof(*x->uda), TBR_GFP_USER);
-		x->txvoid = kmalloc(TBR_FRAME_MAX, TBR_GFP_USER);
-		if (!x->uda || !x->txvoid)
+		if (!x->uda)
 			goto err_sent;
 	}
 	x->qp = qp;

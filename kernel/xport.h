@@ -43,11 +43,11 @@ struct tbr_xqp {
 	u32 sent_head, sent_tail;
 	struct tbr_send_wqe scratch;	/* tbr_sq_fetch target (lock held) */
 	struct work_struct kick_work;	/* tbr_x_kick ran out of budget */
+	u8 *txvoid;			/* frames with no route are built here */
 	/* UD and GSI */
 	bool ud;
 	bool held;			/* scratch waits for the core to drain */
 	u8 (*uda)[TBR_UD_ADDR_LEN];	/* address block of each SQ slot */
-	u8 *txvoid;			/* frames with no route are built here */
 };
 
 /* lkey of the pseudo SGE that carries a UD send's address block */

@@ -91,6 +91,7 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_ETH_HELLO_TX,	/* u64: hellos sent on a binding */
 	TBRDMA_ATTR_ETH_HELLO_RX,	/* u64: hellos received */
 	TBRDMA_ATTR_ETH_RX_FOREIGN,	/* u64: frames dropped, source MAC not the peer's */
+	TBRDMA_ATTR_LOOP_STATS,		/* nest: TBRDMA_STAT_* of the loopback link */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)

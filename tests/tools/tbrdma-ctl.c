@@ -243,7 +243,7 @@ static const char *const stat_names[TBRDMA_STAT_MAX + 1] = {
 	[TBRDMA_STAT_MGMT_RX] = "mgmt_rx",
 };
 
-static void print_stats(struct nlattr *nest)
+static void print_stats_as(struct nlattr *nest, const char *prefix)
 {
 	struct nlattr *st[TBRDMA_STAT_MAX + 1];
 	int i;
@@ -252,7 +252,13 @@ static void print_stats(struct nlattr *nest)
 		return;
 	for (i = 0; i <= TBRDMA_STAT_MAX; i++)
 		if (st[i] && stat_names[i])
-			printf(" %s=%" PRIu64, stat_names[i], (uint64_t)nla_get_u64(st[i]));
+			printf(" %s%s=%" PRIu64, prefix, stat_names[i],
+			       (uint64_t)nla_get_u64(st[i]));
+}
+
+static void print_stats(struct nlattr *nest)
+{
+	print_stats_as(nest, "");
 }
 
 static const char *state_name(struct nlattr **tb)
@@ -301,6 +307,8 @@ static int dev_cb(struct nl_msg *m, void *arg)
 	if (!tb || filtered(tb))
 		return NL_OK;
 	print_dev(tb, "dev");
+	/* the loopback link's counters: frames the device sent to itself */
+	print_stats_as(tb[TBRDMA_ATTR_LOOP_STATS], "loop_");
 	printf("\n");
 	return NL_OK;
 }
