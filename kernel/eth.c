@@ -23,7 +23,12 @@
  *
  * Frame size: min(4096, MTU - 24) on each side, the smaller of the two is
  * used both ways (tbr_rail_set_max_frame(); tbr_link_max_frame() gives the
- * transport the link's minimum).
+ * transport the link's minimum, so new connections size their frames to
+ * it). A peer whose hellos say it reassembles (and eth_fragment) gets the
+ * frames above that size in pieces (eth_frag.c), so the rail keeps taking
+ * frames up to 4096 bytes: an MTU shrink then only changes the negotiated
+ * size, live, and the connections made before it keep their frame size.
+ * Without fragmentation a size change cycles the rail (as a restart).
  *
  * Rings: TX frames queue on the rail and a work item turns them into skbs
  * (dev_queue_xmit); a frame completes when its skb is handed to the driver.
@@ -60,6 +65,7 @@
 #include "tbrdma.h"
 #include "rail.h"
 #include "core/tbr_eth_wire.h"
+#include "eth.h"
 #include "uapi/tbrdma-netlink.h"
 
 #define ETH_TBR_FRAME_MIN	256	/* smallest usable negotiated frame */
@@ -78,57 +84,12 @@ MODULE_PARM_DESC(eth_join_backends, "eth rails: a GUID heard on Ethernet may joi
 static unsigned int eth_peer_expire_s = 60;
 module_param(eth_peer_expire_s, uint, 0644);
 MODULE_PARM_DESC(eth_peer_expire_s, "eth rails: a peer dead (rail down) this many seconds is forgotten, rail and all (1..86400; at once when the peer table is full)");
+bool eth_fragment = true;
+module_param(eth_fragment, bool, 0644);
+MODULE_PARM_DESC(eth_fragment, "eth rails: send frames above the MTU in fragments to peers that reassemble, reassemble theirs (default on); off: an MTU shrink fails the connections made before it");
 static unsigned int eth_rx_depth = 128;
 module_param(eth_rx_depth, uint, 0444);
 MODULE_PARM_DESC(eth_rx_depth, "eth rails: RX buffers per rail (8..4096)");
-
-struct eth_bind;
-
-struct eth_peer {
-	struct list_head node;		/* bind->peers (RCU) */
-	struct list_head gc;		/* expiry, tbr_ctl_mutex */
-	struct eth_bind *bind;
-	u64 guid;
-	/* hello state, bind->lock */
-	u32 session;			/* 0: not heard yet */
-	u32 peer_frame;
-	u32 period_ms;
-	unsigned long heard_at;		/* any frame from it (also lockless) */
-	unsigned long hears_at;		/* last "I hear you" from it */
-	bool heard;			/* as of the last state pass */
-	bool hears_us;
-	bool restart;			/* session or frame changed: cycle */
-	/* tbr_ctl_mutex */
-	struct tbr_rail *rail;
-	u32 frame;			/* negotiated frame size while running */
-	/* rings, lock; mac also bind->lock (pinned, see eth_rx_hello) */
-	spinlock_t lock;
-	bool running;
-	u8 mac[ETH_ALEN];
-	struct list_head txq, rxq;
-	unsigned int txn, rxn;
-	struct work_struct tx_work;
-	struct delayed_work tx_retry;	/* runs tx_work after a back-off */
-};
-
-struct eth_bind {
-	struct list_head node;		/* eth_binds: tbr_ctl_mutex + eth_lock */
-	struct tbr_dev *tdev;
-	u64 guid;			/* tdev's */
-	struct net_device *dev;
-	netdevice_tracker tracker;
-	struct packet_type pt;
-	u32 session;
-	u32 max_frame;			/* from our MTU, tbr_ctl_mutex */
-	bool gone;			/* netdev unregistering (eth_lock) */
-	spinlock_t lock;		/* peers' hello state, npeers, full */
-	struct list_head peers;
-	unsigned int npeers;
-	bool full;			/* a new GUID found no free entry */
-	struct delayed_work work;
-	atomic64_t hello_tx, hello_rx;
-	atomic64_t rx_foreign;		/* frames dropped: not from the peer's MAC */
-};
 
 static LIST_HEAD(eth_binds);
 static DEFINE_SPINLOCK(eth_lock);	/* eth_binds for the notifier */
@@ -156,38 +117,6 @@ static u32 eth_dev_max_frame(const struct net_device *dev)
 
 /* ---- transmit --------------------------------------------------------- */
 
-static struct sk_buff *eth_skb(struct eth_bind *bind, const u8 *dst_mac,
-			       u8 type, u64 dst, u8 pdf, const void *data,
-			       u32 len, gfp_t gfp)
-{
-	struct tbr_eth_hdr h = {
-		.version = TBR_ETH_VERSION,
-		.type = type,
-		.pdf = pdf,
-		.len = len,
-		.src = bind->guid,
-		.dst = dst,
-	};
-	struct net_device *dev = bind->dev;
-	struct sk_buff *skb;
-
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + TBR_ETH_HDR_LEN + len +
-			dev->needed_tailroom, gfp);
-	if (!skb)
-		return NULL;
-	skb_reserve(skb, LL_RESERVED_SPACE(dev));
-	skb_reset_network_header(skb);
-	tbr_eth_hdr_build(skb_put(skb, TBR_ETH_HDR_LEN), &h);
-	skb_put_data(skb, data, len);
-	skb->dev = dev;
-	skb->protocol = htons(TBRDMA_ETH_P);
-	if (dev_hard_header(skb, dev, TBRDMA_ETH_P, dst_mac, NULL, skb->len) < 0) {
-		kfree_skb(skb);
-		return NULL;
-	}
-	return skb;
-}
-
 static void eth_tx_work(struct work_struct *work)
 {
 	struct eth_peer *peer = container_of(work, struct eth_peer, tx_work);
@@ -198,6 +127,8 @@ static void eth_tx_work(struct work_struct *work)
 	struct sk_buff *skb;
 	unsigned long flags;
 	u8 mac[ETH_ALEN];
+	u32 frame;
+	u16 id = 0;
 	int rc;
 
 	for (budget = ETH_TBR_TX_BUDGET; budget; budget--) {
@@ -219,21 +150,26 @@ static void eth_tx_work(struct work_struct *work)
 		f = list_first_entry(&peer->txq, struct tbr_frame, list);
 		list_del(&f->list);
 		peer->txn--;
+		frame = peer->frame;
+		if (f->size > frame)	/* eth_tx took it: the peer reassembles */
+			id = peer->frag_id++;
 		ether_addr_copy(mac, peer->mac);
 		spin_unlock_irqrestore(&peer->lock, flags);
 
-		skb = eth_skb(bind, mac, TBR_ETH_FRAME, peer->guid,
-			      (f->sof << 4) | (f->eof & 0xf), f->buf, f->size,
-			      GFP_KERNEL);
-		local_bh_disable();
-		if (skb) {
-			rc = dev_queue_xmit(skb);
+		if (f->size > frame) {
+			rc = eth_frag_xmit(peer, f, mac, frame, id);
 		} else {
-			rc = NET_XMIT_DROP;
+			skb = eth_skb(bind, mac, TBR_ETH_FRAME, peer->guid,
+				      (f->sof << 4) | (f->eof & 0xf), NULL, 0,
+				      f->buf, f->size, GFP_KERNEL);
+			local_bh_disable();
+			rc = skb ? dev_queue_xmit(skb) : NET_XMIT_DROP;
+			local_bh_enable();
 		}
 		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)
 			tbr_rail_count(rail, TBR_CNT_DROPS, 1);
 		f->flags = 0;
+		local_bh_disable();
 		f->callback(rail, f, false);
 		local_bh_enable();
 		if (rc != NET_XMIT_SUCCESS) {
@@ -245,12 +181,13 @@ static void eth_tx_work(struct work_struct *work)
 	queue_work(eth_wq, &peer->tx_work);
 }
 
+/* Through tx_work, which never runs twice at once: fragments stay in order. */
 static void eth_tx_retry(struct work_struct *work)
 {
 	struct eth_peer *peer = container_of(to_delayed_work(work),
 					     struct eth_peer, tx_retry);
 
-	eth_tx_work(&peer->tx_work);
+	queue_work(eth_wq, &peer->tx_work);
 }
 
 static void eth_send_hello(struct eth_bind *bind, const u8 *mac, u64 dst,
@@ -259,10 +196,12 @@ static void eth_send_hello(struct eth_bind *bind, const u8 *mac, u64 dst,
 	u8 hello[TBR_ETH_HELLO_LEN];
 	struct sk_buff *skb;
 
+	if (READ_ONCE(eth_fragment))
+		flags |= TBR_ETH_REASSEMBLES;
 	tbr_eth_hello_build(hello, bind->session, peer_session, bind->max_frame,
 			    eth_period(), flags);
-	skb = eth_skb(bind, mac, TBR_ETH_HELLO, dst, 0, hello, sizeof(hello),
-		      GFP_KERNEL);
+	skb = eth_skb(bind, mac, TBR_ETH_HELLO, dst, 0, NULL, 0, hello,
+		      sizeof(hello), GFP_KERNEL);
 	if (!skb)
 		return;
 	skb->priority = TC_PRIO_CONTROL;	/* ahead of bulk frames */
@@ -283,7 +222,7 @@ static int eth_tx(struct tbr_rail *rail, struct tbr_frame *f)
 	spin_lock_irqsave(&peer->lock, flags);
 	if (!peer->running)
 		err = -ESHUTDOWN;
-	else if (!f->size || f->size > peer->frame)
+	else if (!f->size || f->size > peer->tx_max)
 		err = -EMSGSIZE;
 	else if (peer->txn >= rail->tx_depth)
 		err = -ENOBUFS;
@@ -365,6 +304,7 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 	u32 session, frame;
 	const u8 *p;
 	u64 src = h->src;
+	bool reasm;
 
 	p = skb_header_pointer(skb, TBR_ETH_HDR_LEN, sizeof(buf), buf);
 	if (!p || tbr_eth_hello_parse(h, p, sizeof(buf), bind->guid,
@@ -372,6 +312,7 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 		return;
 	session = hello.session;
 	frame = hello.max_frame;
+	reasm = hello.flags & TBR_ETH_REASSEMBLES;
 	if (!is_valid_ether_addr(smac)) {
 		atomic64_inc(&bind->rx_foreign);
 		return;
@@ -412,8 +353,11 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 			return;
 		}
 		peer = kzalloc(sizeof(*peer), GFP_ATOMIC);
-		if (!peer) {
+		if (peer)
+			peer->reasm.buf = kmalloc(TBR_ETH_FRAME_MAX, GFP_ATOMIC);
+		if (!peer || !peer->reasm.buf) {
 			spin_unlock_irqrestore(&bind->lock, flags);
+			kfree(peer);
 			return;
 		}
 		peer->bind = bind;
@@ -435,10 +379,10 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 		peer->hears_us = false;
 		changed = true;
 	}
-	if (peer->peer_frame != frame) {
-		if (peer->peer_frame)
-			peer->restart = true;
+	/* a new frame size or capability: the state pass resizes or cycles */
+	if (peer->peer_frame != frame || peer->reassembles != reasm) {
 		peer->peer_frame = frame;
+		peer->reassembles = reasm;
 		changed = true;
 	}
 	peer->period_ms = hello.period_ms;
@@ -459,25 +403,22 @@ static void eth_rx_hello(struct eth_bind *bind, struct sk_buff *skb,
 		mod_delayed_work(eth_wq, &bind->work, 0);
 }
 
-static void eth_rx_frame(struct eth_bind *bind, struct sk_buff *skb,
-			 const struct tbr_eth_hdr *h)
+/*
+ * RX (RCU read side): the peer of GUID @src with its lock taken (irqsave,
+ * *@flags) if @skb comes from its pinned MAC; NULL otherwise.
+ */
+struct eth_peer *eth_rx_peer_lock(struct eth_bind *bind, struct sk_buff *skb, u64 src,
+				  unsigned long *flags)
 {
-	struct tbr_frame *f = NULL;
-	struct eth_peer *peer;
-	struct tbr_rail *rail;
-	unsigned long flags;
-	u32 len = h->len;
+	struct eth_peer *peer = eth_peer_find(bind, src);
 
-	if (tbr_eth_frame_check(h, bind->guid))
-		return;
-	peer = eth_peer_find(bind, h->src);
 	if (!peer)
-		return;
-	spin_lock_irqsave(&peer->lock, flags);
+		return NULL;
+	spin_lock_irqsave(&peer->lock, *flags);
 	if (!ether_addr_equal(peer->mac, eth_hdr(skb)->h_source)) {
-		spin_unlock_irqrestore(&peer->lock, flags);
+		spin_unlock_irqrestore(&peer->lock, *flags);
 		atomic64_inc(&bind->rx_foreign);
-		return;
+		return NULL;
 	}
 	/*
 	 * A data frame proves the peer hears us too: it sends only on rails
@@ -486,14 +427,40 @@ static void eth_rx_frame(struct eth_bind *bind, struct sk_buff *skb,
 	WRITE_ONCE(peer->heard_at, jiffies);
 	if (READ_ONCE(peer->hears_us))
 		WRITE_ONCE(peer->hears_at, jiffies);
-	rail = peer->rail;
-	if (peer->running) {
-		f = list_first_entry_or_null(&peer->rxq, struct tbr_frame, list);
-		if (f) {
-			list_del(&f->list);
-			peer->rxn--;
-		}
+	return peer;
+}
+
+/* peer->lock held: the first posted RX buffer, NULL if none (or stopped). */
+struct tbr_frame *eth_rx_buf_locked(struct eth_peer *peer)
+{
+	struct tbr_frame *f;
+
+	if (!peer->running)
+		return NULL;
+	f = list_first_entry_or_null(&peer->rxq, struct tbr_frame, list);
+	if (f) {
+		list_del(&f->list);
+		peer->rxn--;
 	}
+	return f;
+}
+
+static void eth_rx_frame(struct eth_bind *bind, struct sk_buff *skb,
+			 const struct tbr_eth_hdr *h)
+{
+	struct eth_peer *peer;
+	struct tbr_rail *rail;
+	struct tbr_frame *f;
+	unsigned long flags;
+	u32 len = h->len;
+
+	if (tbr_eth_frame_check(h, bind->guid))
+		return;
+	peer = eth_rx_peer_lock(bind, skb, h->src, &flags);
+	if (!peer)
+		return;
+	rail = peer->rail;
+	f = eth_rx_buf_locked(peer);
 	spin_unlock_irqrestore(&peer->lock, flags);
 	if (!f) {
 		if (rail)
@@ -532,6 +499,8 @@ static int eth_rcv(struct sk_buff *skb, struct net_device *dev,
 		eth_rx_hello(bind, skb, &h);
 	else if (h.type == TBR_ETH_FRAME)
 		eth_rx_frame(bind, skb, &h);
+	else if (h.type == TBR_ETH_FRAG)
+		eth_rx_frag(bind, skb, &h);
 	rcu_read_unlock();
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
@@ -552,6 +521,7 @@ static void eth_peer_stop(struct eth_peer *peer)
 
 	spin_lock_irqsave(&peer->lock, flags);
 	peer->running = false;
+	tbr_eth_reasm_reset(&peer->reasm);
 	spin_unlock_irqrestore(&peer->lock, flags);
 	/* nothing re-queues them once running is false (checked under lock) */
 	cancel_work_sync(&peer->tx_work);
@@ -579,16 +549,39 @@ static void eth_peer_stop(struct eth_peer *peer)
 	tbr_rail_down(peer->rail);
 }
 
-static void eth_peer_start(struct eth_peer *peer, u32 frame)
+/* Frame sizes: @frame negotiated, @tx_max taken from the link (> @frame: fragmented). */
+static void eth_peer_set_frames(struct eth_peer *peer, u32 frame, u32 tx_max)
 {
 	unsigned long flags;
 
+	tbr_rail_set_max_frame(peer->rail, frame, tx_max);
+	spin_lock_irqsave(&peer->lock, flags);
 	peer->frame = frame;
-	tbr_rail_set_max_frame(peer->rail, frame);
+	peer->tx_max = tx_max;
+	spin_unlock_irqrestore(&peer->lock, flags);
+}
+
+static void eth_peer_start(struct eth_peer *peer, u32 frame, u32 tx_max)
+{
+	struct eth_bind *bind = peer->bind;
+	unsigned long flags;
+
+	eth_peer_set_frames(peer, frame, tx_max);
+	if (tx_max == frame && frame < TBR_FRAME_SIZE_MAX)
+		pr_info("tbrdma: %s: %s: eth rail to %016llx: %u-byte frames, not fragmented (%s): a later MTU shrink fails the connections made before it\n",
+			tbr_dev_name(bind->tdev), bind->dev->name, peer->guid, frame,
+			READ_ONCE(eth_fragment) ? "the peer does not reassemble" :
+						  "eth_fragment=0");
 	spin_lock_irqsave(&peer->lock, flags);
 	peer->running = true;
 	spin_unlock_irqrestore(&peer->lock, flags);
 	tbr_rail_up(peer->rail);	/* posts the RX buffers first */
+}
+
+static void eth_peer_free(struct eth_peer *peer)
+{
+	kfree(peer->reasm.buf);
+	kfree(peer);
 }
 
 /*
@@ -636,7 +629,7 @@ static void eth_bind_expire(struct eth_bind *bind, unsigned long now)
 			tbr_dev_name(bind->tdev), bind->dev->name, peer->guid);
 		if (peer->rail)
 			tbr_rail_remove(peer->rail);
-		kfree(peer);
+		eth_peer_free(peer);
 	}
 }
 
@@ -649,15 +642,13 @@ static void eth_bind_sync(struct eth_bind *bind)
 	unsigned long now = jiffies, flags;
 	u32 max_frame = eth_dev_max_frame(dev);
 	struct eth_peer *peer;
-	bool mtu_changed;
 
-	mtu_changed = max_frame != bind->max_frame;
 	bind->max_frame = max_frame;
 	/* peers are only ever added meanwhile (RX); freed under the mutex */
 	list_for_each_entry_rcu(peer, &bind->peers, node,
 				lockdep_is_held(&tbr_ctl_mutex)) {
-		bool heard, hears, restart, want;
-		u32 frame;
+		bool heard, hears, restart, want, frag;
+		u32 frame, tx_max;
 
 		spin_lock_irqsave(&bind->lock, flags);
 		heard = peer->session &&
@@ -669,13 +660,28 @@ static void eth_bind_sync(struct eth_bind *bind)
 		peer->heard = heard;
 		if (!hears)
 			peer->hears_us = false;
-		restart = peer->restart || mtu_changed;
+		restart = peer->restart;
 		peer->restart = false;
 		frame = min(max_frame, peer->peer_frame);
+		frag = READ_ONCE(eth_fragment) && peer->reassembles;
 		spin_unlock_irqrestore(&bind->lock, flags);
 
+		tx_max = frag ? TBR_FRAME_SIZE_MAX : frame;
 		want = oper && hears && frame >= ETH_TBR_FRAME_MIN;
-		if (peer->running && (!want || restart || frame != peer->frame))
+		if (peer->running && want && !restart &&
+		    (frame != peer->frame || tx_max != peer->tx_max)) {
+			/* an MTU change: live when fragmenting, else a cycle */
+			pr_info("tbrdma: %s: %s: eth rail to %016llx: frame %u -> %u%s\n",
+				tbr_dev_name(bind->tdev), dev->name, peer->guid,
+				peer->frame, frame, frag ? ", larger ones fragmented" :
+				", not fragmented: the rail restarts");
+			if (frag) {
+				eth_peer_set_frames(peer, frame, tx_max);
+				continue;
+			}
+		}
+		if (peer->running && (!want || restart || frame != peer->frame ||
+				      tx_max != peer->tx_max))
 			eth_peer_stop(peer);
 		if (!want || peer->running)
 			continue;
@@ -701,7 +707,7 @@ static void eth_bind_sync(struct eth_bind *bind)
 			}
 			peer->rail = rail;
 		}
-		eth_peer_start(peer, frame);
+		eth_peer_start(peer, frame, tx_max);
 	}
 	eth_bind_expire(bind, now);
 	if (!oper || max_frame < ETH_TBR_FRAME_MIN)
@@ -761,7 +767,7 @@ static void eth_bind_free(struct eth_bind *bind)
 		list_del(&peer->node);
 		if (peer->rail)
 			tbr_rail_remove(peer->rail);
-		kfree(peer);
+		eth_peer_free(peer);
 	}
 	netdev_put(bind->dev, &bind->tracker);
 	kfree(bind);

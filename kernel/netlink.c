@@ -101,6 +101,9 @@ static const u8 tbr_stat_attr[TBR_CNT_MAX] = {
 	[TBR_CNT_RX_ERRORS]	= TBRDMA_STAT_RX_ERRORS,
 	[TBR_CNT_MGMT_TX]	= TBRDMA_STAT_MGMT_TX,
 	[TBR_CNT_MGMT_RX]	= TBRDMA_STAT_MGMT_RX,
+	[TBR_CNT_FRAG_TX]	= TBRDMA_STAT_FRAG_TX,
+	[TBR_CNT_FRAG_RX]	= TBRDMA_STAT_FRAG_RX,
+	[TBR_CNT_FRAG_DROPS]	= TBRDMA_STAT_FRAG_DROPS,
 };
 
 static int tbr_put_stats_as(struct sk_buff *msg, int attr, atomic64_t *cnt)

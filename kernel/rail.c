@@ -333,7 +333,7 @@ static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, u32 len,
 	}
 	for (i = 0; i < TBR_LINK_MAX_RAILS; i++) {
 		r = link->rails[(link->rr + i) % TBR_LINK_MAX_RAILS];
-		if (!r || !r->up || len > r->max_frame)
+		if (!r || !r->up || len > r->tx_max)
 			continue;
 		fits = true;
 		if (r->tx_free && (!best || r->tx_free > best->tx_free))
@@ -555,6 +555,7 @@ struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
 	rail->tx_depth = tx_depth;
 	rail->rx_depth = rx_depth;
 	rail->max_frame = TBR_FRAME_SIZE_MAX;
+	rail->tx_max = TBR_FRAME_SIZE_MAX;
 	INIT_LIST_HEAD(&rail->tx_pool);
 	INIT_LIST_HEAD(&rail->rx_idle);
 	init_completion(&rail->tx_idle);
@@ -579,13 +580,15 @@ err_link:
 	return ERR_PTR(err);
 }
 
-void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame)
+void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame, u32 tx_max)
 {
 	unsigned long flags;
 
 	lockdep_assert_held(&tbr_ctl_mutex);
+	max_frame = clamp_t(u32, max_frame, 1, TBR_FRAME_SIZE_MAX);
 	spin_lock_irqsave(&rail->link->lock, flags);
-	rail->max_frame = clamp_t(u32, max_frame, 1, TBR_FRAME_SIZE_MAX);
+	rail->max_frame = max_frame;
+	rail->tx_max = clamp_t(u32, tx_max, max_frame, TBR_FRAME_SIZE_MAX);
 	spin_unlock_irqrestore(&rail->link->lock, flags);
 }
 

@@ -143,11 +143,16 @@ void tbr_rail_up(struct tbr_rail *rail);
 void tbr_rail_down(struct tbr_rail *rail);
 void tbr_rail_remove(struct tbr_rail *rail);
 /*
- * Largest frame the rail carries, 1..TBR_FRAME_SIZE_MAX (the default). A
- * backend whose medium is smaller (eth over a 1500-byte MTU) sets it before
- * tbr_rail_up(). Context "process", tbr_ctl_mutex held.
+ * Frame sizes of the rail, 1..TBR_FRAME_SIZE_MAX (the default for both):
+ * @max_frame the largest it carries natively (what tbr_link_max_frame()
+ * offers new connections), @tx_max the largest the scheduler may put on it,
+ * >= @max_frame when the backend fragments (eth after an MTU shrink keeps
+ * carrying the frames of the connections made before). A backend whose
+ * medium is smaller (eth over a 1500-byte MTU) sets them before
+ * tbr_rail_up(), or while up to follow its medium. Context "process",
+ * tbr_ctl_mutex held.
  */
-void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame);
+void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame, u32 tx_max);
 
 /* Counters (per rail and per link), u64 each, see docs/netlink.md. */
 enum tbr_cnt {
@@ -163,6 +168,9 @@ enum tbr_cnt {
 	TBR_CNT_RX_ERRORS,	/* bad frame code/CRC, or no receiver */
 	TBR_CNT_MGMT_TX,
 	TBR_CNT_MGMT_RX,
+	TBR_CNT_FRAG_TX,	/* eth: fragments sent (frames above the MTU) */
+	TBR_CNT_FRAG_RX,	/* eth: frames reassembled from fragments */
+	TBR_CNT_FRAG_DROPS,	/* eth: partial frames and stray fragments dropped */
 	TBR_CNT_MAX
 };
 /* Context "any". */
@@ -183,7 +191,8 @@ struct tbr_rail {
 	struct tbr_frame *frames;	/* tx_depth + rx_depth */
 	atomic64_t cnt[TBR_CNT_MAX];
 	struct device *sysdev;	/* /sys/bus/tbrdma/devices/... (may be NULL) */
-	u32 max_frame;		/* largest frame, see tbr_rail_set_max_frame() */
+	u32 max_frame;		/* largest native frame, see tbr_rail_set_max_frame() */
+	u32 tx_max;		/* largest frame it takes, >= max_frame (link->lock) */
 	bool removing;		/* tbr_rail_remove() waits for tx_idle (lock) */
 	struct completion tx_idle;	/* every TX frame back in tx_pool */
 };

@@ -88,6 +88,9 @@ const char *counter_name(unsigned stat)
 		[TBRDMA_STAT_RX_ERRORS] = "rx_errors",
 		[TBRDMA_STAT_MGMT_TX] = "mgmt_tx",
 		[TBRDMA_STAT_MGMT_RX] = "mgmt_rx",
+		[TBRDMA_STAT_FRAG_TX] = "frag_tx",
+		[TBRDMA_STAT_FRAG_RX] = "frag_rx",
+		[TBRDMA_STAT_FRAG_DROPS] = "frag_drops",
 	};
 
 	return stat < MODEL_STATS ? names[stat] : NULL;

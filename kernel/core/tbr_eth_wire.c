@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbr_eth_wire.c - the eth rail backend's header and HELLO codec and the
- * checks a received frame meets before the backend looks at its peers
- * (tbr_eth_wire.h, docs/eth.md).
+ * checks a received frame meets before the backend looks at its peers, and
+ * the reassembly of fragmented frames (tbr_eth_wire.h, docs/eth.md).
  */
 #include "tbr_eth_wire.h"
 
@@ -79,4 +79,61 @@ int tbr_eth_frame_check(const struct tbr_eth_hdr *h, u64 self)
 	    h->len > TBR_ETH_FRAME_MAX)
 		return -EINVAL;
 	return 0;
+}
+
+int tbr_eth_frag_parse(const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
+		       u64 self, struct tbr_eth_frag *out)
+{
+	if (h->type != TBR_ETH_FRAG || h->dst != self ||
+	    h->len <= TBR_ETH_FRAG_HDR_LEN || plen < h->len)
+		return -EINVAL;
+	out->id = tbr_get_be16(p);
+	out->offset = tbr_get_be16(p + 2);
+	out->total = tbr_get_be16(p + 4);
+	out->pdf = h->pdf;
+	out->len = h->len - TBR_ETH_FRAG_HDR_LEN;
+	if (!out->total || out->total > TBR_ETH_FRAME_MAX ||
+	    out->len > (u32)out->total - out->offset || out->offset >= out->total)
+		return -EINVAL;
+	return 0;
+}
+
+void tbr_eth_frag_build(u8 *buf, const struct tbr_eth_frag *fr)
+{
+	tbr_put_be16(fr->id, buf);
+	tbr_put_be16(fr->offset, buf + 2);
+	tbr_put_be16(fr->total, buf + 4);
+	tbr_put_be16(0, buf + 6);
+}
+
+u32 tbr_eth_reasm_reset(struct tbr_eth_reasm *r)
+{
+	u32 was = r->busy;
+
+	r->busy = false;
+	return was;
+}
+
+int tbr_eth_reasm_add(struct tbr_eth_reasm *r, const struct tbr_eth_frag *fr,
+		      const u8 *data, u32 *dropped)
+{
+	if (!fr->offset) {
+		*dropped += tbr_eth_reasm_reset(r);
+		r->busy = true;
+		r->id = fr->id;
+		r->total = fr->total;
+		r->pdf = fr->pdf;
+		r->have = 0;
+	} else if (!r->busy || fr->id != r->id || fr->total != r->total ||
+		   fr->pdf != r->pdf || fr->offset != r->have) {
+		/* a gap or a piece of another frame: both go */
+		*dropped += tbr_eth_reasm_reset(r) + 1;
+		return -EINVAL;
+	}
+	memcpy(r->buf + r->have, data, fr->len);
+	r->have += fr->len;
+	if (r->have < r->total)
+		return TBR_ETH_REASM_MORE;
+	r->busy = false;
+	return TBR_ETH_REASM_DONE;
 }

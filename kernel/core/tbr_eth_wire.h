@@ -6,7 +6,9 @@
  * (tests/fuzz/fuzz_eth.c).
  *
  * After the Ethernet header: a 24-byte header (big endian), then the
- * payload: a HELLO (16 bytes) or one rail frame (1..4096 bytes).
+ * payload: a HELLO (16 bytes), one rail frame (1..4096 bytes), or a FRAG:
+ * an 8-byte fragment header and one piece of a rail frame too large for
+ * the link's MTU (the receiver reassembles it: tbr_eth_reasm_add()).
  */
 #ifndef TBR_ETH_WIRE_H
 #define TBR_ETH_WIRE_H
@@ -16,9 +18,12 @@
 #define TBR_ETH_VERSION		1
 #define TBR_ETH_HELLO		1
 #define TBR_ETH_FRAME		2
+#define TBR_ETH_FRAG		3
 #define TBR_ETH_HDR_LEN		24
 #define TBR_ETH_HELLO_LEN	16
+#define TBR_ETH_FRAG_HDR_LEN	8
 #define TBR_ETH_HEARS_YOU	0x01	/* hello flag (unicast only) */
+#define TBR_ETH_REASSEMBLES	0x02	/* hello flag: send me FRAGs */
 #define TBR_ETH_PERIOD_MIN	50	/* ms; a peer's period is clamped into this */
 #define TBR_ETH_PERIOD_MAX	10000
 #define TBR_ETH_FRAME_MAX	4096	/* TBR_FRAME_SIZE_MAX */
@@ -38,7 +43,7 @@ struct tbr_eth_hello {
 	u32 peer_session;	/* unicast: the receiver's session heard */
 	u32 max_frame;		/* largest frame the sender receives, <= 4096 */
 	u32 period_ms;		/* sender's period, clamped to 50..10000 */
-	u8 flags;		/* TBR_ETH_HEARS_YOU */
+	u8 flags;		/* TBR_ETH_HEARS_YOU, TBR_ETH_REASSEMBLES */
 	bool unicast;		/* dst was our GUID */
 	bool hears_us;		/* unicast, HEARS_YOU, for our current session */
 };
@@ -67,5 +72,54 @@ void tbr_eth_hello_build(u8 *buf, u32 session, u32 peer_session,
  * @self and carries 1..TBR_ETH_FRAME_MAX bytes; -EINVAL otherwise.
  */
 int tbr_eth_frame_check(const struct tbr_eth_hdr *h, u64 self);
+
+/* One piece of a fragmented rail frame: the FRAG header and where its data is. */
+struct tbr_eth_frag {
+	u16 id;			/* the sender's frame number (per peer) */
+	u16 offset;		/* of this piece in the frame */
+	u16 total;		/* the frame's length, 1..TBR_ETH_FRAME_MAX */
+	u8 pdf;			/* the frame's code (eth header) */
+	u32 len;		/* data bytes in this piece, >= 1 */
+};
+
+/*
+ * A FRAG with header @h and payload @p (@plen bytes, the fragment header and
+ * the data) received by device @self: 0 and @out filled if it is addressed
+ * to @self and its piece lies inside a frame of 1..TBR_ETH_FRAME_MAX bytes;
+ * -EINVAL otherwise. The data starts at @p + TBR_ETH_FRAG_HDR_LEN.
+ */
+int tbr_eth_frag_parse(const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
+		       u64 self, struct tbr_eth_frag *out);
+/* The fragment header for @fr at @buf (TBR_ETH_FRAG_HDR_LEN bytes). */
+void tbr_eth_frag_build(u8 *buf, const struct tbr_eth_frag *fr);
+
+/*
+ * In-order reassembly of one peer's fragments. The sender sends the pieces
+ * of a frame back to back, in order, one frame at a time, so the receiver
+ * keeps one frame: a piece at offset 0 starts it (dropping an unfinished
+ * one), the next must continue it exactly (same id, length and code, at the
+ * offset reached). Anything else drops the unfinished frame and the piece:
+ * the transport resends what was lost. Caller's lock; @buf is the caller's,
+ * TBR_ETH_FRAME_MAX bytes.
+ */
+struct tbr_eth_reasm {
+	u8 *buf;
+	u16 id, total, have;	/* the frame being reassembled */
+	u8 pdf;
+	bool busy;		/* a frame is under way */
+};
+
+#define TBR_ETH_REASM_MORE	0
+#define TBR_ETH_REASM_DONE	1
+/*
+ * Add piece @fr (data at @data) to @r. TBR_ETH_REASM_DONE: the frame is
+ * complete, @r->total bytes in @r->buf with code @r->pdf (@r is idle again);
+ * TBR_ETH_REASM_MORE: kept, more to come; -EINVAL: @fr dropped. *@dropped
+ * grows by the unfinished frames and stray pieces thrown away (0..2).
+ */
+int tbr_eth_reasm_add(struct tbr_eth_reasm *r, const struct tbr_eth_frag *fr,
+		      const u8 *data, u32 *dropped);
+/* Forget an unfinished frame (rail stopped): 1 if there was one, else 0. */
+u32 tbr_eth_reasm_reset(struct tbr_eth_reasm *r);
 
 #endif /* TBR_ETH_WIRE_H */

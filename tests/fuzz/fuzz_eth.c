@@ -1,21 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * fuzz_eth.c - libFuzzer target: what an eth rail binding does with a frame
- * from the segment (kernel/core/tbr_eth_wire.c, as kernel/eth.c calls it):
- * the input is everything after the Ethernet header. Checks, besides the
+ * fuzz_eth.c - libFuzzer target: what an eth rail binding does with the
+ * frames from the segment (kernel/core/tbr_eth_wire.c, as kernel/eth.c and
+ * eth_frag.c call it). The input is a sequence of frames, each a 2-byte big
+ * endian length and that many bytes after the Ethernet header; FRAGs go
+ * through one peer's reassembly state, in order. Checks, besides the
  * sanitizers: a parsed header announces no more payload than there is and
  * re-encodes to the same bytes (the reserved field aside); an accepted
  * HELLO is for this device from another one, with a session, its values in
  * range, "hears us" only unicast with our session, and it re-encodes and
- * parses to the same hello; an accepted FRAME is for us with 1..4096 bytes.
+ * parses to the same hello; an accepted FRAME is for us with 1..4096 bytes;
+ * an accepted FRAG lies inside a frame of 1..4096 bytes and re-encodes to
+ * its header. Reassembly against a shadow model: a piece continues the
+ * frame only at the offset reached with the same id, length and code; a
+ * completed frame is exactly the bytes of its pieces, in order; at most two
+ * drops per piece, and the state is idle after a drop or a completion.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tbr_eth_wire.h"
+#include "fuzz_input.h"
 
 #define SELF		0x0123456789abcdefULL	/* this binding's device GUID */
 #define SESSION		0x5eed1234U		/* and its session */
+#define MAX_FRAMES	64
 
 static void hello_check(const struct tbr_eth_hdr *h, const uint8_t *p, uint32_t plen)
 {
@@ -39,15 +48,73 @@ static void hello_check(const struct tbr_eth_hdr *h, const uint8_t *p, uint32_t 
 		abort();
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* one peer's reassembly, as eth_rx_frag keeps it, and the shadow model */
+static uint8_t rbuf[TBR_ETH_FRAME_MAX], shadow[TBR_ETH_FRAME_MAX];
+static struct tbr_eth_reasm r;
+static struct {
+	int busy;
+	uint32_t id, total, have, pdf;
+} m;
+
+static void frag_check(const struct tbr_eth_hdr *h, const uint8_t *p, uint32_t plen)
+{
+	uint8_t re[TBR_ETH_FRAG_HDR_LEN];
+	struct tbr_eth_frag fr;
+	uint32_t dropped = 0;
+	int rc, cont;
+
+	if (tbr_eth_frag_parse(h, p, plen, SELF, &fr))
+		return;
+	if (h->type != TBR_ETH_FRAG || h->dst != SELF || !fr.len || !fr.total ||
+	    fr.total > TBR_ETH_FRAME_MAX || fr.offset + fr.len > fr.total ||
+	    fr.len != (uint32_t)h->len - TBR_ETH_FRAG_HDR_LEN || fr.pdf != h->pdf)
+		abort();
+	tbr_eth_frag_build(re, &fr);
+	if (memcmp(re, p, 6))
+		abort();
+
+	cont = m.busy && fr.offset && fr.id == m.id && fr.total == m.total &&
+	       fr.pdf == m.pdf && fr.offset == m.have;
+	rc = tbr_eth_reasm_add(&r, &fr, p + TBR_ETH_FRAG_HDR_LEN, &dropped);
+	if (dropped > 2 || r.busy != (rc == TBR_ETH_REASM_MORE))
+		abort();
+	if (fr.offset && !cont) {		/* a stray piece: it and any partial go */
+		if (rc != -EINVAL || dropped != (uint32_t)m.busy + 1)
+			abort();
+		m.busy = 0;
+		return;
+	}
+	if (!fr.offset) {
+		if (dropped != (uint32_t)m.busy)
+			abort();
+		m.busy = 1;
+		m.id = fr.id;
+		m.total = fr.total;
+		m.pdf = fr.pdf;
+		m.have = 0;
+	} else if (dropped) {
+		abort();
+	}
+	memcpy(shadow + m.have, p + TBR_ETH_FRAG_HDR_LEN, fr.len);
+	m.have += fr.len;
+	if (m.have < m.total) {
+		if (rc != TBR_ETH_REASM_MORE)
+			abort();
+		return;
+	}
+	if (rc != TBR_ETH_REASM_DONE || r.total != m.total || r.pdf != m.pdf ||
+	    memcmp(r.buf, shadow, m.total))
+		abort();
+	m.busy = 0;
+}
+
+static void one_frame(const uint8_t *data, uint32_t size)
 {
 	uint8_t re[TBR_ETH_HDR_LEN];
 	struct tbr_eth_hdr h;
 
-	if (size > TBR_ETH_HDR_LEN + TBR_ETH_FRAME_MAX + 64)
-		return 0;
-	if (tbr_eth_hdr_parse(data, (uint32_t)size, &h))
-		return 0;
+	if (tbr_eth_hdr_parse(data, size, &h))
+		return;
 	if (size < TBR_ETH_HDR_LEN || h.len > size - TBR_ETH_HDR_LEN ||
 	    h.version != TBR_ETH_VERSION)
 		abort();
@@ -55,9 +122,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (memcmp(re, data, 6) || memcmp(re + 8, data + 8, TBR_ETH_HDR_LEN - 8))
 		abort();
 	if (h.type == TBR_ETH_HELLO)
-		hello_check(&h, data + TBR_ETH_HDR_LEN, (uint32_t)(size - TBR_ETH_HDR_LEN));
+		hello_check(&h, data + TBR_ETH_HDR_LEN, size - TBR_ETH_HDR_LEN);
 	if (!tbr_eth_frame_check(&h, SELF) &&
 	    (h.type != TBR_ETH_FRAME || h.dst != SELF || !h.len || h.len > TBR_ETH_FRAME_MAX))
 		abort();
+	/* eth_rx_frag pulls exactly the announced payload */
+	if (h.type == TBR_ETH_FRAG)
+		frag_check(&h, data + TBR_ETH_HDR_LEN, h.len);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct in in = { data, size };
+	uint8_t lenb[2], *frame;
+	unsigned int n;
+	uint32_t len;
+
+	memset(&r, 0, sizeof(r));
+	memset(&m, 0, sizeof(m));
+	r.buf = rbuf;
+	for (n = 0; n < MAX_FRAMES && !take(&in, lenb, 2); n++) {
+		len = (uint32_t)lenb[0] << 8 | lenb[1];
+		if (len > in.n || len > TBR_ETH_HDR_LEN + TBR_ETH_FRAME_MAX + 64)
+			break;
+		/* a copy of its own: ASan sees every read past the frame */
+		frame = malloc(len ? len : 1);
+		if (!frame)
+			abort();
+		take(&in, frame, len);
+		one_frame(frame, len);
+		free(frame);
+	}
 	return 0;
 }

@@ -9,7 +9,8 @@ fuzz_ud:      scripts in fuzz_ud.c's record format: datagrams with IPv4/IPv6
 fuzz_sweep:   tbrdmad management messages (docs/sweep.md), valid and a few broken.
 fuzz_addrmap: guid2addr state files, valid and a few broken.
 fuzz_request: state socket request lines (docs/json.md).
-fuzz_eth:     eth rail frames after the Ethernet header (docs/eth.md): hellos, frames, broken.
+fuzz_eth:     sequences of eth rail frames after the Ethernet header (docs/eth.md), each a
+              2-byte big-endian length and the frame: hellos, frames, fragments, broken.
 fuzz_nego's seeds are committed as they are (corpus/fuzz_nego).
 """
 import hashlib
@@ -104,6 +105,32 @@ def eth_seeds(outdir):
         "bad_version": hdr(1, 16, version=2) + hello(7),
         "header_only_short": hdr(2, 0)[:20],
     }
+
+    def frag(fid, off, total, data, pdf=0x11):
+        return hdr(3, 8 + len(data), dst=self_guid, pdf=pdf) + struct.pack(
+            ">HHHH", fid, off, total, 0) + data
+
+    def cut(fid, total, chunk, pdf=0x11):
+        body = bytes((i * 7) & 0xFF for i in range(total))
+        return [frag(fid, o, total, body[o:o + chunk], pdf) for o in range(0, total, chunk)]
+
+    def seq(frames):
+        return b"".join(struct.pack(">H", len(f)) + f for f in frames)
+
+    seeds = {name: seq([f]) for name, f in seeds.items()}
+    whole = cut(1, 4096, 1468)
+    seeds.update({
+        "frag_whole": seq(whole),
+        "frag_two_frames": seq(whole + cut(2, 3000, 1468, 0x22)),
+        "frag_small_pieces": seq(cut(3, 4096, 248)),
+        "frag_gap": seq([whole[0], whole[2]] + cut(2, 1500, 1468)),
+        "frag_reordered": seq([whole[0], whole[2], whole[1]]),
+        "frag_last_lost": seq(whole[:2] + cut(2, 4096, 1468)),
+        "frag_other_id": seq(whole[:2] + [cut(9, 4096, 1468)[2]]),
+        "frag_bad_total": seq([frag(1, 0, 4097, bytes(100)), frag(1, 4000, 4096, bytes(97))]),
+        "frag_other_dst": seq([hdr(3, 20, dst=5) + struct.pack(">HHHH", 1, 0, 12, 0) + bytes(12)]),
+        "frag_hello_between": seq(whole[:1] + [hdr(1, 16) + hello(7, flags=2)] + whole[1:]),
+    })
     write(outdir, "fuzz_eth", seeds)
 
 

@@ -241,6 +241,9 @@ static const char *const stat_names[TBRDMA_STAT_MAX + 1] = {
 	[TBRDMA_STAT_RX_ERRORS] = "rx_errors",
 	[TBRDMA_STAT_MGMT_TX] = "mgmt_tx",
 	[TBRDMA_STAT_MGMT_RX] = "mgmt_rx",
+	[TBRDMA_STAT_FRAG_TX] = "frag_tx",
+	[TBRDMA_STAT_FRAG_RX] = "frag_rx",
+	[TBRDMA_STAT_FRAG_DROPS] = "frag_drops",
 };
 
 static void print_stats_as(struct nlattr *nest, const char *prefix)

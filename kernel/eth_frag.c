@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: eth rails, the frames on the wire: the skb every eth frame is
+ * built in, and fragmentation of rail frames larger than the MTU.
+ *
+ * A rail negotiates its frame size from both MTUs (eth.c). The connections
+ * made on a link keep the frame size they got at RTR (the transport ties a
+ * packet's PSN to its offset, so a retransmission cannot be cut smaller),
+ * so after an MTU shrink a rail keeps taking frames up to 4096 bytes
+ * (rail->tx_max) if the peer reassembles (TBR_ETH_REASSEMBLES in its
+ * hellos): a frame above the negotiated size goes out as FRAG frames of at
+ * most that size, back to back and in order from the rail's one TX work.
+ * The receiver reassembles one frame at a time per peer
+ * (tbr_eth_reasm_add(), kernel/core/tbr_eth_wire.c); a gap or an
+ * inconsistent piece drops the partial frame (counted in frag_drops) and
+ * the transport resends it. Wire format: docs/protocol.md, docs/eth.md.
+ *
+ * Contexts: eth_frag_xmit() from the peer's TX work (process); eth_rx_frag()
+ * from the packet handler (softirq, RCU read side). peer->lock (irqsave)
+ * protects the reassembly state.
+ */
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+
+#include "tbrdma.h"
+#include "rail.h"
+#include "eth.h"
+#include "uapi/tbrdma-netlink.h"
+
+/* An skb to @dst_mac: our header, @sublen bytes of @sub (or none), @data. */
+struct sk_buff *eth_skb(struct eth_bind *bind, const u8 *dst_mac, u8 type, u64 dst,
+			u8 pdf, const void *sub, u32 sublen, const void *data, u32 len,
+			gfp_t gfp)
+{
+	struct tbr_eth_hdr h = {
+		.version = TBR_ETH_VERSION,
+		.type = type,
+		.pdf = pdf,
+		.len = sublen + len,
+		.src = bind->guid,
+		.dst = dst,
+	};
+	struct net_device *dev = bind->dev;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + TBR_ETH_HDR_LEN + sublen + len +
+			dev->needed_tailroom, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_reset_network_header(skb);
+	tbr_eth_hdr_build(skb_put(skb, TBR_ETH_HDR_LEN), &h);
+	if (sublen)
+		skb_put_data(skb, sub, sublen);
+	skb_put_data(skb, data, len);
+	skb->dev = dev;
+	skb->protocol = htons(TBRDMA_ETH_P);
+	if (dev_hard_header(skb, dev, TBRDMA_ETH_P, dst_mac, NULL, skb->len) < 0) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+/*
+ * Send @f (f->size > @frame) to @mac in pieces of at most @frame bytes with
+ * their fragment header, as frame number @id. Every skb is built first, then
+ * all go out in one BH-disabled run, so they reach the receiver's backlog
+ * back to back; the first one refused ends the frame (the rest is dropped:
+ * the receiver drops the partial frame). Returns the last dev_queue_xmit()
+ * result, NET_XMIT_DROP without memory.
+ */
+int eth_frag_xmit(struct eth_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
+		  u16 id)
+{
+	struct tbr_eth_frag fr = { .id = id, .total = f->size };
+	u32 chunk = frame - TBR_ETH_FRAG_HDR_LEN, off, sent = 0;
+	u8 pdf = (f->sof << 4) | (f->eof & 0xf);
+	u8 fh[TBR_ETH_FRAG_HDR_LEN];
+	int rc = NET_XMIT_SUCCESS;
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+
+	__skb_queue_head_init(&q);
+	for (off = 0; off < f->size; off += chunk) {
+		fr.offset = off;
+		tbr_eth_frag_build(fh, &fr);
+		skb = eth_skb(peer->bind, mac, TBR_ETH_FRAG, peer->guid, pdf, fh, sizeof(fh),
+			      f->buf + off, min(chunk, f->size - off), GFP_KERNEL);
+		if (!skb) {
+			__skb_queue_purge(&q);
+			return NET_XMIT_DROP;
+		}
+		__skb_queue_tail(&q, skb);
+	}
+	local_bh_disable();
+	while ((skb = __skb_dequeue(&q))) {
+		rc = dev_queue_xmit(skb);
+		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)
+			break;
+		sent++;
+	}
+	local_bh_enable();
+	__skb_queue_purge(&q);
+	tbr_rail_count(peer->rail, TBR_CNT_FRAG_TX, sent);
+	return rc;
+}
+
+/* Softirq, RCU read side: a FRAG on @bind's netdev. */
+void eth_rx_frag(struct eth_bind *bind, struct sk_buff *skb, const struct tbr_eth_hdr *h)
+{
+	const u32 data_off = TBR_ETH_HDR_LEN + TBR_ETH_FRAG_HDR_LEN;
+	struct tbr_frame *f = NULL;
+	struct tbr_eth_frag fr;
+	struct eth_peer *peer;
+	struct tbr_rail *rail;
+	unsigned long flags;
+	u32 dropped = 0;
+	int rc = -EINVAL;
+
+	/* a piece is at most one MTU: make it linear */
+	if (!pskb_may_pull(skb, TBR_ETH_HDR_LEN + h->len) ||
+	    tbr_eth_frag_parse(h, skb->data + TBR_ETH_HDR_LEN, h->len, bind->guid, &fr))
+		return;
+	peer = eth_rx_peer_lock(bind, skb, h->src, &flags);
+	if (!peer)
+		return;
+	rail = peer->rail;
+	if (peer->running && READ_ONCE(eth_fragment))
+		rc = tbr_eth_reasm_add(&peer->reasm, &fr, skb->data + data_off, &dropped);
+	else
+		dropped = 1;	/* we do not reassemble now: the peer learns it */
+	if (rc == TBR_ETH_REASM_DONE) {
+		f = eth_rx_buf_locked(peer);
+		if (f) {
+			memcpy(f->buf, peer->reasm.buf, peer->reasm.total);
+			f->size = peer->reasm.total;
+			f->sof = peer->reasm.pdf >> 4;
+			f->eof = peer->reasm.pdf & 0xf;
+			f->flags = 0;
+		}
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (!rail)
+		return;
+	if (dropped)
+		tbr_rail_count(rail, TBR_CNT_FRAG_DROPS, dropped);
+	if (rc != TBR_ETH_REASM_DONE)
+		return;
+	if (!f) {
+		tbr_rail_count(rail, TBR_CNT_RX_NOBUF, 1);
+		return;
+	}
+	tbr_rail_count(rail, TBR_CNT_FRAG_RX, 1);
+	f->callback(rail, f, false);
+}
