@@ -14,7 +14,8 @@
 # port DOWN, the daemon logs the event and a fabric of one; replug: rails, port and fabric back
 # with no command.
 # vm-init: systemd
-# vm-kernel: 6.1 6.12
+# vm-kernel: 6.1
+# (passes on 6.12 too: `tests/vm/run tbsim-systemd@6.12`; not in make check, for its time budget)
 # vm-count: 2
 # vm-host: yes
 # vm-device: edu
