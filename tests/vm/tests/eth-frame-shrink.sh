@@ -7,7 +7,7 @@
 # QP made after the shrink sends no fragment. Negative: with eth_fragment=0 the same shrink fails a
 # running RC connection (retry exceeded), as it did before fragmentation.
 # vm-kernel: 6.1
-# (passes on 6.12 too: `tests/vm/run eth-frame-shrink@6.12`; not in make check, for its time budget)
+# (passes on 6.12 too: `tests/vm/run --kernel 6.12 eth-frame-shrink`; not in make check, for its time budget)
 # vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"

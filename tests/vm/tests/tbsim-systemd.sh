@@ -15,7 +15,7 @@
 # with no command.
 # vm-init: systemd
 # vm-kernel: 6.1
-# (passes on 6.12 too: `tests/vm/run tbsim-systemd@6.12`; not in make check, for its time budget)
+# (passes on 6.12 too: `tests/vm/run --kernel 6.12 tbsim-systemd`; not in make check, for its time budget)
 # vm-count: 2
 # vm-host: yes
 # vm-device: edu

@@ -9,7 +9,7 @@
 # whose MAC no link leads to completes with RETRY_EXC_ERR within its retry budget
 # (tests/progs/unreachable: 8 x 67 ms), never waits forever. 71 s (6.12) at load 4 on 2 cores, 366 s (6.1) at load 7-10.
 # vm-kernel: 6.1
-# (passes on 6.12 too: `tests/vm/run verbs-loopback@6.12`; not in make check, for its time budget)
+# (passes on 6.12 too: `tests/vm/run --kernel 6.12 verbs-loopback`; not in make check, for its time budget)
 # vm-timeout: 600
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
