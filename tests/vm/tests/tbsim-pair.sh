@@ -5,7 +5,8 @@
 # binds, HELLO/READY, 2 tb rails up, ping over tbr0 and ib_write_bw / ib_read_lat / ib_send_bw
 # across, every rail carried frames. Then both modules unload and reload in firmware-CM mode: one
 # rail per XDomain; with the CRC fault knob on, ib_write_bw still passes and tbrdma counts the
-# frames with CRC errors (rx_errors).
+# frames with CRC errors (rx_errors). Then b's cable NIC goes unserviced for 0.5 s in a burst: with
+# E2E credits no frame is lost and a's TX ring waits.
 # vm-kernel: 6.1 6.12
 # vm-count: 2
 # vm-rails: 1
