@@ -70,8 +70,11 @@ static void link_work_fn(struct work_struct *work)
 	struct tbsim_wire w = { .kind = TBSIM_WIRE_LINK };
 	struct tbsim_xd *down = NULL;
 	bool alive;
+	int i;
 
 	tbsim_cable_xmit(c, &w, &tbsim.uuid, sizeof(tbsim.uuid));
+	for (i = 1; i < TBSIM_HOP_COUNT; i++)
+		tbsim_ring_credit_kick(i);	/* E2E: credits again, in case some were lost */
 	mutex_lock(&tbsim.lock);
 	alive = READ_ONCE(c->heard) && time_before(jiffies, READ_ONCE(c->last_rx) + TBSIM_LINK_DEAD);
 	if (alive && !c->sxd && !c->gone && tbsim.tb) {
@@ -211,6 +214,9 @@ static int cable_rcv(struct sk_buff *skb, struct net_device *dev,
 	} else if (w.kind == TBSIM_WIRE_FRAME && sxd && w.sof < 16 && w.eof < 16 &&
 		   tbsim_xd_path_rx(sxd, le16_to_cpu(w.hopid), &ring)) {
 		tbsim_ring_rx(sxd, ring, skb, &w);
+	} else if (w.kind == TBSIM_WIRE_CREDIT && sxd && !w.flags &&
+		   len == sizeof(struct tbsim_credit)) {
+		tbsim_ring_credit(sxd, &w, (struct tbsim_credit *)skb->data);
 	}
 drop:
 	rcu_read_unlock();

@@ -8,8 +8,18 @@
  * context with the ring lock held; tb_ring_poll(), tb_ring_poll_complete()
  * re-arming the interrupt), tb_ring_stop() completing every posted frame as
  * canceled before it returns, sof/eof masks on RX, RX descriptor flags for
- * CRC errors and buffer overruns, E2E flow control (a frame waits for a
- * buffer instead of being dropped).
+ * CRC errors and buffer overruns, E2E flow control.
+ *
+ * E2E is credit based end to end, as in hardware: an RX ring with
+ * RING_FLAG_E2E grants the peer credits for its HopID over the cable (the
+ * next frame it expects and how many from there on have a posted buffer, at
+ * most TBSIM_E2E_WINDOW so the cable, a UDP socket and a virtio queue, never
+ * holds more than it can take), and a TX ring that has been granted credits
+ * puts no frame on the cable beyond them: the frame waits in the TX ring, as
+ * the DMA engine stalls. So with E2E on both ends no frame is lost for lack
+ * of a buffer or room on the cable. Without E2E frames go out at once and
+ * are dropped when no buffer is posted. Frames carry their TX ring's count:
+ * the receiver counts the ones that never arrived (rx_lost).
  *
  * The "DMA engine" copies between the cable's packets and the buffers at the
  * bus addresses the driver mapped against the NHI's PCI device (dma-direct:
@@ -22,6 +32,7 @@
 #include "tbsim.h"
 
 static atomic_t tx_frames, rx_frames, rx_dropped, tx_dropped, rx_crc, rx_overrun;
+static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx;
 
 static struct tbsim_ring *to_sr(struct tb_ring *ring)
 {
@@ -39,10 +50,10 @@ static size_t frame_len(u32 size)
 }
 
 /* TX: one frame onto the cable its ring's path leads to (or nowhere). */
-static void ring_tx_one(struct tb_ring *ring, struct ring_frame *f)
+static void ring_tx_one(struct tb_ring *ring, struct ring_frame *f, u32 seq)
 {
 	struct tbsim_wire w = {
-		.kind = TBSIM_WIRE_FRAME, .sof = f->sof, .eof = f->eof,
+		.kind = TBSIM_WIRE_FRAME, .sof = f->sof, .eof = f->eof, .seq = cpu_to_le32(seq),
 	};
 	struct tbsim_cable *c;
 	static atomic_t nth_drop, nth_crc;
@@ -55,7 +66,7 @@ static void ring_tx_one(struct tb_ring *ring, struct ring_frame *f)
 	if (tbsim_fault_crc && atomic_inc_return(&nth_crc) % tbsim_fault_crc == 0)
 		w.flags = 1;	/* the receiver's CRC check fails */
 	rcu_read_lock();
-	if (tbsim_xd_path_tx(ring->hop, &c, &hopid)) {
+	if (tbsim_xd_path_of(ring->hop, true, &c, &hopid)) {
 		w.hopid = cpu_to_le16(hopid);
 		if (tbsim_cable_xmit(c, &w, frame_va(ring, f), frame_len(f->size)))
 			atomic_inc(&tx_dropped);
@@ -86,6 +97,7 @@ static void ring_work(struct work_struct *work)
 	struct ring_frame *f;
 	unsigned long flags;
 	LIST_HEAD(list);
+	u32 seq;
 
 	spin_lock_irqsave(&ring->lock, flags);
 	if (!ring->running) {
@@ -96,15 +108,25 @@ static void ring_work(struct work_struct *work)
 		callbacks(ring, &list, true);
 		return;
 	}
-	if (ring->is_tx)
-		list_splice_tail_init(&ring->queue, &list);
-	else
+	seq = sr->tx_seq;
+	if (ring->is_tx) {
+		/* E2E: what the credits allow goes out, the rest waits for more */
+		while ((f = list_first_entry_or_null(&ring->queue, struct ring_frame, list))) {
+			if (sr->credited && (s32)(sr->tx_limit - sr->tx_seq) <= 0) {
+				atomic_inc(&tx_waits);
+				break;
+			}
+			list_move_tail(&f->list, &list);
+			sr->tx_seq++;
+		}
+	} else {
 		list_splice_tail_init(&sr->done, &list);
+	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	if (ring->is_tx)
 		list_for_each_entry(f, &list, list) {
 			f->flags = RING_DESC_COMPLETED;
-			ring_tx_one(ring, f);
+			ring_tx_one(ring, f, seq++);
 		}
 	callbacks(ring, &list, false);
 }
@@ -119,6 +141,116 @@ static void ring_irq(struct irq_work *w)
 	if (ring->running && ring->start_poll)
 		ring->start_poll(ring->poll_data);
 	spin_unlock(&ring->lock);
+}
+
+/* E2E: the limit an RX ring can grant now (see the top). ring->lock held. */
+static u32 credit_limit(struct tbsim_ring *sr)
+{
+	int room = sr->ring.head - skb_queue_len(&sr->backlog);
+
+	return sr->rx_next + clamp(room, 0, TBSIM_E2E_WINDOW);
+}
+
+/*
+ * E2E: grant again once a quarter window is free, or at once if the peer
+ * has used every credit. ring->lock held.
+ */
+static void credit_check(struct tbsim_ring *sr)
+{
+	s32 more = credit_limit(sr) - sr->granted;
+
+	if (!(sr->ring.flags & RING_FLAG_E2E) || !sr->ring.running)
+		return;
+	if (more >= TBSIM_E2E_WINDOW / 4 || (more > 0 && sr->rx_next == sr->granted))
+		queue_work(tbsim.ring_wq, &sr->credit_work);
+}
+
+/* E2E: a credit packet to the peer on the cable of this RX ring's path */
+static void credit_work(struct work_struct *work)
+{
+	struct tbsim_ring *sr = container_of(work, struct tbsim_ring, credit_work);
+	struct tbsim_wire w = { .kind = TBSIM_WIRE_CREDIT };
+	struct tb_ring *ring = &sr->ring;
+	struct tbsim_credit cr;
+	struct tbsim_cable *c;
+	unsigned long flags;
+	u32 limit, next;
+	int hopid;
+
+	spin_lock_irqsave(&ring->lock, flags);
+	if (!(ring->flags & RING_FLAG_E2E) || !ring->running) {
+		spin_unlock_irqrestore(&ring->lock, flags);
+		return;
+	}
+	next = sr->rx_next;
+	limit = credit_limit(sr);
+	cr.synced = cpu_to_le32(sr->rx_synced);
+	spin_unlock_irqrestore(&ring->lock, flags);
+	cr.room = cpu_to_le32(limit - next);
+	w.seq = cpu_to_le32(next);
+	rcu_read_lock();
+	if (tbsim_xd_path_of(ring->hop, false, &c, &hopid)) {
+		w.hopid = cpu_to_le16(hopid);
+		if (!tbsim_cable_xmit(c, &w, &cr, sizeof(cr))) {
+			atomic_inc(&credits_tx);
+			spin_lock_irqsave(&ring->lock, flags);
+			if ((s32)(limit - sr->granted) > 0)
+				sr->granted = limit;
+			spin_unlock_irqrestore(&ring->lock, flags);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/* E2E: (re)send the credits of our RX ring @hop, if it has E2E. Any context. */
+void tbsim_ring_credit_kick(int hop)
+{
+	struct tb_nhi *nhi = &tbsim.nhi;
+	struct tb_ring *ring;
+	unsigned long flags;
+
+	spin_lock_irqsave(&nhi->lock, flags);
+	ring = nhi->rx_rings && hop > 0 && hop < nhi->hop_count ? nhi->rx_rings[hop] : NULL;
+	if (ring && ring->running && (ring->flags & RING_FLAG_E2E))
+		queue_work(tbsim.ring_wq, &to_sr(ring)->credit_work);
+	spin_unlock_irqrestore(&nhi->lock, flags);
+}
+
+/*
+ * E2E: credits from the peer for its input HopID w->hopid (softirq). A
+ * receiver that saw none of our frames yet, or expects more than we sent
+ * (an older TX ring of ours), counts from what we sent.
+ */
+void tbsim_ring_credit(struct tbsim_xd *sxd, const struct tbsim_wire *w,
+		       const struct tbsim_credit *cr)
+{
+	struct tb_nhi *nhi = &tbsim.nhi;
+	struct tbsim_ring *sr;
+	struct tb_ring *ring;
+	unsigned long flags;
+	u32 next, limit;
+	int hop;
+
+	if (!tbsim_xd_path_credit(sxd, le16_to_cpu(w->hopid), &hop))
+		return;
+	atomic_inc(&credits_rx);
+	spin_lock_irqsave(&nhi->lock, flags);
+	ring = nhi->tx_rings && hop > 0 && hop < nhi->hop_count ? nhi->tx_rings[hop] : NULL;
+	if (ring) {
+		sr = to_sr(ring);
+		spin_lock(&ring->lock);
+		next = le32_to_cpu(w->seq);
+		if (!le32_to_cpu(cr->synced) || (s32)(next - sr->tx_seq) > 0)
+			next = sr->tx_seq;
+		limit = next + le32_to_cpu(cr->room);
+		if (!sr->credited || (s32)(limit - sr->tx_limit) > 0)
+			sr->tx_limit = limit;
+		sr->credited = true;
+		if (ring->running && !list_empty(&ring->queue))
+			queue_work(tbsim.ring_wq, &ring->work);
+		spin_unlock(&ring->lock);
+	}
+	spin_unlock_irqrestore(&nhi->lock, flags);
 }
 
 /* RX buffers the hardware may fill: at most size - 1. ring->lock held. */
@@ -200,7 +332,8 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
 	struct tbsim_ring *sr;
 	struct tb_ring *ring;
 	unsigned long flags;
-	bool ok = false;
+	bool ok = false, nobuf = false;
+	u32 seq = le32_to_cpu(w->seq);
 
 	spin_lock_irqsave(&nhi->lock, flags);
 	ring = nhi->rx_rings ? nhi->rx_rings[hop] : NULL;
@@ -208,6 +341,11 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
 		goto out;
 	sr = to_sr(ring);
 	spin_lock(&ring->lock);
+	/* frames the peer's ring sent before this one never arrived: lost on the cable */
+	if (sr->rx_synced && (s32)(seq - sr->rx_next) > 0)
+		atomic_add(seq - sr->rx_next, &rx_lost);
+	sr->rx_next = seq + 1;	/* a step back: the peer's TX ring is a new one */
+	sr->rx_synced = true;
 	if (ring->running && (ring->sof_mask & BIT(w->sof)) && (ring->eof_mask & BIT(w->eof))) {
 		if (skb_queue_empty(&sr->backlog))
 			ok = rx_deliver(sr, skb->data, skb->len, w);
@@ -221,10 +359,14 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
 				ok = true;
 			}
 		}
+		nobuf = !ok;
 	}
+	credit_check(sr);
 	spin_unlock(&ring->lock);
 out:
 	spin_unlock_irqrestore(&nhi->lock, flags);
+	if (nobuf)
+		atomic_inc(&rx_nobuf);
 	if (!ok)
 		atomic_inc(&rx_dropped);
 }
@@ -244,6 +386,7 @@ int __tb_ring_enqueue(struct tb_ring *ring, struct ring_frame *frame)
 		list_add_tail(&frame->list, &ring->queue);
 		rx_refill(ring);
 		rx_backlog(to_sr(ring));
+		credit_check(to_sr(ring));
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	return ret;
@@ -305,6 +448,7 @@ static struct tb_ring *ring_alloc(struct tb_nhi *nhi, int hop, int size, bool tx
 	INIT_LIST_HEAD(&sr->done);
 	INIT_WORK(&ring->work, ring_work);
 	init_irq_work(&sr->irq, ring_irq);
+	INIT_WORK(&sr->credit_work, credit_work);
 	skb_queue_head_init(&sr->backlog);
 	ring->nhi = nhi;
 	ring->hop = hop;
@@ -416,6 +560,7 @@ void tb_ring_free(struct tb_ring *ring)
 	spin_unlock_irq(&nhi->lock);
 	irq_work_sync(&sr->irq);
 	flush_work(&ring->work);
+	cancel_work_sync(&sr->credit_work);
 	skb_queue_purge(&sr->backlog);
 	kfree(sr);
 }
@@ -424,10 +569,15 @@ EXPORT_SYMBOL_GPL(tb_ring_free);
 /* /sys/module/thunderbolt/parameters/stats */
 static int stats_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d rx_crc=%d rx_overrun=%d\n",
+	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
+			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
+			  "credits_tx=%d credits_rx=%d\n",
 			  atomic_read(&tx_frames), atomic_read(&tx_dropped),
 			  atomic_read(&rx_frames), atomic_read(&rx_dropped),
-			  atomic_read(&rx_crc), atomic_read(&rx_overrun));
+			  atomic_read(&rx_crc), atomic_read(&rx_overrun),
+			  atomic_read(&rx_lost), atomic_read(&rx_nobuf),
+			  atomic_read(&tx_waits), atomic_read(&credits_tx),
+			  atomic_read(&credits_rx));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };

@@ -45,9 +45,10 @@
 #define TBSIM_FRAME_MAX		4096	/* ring frame payload */
 #define TBSIM_CFG_TIMEOUT_MS	5000	/* TB_CFG_DEFAULT_TIMEOUT */
 #define TBSIM_E2E_BACKLOG	512	/* frames an E2E ring holds for its buffers */
+#define TBSIM_E2E_WINDOW	12	/* most credits one E2E HopID has on the cable */
 
 /* Wire header after the Ethernet header, little endian */
-enum { TBSIM_WIRE_CTL = 1, TBSIM_WIRE_FRAME = 2, TBSIM_WIRE_LINK = 3 };
+enum { TBSIM_WIRE_CTL = 1, TBSIM_WIRE_FRAME = 2, TBSIM_WIRE_LINK = 3, TBSIM_WIRE_CREDIT = 4 };
 struct tbsim_wire {
 	u8 kind;
 	u8 sof;		/* frame: PDF of the first; control: 0 */
@@ -56,6 +57,13 @@ struct tbsim_wire {
 	__le16 hopid;	/* frame: the path's HopID on the cable */
 	__le16 len;	/* payload bytes */
 	__le32 crc;	/* crc32_le of the payload */
+	__le32 seq;	/* frame: the TX ring's count; credit: the next frame expected */
+} __packed;
+
+/* E2E credit grant for one HopID (payload of TBSIM_WIRE_CREDIT) */
+struct tbsim_credit {
+	__le32 room;	/* frames from seq on that have a buffer */
+	__le32 synced;	/* seq is valid (a frame of this sender was seen) */
 } __packed;
 
 /* XDomain discovery protocol (the real UUID's packet types) */
@@ -125,6 +133,13 @@ struct tbsim_ring {
 	bool irq_on;			/* poll mode: interrupt armed */
 	struct irq_work irq;		/* poll mode: start_poll in hard IRQ */
 	struct sk_buff_head backlog;	/* E2E: frames waiting for buffers */
+	/* TX, ring.lock: frames sent, credit limit (valid once credited) */
+	u32 tx_seq, tx_limit;
+	bool credited;
+	/* RX, ring.lock: next frame expected from the peer, limit granted */
+	u32 rx_next, granted;
+	bool rx_synced;
+	struct work_struct credit_work;	/* RX E2E: grant credits to the peer */
 };
 
 struct tbsim {
@@ -175,11 +190,15 @@ void tbsim_xdp_request(const void *buf, size_t size);
 const uuid_t *tbsim_xdp_proto(void);
 void tbsim_xd_properties_changed(void);
 bool tbsim_xd_path_rx(struct tbsim_xd *sxd, int hopid, int *ring);
-bool tbsim_xd_path_tx(int ring, struct tbsim_cable **cable, int *hopid);
+bool tbsim_xd_path_of(int ring, bool tx, struct tbsim_cable **cable, int *hopid);
+bool tbsim_xd_path_credit(struct tbsim_xd *sxd, int hopid, int *ring);
 
 /* ring.c */
 void tbsim_ring_rx(struct tbsim_xd *sxd, int ring, struct sk_buff *skb,
 		   const struct tbsim_wire *w);
+void tbsim_ring_credit(struct tbsim_xd *sxd, const struct tbsim_wire *w,
+		       const struct tbsim_credit *cr);
+void tbsim_ring_credit_kick(int ring);
 
 /* cable.c */
 int tbsim_cable_xmit(struct tbsim_cable *c, const struct tbsim_wire *w,

@@ -755,6 +755,8 @@ int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 	ret = 0;
 out:
 	spin_unlock_bh(&sxd->paths_lock);
+	if (!ret)
+		tbsim_ring_credit_kick(receive_ring);	/* E2E: the peer's first credits */
 	return ret;
 }
 EXPORT_SYMBOL_GPL(tb_xdomain_enable_paths);
@@ -806,8 +808,27 @@ bool tbsim_xd_path_rx(struct tbsim_xd *sxd, int hopid, int *ring)
 	return ok;
 }
 
-/* The cable and HopID our TX ring @ring feeds. rcu_read_lock held. */
-bool tbsim_xd_path_tx(int ring, struct tbsim_cable **cable, int *hopid)
+/* Our TX ring for credits the peer grants on @hopid (its input HopID). Softirq. */
+bool tbsim_xd_path_credit(struct tbsim_xd *sxd, int hopid, int *ring)
+{
+	unsigned int i;
+	bool ok = false;
+
+	spin_lock(&sxd->paths_lock);
+	for (i = 0; i < sxd->npaths && !ok; i++)
+		if (sxd->paths[i].tx_hopid == hopid) {
+			*ring = sxd->paths[i].tx_ring;
+			ok = true;
+		}
+	spin_unlock(&sxd->paths_lock);
+	return ok;
+}
+
+/*
+ * The cable and HopID of the path our TX (@tx) or RX ring @ring is on: the
+ * peer's input HopID, or ours. rcu_read_lock held.
+ */
+bool tbsim_xd_path_of(int ring, bool tx, struct tbsim_cable **cable, int *hopid)
 {
 	struct tbsim_cable *c;
 	unsigned int i;
@@ -819,11 +840,14 @@ bool tbsim_xd_path_tx(int ring, struct tbsim_cable **cable, int *hopid)
 		if (!sxd || READ_ONCE(c->gone))
 			continue;
 		spin_lock_bh(&sxd->paths_lock);
-		for (i = 0; i < sxd->npaths && !ok; i++)
-			if (sxd->paths[i].tx_ring == ring) {
-				*hopid = sxd->paths[i].tx_hopid;
+		for (i = 0; i < sxd->npaths && !ok; i++) {
+			struct tbsim_path *p = &sxd->paths[i];
+
+			if ((tx ? p->tx_ring : p->rx_ring) == ring) {
+				*hopid = tx ? p->tx_hopid : p->rx_hopid;
 				ok = true;
 			}
+		}
 		spin_unlock_bh(&sxd->paths_lock);
 		if (ok) {
 			*cable = c;

@@ -5,7 +5,8 @@
 # binds, HELLO/READY, 2 tb rails up, ping over tbr0 and ib_write_bw / ib_read_lat / ib_send_bw
 # across, every rail carried frames. Then both modules unload and reload in firmware-CM mode: one
 # rail per XDomain; with the CRC fault knob on, ib_write_bw still passes and tbrdma counts the
-# frames with CRC errors (rx_errors).
+# frames with CRC errors (rx_errors). Then b's cable NIC goes unserviced for 0.5 s in a burst: with
+# E2E credits no frame is lost and a's TX ring waits.
 # vm-kernel: 6.1 6.12
 # vm-count: 2
 # vm-rails: 1
@@ -93,5 +94,36 @@ cat /sys/module/thunderbolt/parameters/stats
 rxe=$(sed -n 's/^link dev=tbrdma0 .* rx_errors=\([0-9]*\).*/\1/p' /tmp/links)
 crc=$(sed -n 's/.*rx_crc=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats)
 [ "${crc:-0}" -gt 0 ] && [ "${rxe:-0}" -gt 0 ] || fail "CRC errors not seen (stand-in rx_crc=$crc, tbrdma rx_errors=$rxe)"
+
+# E2E flow control is credit based end to end (tests/tbsim/ring.c): a's TX ring sends no frame b
+# has no credit (a posted buffer, within a window the cable holds) for. b's cable NIC is left
+# unserviced for 0.5 s in the middle of a burst, as when the host deschedules b's VM: before the
+# credits, a went on sending and the frames overflowed b's virtio RX queue and QEMU's UDP socket
+# (counted now as b's rx_lost: frames of a's ring that never arrived). With E2E none may be lost.
+# -u 18 (1.07 s ACK timeout): the pause itself must not exhaust RC's retries.
+step "E2E: b's cable NIC not serviced for 0.5 s in a burst: a waits for credits, no frame lost"
+st() { grep -o "\b$1=[0-9]*" /sys/module/thunderbolt/parameters/stats | cut -d= -f2; }
+past() { [ "$(st "$1")" -ge "$2" ]; }
+lost0=$(st rx_lost) nobuf0=$(st rx_nobuf) waits0=$(st tx_waits)
+rm -f /tmp/paused
+if [ "$VM_ROLE" = b ]; then
+	nic=$(grep -l '^52:54:' /sys/class/net/*/address | head -1 | xargs dirname | xargs basename)
+	rx0=$(st rx_frames)
+	(wait_for 120 past rx_frames $((rx0 + 500)) && ip link set dev "$nic" down && sleep 0.5 &&
+		ip link set dev "$nic" up && : > /tmp/paused) &
+	pauser=$!
+fi
+perf_pair w3 ib_write_bw -s 65536 -n 300 -u 18
+cat /sys/module/thunderbolt/parameters/stats
+echo "rx_lost +$(($(st rx_lost) - lost0)) rx_nobuf +$(($(st rx_nobuf) - nobuf0)) tx_waits +$(($(st tx_waits) - waits0))"
+if [ "$VM_ROLE" = b ]; then
+	wait "$pauser" || true
+	[ -e /tmp/paused ] || fail "b's cable NIC was not paused during the burst"
+	ip -s link show dev "$nic"
+	[ "$(st rx_lost)" = "$lost0" ] || fail "frames lost on the cable with E2E: rx_lost $lost0 -> $(st rx_lost)"
+	[ "$(st rx_nobuf)" = "$nobuf0" ] || fail "frames dropped for lack of a buffer with E2E: rx_nobuf $nobuf0 -> $(st rx_nobuf)"
+else
+	[ "$(st tx_waits)" -gt "$waits0" ] || fail "a's TX ring never waited for credits: tx_waits $waits0"
+fi
 vm_signal finished
 vm_wait "$other.finished" 60
