@@ -19,7 +19,7 @@
 # vm-count: 2
 # vm-host: yes
 # vm-device: edu
-# vm-timeout: 420
+# vm-timeout: 600
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/tbsim.lib"
 other=b
