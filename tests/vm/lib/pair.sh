@@ -12,11 +12,9 @@ export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
 
 h1() { ip netns exec h1 "$@"; }
 
-pair_up() {
-	tbr_load
-	"$CTL" dev-new > /dev/null || fail "dev-new failed"
-	"$CTL" cable-new tbrdma0 tbrdma1 --rails "$1" ${2:+--depth "$2"} > /dev/null ||
-		fail "cable-new failed"
+# pair_split: tbrdma1 and tbr1 (both existing, cabled or eth-bound) into namespace h1,
+# 10.88.0.1/.2 on tbr0/tbr1, tbrdma0 ACTIVE; sets GID0/GID1 (their IPv4-mapped RoCE v2 GIDs)
+pair_split() {
 	# exclusive mode can only be chosen while init_net is the only namespace
 	rdma system set netns exclusive
 	ip netns add h1
@@ -27,12 +25,20 @@ pair_up() {
 	h1 ip link set tbr1 up
 	ip addr add 10.88.0.1/24 dev tbr0
 	h1 ip addr add 10.88.0.2/24 dev tbr1
-	wait_for 10 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
-	wait_for 10 h1 grep -q ACTIVE /sys/class/infiniband/tbrdma1/ports/1/state
+	wait_for 15 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
 	wait_for 10 gid_index tbrdma0 10.88.0.1
 	wait_for 10 h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2"
 	GID0=$(gid_index tbrdma0 10.88.0.1)
 	GID1=$(h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2")
+}
+
+pair_up() {
+	tbr_load
+	"$CTL" dev-new > /dev/null || fail "dev-new failed"
+	"$CTL" cable-new tbrdma0 tbrdma1 --rails "$1" ${2:+--depth "$2"} > /dev/null ||
+		fail "cable-new failed"
+	pair_split
+	wait_for 10 h1 grep -q ACTIVE /sys/class/infiniband/tbrdma1/ports/1/state
 	ping -c 1 -W 5 10.88.0.2 > /dev/null || fail "no IP over the rails (ping 10.88.0.2)"
 	export GID0 GID1
 }

@@ -32,20 +32,7 @@ mtu 9000
 "$CTL" eth-bind tbrdma1 ve0b || fail "eth-bind ve0b"
 ip link set ve0a up
 ip link set ve0b up
-rdma system set netns exclusive
-ip netns add h1
-rdma dev set tbrdma1 netns h1
-ip link set tbr1 netns h1
-ip link set tbr0 up
-h1 ip link set lo up
-h1 ip link set tbr1 up
-ip addr add 10.88.0.1/24 dev tbr0
-h1 ip addr add 10.88.0.2/24 dev tbr1
-wait_for 15 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
-wait_for 10 gid_index tbrdma0 10.88.0.1
-wait_for 10 h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2"
-GID0=$(gid_index tbrdma0 10.88.0.1)
-GID1=$(h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2")
+pair_split
 wait_for 15 link_frame 4096
 ping -c 2 -W 5 10.88.0.2 > /dev/null || fail "no IP over the eth rail"
 

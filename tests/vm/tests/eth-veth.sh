@@ -51,20 +51,7 @@ grep -q "^link dev=tbrdma0 .*max_frame=4096" /tmp/links || fail "link max_frame 
 [ "$(grep -c '^link dev=tbrdma0 ' /tmp/links)" = 1 ] || fail "both pairs should join ONE link"
 
 step "IP and RDMA over the eth rails"
-rdma system set netns exclusive
-ip netns add h1
-rdma dev set tbrdma1 netns h1
-ip link set tbr1 netns h1
-ip link set tbr0 up
-h1 ip link set lo up
-h1 ip link set tbr1 up
-ip addr add 10.88.0.1/24 dev tbr0
-h1 ip addr add 10.88.0.2/24 dev tbr1
-wait_for 10 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
-wait_for 10 gid_index tbrdma0 10.88.0.1
-wait_for 10 h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2"
-GID0=$(gid_index tbrdma0 10.88.0.1)
-GID1=$(h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2")
+pair_split
 ping -c 3 -W 5 10.88.0.2 > /dev/null || fail "no IP over the eth rails"
 listening() { [ -n "$(h1 ss -ltnH 'sport = :18515')" ]; }
 perf() {
