@@ -95,6 +95,12 @@ struct verbs_mr {
 
 struct verbs_xrcd;
 
+/* verbs_qp.comp_mask: ibv_qp_to_qp_ex returns &qp_ex only with VERBS_QP_EX */
+enum {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
 struct verbs_qp {
 	union {
 		struct ibv_qp qp;
@@ -146,12 +152,14 @@ struct verbs_context_ops {
 	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
 				    struct ibv_comp_channel *channel,
 				    int comp_vector);
-	tbr_pabi_unused_fn create_cq_ex;
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *attr);
 	tbr_pabi_unused_fn create_flow;
 	tbr_pabi_unused_fn create_flow_action_esp;
 	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr);
-	tbr_pabi_unused_fn create_qp_ex;
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
 	tbr_pabi_unused_fn create_rwq_ind_table;
 	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
 				      struct ibv_srq_init_attr *attr);
@@ -242,6 +250,22 @@ TBR_PABI_CMD(ibv_create_srq, ib_uverbs_create_srq);
 TBR_PABI_CMD(ibv_modify_srq, ib_uverbs_modify_srq);
 TBR_PABI_CMD(ibv_query_srq, ib_uverbs_query_srq);
 
+/* extended commands: both headers, then the kernel's request struct */
+struct tbr_pabi_ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+#define TBR_PABI_CMD_EX(name, kabi)				\
+	struct name {						\
+		struct tbr_pabi_ex_hdr hdr;			\
+		struct kabi core_payload;			\
+	};							\
+	_Static_assert(sizeof(struct name) % 8 == 0 &&		\
+		       sizeof(struct name) == sizeof(struct tbr_pabi_ex_hdr) + \
+		       sizeof(struct kabi), #name " layout")
+TBR_PABI_CMD_EX(ibv_create_cq_ex, ib_uverbs_ex_create_cq);
+TBR_PABI_CMD_EX(ibv_create_qp_ex, ib_uverbs_ex_create_qp);
+
 /* exported by libibverbs.so.1 with version IBVERBS_PRIVATE_34 */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
@@ -278,6 +302,12 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
 int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
 		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
 		      size_t resp_size);
@@ -286,6 +316,11 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      struct ibv_qp_init_attr *attr, struct ibv_create_qp *cmd,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
 		      size_t resp_size);
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *attr_ex,
+			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
+			  struct ib_uverbs_ex_create_qp_resp *resp,
+			  size_t resp_size);
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);

@@ -1,6 +1,6 @@
 # Debian's 6.12 kernel: tbrdma.ko built against its headers loads and registers tbrdma0 (link
-# layer Ethernet), the verbs objects test passes (create_cq takes a uverbs_attr_bundle there),
-# and rmmod unregisters it.
+# layer Ethernet), the verbs objects and extended verbs tests pass (create_cq takes a
+# uverbs_attr_bundle there), and rmmod unregisters it.
 # vm-kernel: 6.12
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -17,6 +17,7 @@ ip link set tbr0 up
 ip addr add 10.77.0.1/24 dev tbr0
 wait_for 10 grep -q "ffff:0a4d:0001" -r /sys/class/infiniband/tbrdma0/ports/1/gids/
 "$PROG" objects || fail "verbs_objects objects on $(uname -r)"
+"$TBR_TOP/build/progs/verbs_ex" tbrdma0 || fail "verbs_ex on $(uname -r)"
 rmmod tbrdma || fail "rmmod failed"
 rdma dev show | grep -q tbrdma && fail "tbrdma0 still registered after rmmod"
 echo "verbs-612: ok on $(uname -r)"

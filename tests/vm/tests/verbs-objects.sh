@@ -1,7 +1,9 @@
 # Verbs objects through the provider, no rail needed: PD/MR (access checks, new key on
 # re-registration), CQ (resize keeps pending CQEs, completion events, overflow -> CQ_ERR),
 # RC/UC QP state machine with attribute validation, flush of every WR in order on ERROR,
-# too-large SGE lists, SRQ (tests/progs/verbs_objects.c).
+# too-large SGE lists, SRQ (tests/progs/verbs_objects.c); the extended verbs (ibv_wr_* on RC, UC
+# and UD QPs, ibv_create_cq_ex polling, bad input) between two QPs of tbrdma0 through loopback
+# (tests/progs/verbs_ex.c).
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
@@ -13,5 +15,6 @@ ip link set tbr0 up
 ip addr add 10.77.0.1/24 dev tbr0
 wait_for 10 grep -q "ffff:0a4d:0001" -r /sys/class/infiniband/tbrdma0/ports/1/gids/
 "$PROG" objects || fail "verbs_objects objects"
+"$TBR_TOP/build/progs/verbs_ex" tbrdma0 || fail "verbs_ex"
 rmmod tbrdma
 echo "verbs-objects: ok"
