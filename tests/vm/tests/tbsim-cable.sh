@@ -1,11 +1,11 @@
-# Issue 12, M3 (on 6.1 and 6.12): two VMs joined by two "cables"
+# Issue 12, M3: two VMs joined by two "cables"
 # (virtio NICs) through the Thunderbolt stand-in: two XDomains (ports 1 and 3) to the same host,
 # both cables' rails (2 each) join ONE link (4 rails up). The host unplugs cable 1 of VM a by QMP
 # (device_del) during a verified transfer: that XDomain goes away on both sides (a: the NIC is gone;
 # b: the link's keepalives stop), its rails go down, the transfer completes with every byte right
 # over the other cable; then the last cable is unplugged too: the port goes DOWN; both replugged:
 # 4 rails and ACTIVE again with no command typed.
-# vm-kernel: 6.1 6.12
+# vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 2
 # vm-host: yes

@@ -11,7 +11,7 @@
 #    cable claiming another GUID and one naming another host's UUID are refused and counted
 #    (tb_state nego_bad=5, nego_refused=5 more than before); the link never goes down, no WARN,
 #    and ib_write_bw still runs across.
-# vm-kernel: 6.1 6.12
+# vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 2
 # vm-device: edu
