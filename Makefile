@@ -31,15 +31,19 @@ deps:
 kernel:
 	$(MAKE) -C kernel KVER=$(KVER) W=1
 
-# the VM harness's WARN self-test module and the Thunderbolt stand-in (tests/tbsim) with the tbrdma.ko
-# variant linked against it, for every kernel the VM tests boot
+# the stand-in for kernel $(1), with the real thunderbolt.ko's internal headers (tests/vm/lib/setup-tbsrc)
+# for its exports' modversions CRCs, which tests/tbsim/abi-check compares with the kernel's
+tbsim = ksrc=$$($(TOP)/tests/vm/lib/setup-tbsrc $(1)) && kdir=$$($(TOP)/tests/vm/lib/setup-headers $(1)) && \
+	$(MAKE) -C kernel KVER=$(1) SRC=$(TOP)/tests/tbsim NAME=thunderbolt W=1 TBSIM_KSRC=$$ksrc && \
+	$(TOP)/tests/tbsim/abi-check $(TOP)/build/kmod/$(1)/thunderbolt/Module.symvers $$kdir/Module.symvers
+
+# the VM harness's WARN self-test module, the Thunderbolt stand-in (tests/tbsim) and tbrdma.ko for
+# every kernel the VM tests boot (the production tbrdma.ko loads against the stand-in: same CRCs)
 selftest-modules:
 	$(MAKE) -C kernel KVER=$(KVER) SRC=$(TOP)/tests/vm/selftest NAME=tbr_selftest_warn
 	$(MAKE) -C kernel KVER=$(KVER612) SRC=$(TOP)/tests/vm/selftest NAME=tbr_selftest_warn
-	$(MAKE) -C kernel KVER=$(KVER) SRC=$(TOP)/tests/tbsim NAME=thunderbolt W=1
-	$(MAKE) -C kernel KVER=$(KVER) TBSIM=1 W=1
-	$(MAKE) -C kernel KVER=$(KVER612) SRC=$(TOP)/tests/tbsim NAME=thunderbolt W=1
-	$(MAKE) -C kernel KVER=$(KVER612) TBSIM=1 W=1
+	$(call tbsim,$(KVER))
+	$(call tbsim,$(KVER612))
 	$(MAKE) -C kernel KVER=$(KVER612) W=1
 
 check:
@@ -51,10 +55,13 @@ FUZZ_JOBS ?= 2
 fuzz-smoke:
 	$(MAKE) -C tests/fuzz -j$(FUZZ_JOBS) smoke FUZZ_JOBS=$(FUZZ_JOBS)
 
+# RAILS=tb (default): one 2-lane Thunderbolt cable through the test-only stand-in (tests/tbsim);
+# RAILS=eth: two virtio NICs as eth rails
+RAILS ?= tb
 demo:
 	@$(TOP)/tests/deps.sh
 	@$(MAKE) -s all
-	@$(TOP)/tests/vm/demo
+	@RAILS=$(RAILS) $(TOP)/tests/vm/demo
 
 vm-shell: all
 	@$(TOP)/tests/vm/run --shell

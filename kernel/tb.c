@@ -107,9 +107,13 @@ static LIST_HEAD(tbt_conns);
 static DEFINE_MUTEX(tbt_lock);
 static struct tb_property_dir *tbt_dir;
 static bool tbt_dir_registered, tbt_handler_registered, tbt_driver_registered;
-/* negotiation packets from peers: malformed ones, and well-formed ones refused (tb_state) */
+/*
+ * negotiation packets from peers (tb_state): malformed ones, well-formed ones
+ * refused, and HELLOs that came before our service for their XDomain probed
+ */
 static atomic_t tbt_nego_bad = ATOMIC_INIT(0);
 static atomic_t tbt_nego_refused = ATOMIC_INIT(0);
+static atomic_t tbt_nego_early = ATOMIC_INIT(0);
 
 /* ---- negotiation -------------------------------------------------------- */
 
@@ -398,6 +402,17 @@ static struct tbt_conn *tbt_find(u64 route, const struct tbr_nego_msg *m)
 	return NULL;
 }
 
+/* tbt_lock held */
+static bool tbt_route_known(u64 route)
+{
+	struct tbt_conn *c;
+
+	list_for_each_entry(c, &tbt_conns, node)
+		if (c->xd->route == route)
+			return true;
+	return false;
+}
+
 /*
  * The peer's requests, recorded by tbt_handle() (already answered): the
  * negotiation state changes they cause. Process context.
@@ -526,8 +541,19 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 	mutex_lock(&tbt_lock);
 	conn = tbt_find(route, err ? NULL : &m);
 	if (!conn) {
-		/* malformed, or not from the XDomain (route, UUIDs) it names */
-		atomic_inc(err ? &tbt_nego_bad : &tbt_nego_refused);
+		/*
+		 * Malformed; or a HELLO on a route no conn of ours has yet: the
+		 * peer's service probed before ours for that XDomain (a normal
+		 * race on every plug; the peer retries every second), not a
+		 * refusal; or on a conn's route but not from the XDomain
+		 * (UUIDs) it names: refused.
+		 */
+		if (err)
+			atomic_inc(&tbt_nego_bad);
+		else if (m.type == TBR_NEGO_HELLO && !tbt_route_known(route))
+			atomic_inc(&tbt_nego_early);
+		else
+			atomic_inc(&tbt_nego_refused);
 		mutex_unlock(&tbt_lock);
 		return 0;
 	}
@@ -812,12 +838,13 @@ static int tbt_state_get(char *buf, const struct kernel_param *kp)
 		rails += READ_ONCE(c->nrails);
 	}
 	mutex_unlock(&tbt_lock);
-	return scnprintf(buf, PAGE_SIZE, "driver=%s dir=%s key=%s protocol=%u.%u.%u caps=%#x nego=%u.%u services=%u rails=%u nego_bad=%u nego_refused=%u\n",
+	return scnprintf(buf, PAGE_SIZE, "driver=%s dir=%s key=%s protocol=%u.%u.%u caps=%#x nego=%u.%u services=%u rails=%u nego_bad=%u nego_refused=%u nego_early=%u\n",
 			  tbt_driver_registered ? "registered" : "none",
 			  tbt_dir_registered ? "registered" : "none", TBT_KEY,
 			  TBT_PRTCID, TBT_PRTCVERS, TBT_PRTCREVS, tbt_caps(),
 			  TBR_NEGO_VER_MAJOR, TBR_NEGO_VER_MINOR, n, rails,
-			  atomic_read(&tbt_nego_bad), atomic_read(&tbt_nego_refused));
+			  atomic_read(&tbt_nego_bad), atomic_read(&tbt_nego_refused),
+			  atomic_read(&tbt_nego_early));
 }
 
 static const struct kernel_param_ops tbt_state_ops = {

@@ -106,18 +106,28 @@ static int apply(Udev *u, sd_device *dev, DiscAction action, const char *verb)
 	}
 	switch (x.kind) {
 	case DISC_XDOMAIN:
+		/*
+		 * Info once per peer (plugged, gone); its changes (a service
+		 * of any protocol (un)registered over there) and the lack of a
+		 * tbrdma service, which is normal until the peer's service
+		 * device follows the XDomain's, at debug level.
+		 */
 		if (action == DISC_REMOVE)
 			log_info("udev: thunderbolt peer %s gone", x.name);
+		else if (action == DISC_CHANGE)
+			log_debug("udev: thunderbolt peer %s changed", x.name);
 		else
-			log_info("udev: thunderbolt peer %s %s (%s %s, %s)%s", x.name, verb,
-				 x.vendor_name, x.device_name, x.unique_id,
-				 disc_xdomain_has_service(d, x.name) ? "" :
-				 ": no tbrdma service (yet); is tbrdma loaded over there?");
+			log_info("udev: thunderbolt peer %s %s (%s %s, %s)", x.name, verb,
+				 x.vendor_name, x.device_name, x.unique_id);
+		if (action != DISC_REMOVE && !disc_xdomain_has_service(d, x.name))
+			log_debug("udev: thunderbolt peer %s: no tbrdma service (yet)", x.name);
 		break;
 	case DISC_SERVICE:
-		log_info("udev: thunderbolt service %s of peer %s %s%s", x.name, x.xdomain,
-			 action == DISC_REMOVE ? "gone" : verb,
-			 x.ours ? " (tbrdma)" : " (not tbrdma)");
+		/* other protocols' services (thunderbolt-net's "network") at debug level */
+		log_internal(x.ours ? LOG_INFO : LOG_DEBUG, 0,
+			     "udev: thunderbolt service %s of peer %s %s%s", x.name, x.xdomain,
+			     action == DISC_REMOVE ? "gone" : verb,
+			     x.ours ? " (tbrdma)" : " (not tbrdma)");
 		break;
 	case DISC_LINK:
 		log_info("udev: link %s %s%s", x.name, action == DISC_REMOVE ? "removed" : verb,

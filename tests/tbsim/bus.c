@@ -108,20 +108,17 @@ TBSIM_TYPE_CONST struct bus_type tb_bus_type = {
 	.remove = tb_bus_remove,
 	.shutdown = tb_bus_shutdown,
 };
-EXPORT_SYMBOL_GPL(tb_bus_type);
 
 int tb_register_service_driver(struct tb_service_driver *drv)
 {
 	drv->driver.bus = &tb_bus_type;
 	return driver_register(&drv->driver);
 }
-EXPORT_SYMBOL_GPL(tb_register_service_driver);
 
 void tb_unregister_service_driver(struct tb_service_driver *drv)
 {
 	driver_unregister(&drv->driver);
 }
-EXPORT_SYMBOL_GPL(tb_unregister_service_driver);
 
 /* ---- domain and host router --------------------------------------------------- */
 

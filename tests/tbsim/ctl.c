@@ -226,7 +226,6 @@ int tb_xdomain_response(struct tb_xdomain *xd, const void *response,
 {
 	return tbsim_ctl_send(xd_cable(xd), response, size, type);
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_response);
 
 int tb_xdomain_request(struct tb_xdomain *xd, const void *request,
 		       size_t request_size, enum tb_cfg_pkg_type request_type,
@@ -265,7 +264,6 @@ int tb_xdomain_request(struct tb_xdomain *xd, const void *request,
 	kfree(r);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_request);
 
 int tb_register_protocol_handler(struct tb_protocol_handler *handler)
 {
@@ -278,7 +276,6 @@ int tb_register_protocol_handler(struct tb_protocol_handler *handler)
 	mutex_unlock(&handlers_lock);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(tb_register_protocol_handler);
 
 void tb_unregister_protocol_handler(struct tb_protocol_handler *handler)
 {
@@ -286,7 +283,6 @@ void tb_unregister_protocol_handler(struct tb_protocol_handler *handler)
 	list_del_init(&handler->list);
 	mutex_unlock(&handlers_lock);
 }
-EXPORT_SYMBOL_GPL(tb_unregister_protocol_handler);
 
 /* The XDomain discovery UUID, for xdomain.c's packets */
 const uuid_t *tbsim_xdp_proto(void)

@@ -228,7 +228,6 @@ struct tb_property_dir *tb_property_copy_dir(const struct tb_property_dir *dir)
 	}
 	return d;
 }
-EXPORT_SYMBOL_GPL(tb_property_copy_dir);
 
 /* ---- block encoding ------------------------------------------------------ */
 
@@ -280,7 +279,6 @@ ssize_t tb_property_format_dir(const struct tb_property_dir *dir, u32 *block,
 	fmt_dir(dir, &block[2], block_len - 2);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(tb_property_format_dir);
 
 /* Parses the directory at @b[0, len); NULL if anything is out of bounds. */
 static struct tb_property_dir *parse_dir(const u32 *b, size_t len, const uuid_t *uuid,
@@ -355,7 +353,6 @@ struct tb_property_dir *tb_property_parse_dir(const u32 *block, size_t block_len
 		return NULL;
 	return parse_dir(&block[2], block_len - 2, NULL, 0);
 }
-EXPORT_SYMBOL_GPL(tb_property_parse_dir);
 
 /* ---- the local property block (what peers read) -------------------------- */
 
@@ -463,7 +460,6 @@ err:
 	kfree(d);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(tb_register_property_dir);
 
 void tb_unregister_property_dir(const char *key, struct tb_property_dir *dir)
 {
@@ -481,4 +477,3 @@ void tb_unregister_property_dir(const char *key, struct tb_property_dir *dir)
 	mutex_unlock(&tbsim.lock);
 	tbsim_xd_properties_changed();
 }
-EXPORT_SYMBOL_GPL(tb_unregister_property_dir);

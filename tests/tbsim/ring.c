@@ -391,7 +391,6 @@ int __tb_ring_enqueue(struct tb_ring *ring, struct ring_frame *frame)
 	spin_unlock_irqrestore(&ring->lock, flags);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(__tb_ring_enqueue);
 
 struct ring_frame *tb_ring_poll(struct tb_ring *ring)
 {
@@ -408,7 +407,6 @@ struct ring_frame *tb_ring_poll(struct tb_ring *ring)
 	spin_unlock_irqrestore(&ring->lock, flags);
 	return f;
 }
-EXPORT_SYMBOL_GPL(tb_ring_poll);
 
 /* Re-arm the interrupt; frames completed meanwhile raise it at once. */
 void tb_ring_poll_complete(struct tb_ring *ring)
@@ -425,7 +423,6 @@ void tb_ring_poll_complete(struct tb_ring *ring)
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
-EXPORT_SYMBOL_GPL(tb_ring_poll_complete);
 
 static struct tb_ring *ring_alloc(struct tb_nhi *nhi, int hop, int size, bool tx,
 				  unsigned int flags, int e2e_tx_hop, u16 sof_mask,
@@ -492,7 +489,6 @@ struct tb_ring *tb_ring_alloc_tx(struct tb_nhi *nhi, int hop, int size, unsigned
 {
 	return ring_alloc(nhi, hop, size, true, flags, 0, 0, 0, NULL, NULL);
 }
-EXPORT_SYMBOL_GPL(tb_ring_alloc_tx);
 
 struct tb_ring *tb_ring_alloc_rx(struct tb_nhi *nhi, int hop, int size,
 				 unsigned int flags, int e2e_tx_hop, u16 sof_mask,
@@ -501,7 +497,6 @@ struct tb_ring *tb_ring_alloc_rx(struct tb_nhi *nhi, int hop, int size,
 	return ring_alloc(nhi, hop, size, false, flags, e2e_tx_hop, sof_mask,
 			  eof_mask, start_poll, poll_data);
 }
-EXPORT_SYMBOL_GPL(tb_ring_alloc_rx);
 
 void tb_ring_start(struct tb_ring *ring)
 {
@@ -519,7 +514,6 @@ void tb_ring_start(struct tb_ring *ring)
 out:
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
-EXPORT_SYMBOL_GPL(tb_ring_start);
 
 /* Every frame still posted comes back canceled before this returns. */
 void tb_ring_stop(struct tb_ring *ring)
@@ -543,7 +537,6 @@ void tb_ring_stop(struct tb_ring *ring)
 	queue_work(tbsim.ring_wq, &ring->work);
 	flush_work(&ring->work);
 }
-EXPORT_SYMBOL_GPL(tb_ring_stop);
 
 void tb_ring_free(struct tb_ring *ring)
 {
@@ -564,7 +557,6 @@ void tb_ring_free(struct tb_ring *ring)
 	skb_queue_purge(&sr->backlog);
 	kfree(sr);
 }
-EXPORT_SYMBOL_GPL(tb_ring_free);
 
 /* /sys/module/thunderbolt/parameters/stats */
 static int stats_get(char *buf, const struct kernel_param *kp)

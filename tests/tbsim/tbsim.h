@@ -9,7 +9,9 @@
  * Files: bus.c (bus, domain, host router, services, module), property.c
  * (property directories and their block encoding), xdomain.c (XDomains,
  * discovery, HopIDs, paths), ctl.c (the control channel: requests,
- * responses, protocol handlers), ring.c (NHI rings), cable.c (the NIC).
+ * responses, protocol handlers), ring.c (NHI rings), cable.c (the NIC),
+ * abi_nhi.c and abi_xdomain.c (the exports, with the real module's symbol
+ * versions: see abi_nhi.c).
  *
  * Locking: tbsim.lock (mutex) guards the cable list, the property directory
  * list and each XDomain's discovery state; ctl.req_lock (mutex) the pending

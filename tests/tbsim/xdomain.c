@@ -134,7 +134,6 @@ TBSIM_TYPE_CONST struct device_type tb_xdomain_type = {
 	.groups = xd_groups,
 	.release = xd_release,
 };
-EXPORT_SYMBOL_GPL(tb_xdomain_type);
 
 #define SVC_ATTR(name, fmt)							\
 static ssize_t name##_show(struct device *dev, struct device_attribute *a,	\
@@ -200,7 +199,6 @@ TBSIM_TYPE_CONST struct device_type tb_service_type = {
 	.uevent = svc_uevent,
 	.release = svc_release,
 };
-EXPORT_SYMBOL_GPL(tb_service_type);
 
 /* ---- services ------------------------------------------------------------- */
 
@@ -651,7 +649,6 @@ struct tb_xdomain *tb_xdomain_find_by_uuid(struct tb *tb, const uuid_t *uuid)
 	mutex_unlock(&tbsim.lock);
 	return found;
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_find_by_uuid);
 
 struct tb_xdomain *tb_xdomain_find_by_route(struct tb *tb, u64 route)
 {
@@ -665,7 +662,6 @@ struct tb_xdomain *tb_xdomain_find_by_route(struct tb *tb, u64 route)
 	mutex_unlock(&tbsim.lock);
 	return found;
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_find_by_route);
 
 /* ---- HopIDs, paths, lanes ------------------------------------------------------ */
 
@@ -677,7 +673,6 @@ int tb_xdomain_alloc_in_hopid(struct tb_xdomain *xd, int hopid)
 		return -EINVAL;
 	return ida_alloc_range(&xd->in_hopids, hopid, xd->local_max_hopid, GFP_KERNEL);
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_alloc_in_hopid);
 
 int tb_xdomain_alloc_out_hopid(struct tb_xdomain *xd, int hopid)
 {
@@ -687,30 +682,25 @@ int tb_xdomain_alloc_out_hopid(struct tb_xdomain *xd, int hopid)
 		return -EINVAL;
 	return ida_alloc_range(&xd->out_hopids, hopid, xd->remote_max_hopid, GFP_KERNEL);
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_alloc_out_hopid);
 
 void tb_xdomain_release_in_hopid(struct tb_xdomain *xd, int hopid)
 {
 	ida_free(&xd->in_hopids, hopid);
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_release_in_hopid);
 
 void tb_xdomain_release_out_hopid(struct tb_xdomain *xd, int hopid)
 {
 	ida_free(&xd->out_hopids, hopid);
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_release_out_hopid);
 
 int tb_xdomain_lane_bonding_enable(struct tb_xdomain *xd)
 {
 	return tbsim_lanes == 2 ? 0 : -EOPNOTSUPP;
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_lane_bonding_enable);
 
 void tb_xdomain_lane_bonding_disable(struct tb_xdomain *xd)
 {
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_lane_bonding_disable);
 
 /*
  * The connection manager sets up a DMA path pair: our TX ring to the
@@ -759,7 +749,6 @@ out:
 		tbsim_ring_credit_kick(receive_ring);	/* E2E: the peer's first credits */
 	return ret;
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_enable_paths);
 
 static bool wild_eq(int want, int have)
 {
@@ -790,7 +779,6 @@ int tb_xdomain_disable_paths(struct tb_xdomain *xd, int transmit_path,
 		return tbsim_ctl_roundtrip();
 	return 0;
 }
-EXPORT_SYMBOL_GPL(tb_xdomain_disable_paths);
 
 /* The RX ring for frames on @hopid from this XDomain's peer. Softirq. */
 bool tbsim_xd_path_rx(struct tbsim_xd *sxd, int hopid, int *ring)
@@ -856,3 +844,37 @@ bool tbsim_xd_path_of(int ring, bool tx, struct tbsim_cable **cable, int *hopid)
 	}
 	return false;
 }
+
+/*
+ * /sys/module/thunderbolt/parameters/paths: the DMA path pairs enabled, one
+ * line each (test-only: the real module shows them in debugfs at most).
+ */
+static int paths_get(char *buf, const struct kernel_param *kp)
+{
+	struct tbsim_cable *c;
+	unsigned int i;
+	int len = 0;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(c, &tbsim.cables, node) {
+		struct tbsim_xd *sxd = READ_ONCE(c->sxd);
+
+		if (!sxd || READ_ONCE(c->gone))
+			continue;
+		spin_lock_bh(&sxd->paths_lock);
+		for (i = 0; i < sxd->npaths; i++) {
+			const struct tbsim_path *p = &sxd->paths[i];
+
+			len += sysfs_emit_at(buf, len, "%s tx_hopid=%d tx_ring=%d rx_hopid=%d rx_ring=%d\n",
+					     dev_name(&sxd->xd.dev), p->tx_hopid, p->tx_ring,
+					     p->rx_hopid, p->rx_ring);
+		}
+		spin_unlock_bh(&sxd->paths_lock);
+	}
+	rcu_read_unlock();
+	return len;
+}
+
+static const struct kernel_param_ops paths_ops = { .get = paths_get };
+module_param_cb(paths, &paths_ops, NULL, 0444);
+MODULE_PARM_DESC(paths, "DMA path pairs enabled per XDomain (read only)");

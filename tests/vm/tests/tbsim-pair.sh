@@ -3,7 +3,10 @@
 # the stand-in's domain and host router, tbrdma's service driver and property directory; then the
 # peer's XDomain appears (sysfs as the real bus shows it, MODALIAS on the service), our service
 # binds, HELLO/READY, 2 tb rails up, ping over tbr0 and ib_write_bw / ib_read_lat / ib_send_bw
-# across, every rail carried frames. Then both modules unload and reload in firmware-CM mode: one
+# across, every rail carried frames. Then Debian's own thunderbolt-net.ko (modprobe, unchanged: the
+# stand-in has the real module's symbol CRCs) binds the "network" service of the same XDomain with
+# its own HopID, rings and path pair: thunderbolt0 up, ping, a 1 MiB TCP transfer verified by
+# SHA-256 while ib_write_bw runs over tbrdma's rails. Then both modules unload and reload in firmware-CM mode: one
 # rail per XDomain; with the CRC fault knob on, ib_write_bw still passes and tbrdma counts the
 # frames with CRC errors (rx_errors). Then b's cable NIC goes unserviced for 0.5 s in a burst: with
 # E2E credits no frame is lost and a's TX ring waits.
@@ -70,6 +73,82 @@ for r in 0 1; do
 done
 grep -q 'kind=tb\|backend=tb' /tmp/links || echo "note: rail kind not shown in links"
 cat /sys/module/thunderbolt/parameters/stats
+
+# Debian's own thunderbolt-net.ko (from the kernel package, not rebuilt) on the same cable: the
+# stand-in exports the real thunderbolt.ko's symbols with the same modversions CRCs, so it loads
+# as on hardware. Its "network" directory makes a second service under the same XDomain, it logs in
+# (ThunderboltIP LOGIN over tb_xdomain_request/response), takes its own HopID and rings and enables
+# its own path pair next to tbrdma's 2; IP over thunderbolt0 then carries a verified TCP transfer
+# while ib_write_bw runs over tbrdma's rails.
+step "thunderbolt-net on the same XDomain: TCP over thunderbolt0 while ib_write_bw runs on tbrdma"
+TN_ME=10.78.0.1 TN_PEER=10.78.0.2
+[ "$VM_ROLE" = a ] || { TN_ME=10.78.0.2 TN_PEER=10.78.0.1; }
+modprobe thunderbolt_net || fail "Debian's thunderbolt-net does not load against the stand-in"
+! dmesg | grep -E 'thunderbolt_net: (disagrees about version|no symbol version)' ||
+	fail "thunderbolt-net loaded with symbol version errors"
+wait_for 30 svc_of "$XD" network
+NSVC=$(svc_of "$XD" network)
+[ "$(cat "$NSVC/modalias")" = tbsvc:knetworkp00000001v00000001r00000001 ] || fail "network modalias $(cat "$NSVC/modalias")"
+[ "$(modprobe -R "$(cat "$NSVC/modalias")")" = thunderbolt_net ] || fail "the service's modalias does not resolve to thunderbolt_net"
+wait_for 30 test -e "$NSVC/driver"
+[ "$(basename "$(readlink "$NSVC/driver")")" = thunderbolt-net ] || fail "network service not bound to thunderbolt-net"
+[ "$(basename "$(readlink "$SVC/driver")")" = tbrdma ] || fail "tbrdma's service lost its driver"
+wait_for 30 test -e /sys/class/net/thunderbolt0
+ip link set thunderbolt0 up
+ip addr add "$TN_ME/24" dev thunderbolt0
+wait_for 60 grep -qx 1 /sys/class/net/thunderbolt0/carrier
+cat /sys/module/thunderbolt/parameters/paths | tee /tmp/paths
+[ "$(grep -c "^$(basename "$XD") " /tmp/paths)" = 3 ] || fail "not 3 path pairs (tbrdma's 2, thunderbolt-net's 1) on $(basename "$XD")"
+for f in tx_hopid tx_ring rx_hopid rx_ring; do
+	[ -z "$(grep -o "$f=[0-9]*" /tmp/paths | sort | uniq -d)" ] || fail "two path pairs share a $f"
+done
+vm_signal tn_up
+vm_wait "$other.tn_up" 120
+ping -c 1 -W 5 "$TN_PEER" > /dev/null || fail "no IP over thunderbolt0 (ping $TN_PEER)"
+# b serves one connection: reads to EOF, answers "BYTES SHA256"; a sends 1 MiB of random data and
+# compares. Meanwhile ib_write_bw (-D: for 6 s) runs over tbrdma's rails of the same cable.
+tcp_srv='import hashlib, socket, sys
+s = socket.create_server((sys.argv[1], 5201)); c, _ = s.accept(); h = hashlib.sha256(); n = 0
+while (d := c.recv(65536)):
+	h.update(d); n += len(d)
+c.sendall(b"%d %s" % (n, h.hexdigest().encode()))'
+tcp_cli='import socket, sys
+c = socket.create_connection((sys.argv[1], 5201), timeout=60); c.sendall(open(sys.argv[2], "rb").read())
+c.shutdown(socket.SHUT_WR); print(c.recv(200).decode())'
+rail_frames() { "$CTL" links tbrdma0 | awk '/^  rail dev=tbrdma0 /{ for (i = 1; i <= NF; i++) if ($i ~ /^tx_frames=/) { sub(/.*=/, "", $i); n += $i } } END { print n + 0 }'; }
+frames_past() { [ "$(rail_frames)" -gt "$1" ]; }
+f0=$(rail_frames)
+perf_pair tn ib_write_bw -s 65536 -D 6 > /tmp/tn.perf 2>&1 &
+perf=$!
+if [ "$VM_ROLE" = b ]; then
+	python3 -c "$tcp_srv" "$TN_ME" > /tmp/tcp.srv 2>&1 &
+	srv=$!
+	sleep 0.5
+	vm_signal tcp_listening
+	wait "$srv" || { cat /tmp/tcp.srv; fail "TCP server over thunderbolt0 failed"; }
+else
+	head -c 1M /dev/urandom > /tmp/tcp.bin
+	want="1048576 $(sha256sum < /tmp/tcp.bin | cut -d' ' -f1)"
+	vm_wait b.tcp_listening 60
+	wait_for 30 frames_past $((f0 + 200))	# ib_write_bw is moving data
+	f1=$(rail_frames) t0=$SECONDS
+	got=$(python3 -c "$tcp_cli" "$TN_PEER" /tmp/tcp.bin) || fail "TCP client over thunderbolt0 failed"
+	f2=$(rail_frames)
+	echo "TCP over thunderbolt0: 1 MiB in $((SECONDS - t0)) s, peer got: $got; tbrdma rail frames meanwhile: $((f2 - f1))"
+	echo "TCP retransmitted segments: $(awk '/^Tcp: [0-9]/ { print $13 }' /proc/net/snmp)"
+	[ "$got" = "$want" ] || fail "TCP transfer corrupted: sent $want, peer got $got"
+	[ "$f2" -gt $((f1 + 100)) ] || fail "tbrdma carried no RDMA during the TCP transfer ($f1 -> $f2 frames)"
+fi
+wait "$perf" || { cat /tmp/tn.perf; fail "ib_write_bw over tbrdma failed while thunderbolt-net ran"; }
+cat /tmp/tn.perf
+ip -s link show thunderbolt0
+cat /sys/module/thunderbolt/parameters/stats
+# either side's unload removes the other's network service (and thunderbolt0) with its directory
+vm_signal tn_done
+vm_wait "$other.tn_done" 60
+rmmod thunderbolt_net || fail "rmmod thunderbolt_net"
+wait_for 30 sh -c '[ "$(grep -c . /sys/module/thunderbolt/parameters/paths)" = 2 ]' ||
+	fail "thunderbolt-net's path pair left behind: $(cat /sys/module/thunderbolt/parameters/paths)"
 
 step "unload both modules, reload: firmware connection manager (one DMA path per XDomain)"
 vm_signal reload

@@ -1,9 +1,8 @@
 # Issue 12, the product's flow end to end: two VMs with systemd as PID 1, the tree installed with
 # `make install` (staged by the .host script, as systemd-pair), the Thunderbolt stand-in
 # (tests/tbsim) installed as /lib/modules/KVER/updates/thunderbolt.ko and loaded the way boot
-# loads the real driver: udev's coldplug of the NHI (the edu device) by its PCI modalias. The one
-# deviation from a user's install: tbrdma.ko is the test variant linked against the stand-in
-# (build/kmod/KVER/tbrdma-tbsim), installed under the production name in its place. Nothing of
+# loads the real driver: udev's coldplug of the NHI (the edu device) by its PCI modalias. tbrdma.ko
+# is the one `make install` put there (the stand-in has the real module's symbol CRCs). Nothing of
 # ours is started by hand: no insmod/modprobe of tbrdma, no tbctl eth bind, no systemctl start.
 # The host QMP-plugs one 2-lane cable into both VMs; then, with no command typed: the XDomain
 # appears, udev loads tbrdma (70-tbrdma.rules; the service's modalias resolves to tbrdma through
@@ -55,7 +54,7 @@ converged() { jqf '(.hosts|length)==2 and (.links|length)==1 and .converged and 
 no_xd() { ! xd_dev; }
 port_is() { grep -q "$1" /sys/class/infiniband/tbrdma0/ports/1/state; }
 
-step "make install; the stand-in and the test variant of tbrdma.ko in updates/ ($(el))"
+step "make install (tbrdma.ko in updates/), the stand-in next to it ($(el))"
 [ "$VM_ROLE" = b ] || echo "$K" > "$S/a.kver"
 vm_wait host.installed 120
 # the harness binds /lib/modules/KVER read-only from the host: a tmpfs overlay makes it what it
@@ -67,8 +66,7 @@ mount -t overlay -o "lowerdir=/lib/modules/$K,upperdir=/run/kmods/upper,workdir=
 cp -a "$S/root/etc" "$S/root/usr" /
 cp -a "$S/root/lib/modules/$K/." "/lib/modules/$K/"
 U=/lib/modules/$K/updates
-# the deviation from a user's install: tbrdma.ko is the test variant linked against the stand-in
-cmp "$U/tbrdma.ko" "$TBR_KO_DIR/tbrdma-tbsim/tbrdma.ko" || fail "updates/tbrdma.ko is not the test variant"
+cmp "$U/tbrdma.ko" "$TBR_KO_DIR/tbrdma/tbrdma.ko" || fail "updates/tbrdma.ko is not make install's"
 cmp "$U/thunderbolt.ko" "$TBR_KO_DIR/thunderbolt/thunderbolt.ko" || fail "updates/thunderbolt.ko is not the stand-in"
 # the stand-in's own configuration: the cable is the virtio NIC the host plugs (MAC 52:54:...)
 echo "options thunderbolt cable_mac=52:54:" > /etc/modprobe.d/tbsim.conf
