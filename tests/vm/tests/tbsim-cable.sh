@@ -3,8 +3,9 @@
 # both cables' rails (2 each) join ONE link (4 rails up). The host unplugs cable 1 of VM a by QMP
 # (device_del) during a verified transfer: that XDomain goes away on both sides (a: the NIC is gone;
 # b: the link's keepalives stop), its rails go down, the transfer completes with every byte right
-# over the other cable; then the last cable is unplugged too: the port goes DOWN; both replugged:
-# 4 rails and ACTIVE again with no command typed.
+# over the other cable; then the last cable is unplugged too: the port goes DOWN; cable 0 replugged:
+# 2 rails and ACTIVE again with no command typed; cable 1 plugged during a second verified
+# transfer: its 2 rails join the same link (4 up) and carry frames of that transfer, no error.
 # vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 2
@@ -62,12 +63,43 @@ wait_for 30 port_is DOWN
 vm_signal checked2
 vm_wait "$other.checked2" 60
 
-step "replug both: back with no command"
-vm_wait host.replugged 60
-wait_for 90 xds_are 2
-wait_for 90 rails_up_is 4
+step "replug cable 0: back with no command"
+vm_wait host.replugged0 60
+wait_for 90 xds_are 1
+wait_for 90 rails_up_is 2
 wait_for 30 port_is ACTIVE
 ping -c 2 -W 5 "$PEER" > /dev/null || fail "no IP after the replug"
+rail_ids() { "$CTL" links tbrdma0 | sed -n 's/^  rail .* id=\([0-9]*\) .*/\1/p' | sort; }
+before=$(rail_ids | tr '\n' ' ')
+
+step "plug cable 1 during a verified transfer: its rails join the link and carry"
+alive() { kill -0 "$1" 2> /dev/null || fail "the transfer ended before cable 1's rails joined"; }
+if [ "$VM_ROLE" = b ]; then
+	"$PROG" -d tbrdma0 -g "$GID" --mib 24 --seed 7 server > /tmp/int2.log 2>&1 &
+	pid=$!
+	wait_for 20 int_listening
+	vm_signal listening2
+else
+	vm_wait b.listening2 60
+	"$PROG" -d tbrdma0 -g "$GID" --mib 24 --seed 7 client "$PEER" > /tmp/int2.log 2>&1 &
+	pid=$!
+	vm_signal transfer2
+fi
+vm_wait host.replugged1 60
+wait_for 90 xds_are 2
+wait_for 60 rails_up_is 4
+alive "$pid"
+wait "$pid" || { cat /tmp/int2.log; "$CTL" links; fail "integrity $VM_ROLE across the plug"; }
+tail -2 /tmp/int2.log
 "$CTL" links tbrdma0
+joined=0
+for id in $(rail_ids); do
+	case " $before " in *" $id "*) continue ;; esac
+	tx=$("$CTL" links tbrdma0 | sed -n "s/^  rail .* id=$id .* tx_frames=\([0-9]*\) .*/\1/p")
+	[ "${tx:-0}" -ge 50 ] || fail "rail $id of the plugged cable sent ${tx:-0} frames during the transfer"
+	joined=$((joined + 1))
+done
+[ "$joined" = 2 ] || fail "$joined new rail(s) after plugging cable 1 (before: $before; now: $(rail_ids | tr '\n' ' '))"
+echo "cable 1's 2 rails joined the link during the transfer and carried (>= 50 frames each)"
 vm_signal finished
 vm_wait "$other.finished" 60
