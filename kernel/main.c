@@ -11,8 +11,8 @@
 #include <linux/rcupdate.h>
 
 #include "tbrdma.h"
-#include "rail.h"
-#include "tb.h"
+#include "link/rail.h"
+#include "backends/tb.h"
 
 static int __init tbr_init(void)
 {

@@ -13,7 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "tbr_limits.h"
-#include "rail.h"
+#include "link/rail.h"
 #include "uapi/tbrdma-abi.h"
 
 #define TBRDMA_DRV_NAME "tbrdma"

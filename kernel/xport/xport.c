@@ -39,10 +39,10 @@
 #include <linux/slab.h>
 #include <net/addrconf.h>
 
-#include "rail.h"
+#include "link/rail.h"
 #include "tbrdma.h"
 #include "core/tbr_core.h"
-#include "xport.h"
+#include "xport/xport.h"
 
 /* ---- receive WQEs and completions ---------------------------------------- */
 

@@ -30,7 +30,7 @@
 #include <linux/workqueue.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"
 
 #define EMU_BUDGET	64	/* frames per work run before yielding */
 #define EMU_PPM		1000000U

@@ -12,7 +12,7 @@
 #include <linux/thunderbolt.h>
 #include <linux/workqueue.h>
 
-#include "rail.h"
+#include "link/rail.h"
 #include "core/tbr_nego.h"
 
 #define TBT_POLL_BUDGET		64	/* RX frames per tasklet run */

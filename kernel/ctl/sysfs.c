@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"
 
 struct tbr_sysdev {
 	struct device dev;

@@ -63,9 +63,9 @@
 #include <net/netlink.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"
 #include "core/tbr_eth_wire.h"
-#include "eth.h"
+#include "backends/eth.h"
 #include "uapi/tbrdma-netlink.h"
 
 #define ETH_TBR_FRAME_MIN	256	/* smallest usable negotiated frame */

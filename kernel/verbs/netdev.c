@@ -16,7 +16,7 @@
 #include <net/addrconf.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"
 
 struct tbr_netdev_priv {
 	struct tbr_dev *tdev;	/* set once the ib_device exists */

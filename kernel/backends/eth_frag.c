@@ -24,8 +24,8 @@
 #include <linux/skbuff.h>
 
 #include "tbrdma.h"
-#include "rail.h"
-#include "eth.h"
+#include "link/rail.h"
+#include "backends/eth.h"
 #include "uapi/tbrdma-netlink.h"
 
 /* An skb to @dst_mac: our header, @sublen bytes of @sub (or none), @data. */

@@ -21,7 +21,7 @@
 #include <net/genetlink.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"
 #include "uapi/tbrdma-netlink.h"
 
 static struct genl_family tbr_genl;

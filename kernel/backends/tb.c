@@ -55,10 +55,10 @@
 #include <linux/workqueue.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"
 #include "compat.h"
-#include "tb.h"
-#include "tb_priv.h"
+#include "backends/tb.h"
+#include "backends/tb_priv.h"
 
 #define TBT_KEY			"tbrdma"
 #define TBT_PRTCID		1

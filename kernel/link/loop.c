@@ -29,7 +29,7 @@
 #include <linux/workqueue.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"
 
 #define TBR_LOOP_DEPTH	256	/* frames in flight (1 MiB of 4 KiB frames) */
 #define TBR_LOOP_BUDGET	64	/* frames per work run before yielding */

@@ -23,7 +23,7 @@
 #include <linux/slab.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"
 #include "uapi/tbrdma-netlink.h"
 
 DEFINE_MUTEX(tbr_ctl_mutex);

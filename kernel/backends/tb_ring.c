@@ -14,7 +14,7 @@
 
 #include "tbrdma.h"
 #include "compat.h"
-#include "tb_priv.h"
+#include "backends/tb_priv.h"
 
 /* ---- ring I/O (rail ops) ------------------------------------------------ */
 
