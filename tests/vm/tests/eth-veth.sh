@@ -128,8 +128,12 @@ ip link set ve3b up
 wait_for 15 links_up tbrdma7 1
 wait_for 15 links_up tbrdma8 1
 "$CTL" eth tbrdma7 | grep -q "ifname=ve3a" || fail "tbrdma7 has no eth binding on ve3a"
-rdma link show tbrdma7/1 | tee /tmp/rdmalink
-grep -q "state ACTIVE" /tmp/rdmalink || fail "tbrdma7's port is not ACTIVE with its rail up"
+port_active() { rdma link show "$1/1" | grep -q "state ACTIVE"; }
+nd=$(rdma link show tbrdma7/1 | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+[ -n "$nd" ] || fail "rdma link show tbrdma7/1 names no netdev"
+ip link set "$nd" up
+wait_for 10 port_active tbrdma7
+rdma link show tbrdma7/1
 if rdma link add tbrdma9 type tbrdma netdev lo 2> /tmp/rdmalink.err; then
 	fail "rdma link add on lo should fail"
 fi
