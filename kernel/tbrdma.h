@@ -91,7 +91,7 @@ extern const struct ib_device_ops tbr_counter_ops;
 struct tbr_dev {
 	struct ib_device ibdev;		/* must be first: ib_alloc_device */
 	struct net_device *netdev;	/* tbrN: the RoCE netdev (GIDs) */
-	struct tbr_rails rails;		/* links, rails, control plane (rail.h) */
+	struct tbr_rails rails;		/* links, rails, control plane (link/link.h) */
 	const struct tbr_xport_ops *xport;	/* NULL: no transport yet */
 	atomic64_t xcnt_retired[TBR_XCNT_MAX];	/* of destroyed QPs */
 

@@ -219,7 +219,7 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		goto err;
 	}
 	tr->rail = rail;
-	/* rail.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */
+	/* link/link.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */
 	tr->nfr = rail->tx_depth + rail->rx_depth;
 	tr->fr = kcalloc(tr->nfr, sizeof(*tr->fr), GFP_KERNEL);
 	if (!tr->fr) {

@@ -764,7 +764,7 @@ const struct tbr_xport_ops tbr_xport_ops = {
 	.flush = tbr_x_flush,
 };
 
-/* ---- tbr_link_upper_ops: called by rail.c ------------------------------------ */
+/* ---- tbr_link_upper_ops: called by link/link.c ------------------------------- */
 
 /* Context: bh. One transport frame from @link. */
 static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
