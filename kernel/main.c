@@ -1,18 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: RDMA verbs (a RoCE v2 HCA) over Thunderbolt/USB4 host-to-host DMA
- * rings. Module entry: creates this host's device, tbrdma0, and the generic
- * netlink family "tbrdma" through which more devices and emulated cables
- * are made (docs/netlink.md). Exit tears everything down: the family first
- * (no new commands), then every cable, then every device, and waits for the
- * RCU callbacks it queued (rcu_barrier) before its code goes.
+ * rings. Module entry, the one place that knows every part by name: the
+ * rail backends' table, the link layer's observers (tbrN, sysfs, genl), the
+ * host's device tbrdma0, the generic netlink family "tbrdma" through which
+ * more devices and rails are made (docs/netlink.md). Exit tears everything
+ * down: the family first (no new commands), the backends' rails, every
+ * device, and waits for the RCU callbacks it queued (rcu_barrier) before
+ * its code goes.
  */
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 
 #include "tbrdma.h"
-#include "rail.h"
-#include "tb.h"
+#include "ctl/ctl.h"
+#include "backends/backends.h"
+#include "core/tbr_eth_wire.h"
+#include "core/tbr_nego.h"
+#include "uapi/tbrdma-abi.h"
+#include "uapi/tbrdma-netlink.h"
+
+/* One value per limit: what the uapi and the core say is tied to tbr_limits.h. */
+static_assert(TBRDMA_RAILS_MAX == TBR_LINK_MAX_RAILS);
+static_assert(TBR_NEGO_MAX_RAILS == TBR_LINK_MAX_RAILS);
+static_assert(TBR_ETH_FRAME_MAX == TBR_FRAME_SIZE_MAX);
+static_assert(TBR_NEGO_FRAME_MAX == TBR_FRAME_SIZE_MAX);
+static_assert(TBRDMA_MGMT_MAX == TBR_FRAME_SIZE_MAX);
+
+/* Every rail backend; init and start in this order, stop and exit reversed. */
+static const struct tbr_backend *const tbr_backends[] = {
+	&tbr_emu_backend,
+	&tbr_eth_backend,
+	&tbr_tb_backend,
+};
 
 static int __init tbr_init(void)
 {
@@ -22,17 +42,15 @@ static int __init tbr_init(void)
 	err = tbr_host_id_check();
 	if (err)
 		return err;
-	err = tbr_emu_init();
+	err = tbr_ctl_init(tbr_backends, ARRAY_SIZE(tbr_backends));
 	if (err)
 		return err;
-	err = tbr_eth_init();
-	if (err)
-		goto err_emu;
+	tbr_link_observer_add(&tbr_netdev_observer);
 	err = tbr_sysfs_init();
 	if (err)
-		goto err_eth;
+		goto err_backends;
 	mutex_lock(&tbr_ctl_mutex);
-	tdev = tbr_ctl_dev_new(true);
+	tdev = tbr_ctl_dev_new(true, NULL);
 	mutex_unlock(&tbr_ctl_mutex);
 	if (IS_ERR(tdev)) {
 		err = PTR_ERR(tdev);
@@ -41,7 +59,7 @@ static int __init tbr_init(void)
 	err = tbr_nl_init();
 	if (err)
 		goto err_devs;
-	tbr_tb_init();		/* optional: logs and goes on without it */
+	tbr_ctl_start();	/* optional backends (tb) log and go on without */
 	return 0;
 
 err_devs:
@@ -49,21 +67,20 @@ err_devs:
 	rcu_barrier();		/* links are freed by call_rcu callbacks */
 err_sysfs:
 	tbr_sysfs_exit();
-err_eth:
-	tbr_eth_exit();
-err_emu:
-	tbr_emu_exit();
+err_backends:
+	tbr_link_observer_del(&tbr_netdev_observer);
+	tbr_ctl_exit();
 	return err;
 }
 
 static void __exit tbr_exit(void)
 {
-	tbr_tb_exit();		/* Thunderbolt rails down before any device goes */
+	tbr_ctl_stop();		/* Thunderbolt rails down before any device goes */
 	tbr_nl_exit();
 	tbr_ctl_del_all();
 	tbr_sysfs_exit();
-	tbr_eth_exit();
-	tbr_emu_exit();
+	tbr_link_observer_del(&tbr_netdev_observer);
+	tbr_ctl_exit();
 	/* call_rcu callbacks (freeing links) are module code: wait for them */
 	rcu_barrier();
 }

@@ -3,6 +3,7 @@
 #ifndef TBRDMA_LIMITS_H
 #define TBRDMA_LIMITS_H
 
+#include "core/tbr_core.h"
 #include "core/tbr_wire.h"
 
 #define TBR_VENDOR_ID		0xffffff	/* no IEEE OUI: out-of-tree driver */
@@ -15,13 +16,21 @@
 #define TBR_PORT_GID_TBL_LEN	32
 #define TBR_PORT_MAX_MSG_SZ	0x80000000U	/* 2 GiB */
 
+/*
+ * Links and rails. A rail frame is the transport core's frame (the NHI
+ * frame, core/tbr_wire.h); a link holds at most 16 rails. The values the
+ * uapi and the core carry for them are tied to these in main.c.
+ */
+#define TBR_FRAME_SIZE_MAX	TBR_FRAME_MAX
+#define TBR_LINK_MAX_RAILS	16
+
 /* queue pairs: QPN 0/1 are reserved (SMI/GSI), user QPNs start at 16 */
 #define TBR_MIN_QPN		16
 #define TBR_MAX_QPN		0xffffff
 #define TBR_MAX_QP		4096
 #define TBR_MAX_QP_WR		16384		/* per SQ or RQ, a power of 2 */
-#define TBR_DEV_MAX_SGE		8		/* = the transport core's TBR_MAX_SGE */
-#define TBR_DEV_MAX_INLINE		128		/* = the transport core's TBR_MAX_INLINE */
+#define TBR_DEV_MAX_SGE		TBR_MAX_SGE	/* the transport core's WQE */
+#define TBR_DEV_MAX_INLINE	TBR_MAX_INLINE
 #define TBR_MAX_RD_ATOM		16		/* responder replay cache */
 
 /*

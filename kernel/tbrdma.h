@@ -13,7 +13,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "tbr_limits.h"
-#include "rail.h"
+#include "link/link.h"
 #include "uapi/tbrdma-abi.h"
 
 #define TBRDMA_DRV_NAME "tbrdma"
@@ -91,7 +91,7 @@ extern const struct ib_device_ops tbr_counter_ops;
 struct tbr_dev {
 	struct ib_device ibdev;		/* must be first: ib_alloc_device */
 	struct net_device *netdev;	/* tbrN: the RoCE netdev (GIDs) */
-	struct tbr_rails rails;		/* links, rails, control plane (rail.h) */
+	struct tbr_rails rails;		/* links, rails, control plane (link/link.h) */
 	const struct tbr_xport_ops *xport;	/* NULL: no transport yet */
 	atomic64_t xcnt_retired[TBR_XCNT_MAX];	/* of destroyed QPs */
 
@@ -146,6 +146,11 @@ struct tbr_queue {
 	u32 done;
 	struct rdma_user_mmap_entry *mentry;	/* user-visible queues only */
 };
+
+static inline void *tbr_queue_slot(struct tbr_queue *q, u32 idx)
+{
+	return q->slots + (size_t)(idx & q->mask) * q->stride;
+}
 
 struct tbr_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
@@ -284,6 +289,16 @@ static inline struct tbr_dev *to_tbr_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct tbr_dev, ibdev);
 }
 
+static inline u64 tbr_dev_guid(struct tbr_dev *tdev)
+{
+	return be64_to_cpu(tdev->ibdev.node_guid);
+}
+
+static inline const char *tbr_dev_name(struct tbr_dev *tdev)
+{
+	return dev_name(&tdev->ibdev.dev);
+}
+
 static inline struct tbr_qp *to_tbr_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct tbr_qp, ibqp);
@@ -310,7 +325,7 @@ static inline struct tbr_ucontext *to_tbr_uc(struct ib_ucontext *ibuc)
 }
 
 /* device.c */
-struct tbr_dev *tbr_dev_create(unsigned int slot);
+struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name);
 void tbr_dev_destroy(struct tbr_dev *tdev);
 int tbr_host_id_check(void);	/* module init: host_id usable? */
 
@@ -318,7 +333,8 @@ int tbr_host_id_check(void);	/* module init: host_id usable? */
 struct net_device *tbr_netdev_create(const u8 *mac);
 void tbr_netdev_destroy(struct net_device *ndev);
 void tbr_netdev_bind(struct net_device *ndev, struct tbr_dev *tdev);
-void tbr_netdev_rx(struct tbr_dev *tdev, const void *data, u32 len);
+/* carrier of tbrN, the port state event, IP frames from the rails */
+extern struct tbr_link_observer tbr_netdev_observer;
 
 /* mmap.c: user contexts and shared queues */
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
@@ -359,8 +375,7 @@ int tbr_srq_fetch(struct tbr_srq *srq, struct tbr_recv_wqe *wqe);
 u32 tbr_recv_stride(u32 max_sge);
 void tbr_recv_slot_read(struct tbr_queue *q, u32 idx, u32 max_sge,
 			struct tbr_recv_wqe *wqe);
-void tbr_recv_slot_write(struct tbr_queue *q, u32 idx,
-			 const struct ib_recv_wr *wr);
+int tbr_recv_post(struct tbr_queue *q, u32 max_sge, const struct ib_recv_wr **wr);
 
 /* mr.c */
 extern const struct ib_device_ops tbr_mr_ops;

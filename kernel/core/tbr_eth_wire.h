@@ -15,6 +15,11 @@
 
 #include "tbr_os.h"
 
+/*
+ * The frames' ethertype: IEEE 802 "local experimental ethertype 1", for
+ * private protocols on links under one administration.
+ */
+#define TBR_ETH_P		0x88B5
 #define TBR_ETH_VERSION		1
 #define TBR_ETH_HELLO		1
 #define TBR_ETH_FRAME		2

@@ -16,12 +16,6 @@
 
 /* Largest management datagram (one frame). */
 #define TBRDMA_MGMT_MAX		4096
-/*
- * Ethertype of eth rail frames (docs/eth.md): IEEE 802 "local experimental
- * ethertype 1", for private protocols on links under one administration.
- */
-#define TBRDMA_ETH_P		0x88B5
-
 /* Most rails on one emulated cable and on one link. */
 #define TBRDMA_RAILS_MAX	16
 

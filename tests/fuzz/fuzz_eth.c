@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * fuzz_eth.c - libFuzzer target: what an eth rail binding does with the
- * frames from the segment (kernel/core/tbr_eth_wire.c, as kernel/eth.c and
+ * frames from the segment (kernel/core/tbr_eth_wire.c, as kernel/backends/eth.c and
  * eth_frag.c call it). The input is a sequence of frames, each a 2-byte big
  * endian length and that many bytes after the Ethernet header; FRAGs go
  * through one peer's reassembly state, in order. Checks, besides the

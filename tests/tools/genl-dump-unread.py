@@ -3,7 +3,7 @@
 """genl-dump-unread.py [CMD]: send one dump request to the "tbrdma" generic netlink family
 (CMD: the command number, default 1 = DEV_GET), print "sent", then sleep without reading the reply
 until killed. A VM test runs rmmod meanwhile: a dump the kernel has not finished holds a module
-reference (kernel/netlink.c, "Dumps")."""
+reference (kernel/ctl/netlink.c, "Dumps")."""
 import os
 import signal
 import socket

@@ -142,7 +142,7 @@ kill -0 "$DPID" || fail "tbrdmad died"
 step "rmmod: the daemon notices, keeps serving; SIGTERM exits 0"
 "$CTL" dev-del "$d1" || fail "dev-del $d1 failed"
 # the daemon re-dumps after every event: let it see the device go before rmmod (a dump holds a
-# module reference only within the daemon's own request since kernel/netlink.c's dumps end in
+# module reference only within the daemon's own request since kernel/ctl/netlink.c's dumps end in
 # one round; tests/vm/tests/module-rcu-612.sh proves an unread dump does not pin the module)
 wait_for 10 sh -c "'$T' devices --json | python3 -c 'import json,sys; sys.exit(0 if [x[\"name\"] for x in json.load(sys.stdin)[\"devices\"]] == [\"tbrdma0\"] else 1)'"
 rmmod tbrdma || fail "rmmod failed"

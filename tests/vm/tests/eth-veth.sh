@@ -3,7 +3,9 @@
 # hostile binds refused with a message, non-root refused (EPERM); IP and ib_write_bw over the
 # rails; a veth pair deleted takes its rail down and the traffic moves to the other; a 1500-byte
 # MTU pair negotiates a smaller frame (reported per rail and per link) and new QPs size their
-# frames to it, so RDMA traffic uses both rails; unbind and rmmod clean.
+# frames to it, so RDMA traffic uses both rails; `rdma link add NAME type tbrdma netdev ETH`
+# (iproute2, the RDMA core's rdma_link_ops) makes a device with an eth rail, refuses a bad netdev
+# without leaving a device behind; unbind and rmmod clean.
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
@@ -116,6 +118,32 @@ ip link set ve2a down
 wait_for 10 links_up tbrdma0 1
 ip link set ve2a up
 wait_for 15 links_up tbrdma0 2
+
+step "rdma link add: devices with an eth rail through the RDMA core"
+ip link add ve3a type veth peer name ve3b
+rdma link add tbrdma7 type tbrdma netdev ve3a || fail "rdma link add tbrdma7 netdev ve3a"
+rdma link add tbrdma8 type tbrdma netdev ve3b || fail "rdma link add tbrdma8 netdev ve3b"
+ip link set ve3a up
+ip link set ve3b up
+wait_for 15 links_up tbrdma7 1
+wait_for 15 links_up tbrdma8 1
+"$CTL" eth tbrdma7 | grep -q "ifname=ve3a" || fail "tbrdma7 has no eth binding on ve3a"
+port_active() { rdma link show "$1/1" | grep -q "state ACTIVE"; }
+nd=$(rdma link show tbrdma7/1 | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+[ -n "$nd" ] || fail "rdma link show tbrdma7/1 names no netdev"
+ip link set "$nd" up
+wait_for 10 port_active tbrdma7
+rdma link show tbrdma7/1
+if rdma link add tbrdma9 type tbrdma netdev lo 2> /tmp/rdmalink.err; then
+	fail "rdma link add on lo should fail"
+fi
+"$CTL" devs | grep -q tbrdma9 && fail "a failed rdma link add left tbrdma9 behind"
+if rdma link add tbrdma9 type tbrdma netdev ve3a 2> /tmp/rdmalink.err; then
+	fail "rdma link add on a bound netdev should fail"
+fi
+"$CTL" dev-del tbrdma7 || fail "dev-del tbrdma7"
+wait_for 10 links_up tbrdma8 0
+"$CTL" eth | grep -q "ifname=ve3a" && fail "ve3a still bound after its device went"
 
 step "unbind, rmmod"
 "$CTL" eth-unbind tbrdma0 ve2a

@@ -1,5 +1,5 @@
 # Same-device loopback (issue 18): both ends of every connection on ONE device, no rail between
-# them (kernel/loop.c): ibv_rc/uc/ud/srq_pingpong with -c (every received buffer checked), rping
+# them (kernel/link/loop.c): ibv_rc/uc/ud/srq_pingpong with -c (every received buffer checked), rping
 # -v -V (10 verified pings), ucmatose, udaddy (rdma_cm over QP1), perftest ib_write_bw, ib_read_bw,
 # ib_send_bw, ib_write_lat with and without -R (rdma_cm), all unmodified, each bounded by
 # `timeout`. The loopback counters (tbrdma-ctl devs loop_*, rdma statistic loopback_*) carry the

@@ -10,7 +10,7 @@
  */
 #include <linux/spinlock.h>
 
-#include "xport.h"
+#include "xport/xport.h"
 
 static DEFINE_SPINLOCK(tbr_atomic_lock);	/* responder atomics */
 

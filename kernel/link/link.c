@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tbrdma: the rail layer. Links (one per peer GUID) holding rails, the
+ * tbrdma: the link layer. Links (one per peer GUID) holding rails, the
  * transmit scheduler, receive demultiplexing (transport frames to the
- * transport, management datagrams to generic netlink), counters, carrier of
- * tbrN, and the device registry the control plane works on. The interface
- * and its contexts are described in rail.h.
+ * transport, every other code to the observers), counters, and the
+ * observer list (netlink, sysfs, tbrN hear of links, rails and carrier
+ * through it). The interfaces and their contexts are described in link.h
+ * (transport, observers) and rail.h (backends).
  *
  * Locks: tbr_ctl_mutex (process) serializes all control-plane changes:
  * device list, link list, rail add/remove/up/down. link->lock (a spinlock
@@ -23,11 +24,9 @@
 #include <linux/slab.h>
 
 #include "tbrdma.h"
-#include "rail.h"
-#include "uapi/tbrdma-netlink.h"
+#include "link/rail.h"
 
 DEFINE_MUTEX(tbr_ctl_mutex);
-LIST_HEAD(tbr_devices);
 
 static unsigned int rail_remove_ms = 5000;
 module_param(rail_remove_ms, uint, 0644);
@@ -36,14 +35,82 @@ static bool fault_rail_stuck;
 module_param(fault_rail_stuck, bool, 0600);
 MODULE_PARM_DESC(fault_rail_stuck, "test only: the next rail removal finds a TX frame that never comes back (one shot)");
 
-u64 tbr_dev_guid(struct tbr_dev *tdev)
+/* ---- observers ---------------------------------------------------------- */
+
+/* Changed under tbr_ctl_mutex, read under it or (rx) under RCU. */
+static LIST_HEAD(tbr_observers);
+
+void tbr_link_observer_add(struct tbr_link_observer *obs)
 {
-	return be64_to_cpu(tdev->ibdev.node_guid);
+	mutex_lock(&tbr_ctl_mutex);
+	list_add_tail_rcu(&obs->node, &tbr_observers);
+	mutex_unlock(&tbr_ctl_mutex);
 }
 
-const char *tbr_dev_name(struct tbr_dev *tdev)
+void tbr_link_observer_del(struct tbr_link_observer *obs)
 {
-	return dev_name(&tdev->ibdev.dev);
+	mutex_lock(&tbr_ctl_mutex);
+	list_del_rcu(&obs->node);
+	mutex_unlock(&tbr_ctl_mutex);
+	synchronize_rcu();
+}
+
+/* tbr_ctl_mutex held: NEW, UP, DOWN in registration order, DEL reversed. */
+#define tbr_obs_for_each(obs, ev)					\
+	for (obs = (ev) == TBR_OBS_DEL ?					\
+		list_last_entry(&tbr_observers, typeof(*obs), node) :	\
+		list_first_entry(&tbr_observers, typeof(*obs), node);	\
+	     &obs->node != &tbr_observers;				\
+	     obs = (ev) == TBR_OBS_DEL ? list_prev_entry(obs, node) :	\
+		list_next_entry(obs, node))
+
+void tbr_link_notify_dev(struct tbr_dev *tdev, enum tbr_obs_event ev)
+{
+	struct tbr_link_observer *obs;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	tbr_obs_for_each(obs, ev)
+		if (obs->dev_event)
+			obs->dev_event(tdev, ev);
+}
+
+static void tbr_notify_link(struct tbr_link *link, enum tbr_obs_event ev)
+{
+	struct tbr_link_observer *obs;
+
+	tbr_obs_for_each(obs, ev)
+		if (obs->link_event)
+			obs->link_event(link, ev);
+}
+
+static void tbr_notify_rail(struct tbr_rail *rail, enum tbr_obs_event ev)
+{
+	struct tbr_link_observer *obs;
+
+	tbr_obs_for_each(obs, ev)
+		if (obs->rail_event)
+			obs->rail_event(rail, ev);
+}
+
+static void tbr_notify_carrier(struct tbr_dev *tdev, bool on)
+{
+	struct tbr_link_observer *obs;
+
+	list_for_each_entry(obs, &tbr_observers, node)
+		if (obs->carrier)
+			obs->carrier(tdev, on);
+}
+
+/* Context "bh". */
+static void tbr_notify_rx(struct tbr_rail *rail, u8 pdf, const void *data, u32 len)
+{
+	struct tbr_link_observer *obs;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(obs, &tbr_observers, node)
+		if (obs->rx)
+			obs->rx(rail, pdf, data, len);
+	rcu_read_unlock();
 }
 
 /* ---- counters ---------------------------------------------------------- */
@@ -127,13 +194,12 @@ static struct tbr_link *tbr_link_lookup_or_create(struct tbr_dev *tdev,
 	kref_init(&link->ref);		/* the device's list reference */
 	spin_lock_init(&link->lock);
 	list_add_tail_rcu(&link->node, &tdev->rails.links);
-	tbr_sysfs_link_add(link);
-	tbr_nl_link_event(link, TBRDMA_EVENT_NEW);
+	tbr_notify_link(link, TBR_OBS_NEW);
 	return link;
 }
 
 bool tbr_link_has_other_backend(struct tbr_dev *tdev, u64 peer_guid,
-				const struct tbr_rail_ops *ops)
+				const struct tbr_backend *backend)
 {
 	struct tbr_link *link;
 	unsigned int i;
@@ -143,7 +209,7 @@ bool tbr_link_has_other_backend(struct tbr_dev *tdev, u64 peer_guid,
 		if (link->peer_guid != peer_guid)
 			continue;
 		for (i = 0; i < TBR_LINK_MAX_RAILS; i++)
-			if (link->rails[i] && link->rails[i]->ops != ops)
+			if (link->rails[i] && link->rails[i]->backend != backend)
 				return true;
 	}
 	return false;
@@ -158,8 +224,7 @@ static void tbr_link_unlink(struct tbr_link *link)
 	link->gone = true;
 	spin_unlock_irqrestore(&link->lock, flags);
 	list_del_rcu(&link->node);
-	tbr_nl_link_event(link, TBRDMA_EVENT_DEL);
-	tbr_sysfs_link_del(link);
+	tbr_notify_link(link, TBR_OBS_DEL);
 	tbr_link_put(link);
 }
 
@@ -198,10 +263,8 @@ static void tbr_dev_rails_changed(struct tbr_dev *tdev, int delta)
 	unsigned int before = tdev->rails.rails_up;
 
 	tdev->rails.rails_up += delta;
-	if (!before && tdev->rails.rails_up)
-		tbr_netdev_set_carrier(tdev, true);
-	else if (before && !tdev->rails.rails_up)
-		tbr_netdev_set_carrier(tdev, false);
+	if (!before != !tdev->rails.rails_up)
+		tbr_notify_carrier(tdev, tdev->rails.rails_up);
 }
 
 /* ---- frames ------------------------------------------------------------- */
@@ -262,16 +325,13 @@ static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		}
 		rcu_read_unlock();
 		break;
+	case TBR_PDF_MGMT:
+		tbr_rail_count(rail, TBR_CNT_MGMT_RX, 1);
+		fallthrough;
 	case TBR_PDF_NET:
 		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
 		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
-		tbr_netdev_rx(link->tdev, f->buf, f->size);
-		break;
-	case TBR_PDF_MGMT:
-		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
-		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
-		tbr_rail_count(rail, TBR_CNT_MGMT_RX, 1);
-		tbr_nl_mgmt_recv(rail, f->buf, f->size);
+		tbr_notify_rx(rail, f->eof, f->buf, f->size);
 		break;
 	default:
 		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
@@ -385,8 +445,8 @@ void *tbr_link_tx_alloc(struct tbr_link *link, u32 len)
 	unsigned long flags;
 	int err = 0;
 
-	if (link->loop)
-		return tbr_loop_tx_alloc(link, len);
+	if (link->ops)
+		return link->ops->tx_alloc(link, len);
 	if (!len || len > TBR_FRAME_SIZE_MAX)
 		return ERR_PTR(-EINVAL);
 	spin_lock_irqsave(&link->lock, flags);
@@ -400,8 +460,8 @@ void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len)
 	struct tbr_frame *f = tbr_frame_of(buf);
 	unsigned long flags;
 
-	if (link->loop) {
-		tbr_loop_tx_send(link, buf, len);
+	if (link->ops) {
+		link->ops->tx_send(link, buf, len);
 		return;
 	}
 	if (WARN_ON_ONCE(f->rail->link != link || !len || len > TBR_FRAME_SIZE_MAX))
@@ -416,8 +476,8 @@ void tbr_link_tx_abort(struct tbr_link *link, void *buf)
 	struct tbr_frame *f = tbr_frame_of(buf);
 	unsigned long flags;
 
-	if (link->loop) {
-		tbr_loop_tx_abort(link, buf);
+	if (link->ops) {
+		link->ops->tx_abort(link, buf);
 		return;
 	}
 	spin_lock_irqsave(&link->lock, flags);
@@ -433,8 +493,8 @@ int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len)
 
 	if (!len || len > TBR_FRAME_SIZE_MAX || pdf > 15)
 		return -EINVAL;
-	if (link->loop)
-		return -ENETUNREACH;	/* management and IP never loop here */
+	if (link->ops)
+		return -ENETUNREACH;	/* management and IP never loop back */
 	spin_lock_irqsave(&link->lock, flags);
 	f = tbr_link_reserve_locked(link, len, &err);
 	if (f) {
@@ -463,8 +523,8 @@ unsigned int tbr_link_tx_credits(struct tbr_link *link)
 	unsigned int i, n = 0;
 	unsigned long flags;
 
-	if (link->loop)
-		return tbr_loop_tx_credits(link);
+	if (link->ops)
+		return link->ops->tx_credits(link);
 	spin_lock_irqsave(&link->lock, flags);
 	for (i = 0; i < TBR_LINK_MAX_RAILS; i++)
 		if (link->rails[i] && link->rails[i]->up)
@@ -521,7 +581,7 @@ static int tbr_rail_alloc_frames(struct tbr_rail *rail)
 }
 
 struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
-			      const struct tbr_rail_ops *ops, void *priv,
+			      const struct tbr_backend *backend, void *priv,
 			      u32 tx_depth, u32 rx_depth)
 {
 	struct tbr_link *link;
@@ -550,7 +610,8 @@ struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
 	}
 	rail->link = link;
 	rail->id = slot;
-	rail->ops = ops;
+	rail->backend = backend;
+	rail->ops = backend->rail_ops;
 	rail->priv = priv;
 	rail->tx_depth = tx_depth;
 	rail->rx_depth = rx_depth;
@@ -567,8 +628,7 @@ struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
 	link->rails[slot] = rail;
 	link->nrails++;
 	spin_unlock_irqrestore(&link->lock, flags);
-	tbr_sysfs_rail_add(rail);
-	tbr_nl_rail_event(rail, TBRDMA_EVENT_NEW);
+	tbr_notify_rail(rail, TBR_OBS_NEW);
 	return rail;
 
 err_free:
@@ -626,10 +686,9 @@ void tbr_rail_up(struct tbr_rail *rail)
 	spin_unlock_irqrestore(&link->lock, flags);
 
 	tbr_dev_rails_changed(link->tdev, 1);
-	tbr_nl_rail_event(rail, TBRDMA_EVENT_UP);
-	tbr_sysfs_rail_change(rail);
+	tbr_notify_rail(rail, TBR_OBS_UP);
 	if (up == 1)
-		tbr_nl_link_event(link, TBRDMA_EVENT_UP);
+		tbr_notify_link(link, TBR_OBS_UP);
 	tbr_upper_link_change(link, up);
 }
 
@@ -651,10 +710,9 @@ void tbr_rail_down(struct tbr_rail *rail)
 	spin_unlock_irqrestore(&link->lock, flags);
 
 	tbr_dev_rails_changed(link->tdev, -1);
-	tbr_nl_rail_event(rail, TBRDMA_EVENT_DOWN);
-	tbr_sysfs_rail_change(rail);
+	tbr_notify_rail(rail, TBR_OBS_DOWN);
 	if (!up)
-		tbr_nl_link_event(link, TBRDMA_EVENT_DOWN);
+		tbr_notify_link(link, TBR_OBS_DOWN);
 	tbr_upper_link_change(link, up);
 }
 
@@ -668,7 +726,6 @@ static int tbr_rail_gone_post(struct tbr_rail *rail, struct tbr_frame *f)
 }
 
 static const struct tbr_rail_ops tbr_rail_gone_ops = {
-	.kind = "gone",
 	.tx = tbr_rail_gone_post,
 	.rx = tbr_rail_gone_post,
 };
@@ -711,8 +768,7 @@ void tbr_rail_remove(struct tbr_rail *rail)
 		tbr_link_hold(link);
 	}
 	spin_unlock_irqrestore(&link->lock, flags);
-	tbr_nl_rail_event(rail, TBRDMA_EVENT_DEL);
-	tbr_sysfs_rail_del(rail);
+	tbr_notify_rail(rail, TBR_OBS_DEL);
 	if (!idle) {
 		/* never free memory a transport still writes into */
 		pr_err("tbrdma: %s link %u rail %u: TX frames never returned, leaking the rail\n",
@@ -723,79 +779,4 @@ void tbr_rail_remove(struct tbr_rail *rail)
 	}
 	if (!link->nrails)
 		tbr_link_unlink(link);
-}
-
-/* ---- devices ------------------------------------------------------------ */
-
-struct tbr_dev *tbr_ctl_dev_find(const char *name)
-{
-	struct tbr_dev *tdev;
-
-	lockdep_assert_held(&tbr_ctl_mutex);
-	list_for_each_entry(tdev, &tbr_devices, rails.node)
-		if (!strcmp(tbr_dev_name(tdev), name))
-			return tdev;
-	return NULL;
-}
-
-/* The lowest slot no device has (0 is the host device's). */
-static unsigned int tbr_ctl_free_slot(bool host)
-{
-	unsigned int slot = host ? 0 : 1;
-	struct tbr_dev *tdev;
-
-again:
-	list_for_each_entry(tdev, &tbr_devices, rails.node) {
-		if (tdev->rails.slot == slot) {
-			slot++;
-			goto again;
-		}
-	}
-	return slot;
-}
-
-struct tbr_dev *tbr_ctl_dev_new(bool host)
-{
-	unsigned int slot = tbr_ctl_free_slot(host);
-	struct tbr_dev *tdev;
-
-	lockdep_assert_held(&tbr_ctl_mutex);
-	tdev = tbr_dev_create(slot);
-	if (IS_ERR(tdev))
-		return tdev;
-	INIT_LIST_HEAD(&tdev->rails.links);
-	tdev->rails.host = host;
-	tdev->rails.slot = slot;
-	list_add_tail(&tdev->rails.node, &tbr_devices);
-	tbr_nl_dev_event(tdev, TBRDMA_EVENT_NEW);
-	return tdev;
-}
-
-int tbr_ctl_dev_del(struct tbr_dev *tdev)
-{
-	lockdep_assert_held(&tbr_ctl_mutex);
-	tdev->rails.dying = true;
-	tbr_emu_dev_gone(tdev);
-	tbr_eth_dev_gone(tdev);
-	if (WARN_ON(!list_empty(&tdev->rails.links)))
-		return -EBUSY;
-	list_del(&tdev->rails.node);
-	tbr_nl_dev_event(tdev, TBRDMA_EVENT_DEL);
-	tbr_dev_destroy(tdev);
-	return 0;
-}
-
-void tbr_ctl_del_all(void)
-{
-	struct tbr_dev *tdev, *tmp;
-
-	mutex_lock(&tbr_ctl_mutex);
-	/* cables first (they join devices), then devices, newest first */
-	list_for_each_entry(tdev, &tbr_devices, rails.node) {
-		tbr_emu_dev_gone(tdev);
-		tbr_eth_dev_gone(tdev);
-	}
-	list_for_each_entry_safe_reverse(tdev, tmp, &tbr_devices, rails.node)
-		tbr_ctl_dev_del(tdev);
-	mutex_unlock(&tbr_ctl_mutex);
 }

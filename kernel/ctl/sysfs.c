@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "ctl/ctl.h"
 
 struct tbr_sysdev {
 	struct device dev;
@@ -82,7 +82,7 @@ static DEVICE_ATTR_RO(rail_id);
 
 static ssize_t backend_show(struct device *dev, struct device_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%s\n", to_sysdev(dev)->rail->ops->kind);
+	return sysfs_emit(buf, "%s\n", to_sysdev(dev)->rail->backend->kind);
 }
 static DEVICE_ATTR_RO(backend);
 
@@ -157,41 +157,52 @@ static struct device *tbr_sysdev_add(struct tbr_link *link, struct tbr_rail *rai
 	return &sd->dev;
 }
 
-static void tbr_sysdev_del(struct device **dev)
+static void tbr_sysdev_del(void **priv)
 {
-	if (*dev) {
-		device_unregister(*dev);
-		*dev = NULL;
+	struct device *dev = *priv;
+
+	if (dev) {
+		device_unregister(dev);
+		*priv = NULL;
 	}
 }
 
-void tbr_sysfs_link_add(struct tbr_link *link)
+static void tbr_sysdev_change(struct device *dev)
 {
-	link->sysdev = tbr_sysdev_add(link, NULL);
+	if (dev)
+		kobject_uevent(&dev->kobj, KOBJ_CHANGE);
 }
 
-void tbr_sysfs_link_del(struct tbr_link *link)
+static void tbr_sysfs_link_event(struct tbr_link *link, enum tbr_obs_event ev)
 {
-	tbr_sysdev_del(&link->sysdev);
+	if (ev == TBR_OBS_NEW)
+		link->obs_priv = tbr_sysdev_add(link, NULL);
+	else if (ev == TBR_OBS_DEL)
+		tbr_sysdev_del(&link->obs_priv);
 }
 
-void tbr_sysfs_rail_add(struct tbr_rail *rail)
+/* a rail's state change is a change of its link too */
+static void tbr_sysfs_rail_event(struct tbr_rail *rail, enum tbr_obs_event ev)
 {
-	rail->sysdev = tbr_sysdev_add(rail->link, rail);
+	switch (ev) {
+	case TBR_OBS_NEW:
+		rail->obs_priv = tbr_sysdev_add(rail->link, rail);
+		break;
+	case TBR_OBS_DEL:
+		tbr_sysdev_del(&rail->obs_priv);
+		break;
+	case TBR_OBS_UP:
+	case TBR_OBS_DOWN:
+		tbr_sysdev_change(rail->obs_priv);
+		tbr_sysdev_change(rail->link->obs_priv);
+		break;
+	}
 }
 
-void tbr_sysfs_rail_del(struct tbr_rail *rail)
-{
-	tbr_sysdev_del(&rail->sysdev);
-}
-
-void tbr_sysfs_rail_change(struct tbr_rail *rail)
-{
-	if (rail->sysdev)
-		kobject_uevent(&rail->sysdev->kobj, KOBJ_CHANGE);
-	if (rail->link->sysdev)
-		kobject_uevent(&rail->link->sysdev->kobj, KOBJ_CHANGE);
-}
+static struct tbr_link_observer tbr_sysfs_observer = {
+	.link_event = tbr_sysfs_link_event,
+	.rail_event = tbr_sysfs_rail_event,
+};
 
 int tbr_sysfs_init(void)
 {
@@ -207,11 +218,13 @@ int tbr_sysfs_init(void)
 		bus_unregister(&tbr_bus);
 		return err;
 	}
+	tbr_link_observer_add(&tbr_sysfs_observer);
 	return 0;
 }
 
 void tbr_sysfs_exit(void)
 {
+	tbr_link_observer_del(&tbr_sysfs_observer);
 	root_device_unregister(tbr_sysfs_root);
 	tbr_sysfs_root = NULL;
 	bus_unregister(&tbr_bus);

@@ -202,10 +202,11 @@ static const struct ib_device_ops tbr_dev_ops = {
 
 /*
  * Context: process, may sleep. Creates tbrN and registers tbrdmaN on it;
- * @slot picks the stable GUID (see host_id). Returns the device or an
+ * @slot picks the stable GUID (see host_id), @name the device's name (NULL:
+ * the next free tbrdmaN). Returns the device or an
  * ERR_PTR.
  */
-struct tbr_dev *tbr_dev_create(unsigned int slot)
+struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name)
 {
 	struct tbr_dev *tdev;
 	struct net_device *ndev;
@@ -250,7 +251,7 @@ struct tbr_dev *tbr_dev_create(unsigned int slot)
 	err = ib_device_set_netdev(&tdev->ibdev, ndev, 1);
 	if (err)
 		goto err_dealloc;
-	err = ib_register_device(&tdev->ibdev, "tbrdma%d", NULL);
+	err = ib_register_device(&tdev->ibdev, name ?: "tbrdma%d", NULL);
 	if (err)
 		goto err_dealloc;
 	return tdev;

@@ -33,11 +33,6 @@
 #define TBR_QP_ACCESS_OK (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
-static void *tbr_slot(struct tbr_queue *q, u32 idx)
-{
-	return q->slots + (size_t)(idx & q->mask) * q->stride;
-}
-
 static u32 tbr_send_stride(u32 max_sge, u32 max_inline)
 {
 	u32 body = max_t(u32, max_t(u32, max_sge, 1) * sizeof(struct tbrdma_sge),
@@ -131,7 +126,7 @@ int tbr_sq_fetch(struct tbr_qp *qp, struct tbr_send_wqe *wqe)
 		return -EIO;
 	if (prod == qp->sq.kidx)
 		return -ENOENT;
-	slot = tbr_slot(&qp->sq, qp->sq.kidx);
+	slot = tbr_queue_slot(&qp->sq, qp->sq.kidx);
 	memcpy(&wqe->hdr, slot, sizeof(wqe->hdr));
 	barrier();	/* validate the copy only */
 	wqe->status = IB_WC_SUCCESS;
@@ -280,7 +275,7 @@ static void tbr_qp_flush_rings(struct tbr_qp *qp)
 		while (qp->sq.done != prod) {
 			if (qp->sq.done == qp->sq.kidx)
 				qp->sq.kidx++;
-			s = tbr_slot(&qp->sq, qp->sq.done);
+			s = tbr_queue_slot(&qp->sq, qp->sq.done);
 			op = tbr_wr_to_wc_opcode(qp->ibqp.qp_type,
 						 READ_ONCE(s->opcode));
 			tbr_wc_init(&wc, qp, READ_ONCE(s->wr_id),
@@ -702,7 +697,7 @@ static int tbr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 static int tbr_post_one_send(struct tbr_qp *qp, const struct ib_send_wr *wr,
 			     u32 prod)
 {
-	void *slot = tbr_slot(&qp->sq, prod);
+	void *slot = tbr_queue_slot(&qp->sq, prod);
 	struct tbrdma_send_wqe *s = slot;
 	struct tbrdma_sge *sge = slot + TBRDMA_SEND_WQE_HDR;
 	u32 len = 0;
@@ -834,32 +829,16 @@ static int tbr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct tbr_dev *tdev = to_tbr_dev(ibqp->device);
 	struct tbr_qp *qp = to_tbr_qp(ibqp);
-	struct tbr_queue *q = &qp->rq;
 	unsigned long flags;
 	int err = 0;
-	u32 prod;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->srq || qp->state == IB_QPS_RESET || (qp->user && wr)) {
 		err = -EINVAL;
 		goto out;
 	}
-	if (!qp->user) {
-		prod = q->ring->prod;
-		for (; wr; wr = wr->next) {
-			if (wr->num_sge < 0 || wr->num_sge > qp->max_recv_sge) {
-				err = -EINVAL;
-				break;
-			}
-			if (prod - q->kidx >= q->entries) {
-				err = -ENOMEM;
-				break;
-			}
-			tbr_recv_slot_write(q, prod, wr);
-			prod++;
-			smp_store_release(&q->ring->prod, prod);
-		}
-	}
+	if (!qp->user)
+		err = tbr_recv_post(&qp->rq, qp->max_recv_sge, &wr);
 	/* kernel post, or a user RQ doorbell (needed only in ERROR) */
 	if (qp->state == IB_QPS_ERR)
 		tbr_qp_flush_rings(qp);

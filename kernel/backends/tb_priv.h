@@ -12,10 +12,14 @@
 #include <linux/thunderbolt.h>
 #include <linux/workqueue.h>
 
-#include "rail.h"
+#include "link/rail.h"
 #include "core/tbr_nego.h"
 
 #define TBT_POLL_BUDGET		64	/* RX frames per tasklet run */
+
+/* The NHI descriptor's frame size field is 12 bits: 0 encodes 4096. */
+static inline u32 tbr_frame_size_encode(u32 size) { return size & 0xfff; }
+static inline u32 tbr_frame_size_decode(u32 field) { return field ? field : 4096; }
 
 struct tbt_conn;
 
@@ -93,7 +97,11 @@ struct tbt_conn {
  * started, RX posted, then the DMA paths enabled. 0 or -errno with nothing
  * left behind. Context: process, conn->lock and tbr_ctl_mutex held.
  */
-int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i);
+int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
+		      const struct tbr_backend *backend);
+/* tb_ring.c: the rail ops of every Thunderbolt rail */
+extern const struct tbr_rail_ops tbt_rail_ops;
+
 /* Every rail of @conn down and gone, negotiation state reset. conn->lock held. */
 void tbr_tb_conn_teardown(struct tbt_conn *conn);
 

@@ -55,10 +55,10 @@
 #include <linux/workqueue.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "ctl/ctl.h"
 #include "compat.h"
-#include "tb.h"
-#include "tb_priv.h"
+#include "backends/backends.h"
+#include "backends/tb_priv.h"
 
 #define TBT_KEY			"tbrdma"
 #define TBT_PRTCID		1
@@ -83,6 +83,8 @@ struct tbt_pkt {
 	uuid_t uuid;
 	u32 body[TBR_NEGO_WORDS];
 };
+/* words in CPU order: the Thunderbolt control channel swaps them to the wire's big endian */
+static_assert(sizeof(struct tbt_pkt) == (3 + 4 + TBR_NEGO_WORDS) * sizeof(u32));
 
 /* Property directory UUID: 9c1a2263-eec2-4cb9-a105-52c860011887 */
 static const uuid_t tbt_dir_uuid =
@@ -268,7 +270,7 @@ static void tbt_connect(struct tbt_conn *conn)
 	WRITE_ONCE(conn->peer_guid, conn->remote.guid);
 	mutex_lock(&tbr_ctl_mutex);
 	for (i = 0; i < conn->res.rails; i++) {
-		ret = tbr_tb_rail_setup(conn, i);
+		ret = tbr_tb_rail_setup(conn, i, &tbr_tb_backend);
 		if (ret)
 			break;
 	}
@@ -853,7 +855,8 @@ static const struct kernel_param_ops tbt_state_ops = {
 module_param_cb(tb_state, &tbt_state_ops, NULL, 0444);
 MODULE_PARM_DESC(tb_state, "Thunderbolt backend state (read only)");
 
-int tbr_tb_init(void)
+/* Module load, once tbrdma0 and the genl family exist (tbr_backend start). */
+static int tbt_start(void)
 {
 	int ret;
 
@@ -899,7 +902,8 @@ err_dir:
 	return ret;
 }
 
-void tbr_tb_exit(void)
+/* Module unload, before any device goes: every Thunderbolt rail down. */
+static void tbt_stop(void)
 {
 	if (tbt_dir_registered)
 		tb_unregister_property_dir(TBT_KEY, tbt_dir);
@@ -914,3 +918,10 @@ void tbr_tb_exit(void)
 		tb_property_free_dir(tbt_dir);
 	tbt_dir = NULL;
 }
+
+const struct tbr_backend tbr_tb_backend = {
+	.kind = "tb",
+	.rail_ops = &tbt_rail_ops,
+	.start = tbt_start,
+	.stop = tbt_stop,
+};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: eth rails, the frames on the wire: the skb every eth frame is
- * built in, and fragmentation of rail frames larger than the MTU.
+ * built in, and fragmentation of rail frames larger than the MTU (their
+ * reassembly is eth_rx.c's).
  *
  * A rail negotiates its frame size from both MTUs (eth.c). The connections
  * made on a link keep the frame size they got at RTR (the transport ties a
@@ -15,21 +16,18 @@
  * inconsistent piece drops the partial frame (counted in frag_drops) and
  * the transport resends it. Wire format: docs/protocol.md, docs/eth.md.
  *
- * Contexts: eth_frag_xmit() from the peer's TX work (process); eth_rx_frag()
- * from the packet handler (softirq, RCU read side). peer->lock (irqsave)
- * protects the reassembly state.
+ * Context: tbe_frag_xmit() runs from the peer's TX work (process).
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
 #include "tbrdma.h"
-#include "rail.h"
-#include "eth.h"
-#include "uapi/tbrdma-netlink.h"
+#include "link/rail.h"
+#include "backends/eth.h"
 
 /* An skb to @dst_mac: our header, @sublen bytes of @sub (or none), @data. */
-struct sk_buff *eth_skb(struct eth_bind *bind, const u8 *dst_mac, u8 type, u64 dst,
+struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 dst,
 			u8 pdf, const void *sub, u32 sublen, const void *data, u32 len,
 			gfp_t gfp)
 {
@@ -55,8 +53,8 @@ struct sk_buff *eth_skb(struct eth_bind *bind, const u8 *dst_mac, u8 type, u64 d
 		skb_put_data(skb, sub, sublen);
 	skb_put_data(skb, data, len);
 	skb->dev = dev;
-	skb->protocol = htons(TBRDMA_ETH_P);
-	if (dev_hard_header(skb, dev, TBRDMA_ETH_P, dst_mac, NULL, skb->len) < 0) {
+	skb->protocol = htons(TBR_ETH_P);
+	if (dev_hard_header(skb, dev, TBR_ETH_P, dst_mac, NULL, skb->len) < 0) {
 		kfree_skb(skb);
 		return NULL;
 	}
@@ -71,7 +69,7 @@ struct sk_buff *eth_skb(struct eth_bind *bind, const u8 *dst_mac, u8 type, u64 d
  * the receiver drops the partial frame). Returns the last dev_queue_xmit()
  * result, NET_XMIT_DROP without memory.
  */
-int eth_frag_xmit(struct eth_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
+int tbe_frag_xmit(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
 		  u16 id)
 {
 	struct tbr_eth_frag fr = { .id = id, .total = f->size };
@@ -86,7 +84,7 @@ int eth_frag_xmit(struct eth_peer *peer, struct tbr_frame *f, const u8 *mac, u32
 	for (off = 0; off < f->size; off += chunk) {
 		fr.offset = off;
 		tbr_eth_frag_build(fh, &fr);
-		skb = eth_skb(peer->bind, mac, TBR_ETH_FRAG, peer->guid, pdf, fh, sizeof(fh),
+		skb = tbe_skb(peer->bind, mac, TBR_ETH_FRAG, peer->guid, pdf, fh, sizeof(fh),
 			      f->buf + off, min(chunk, f->size - off), GFP_KERNEL);
 		if (!skb) {
 			__skb_queue_purge(&q);
@@ -105,53 +103,4 @@ int eth_frag_xmit(struct eth_peer *peer, struct tbr_frame *f, const u8 *mac, u32
 	__skb_queue_purge(&q);
 	tbr_rail_count(peer->rail, TBR_CNT_FRAG_TX, sent);
 	return rc;
-}
-
-/* Softirq, RCU read side: a FRAG on @bind's netdev. */
-void eth_rx_frag(struct eth_bind *bind, struct sk_buff *skb, const struct tbr_eth_hdr *h)
-{
-	const u32 data_off = TBR_ETH_HDR_LEN + TBR_ETH_FRAG_HDR_LEN;
-	struct tbr_frame *f = NULL;
-	struct tbr_eth_frag fr;
-	struct eth_peer *peer;
-	struct tbr_rail *rail;
-	unsigned long flags;
-	u32 dropped = 0;
-	int rc = -EINVAL;
-
-	/* a piece is at most one MTU: make it linear */
-	if (!pskb_may_pull(skb, TBR_ETH_HDR_LEN + h->len) ||
-	    tbr_eth_frag_parse(h, skb->data + TBR_ETH_HDR_LEN, h->len, bind->guid, &fr))
-		return;
-	peer = eth_rx_peer_lock(bind, skb, h->src, &flags);
-	if (!peer)
-		return;
-	rail = peer->rail;
-	if (peer->running && READ_ONCE(eth_fragment))
-		rc = tbr_eth_reasm_add(&peer->reasm, &fr, skb->data + data_off, &dropped);
-	else
-		dropped = 1;	/* we do not reassemble now: the peer learns it */
-	if (rc == TBR_ETH_REASM_DONE) {
-		f = eth_rx_buf_locked(peer);
-		if (f) {
-			memcpy(f->buf, peer->reasm.buf, peer->reasm.total);
-			f->size = peer->reasm.total;
-			f->sof = peer->reasm.pdf >> 4;
-			f->eof = peer->reasm.pdf & 0xf;
-			f->flags = 0;
-		}
-	}
-	spin_unlock_irqrestore(&peer->lock, flags);
-	if (!rail)
-		return;
-	if (dropped)
-		tbr_rail_count(rail, TBR_CNT_FRAG_DROPS, dropped);
-	if (rc != TBR_ETH_REASM_DONE)
-		return;
-	if (!f) {
-		tbr_rail_count(rail, TBR_CNT_RX_NOBUF, 1);
-		return;
-	}
-	tbr_rail_count(rail, TBR_CNT_FRAG_RX, 1);
-	f->callback(rail, f, false);
 }

@@ -16,11 +16,6 @@
 
 #include "tbrdma.h"
 
-static void *tbr_slot(struct tbr_queue *q, u32 idx)
-{
-	return q->slots + (size_t)(idx & q->mask) * q->stride;
-}
-
 u32 tbr_recv_stride(u32 max_sge)
 {
 	return TBRDMA_RECV_WQE_HDR + max_t(u32, max_sge, 1) *
@@ -34,7 +29,7 @@ u32 tbr_recv_stride(u32 max_sge)
 void tbr_recv_slot_read(struct tbr_queue *q, u32 idx, u32 max_sge,
 			struct tbr_recv_wqe *wqe)
 {
-	const struct tbrdma_recv_wqe *s = tbr_slot(q, idx);
+	const struct tbrdma_recv_wqe *s = tbr_queue_slot(q, idx);
 	u32 n = READ_ONCE(s->num_sge);
 
 	wqe->wr_id = READ_ONCE(s->wr_id);
@@ -49,10 +44,10 @@ void tbr_recv_slot_read(struct tbr_queue *q, u32 idx, u32 max_sge,
 }
 
 /* Kernel producers: write one receive WR into slot @idx. */
-void tbr_recv_slot_write(struct tbr_queue *q, u32 idx,
-			 const struct ib_recv_wr *wr)
+static void tbr_recv_slot_write(struct tbr_queue *q, u32 idx,
+				const struct ib_recv_wr *wr)
 {
-	struct tbrdma_recv_wqe *s = tbr_slot(q, idx);
+	struct tbrdma_recv_wqe *s = tbr_queue_slot(q, idx);
 	struct tbrdma_sge *sge = (void *)s + TBRDMA_RECV_WQE_HDR;
 	int i;
 
@@ -63,6 +58,28 @@ void tbr_recv_slot_write(struct tbr_queue *q, u32 idx,
 		sge[i].length = wr->sg_list[i].length;
 		sge[i].lkey = wr->sg_list[i].lkey;
 	}
+}
+
+/*
+ * Kernel post_recv and post_srq_recv: write the WRs of *@wr into @q, each
+ * visible to the consumer as soon as it is written. Returns 0, or -EINVAL
+ * (more than @max_sge SGEs) or -ENOMEM (ring full) with *@wr the WR that
+ * was not posted. The queue's producer lock is held.
+ */
+int tbr_recv_post(struct tbr_queue *q, u32 max_sge, const struct ib_recv_wr **wr)
+{
+	u32 prod = q->ring->prod;
+
+	for (; *wr; *wr = (*wr)->next) {
+		if ((*wr)->num_sge < 0 || (*wr)->num_sge > max_sge)
+			return -EINVAL;
+		if (prod - q->kidx >= q->entries)
+			return -ENOMEM;
+		tbr_recv_slot_write(q, prod, *wr);
+		prod++;
+		smp_store_release(&q->ring->prod, prod);
+	}
+	return 0;
 }
 
 static int tbr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
@@ -158,30 +175,15 @@ static int tbr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			     const struct ib_recv_wr **bad_wr)
 {
 	struct tbr_srq *srq = to_tbr_srq(ibsrq);
-	struct tbr_queue *q = &srq->q;
 	unsigned long flags;
-	int err = 0;
-	u32 prod;
+	int err;
 
 	if (srq->user) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 	spin_lock_irqsave(&srq->lock, flags);
-	prod = q->ring->prod;
-	for (; wr; wr = wr->next) {
-		if (wr->num_sge < 0 || wr->num_sge > srq->max_sge) {
-			err = -EINVAL;
-			break;
-		}
-		if (prod - q->kidx >= q->entries) {
-			err = -ENOMEM;
-			break;
-		}
-		tbr_recv_slot_write(q, prod, wr);
-		prod++;
-		smp_store_release(&q->ring->prod, prod);
-	}
+	err = tbr_recv_post(&srq->q, srq->max_sge, &wr);
 	spin_unlock_irqrestore(&srq->lock, flags);
 	if (err)
 		*bad_wr = wr;

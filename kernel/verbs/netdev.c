@@ -16,7 +16,7 @@
 #include <net/addrconf.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"
 
 struct tbr_netdev_priv {
 	struct tbr_dev *tdev;	/* set once the ib_device exists */
@@ -64,14 +64,17 @@ drop:
 }
 
 /*
- * An Ethernet frame for tbrN arrived on a rail. Context: bh (rail RX
- * completion); @data is valid only during the call.
+ * An Ethernet frame for tbrN arrived on a rail (observer rx, frames with
+ * code NET). Context: bh (rail RX completion); @data is valid only during
+ * the call.
  */
-void tbr_netdev_rx(struct tbr_dev *tdev, const void *data, u32 len)
+static void tbr_netdev_rx(struct tbr_rail *rail, u8 pdf, const void *data, u32 len)
 {
-	struct net_device *ndev = tdev->netdev;
+	struct net_device *ndev = rail->link->tdev->netdev;
 	struct sk_buff *skb;
 
+	if (pdf != TBR_PDF_NET)
+		return;
 	if (len < ETH_HLEN || !netif_running(ndev))
 		goto drop;
 	skb = netdev_alloc_skb_ip_align(ndev, len);
@@ -151,9 +154,9 @@ void tbr_netdev_destroy(struct net_device *ndev)
  * Carrier of tbrN follows the rails: on while any link of the device has a
  * rail up (the port is ACTIVE then, if tbrN is up), off when the last rail
  * goes. Consumers of asynchronous events get PORT_ACTIVE / PORT_ERR.
- * Context: process (the rail layer calls it with tbr_ctl_mutex held).
+ * Context: process (the link layer's observer call, tbr_ctl_mutex held).
  */
-void tbr_netdev_set_carrier(struct tbr_dev *tdev, bool on)
+static void tbr_netdev_set_carrier(struct tbr_dev *tdev, bool on)
 {
 	struct ib_event ev = {
 		.device = &tdev->ibdev,
@@ -167,3 +170,8 @@ void tbr_netdev_set_carrier(struct tbr_dev *tdev, bool on)
 		netif_carrier_off(tdev->netdev);
 	ib_dispatch_event(&ev);
 }
+
+struct tbr_link_observer tbr_netdev_observer = {
+	.carrier = tbr_netdev_set_carrier,
+	.rx = tbr_netdev_rx,
+};

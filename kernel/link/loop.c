@@ -29,7 +29,7 @@
 #include <linux/workqueue.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "link/rail.h"	/* struct tbr_frame */
 
 #define TBR_LOOP_DEPTH	256	/* frames in flight (1 MiB of 4 KiB frames) */
 #define TBR_LOOP_BUDGET	64	/* frames per work run before yielding */
@@ -125,9 +125,9 @@ static void tbr_loop_work(struct work_struct *work)
 		queue_work(system_highpri_wq, &lp->work);
 }
 
-void *tbr_loop_tx_alloc(struct tbr_link *link, u32 len)
+static void *tbr_loop_tx_alloc(struct tbr_link *link, u32 len)
 {
-	struct tbr_loop *lp = link->loop;
+	struct tbr_loop *lp = link->ops_priv;
 	struct tbr_frame *f;
 	unsigned long flags;
 
@@ -146,9 +146,9 @@ void *tbr_loop_tx_alloc(struct tbr_link *link, u32 len)
 	return f ? f->buf : ERR_PTR(-ENOBUFS);
 }
 
-void tbr_loop_tx_send(struct tbr_link *link, void *buf, u32 len)
+static void tbr_loop_tx_send(struct tbr_link *link, void *buf, u32 len)
 {
-	struct tbr_loop *lp = link->loop;
+	struct tbr_loop *lp = link->ops_priv;
 	struct tbr_frame *f = tbr_loop_frame_of(buf);
 	unsigned long flags;
 	bool queued;
@@ -174,18 +174,18 @@ void tbr_loop_tx_send(struct tbr_link *link, void *buf, u32 len)
 	queue_work(system_highpri_wq, &lp->work);
 }
 
-void tbr_loop_tx_abort(struct tbr_link *link, void *buf)
+static void tbr_loop_tx_abort(struct tbr_link *link, void *buf)
 {
-	struct tbr_loop *lp = link->loop;
+	struct tbr_loop *lp = link->ops_priv;
 
 	/* a sender waits for this frame: the work item wakes it (no recursion) */
 	if (tbr_loop_put_frame(lp, tbr_loop_frame_of(buf)))
 		queue_work(system_highpri_wq, &lp->work);
 }
 
-unsigned int tbr_loop_tx_credits(struct tbr_link *link)
+static unsigned int tbr_loop_tx_credits(struct tbr_link *link)
 {
-	struct tbr_loop *lp = link->loop;
+	struct tbr_loop *lp = link->ops_priv;
 	unsigned long flags;
 	unsigned int n;
 
@@ -194,6 +194,13 @@ unsigned int tbr_loop_tx_credits(struct tbr_link *link)
 	spin_unlock_irqrestore(&lp->lock, flags);
 	return n;
 }
+
+static const struct tbr_link_ops tbr_loop_ops = {
+	.tx_alloc = tbr_loop_tx_alloc,
+	.tx_send = tbr_loop_tx_send,
+	.tx_abort = tbr_loop_tx_abort,
+	.tx_credits = tbr_loop_tx_credits,
+};
 
 struct tbr_link *tbr_loop_get(struct tbr_dev *tdev)
 {
@@ -232,7 +239,8 @@ int tbr_loop_create(struct tbr_dev *tdev)
 	link->peer_guid = tbr_dev_guid(tdev);
 	kref_init(&link->ref);		/* the device's reference */
 	spin_lock_init(&link->lock);
-	link->loop = lp;
+	link->ops = &tbr_loop_ops;
+	link->ops_priv = lp;
 	lp->link = link;
 	spin_lock_init(&lp->lock);
 	INIT_LIST_HEAD(&lp->free);
@@ -273,14 +281,15 @@ void tbr_loop_destroy(struct tbr_dev *tdev)
 
 	if (!link)
 		return;
-	lp = link->loop;
+	lp = link->ops_priv;
 	spin_lock_irqsave(&lp->lock, flags);
 	lp->dead = true;
 	spin_unlock_irqrestore(&lp->lock, flags);
 	cancel_work_sync(&lp->work);
 	tbr_loop_free_frames(lp);
 	kfree(lp);
-	link->loop = NULL;
+	link->ops = NULL;
+	link->ops_priv = NULL;
 	link->gone = true;
 	tdev->rails.loop = NULL;
 	tbr_link_put(link);

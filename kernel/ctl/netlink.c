@@ -3,7 +3,9 @@
  * tbrdma: generic netlink family "tbrdma" (kernel/uapi/tbrdma-netlink.h,
  * docs/netlink.md): extra devices, emulated cables, link and rail dumps with
  * counters, fault knobs, the management datagram channel, and events on the
- * multicast groups "events" and "mgmt".
+ * multicast groups "events" and "mgmt". The commands of one backend (emu
+ * cables, eth bindings) live with that backend and join the family here;
+ * events come from the link layer's observer list.
  *
  * Every command runs under tbr_ctl_mutex (the family is parallel_ops, so a
  * device deletion that waits for RDMA users does not hold genl_mutex).
@@ -18,14 +20,18 @@
  * reading) would pin the module meanwhile, and rmmod would fail "in use".
  */
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <net/genetlink.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "ctl/ctl.h"
 #include "uapi/tbrdma-netlink.h"
 
 static struct genl_family tbr_genl;
-static bool tbr_nl_ready;	/* family registered: events may go out */
+
+/* the observers' event codes are the family's */
+static_assert((int)TBR_OBS_NEW == TBRDMA_EVENT_NEW && (int)TBR_OBS_DEL == TBRDMA_EVENT_DEL &&
+	      (int)TBR_OBS_UP == TBRDMA_EVENT_UP && (int)TBR_OBS_DOWN == TBRDMA_EVENT_DOWN);
 
 enum { TBR_MCGRP_EVENTS, TBR_MCGRP_MGMT };
 
@@ -177,109 +183,113 @@ static int tbr_put_rail(struct sk_buff *msg, struct tbr_rail *rail)
 	    nla_put_u32(msg, TBRDMA_ATTR_RAIL_ID, rail->id) ||
 	    nla_put_u64_64bit(msg, TBRDMA_ATTR_PEER_GUID, link->peer_guid,
 			      TBRDMA_ATTR_PAD) ||
-	    nla_put_string(msg, TBRDMA_ATTR_BACKEND, rail->ops->kind) ||
+	    nla_put_string(msg, TBRDMA_ATTR_BACKEND, rail->backend->kind) ||
 	    nla_put_u8(msg, TBRDMA_ATTR_STATE, READ_ONCE(rail->up) ?
 		       TBRDMA_STATE_UP : TBRDMA_STATE_DOWN))
 		return -EMSGSIZE;
 	return 0;
 }
 
-static void *tbr_msg_put(struct sk_buff *msg, u32 portid, u32 seq, int flags, u8 cmd)
+void *tbr_nl_msg_put(struct sk_buff *msg, u32 portid, u32 seq, int flags, u8 cmd)
 {
 	return genlmsg_put(msg, portid, seq, &tbr_genl, flags, cmd);
 }
 
-/* ---- events --------------------------------------------------------------- */
-
-static void tbr_nl_send_event(struct sk_buff *msg, void *hdr, unsigned int group)
+void *tbr_nl_reply_put(struct sk_buff *msg, struct genl_info *info, u8 cmd)
 {
+	return genlmsg_put_reply(msg, info, &tbr_genl, 0, cmd);
+}
+
+/* ---- events (the link layer's observer) ------------------------------------ */
+
+static struct sk_buff *tbr_nl_event_new(u8 cmd, void **hdr, size_t size, gfp_t gfp)
+{
+	struct sk_buff *msg = genlmsg_new(size, gfp);
+
+	if (!msg)
+		return NULL;
+	*hdr = tbr_nl_msg_put(msg, 0, 0, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* @err: what filling @msg returned; @event 0: none (a datagram) */
+static void tbr_nl_event_send(struct sk_buff *msg, void *hdr, int err, u8 event,
+			      unsigned int group)
+{
+	if (err || (event && nla_put_u8(msg, TBRDMA_ATTR_EVENT, event))) {
+		nlmsg_free(msg);
+		return;
+	}
 	genlmsg_end(msg, hdr);
 	genlmsg_multicast_allns(&tbr_genl, msg, 0, group);
 }
 
-static struct sk_buff *tbr_nl_event_new(size_t size, gfp_t gfp)
-{
-	return READ_ONCE(tbr_nl_ready) ? genlmsg_new(size, gfp) : NULL;
-}
-
-void tbr_nl_dev_event(struct tbr_dev *tdev, u8 event)
+static void tbr_nl_dev_event(struct tbr_dev *tdev, enum tbr_obs_event ev)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = tbr_nl_event_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = tbr_msg_put(msg, 0, 0, 0, TBRDMA_CMD_DEV_EVENT);
-	if (!hdr || tbr_put_dev(msg, tdev) ||
-	    nla_put_u8(msg, TBRDMA_ATTR_EVENT, event)) {
-		nlmsg_free(msg);
-		return;
-	}
-	tbr_nl_send_event(msg, hdr, TBR_MCGRP_EVENTS);
+	msg = tbr_nl_event_new(TBRDMA_CMD_DEV_EVENT, &hdr, NLMSG_GOODSIZE, GFP_KERNEL);
+	if (msg)
+		tbr_nl_event_send(msg, hdr, tbr_put_dev(msg, tdev), ev, TBR_MCGRP_EVENTS);
 }
 
-void tbr_nl_link_event(struct tbr_link *link, u8 event)
+static void tbr_nl_link_event(struct tbr_link *link, enum tbr_obs_event ev)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = tbr_nl_event_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = tbr_msg_put(msg, 0, 0, 0, TBRDMA_CMD_LINK_EVENT);
-	if (!hdr || tbr_put_link(msg, link) ||
-	    nla_put_u8(msg, TBRDMA_ATTR_EVENT, event)) {
-		nlmsg_free(msg);
-		return;
-	}
-	tbr_nl_send_event(msg, hdr, TBR_MCGRP_EVENTS);
+	msg = tbr_nl_event_new(TBRDMA_CMD_LINK_EVENT, &hdr, NLMSG_GOODSIZE, GFP_KERNEL);
+	if (msg)
+		tbr_nl_event_send(msg, hdr, tbr_put_link(msg, link), ev, TBR_MCGRP_EVENTS);
 }
 
-void tbr_nl_rail_event(struct tbr_rail *rail, u8 event)
+static void tbr_nl_rail_event(struct tbr_rail *rail, enum tbr_obs_event ev)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = tbr_nl_event_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return;
-	hdr = tbr_msg_put(msg, 0, 0, 0, TBRDMA_CMD_RAIL_EVENT);
-	if (!hdr || tbr_put_rail(msg, rail) ||
-	    nla_put_u8(msg, TBRDMA_ATTR_EVENT, event)) {
-		nlmsg_free(msg);
-		return;
-	}
-	tbr_nl_send_event(msg, hdr, TBR_MCGRP_EVENTS);
+	msg = tbr_nl_event_new(TBRDMA_CMD_RAIL_EVENT, &hdr, NLMSG_GOODSIZE, GFP_KERNEL);
+	if (msg)
+		tbr_nl_event_send(msg, hdr, tbr_put_rail(msg, rail), ev, TBR_MCGRP_EVENTS);
 }
 
-/* Context "bh": from the RX completion of a MGMT frame. */
-void tbr_nl_mgmt_recv(struct tbr_rail *rail, const void *data, u32 len)
+/* Context "bh": a MGMT frame's RX completion. */
+static void tbr_nl_mgmt_recv(struct tbr_rail *rail, u8 pdf, const void *data, u32 len)
 {
 	struct tbr_link *link = rail->link;
 	struct sk_buff *msg;
 	void *hdr;
+	int err;
 
-	msg = tbr_nl_event_new(len + 256, GFP_ATOMIC);
+	if (pdf != TBR_PDF_MGMT)
+		return;
+	msg = tbr_nl_event_new(TBRDMA_CMD_MGMT_RECV, &hdr, len + 256, GFP_ATOMIC);
 	if (!msg)
 		return;
-	hdr = tbr_msg_put(msg, 0, 0, 0, TBRDMA_CMD_MGMT_RECV);
-	if (!hdr ||
-	    nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(link->tdev)) ||
-	    nla_put_u32(msg, TBRDMA_ATTR_LINK_ID, link->id) ||
-	    nla_put_u32(msg, TBRDMA_ATTR_RAIL_ID, rail->id) ||
-	    nla_put_u64_64bit(msg, TBRDMA_ATTR_PEER_GUID, link->peer_guid,
-			      TBRDMA_ATTR_PAD) ||
-	    nla_put(msg, TBRDMA_ATTR_MGMT_DATA, len, data)) {
-		nlmsg_free(msg);
-		return;
-	}
-	tbr_nl_send_event(msg, hdr, TBR_MCGRP_MGMT);
+	err = nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(link->tdev)) ||
+	      nla_put_u32(msg, TBRDMA_ATTR_LINK_ID, link->id) ||
+	      nla_put_u32(msg, TBRDMA_ATTR_RAIL_ID, rail->id) ||
+	      nla_put_u64_64bit(msg, TBRDMA_ATTR_PEER_GUID, link->peer_guid,
+				TBRDMA_ATTR_PAD) ||
+	      nla_put(msg, TBRDMA_ATTR_MGMT_DATA, len, data);
+	tbr_nl_event_send(msg, hdr, err, 0, TBR_MCGRP_MGMT);
 }
+
+static struct tbr_link_observer tbr_nl_observer = {
+	.dev_event = tbr_nl_dev_event,
+	.link_event = tbr_nl_link_event,
+	.rail_event = tbr_nl_rail_event,
+	.rx = tbr_nl_mgmt_recv,
+};
 
 /* ---- helpers for commands ------------------------------------------------- */
 
-static struct tbr_dev *tbr_nl_dev(struct genl_info *info, int attr)
+struct tbr_dev *tbr_nl_dev(struct genl_info *info, int attr)
 {
 	struct tbr_dev *tdev;
 
@@ -325,7 +335,7 @@ static int tbr_nl_dev_reply(struct genl_info *info, struct tbr_dev *tdev, u8 cmd
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &tbr_genl, 0, cmd);
+	hdr = tbr_nl_reply_put(msg, info, cmd);
 	if (!hdr || tbr_put_dev(msg, tdev)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -357,7 +367,7 @@ static int tbr_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *c
 	list_for_each_entry(tdev, &tbr_devices, rails.node) {
 		if (i++ < skip)
 			continue;
-		hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid,
+		hdr = tbr_nl_msg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, NLM_F_MULTI, TBRDMA_CMD_DEV_GET);
 		if (!hdr)
 			goto full;
@@ -381,7 +391,7 @@ static int tbr_nl_dev_new(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	mutex_lock(&tbr_ctl_mutex);
-	tdev = tbr_ctl_dev_new(false);
+	tdev = tbr_ctl_dev_new(false, NULL);
 	if (IS_ERR(tdev)) {
 		GENL_SET_ERR_MSG(info, "creating the device failed");
 		err = PTR_ERR(tdev);
@@ -413,100 +423,6 @@ static int tbr_nl_dev_del(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-static int tbr_nl_cable_new(struct sk_buff *skb, struct genl_info *info)
-{
-	struct tbr_dev *a, *b;
-	struct sk_buff *msg;
-	u32 id, rails, depth = 128;
-	void *hdr;
-	int err;
-
-	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_RAIL_COUNT))
-		return -EINVAL;
-	rails = nla_get_u32(info->attrs[TBRDMA_ATTR_RAIL_COUNT]);
-	if (info->attrs[TBRDMA_ATTR_DEPTH])
-		depth = nla_get_u32(info->attrs[TBRDMA_ATTR_DEPTH]);
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	mutex_lock(&tbr_ctl_mutex);
-	a = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
-	b = IS_ERR(a) ? a : tbr_nl_dev(info, TBRDMA_ATTR_PEER_DEV_NAME);
-	if (IS_ERR(b)) {
-		err = PTR_ERR(b);
-		goto out;
-	}
-	if (a == b) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TBRDMA_ATTR_PEER_DEV_NAME],
-				    "a cable joins two different devices");
-		err = -EINVAL;
-		goto out;
-	}
-	err = tbr_emu_cable_new(a, b, rails, depth, &id);
-	if (err == -ENOSPC) {
-		GENL_SET_ERR_MSG(info, "too many rails between these devices");
-		goto out;
-	} else if (err) {
-		GENL_SET_ERR_MSG(info, "creating the cable failed");
-		goto out;
-	}
-	hdr = genlmsg_put_reply(msg, info, &tbr_genl, 0, TBRDMA_CMD_EMU_CABLE_NEW);
-	if (hdr && !nla_put_u32(msg, TBRDMA_ATTR_CABLE_ID, id)) {
-		genlmsg_end(msg, hdr);
-		genlmsg_reply(msg, info);
-		msg = NULL;
-	}
-out:
-	mutex_unlock(&tbr_ctl_mutex);
-	nlmsg_free(msg);
-	return err;
-}
-
-static int tbr_nl_cable_del(struct sk_buff *skb, struct genl_info *info)
-{
-	int err;
-
-	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_CABLE_ID))
-		return -EINVAL;
-	mutex_lock(&tbr_ctl_mutex);
-	err = tbr_emu_cable_del(nla_get_u32(info->attrs[TBRDMA_ATTR_CABLE_ID]));
-	if (err)
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TBRDMA_ATTR_CABLE_ID],
-				    "no such cable");
-	mutex_unlock(&tbr_ctl_mutex);
-	return err;
-}
-
-static int tbr_nl_cable_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct tbr_dev *a, *b;
-	u32 id, rails;
-	void *hdr;
-
-	mutex_lock(&tbr_ctl_mutex);
-	while (!tbr_emu_cable_info(cb->args[0], &id, &a, &b, &rails)) {
-		hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				  NLM_F_MULTI, TBRDMA_CMD_EMU_CABLE_GET);
-		if (!hdr)
-			goto full;
-		if (nla_put_u32(skb, TBRDMA_ATTR_CABLE_ID, id) ||
-		    nla_put_string(skb, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(a)) ||
-		    nla_put_string(skb, TBRDMA_ATTR_PEER_DEV_NAME, tbr_dev_name(b)) ||
-		    nla_put_u32(skb, TBRDMA_ATTR_RAIL_COUNT, rails)) {
-			genlmsg_cancel(skb, hdr);
-			goto full;
-		}
-		genlmsg_end(skb, hdr);
-		cb->args[0]++;
-	}
-	mutex_unlock(&tbr_ctl_mutex);
-	return 0;
-full:
-	mutex_unlock(&tbr_ctl_mutex);
-	return skb->len;
-}
-
 /*
  * Link and rail dumps walk devices, links and rails in list order; the
  * cursor is (device ordinal, link ordinal, rail slot) in cb->args[0..2].
@@ -526,7 +442,7 @@ static int tbr_nl_link_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		list_for_each_entry(link, &tdev->rails.links, node) {
 			if (li++ < cb->args[1])
 				continue;
-			hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid,
+			hdr = tbr_nl_msg_put(skb, NETLINK_CB(cb->skb).portid,
 					  cb->nlh->nlmsg_seq, NLM_F_MULTI,
 					  TBRDMA_CMD_LINK_GET);
 			if (!hdr)
@@ -555,27 +471,16 @@ full:
 
 static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
 {
-	struct tbr_rail_fault fault = {};
 	unsigned int credits = READ_ONCE(rail->tx_free);
 
-	if (rail->ops->get_fault)
-		rail->ops->get_fault(rail, &fault);
 	if (tbr_put_rail(skb, rail) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_DEPTH, rail->tx_depth) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_RX_DEPTH, rail->rx_depth) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_CREDITS, rail->up ? credits : 0) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_MAX_FRAME, READ_ONCE(rail->max_frame)))
 		return -EMSGSIZE;
+	/* the backend's own: eth its netdev, emu its fault knobs and cut state */
 	if (rail->ops->fill_info && rail->ops->fill_info(rail, skb))
-		return -EMSGSIZE;
-	if (rail->ops->get_fault &&
-	    (nla_put_u32(skb, TBRDMA_ATTR_DROP_PPM, fault.drop_ppm) ||
-	     nla_put_u32(skb, TBRDMA_ATTR_DUP_PPM, fault.dup_ppm) ||
-	     nla_put_u32(skb, TBRDMA_ATTR_REORDER, fault.reorder) ||
-	     nla_put_u32(skb, TBRDMA_ATTR_DELAY_US, fault.delay_us) ||
-	     nla_put_u64_64bit(skb, TBRDMA_ATTR_RATE_BPS, fault.rate_bps,
-			       TBRDMA_ATTR_PAD) ||
-	     nla_put_u8(skb, TBRDMA_ATTR_CUT_STATE, tbr_emu_rail_is_cut(rail))))
 		return -EMSGSIZE;
 	return tbr_put_stats(skb, rail->cnt);
 }
@@ -601,7 +506,7 @@ static int tbr_nl_rail_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 				rail = link->rails[ri];
 				if (!rail)
 					continue;
-				hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid,
+				hdr = tbr_nl_msg_put(skb, NETLINK_CB(cb->skb).portid,
 						  cb->nlh->nlmsg_seq, NLM_F_MULTI,
 						  TBRDMA_CMD_RAIL_GET);
 				if (!hdr)
@@ -729,68 +634,6 @@ out:
 	return err;
 }
 
-/* ---- eth rails (eth.c, docs/eth.md) ------------------------------------------ */
-
-static int tbr_nl_eth_bind(struct sk_buff *skb, struct genl_info *info)
-{
-	struct tbr_dev *tdev;
-	int err;
-
-	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_ETH_IFNAME))
-		return -EINVAL;
-	mutex_lock(&tbr_ctl_mutex);
-	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
-	if (IS_ERR(tdev))
-		err = PTR_ERR(tdev);
-	else if (info->genlhdr->cmd == TBRDMA_CMD_ETH_BIND)
-		err = tbr_eth_bind(tdev, genl_info_net(info),
-				   nla_data(info->attrs[TBRDMA_ATTR_ETH_IFNAME]),
-				   info->extack);
-	else
-		err = tbr_eth_unbind(tdev, genl_info_net(info),
-				     nla_data(info->attrs[TBRDMA_ATTR_ETH_IFNAME]),
-				     info->extack);
-	mutex_unlock(&tbr_ctl_mutex);
-	return err;
-}
-
-static int tbr_nl_eth_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct tbr_eth_info e;
-	void *hdr;
-
-	mutex_lock(&tbr_ctl_mutex);
-	while (!tbr_eth_binding_info(cb->args[0], &e)) {
-		hdr = tbr_msg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-				  NLM_F_MULTI, TBRDMA_CMD_ETH_GET);
-		if (!hdr)
-			goto full;
-		if (nla_put_string(skb, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(e.tdev)) ||
-		    nla_put_string(skb, TBRDMA_ATTR_ETH_IFNAME, e.ifname) ||
-		    nla_put_u32(skb, TBRDMA_ATTR_ETH_IFINDEX, e.ifindex) ||
-		    nla_put_u8(skb, TBRDMA_ATTR_STATE, e.oper ? TBRDMA_STATE_UP :
-			       TBRDMA_STATE_DOWN) ||
-		    nla_put_u32(skb, TBRDMA_ATTR_MAX_FRAME, e.max_frame) ||
-		    nla_put_u32(skb, TBRDMA_ATTR_ETH_PEERS, e.peers) ||
-		    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_HELLO_TX, e.hello_tx,
-				      TBRDMA_ATTR_PAD) ||
-		    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_HELLO_RX, e.hello_rx,
-				      TBRDMA_ATTR_PAD) ||
-		    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_RX_FOREIGN, e.rx_foreign,
-				      TBRDMA_ATTR_PAD)) {
-			genlmsg_cancel(skb, hdr);
-			goto full;
-		}
-		genlmsg_end(skb, hdr);
-		cb->args[0]++;
-	}
-	mutex_unlock(&tbr_ctl_mutex);
-	return 0;
-full:
-	mutex_unlock(&tbr_ctl_mutex);
-	return skb->len;
-}
-
 static const struct genl_small_ops tbr_genl_ops[] = {
 	{
 		.cmd = TBRDMA_CMD_DEV_GET,
@@ -806,20 +649,6 @@ static const struct genl_small_ops tbr_genl_ops[] = {
 		.cmd = TBRDMA_CMD_DEV_DEL,
 		.doit = tbr_nl_dev_del,
 		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = TBRDMA_CMD_EMU_CABLE_NEW,
-		.doit = tbr_nl_cable_new,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = TBRDMA_CMD_EMU_CABLE_DEL,
-		.doit = tbr_nl_cable_del,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = TBRDMA_CMD_EMU_CABLE_GET,
-		.dumpit = tbr_nl_cable_get_dumpit,
 	},
 	{
 		.cmd = TBRDMA_CMD_LINK_GET,
@@ -839,20 +668,6 @@ static const struct genl_small_ops tbr_genl_ops[] = {
 		.doit = tbr_nl_mgmt_send,
 		.flags = GENL_ADMIN_PERM,
 	},
-	{
-		.cmd = TBRDMA_CMD_ETH_BIND,
-		.doit = tbr_nl_eth_bind,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = TBRDMA_CMD_ETH_UNBIND,
-		.doit = tbr_nl_eth_bind,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = TBRDMA_CMD_ETH_GET,
-		.dumpit = tbr_nl_eth_get_dumpit,
-	},
 };
 
 static struct genl_family tbr_genl = {
@@ -863,25 +678,48 @@ static struct genl_family tbr_genl = {
 	.netnsok = true,
 	.parallel_ops = true,
 	.module = THIS_MODULE,
-	.small_ops = tbr_genl_ops,
-	.n_small_ops = ARRAY_SIZE(tbr_genl_ops),
 	.mcgrps = tbr_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(tbr_mcgrps),
 };
 
+/* the generic commands above and every backend's own, for the family */
+static struct genl_small_ops *tbr_genl_all_ops;
+
 int tbr_nl_init(void)
 {
-	int err = genl_register_family(&tbr_genl);
+	const struct tbr_backend *const *bk;
+	unsigned int i, n, nbk;
+	int err;
 
-	if (!err)
-		WRITE_ONCE(tbr_nl_ready, true);
-	return err;
+	nbk = tbr_ctl_backends(&bk);
+	n = ARRAY_SIZE(tbr_genl_ops);
+	for (i = 0; i < nbk; i++)
+		n += bk[i]->n_nl_ops;
+	tbr_genl_all_ops = kcalloc(n, sizeof(*tbr_genl_all_ops), GFP_KERNEL);
+	if (!tbr_genl_all_ops)
+		return -ENOMEM;
+	memcpy(tbr_genl_all_ops, tbr_genl_ops, sizeof(tbr_genl_ops));
+	n = ARRAY_SIZE(tbr_genl_ops);
+	for (i = 0; i < nbk; i++) {
+		memcpy(tbr_genl_all_ops + n, bk[i]->nl_ops,
+		       bk[i]->n_nl_ops * sizeof(*tbr_genl_all_ops));
+		n += bk[i]->n_nl_ops;
+	}
+	tbr_genl.small_ops = tbr_genl_all_ops;
+	tbr_genl.n_small_ops = n;
+	err = genl_register_family(&tbr_genl);
+	if (err) {
+		kfree(tbr_genl_all_ops);
+		return err;
+	}
+	tbr_link_observer_add(&tbr_nl_observer);
+	return 0;
 }
 
 /* After this no event is built; mgmt events in flight finish first. */
 void tbr_nl_exit(void)
 {
-	WRITE_ONCE(tbr_nl_ready, false);
-	synchronize_rcu();
+	tbr_link_observer_del(&tbr_nl_observer);
 	genl_unregister_family(&tbr_genl);
+	kfree(tbr_genl_all_ops);
 }

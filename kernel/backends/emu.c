@@ -22,6 +22,9 @@
  * its TX ring over the wire; an hrtimer wakes it for delayed frames.
  * Callbacks into the rail layer run from that work item with BH disabled
  * and no emu lock held.
+ *
+ * Cables are made, deleted and listed with the genl commands EMU_CABLE_NEW,
+ * _DEL and _GET (docs/netlink.md), which live here.
  */
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -30,7 +33,9 @@
 #include <linux/workqueue.h>
 
 #include "tbrdma.h"
-#include "rail.h"
+#include "ctl/ctl.h"
+#include "backends/backends.h"
+#include "uapi/tbrdma-netlink.h"
 
 #define EMU_BUDGET	64	/* frames per work run before yielding */
 #define EMU_PPM		1000000U
@@ -348,19 +353,32 @@ static int emu_set_cut(struct tbr_rail *rail, bool cut)
 	return 0;
 }
 
+/* RAIL_GET: the fault knobs and the cut state. tbr_ctl_mutex held. */
+static int emu_fill_info(struct tbr_rail *rail, struct sk_buff *msg)
+{
+	struct tbr_rail_fault fault;
+
+	emu_get_fault(rail, &fault);
+	if (nla_put_u32(msg, TBRDMA_ATTR_DROP_PPM, fault.drop_ppm) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_DUP_PPM, fault.dup_ppm) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_REORDER, fault.reorder) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_DELAY_US, fault.delay_us) ||
+	    nla_put_u64_64bit(msg, TBRDMA_ATTR_RATE_BPS, fault.rate_bps,
+			      TBRDMA_ATTR_PAD) ||
+	    nla_put_u8(msg, TBRDMA_ATTR_CUT_STATE, emu_pair_of(rail->priv)->cut))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static const struct tbr_rail_ops emu_rail_ops = {
-	.kind = "emu",
 	.tx = emu_tx,
 	.rx = emu_rx,
 	.set_fault = emu_set_fault,
 	.get_fault = emu_get_fault,
 	.set_cut = emu_set_cut,
+	.fill_info = emu_fill_info,
 };
 
-bool tbr_emu_rail_is_cut(struct tbr_rail *rail)
-{
-	return rail->ops == &emu_rail_ops && emu_pair_of(rail->priv)->cut;
-}
 
 /* ---- cables ------------------------------------------------------------- */
 
@@ -398,8 +416,8 @@ static void emu_cable_free(struct emu_cable *c)
 	kfree(c);
 }
 
-int tbr_emu_cable_new(struct tbr_dev *a, struct tbr_dev *b, u32 rails,
-		      u32 depth, u32 *id)
+static int emu_cable_new(struct tbr_dev *a, struct tbr_dev *b, u32 rails,
+			 u32 depth, u32 *id)
 {
 	struct emu_cable *c;
 	struct tbr_rail *rail;
@@ -422,7 +440,7 @@ int tbr_emu_cable_new(struct tbr_dev *a, struct tbr_dev *b, u32 rails,
 		c->nrails = r + 1;
 		for (i = 0; i < 2; i++) {
 			rail = tbr_rail_add(c->dev[i], tbr_dev_guid(c->dev[!i]),
-					    &emu_rail_ops, &pair->end[i], depth, depth);
+					    &tbr_emu_backend, &pair->end[i], depth, depth);
 			if (IS_ERR(rail)) {
 				pair->cut = true;	/* never started */
 				emu_cable_free(c);
@@ -439,7 +457,7 @@ int tbr_emu_cable_new(struct tbr_dev *a, struct tbr_dev *b, u32 rails,
 	return 0;
 }
 
-int tbr_emu_cable_del(u32 id)
+static int emu_cable_del(u32 id)
 {
 	struct emu_cable *c;
 
@@ -454,7 +472,8 @@ int tbr_emu_cable_del(u32 id)
 	return -ENOENT;
 }
 
-void tbr_emu_dev_gone(struct tbr_dev *tdev)
+/* The device goes: its cables go. tbr_ctl_mutex held. */
+static void emu_dev_gone(struct tbr_dev *tdev)
 {
 	struct emu_cable *c, *tmp;
 
@@ -467,32 +486,138 @@ void tbr_emu_dev_gone(struct tbr_dev *tdev)
 	}
 }
 
-/* For the CABLE_GET dump: the @skip-th cable, or NULL. tbr_ctl_mutex held. */
-int tbr_emu_cable_info(unsigned long skip, u32 *id, struct tbr_dev **a,
-		       struct tbr_dev **b, u32 *rails)
-{
-	struct emu_cable *c;
-
-	lockdep_assert_held(&tbr_ctl_mutex);
-	list_for_each_entry(c, &emu_cables, node) {
-		if (skip--)
-			continue;
-		*id = c->id;
-		*a = c->dev[0];
-		*b = c->dev[1];
-		*rails = c->nrails;
-		return 0;
-	}
-	return -ENOENT;
-}
-
-int tbr_emu_init(void)
+static int emu_init(void)
 {
 	emu_wq = alloc_workqueue("tbrdma_emu", WQ_HIGHPRI, 0);
 	return emu_wq ? 0 : -ENOMEM;
 }
 
-void tbr_emu_exit(void)
+static void emu_exit(void)
 {
 	destroy_workqueue(emu_wq);
 }
+
+/* ---- genl commands (docs/netlink.md) -------------------------------------- */
+
+static int emu_nl_cable_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tbr_dev *a, *b;
+	struct sk_buff *msg;
+	u32 id, rails, depth = 128;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_RAIL_COUNT))
+		return -EINVAL;
+	rails = nla_get_u32(info->attrs[TBRDMA_ATTR_RAIL_COUNT]);
+	if (info->attrs[TBRDMA_ATTR_DEPTH])
+		depth = nla_get_u32(info->attrs[TBRDMA_ATTR_DEPTH]);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&tbr_ctl_mutex);
+	a = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	b = IS_ERR(a) ? a : tbr_nl_dev(info, TBRDMA_ATTR_PEER_DEV_NAME);
+	if (IS_ERR(b)) {
+		err = PTR_ERR(b);
+		goto out;
+	}
+	if (a == b) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TBRDMA_ATTR_PEER_DEV_NAME],
+				    "a cable joins two different devices");
+		err = -EINVAL;
+		goto out;
+	}
+	err = emu_cable_new(a, b, rails, depth, &id);
+	if (err == -ENOSPC) {
+		GENL_SET_ERR_MSG(info, "too many rails between these devices");
+		goto out;
+	} else if (err) {
+		GENL_SET_ERR_MSG(info, "creating the cable failed");
+		goto out;
+	}
+	hdr = tbr_nl_reply_put(msg, info, TBRDMA_CMD_EMU_CABLE_NEW);
+	if (hdr && !nla_put_u32(msg, TBRDMA_ATTR_CABLE_ID, id)) {
+		genlmsg_end(msg, hdr);
+		genlmsg_reply(msg, info);
+		msg = NULL;
+	}
+out:
+	mutex_unlock(&tbr_ctl_mutex);
+	nlmsg_free(msg);
+	return err;
+}
+
+static int emu_nl_cable_del(struct sk_buff *skb, struct genl_info *info)
+{
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_CABLE_ID))
+		return -EINVAL;
+	mutex_lock(&tbr_ctl_mutex);
+	err = emu_cable_del(nla_get_u32(info->attrs[TBRDMA_ATTR_CABLE_ID]));
+	if (err)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TBRDMA_ATTR_CABLE_ID],
+				    "no such cable");
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
+static int emu_nl_cable_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long i = 0;
+	struct emu_cable *c;
+	void *hdr;
+
+	mutex_lock(&tbr_ctl_mutex);
+	list_for_each_entry(c, &emu_cables, node) {
+		if (i++ < cb->args[0])
+			continue;
+		hdr = tbr_nl_msg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				     NLM_F_MULTI, TBRDMA_CMD_EMU_CABLE_GET);
+		if (!hdr)
+			goto full;
+		if (nla_put_u32(skb, TBRDMA_ATTR_CABLE_ID, c->id) ||
+		    nla_put_string(skb, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(c->dev[0])) ||
+		    nla_put_string(skb, TBRDMA_ATTR_PEER_DEV_NAME, tbr_dev_name(c->dev[1])) ||
+		    nla_put_u32(skb, TBRDMA_ATTR_RAIL_COUNT, c->nrails)) {
+			genlmsg_cancel(skb, hdr);
+			goto full;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = i;
+	}
+	mutex_unlock(&tbr_ctl_mutex);
+	return 0;	/* complete: see "Dumps" in ctl/netlink.c */
+full:
+	mutex_unlock(&tbr_ctl_mutex);
+	return skb->len;
+}
+
+static const struct genl_small_ops emu_nl_ops[] = {
+	{
+		.cmd = TBRDMA_CMD_EMU_CABLE_NEW,
+		.doit = emu_nl_cable_new,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_EMU_CABLE_DEL,
+		.doit = emu_nl_cable_del,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_EMU_CABLE_GET,
+		.dumpit = emu_nl_cable_get_dumpit,
+	},
+};
+
+const struct tbr_backend tbr_emu_backend = {
+	.kind = "emu",
+	.rail_ops = &emu_rail_ops,
+	.init = emu_init,
+	.dev_gone = emu_dev_gone,
+	.exit = emu_exit,
+	.nl_ops = emu_nl_ops,
+	.n_nl_ops = ARRAY_SIZE(emu_nl_ops),
+};

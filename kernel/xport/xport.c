@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: the transport glue. Joins the verbs QPs (qp.c), the OS-independent
- * transport core (core/, one struct tbr_tqp per QP) and the links (rail.c).
+ * transport core (core/, one struct tbr_tqp per QP) and the links (link/link.c).
  *
  *   SQ ring --tbr_sq_fetch--> tbr_tqp_post_send --tx_alloc/tx_send--> link
  *   link --rx (bh)--> tbr_frame_peek -> QP by number -> tbr_tqp_rx
@@ -39,10 +39,10 @@
 #include <linux/slab.h>
 #include <net/addrconf.h>
 
-#include "rail.h"
+#include "link/link.h"
 #include "tbrdma.h"
 #include "core/tbr_core.h"
-#include "xport.h"
+#include "xport/xport.h"
 
 /* ---- receive WQEs and completions ---------------------------------------- */
 
@@ -764,7 +764,7 @@ const struct tbr_xport_ops tbr_xport_ops = {
 	.flush = tbr_x_flush,
 };
 
-/* ---- tbr_link_upper_ops: called by rail.c ------------------------------------ */
+/* ---- tbr_link_upper_ops: called by link/link.c ------------------------------- */
 
 /* Context: bh. One transport frame from @link. */
 static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,

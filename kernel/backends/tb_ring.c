@@ -14,7 +14,7 @@
 
 #include "tbrdma.h"
 #include "compat.h"
-#include "tb_priv.h"
+#include "backends/tb_priv.h"
 
 /* ---- ring I/O (rail ops) ------------------------------------------------ */
 
@@ -58,8 +58,7 @@ static int tbt_rx(struct tbr_rail *rail, struct tbr_frame *f)
 	return tb_ring_rx(tr->rx, &fr->rf);
 }
 
-static const struct tbr_rail_ops tbt_rail_ops = {
-	.kind = "tb",
+const struct tbr_rail_ops tbt_rail_ops = {
 	.tx = tbt_tx,
 	.rx = tbt_rx,
 };
@@ -173,9 +172,11 @@ static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
 
 /*
  * tbr_ctl_mutex held. Rings, input HopID, rail, DMA mappings; rings started
- * and RX buffers posted; then the DMA paths. The rail stays down.
+ * and RX buffers posted; then the DMA paths. The rail (of @backend, tb.c's)
+ * stays down.
  */
-int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i)
+int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
+		      const struct tbr_backend *backend)
 {
 	const struct tbr_nego_result *res = &conn->res;
 	struct tbt_rail *tr = &conn->rails[i];
@@ -211,14 +212,14 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i)
 	}
 	tr->in_hop_held = true;
 
-	rail = tbr_rail_add(conn->tdev, conn->peer_guid, &tbt_rail_ops, tr,
+	rail = tbr_rail_add(conn->tdev, conn->peer_guid, backend, tr,
 			    res->tx_ring, res->rx_ring);
 	if (IS_ERR(rail)) {
 		ret = PTR_ERR(rail);
 		goto err;
 	}
 	tr->rail = rail;
-	/* rail.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */
+	/* link/link.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */
 	tr->nfr = rail->tx_depth + rail->rx_depth;
 	tr->fr = kcalloc(tr->nfr, sizeof(*tr->fr), GFP_KERNEL);
 	if (!tr->fr) {

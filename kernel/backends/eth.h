@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbrdma: the eth rail backend's bindings and peers, shared by its files:
+ * eth.c (bindings, netdev events, genl commands, module glue), eth_peer.c
+ * (each peer's rail: handshake state, start, stop, expiry), eth_tx.c (the
+ * rail ops, transmit, hellos, module parameters), eth_rx.c (the packet
+ * handler, reassembly) and eth_frag.c (the skb of every frame,
+ * fragmentation). Calls go down that list, never up.
+ * Locks and the handshake: see eth.c. Names: tbe_ (the net core owns eth_).
+ */
+#ifndef TBRDMA_ETH_H
+#define TBRDMA_ETH_H
+
+#include <linux/if_ether.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "core/tbr_eth_wire.h"
+#include "link/rail.h"
+
+#define TBE_FRAME_MIN	256	/* smallest usable negotiated frame */
+#define TBE_MAX_PEERS	8	/* per binding */
+
+struct tbe_bind;
+
+struct tbe_peer {
+	struct list_head node;		/* bind->peers (RCU) */
+	struct list_head gc;		/* expiry, tbr_ctl_mutex */
+	struct tbe_bind *bind;
+	u64 guid;
+	/* hello state, bind->lock */
+	u32 session;			/* 0: not heard yet */
+	u32 peer_frame;
+	u32 period_ms;
+	unsigned long heard_at;		/* any frame from it (also lockless) */
+	unsigned long hears_at;		/* last "I hear you" from it */
+	bool heard;			/* as of the last state pass */
+	bool hears_us;
+	bool reassembles;		/* its hellos say TBR_ETH_REASSEMBLES */
+	bool restart;			/* session or MAC changed: cycle */
+	/* tbr_ctl_mutex */
+	struct tbr_rail *rail;
+	/* rings, lock; mac also bind->lock (pinned, see tbe_rx_hello) */
+	spinlock_t lock;
+	bool running;
+	u32 frame;			/* negotiated frame size (MTU) while running */
+	u32 tx_max;			/* largest frame tbe_tx takes: > frame: fragmented */
+	u16 frag_id;			/* next fragmented frame's id */
+	struct tbr_eth_reasm reasm;	/* the peer's fragments; buf from peer start */
+	u8 mac[ETH_ALEN];
+	struct list_head txq, rxq;
+	unsigned int txn, rxn;
+	struct work_struct tx_work;	/* the only sender: fragments stay in order */
+	struct delayed_work tx_retry;	/* queues tx_work after a back-off */
+};
+
+struct tbe_bind {
+	struct list_head node;		/* tbe_binds: tbr_ctl_mutex + tbe_lock */
+	struct tbr_dev *tdev;
+	const struct tbr_backend *backend;	/* its rails' (eth.c's) */
+	u64 guid;			/* tdev's */
+	struct net_device *dev;
+	netdevice_tracker tracker;
+	struct packet_type pt;
+	u32 session;
+	u32 max_frame;			/* from our MTU, tbr_ctl_mutex */
+	bool gone;			/* netdev unregistering (tbe_lock) */
+	spinlock_t lock;		/* peers' hello state, npeers, full */
+	struct list_head peers;
+	unsigned int npeers;
+	bool full;			/* a new GUID found no free entry */
+	struct delayed_work work;
+	atomic64_t hello_tx, hello_rx;
+	atomic64_t rx_foreign;		/* frames dropped: not from the peer's MAC */
+};
+
+/* eth_tx.c: module parameters, the backend's workqueue */
+extern unsigned int tbe_hello_ms, tbe_tx_depth, tbe_rx_depth, tbe_peer_expire_s;
+extern bool tbe_join_backends, tbe_fragment;
+extern struct workqueue_struct *tbe_wq;
+
+static inline unsigned int tbe_period(void)
+{
+	return clamp(READ_ONCE(tbe_hello_ms), 50U, 10000U);
+}
+
+/* Dead after 3.5 periods of the peer's own hello period. */
+static inline unsigned long tbe_dead_after(u32 period_ms)
+{
+	return msecs_to_jiffies(period_ms * 7 / 2) + 1;
+}
+
+static inline u32 tbe_dev_max_frame(const struct net_device *dev)
+{
+	int mtu = READ_ONCE(dev->mtu) - TBR_ETH_HDR_LEN;
+
+	return mtu < 0 ? 0 : min_t(u32, mtu, TBR_FRAME_SIZE_MAX);
+}
+
+/* eth_peer.c: tbr_ctl_mutex held */
+void tbe_bind_work(struct work_struct *work);
+void tbe_peer_stop(struct tbe_peer *peer);
+void tbe_peer_free(struct tbe_peer *peer);
+
+/* eth_tx.c */
+extern const struct tbr_rail_ops tbe_rail_ops;
+void tbe_tx_work(struct work_struct *work);
+void tbe_tx_retry(struct work_struct *work);
+void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_session,
+		    u8 flags);
+
+/* eth_rx.c: the packet handler */
+int tbe_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
+	    struct net_device *orig_dev);
+
+/* eth_frag.c */
+struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 dst,
+			u8 pdf, const void *sub, u32 sublen, const void *data, u32 len,
+			gfp_t gfp);
+int tbe_frag_xmit(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
+		  u16 id);
+
+#endif /* TBRDMA_ETH_H */

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: eth rails, receive. The packet handler of every binding (softirq,
+ * RCU read side): a HELLO updates the sender's handshake state (and makes
+ * it a peer) and wakes the binding's work (eth_peer.c) on any change; a
+ * FRAME from a peer's pinned MAC is copied into the first RX buffer posted
+ * on its rail, whose callback runs (no buffer posted: dropped, counted
+ * rx_nobuf); a FRAG joins the reassembly of the frame it is a piece of.
+ */
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include <linux/rculist.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+
+#include "tbrdma.h"
+#include "link/rail.h"
+#include "backends/eth.h"
+
+/* ---- receive ------------------------------------------------------------ */
+
+static struct tbe_peer *tbe_peer_find(struct tbe_bind *bind, u64 guid)
+{
+	struct tbe_peer *peer;
+
+	list_for_each_entry_rcu(peer, &bind->peers, node)
+		if (peer->guid == guid)
+			return peer;
+	return NULL;
+}
+
+static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
+			 const struct tbr_eth_hdr *h)
+{
+	const u8 *smac = eth_hdr(skb)->h_source;
+	u8 buf[TBR_ETH_HELLO_LEN];
+	struct tbr_eth_hello hello;
+	struct tbe_peer *peer;
+	bool changed = false;
+	unsigned long flags;
+	u32 session, frame;
+	const u8 *p;
+	u64 src = h->src;
+	bool reasm;
+
+	p = skb_header_pointer(skb, TBR_ETH_HDR_LEN, sizeof(buf), buf);
+	if (!p || tbr_eth_hello_parse(h, p, sizeof(buf), bind->guid,
+				      bind->session, &hello))
+		return;
+	session = hello.session;
+	frame = hello.max_frame;
+	reasm = hello.flags & TBR_ETH_REASSEMBLES;
+	if (!is_valid_ether_addr(smac)) {
+		atomic64_inc(&bind->rx_foreign);
+		return;
+	}
+
+	spin_lock_irqsave(&bind->lock, flags);
+	peer = tbe_peer_find(bind, src);
+	if (peer && !ether_addr_equal(peer->mac, smac)) {
+		/*
+		 * The MAC is pinned while the peer lives: another station
+		 * claiming its GUID is dropped. Once it is dead (its rail is
+		 * down) a new MAC may take the GUID: a replaced NIC, a veth
+		 * recreated. The rail restarts then.
+		 */
+		if (time_before(jiffies, READ_ONCE(peer->heard_at) +
+					 tbe_dead_after(peer->period_ms))) {
+			spin_unlock_irqrestore(&bind->lock, flags);
+			atomic64_inc(&bind->rx_foreign);
+			return;
+		}
+		spin_lock(&peer->lock);
+		ether_addr_copy(peer->mac, smac);
+		spin_unlock(&peer->lock);
+		peer->restart = true;
+		peer->hears_us = false;
+		changed = true;
+	}
+	if (!peer) {
+		if (READ_ONCE(bind->gone)) {
+			spin_unlock_irqrestore(&bind->lock, flags);
+			return;
+		}
+		if (bind->npeers >= TBE_MAX_PEERS) {
+			/* the work expires a dead peer; the next hello gets in */
+			bind->full = true;
+			spin_unlock_irqrestore(&bind->lock, flags);
+			mod_delayed_work(tbe_wq, &bind->work, 0);
+			return;
+		}
+		peer = kzalloc(sizeof(*peer), GFP_ATOMIC);
+		if (peer)
+			peer->reasm.buf = kmalloc(TBR_ETH_FRAME_MAX, GFP_ATOMIC);
+		if (!peer || !peer->reasm.buf) {
+			spin_unlock_irqrestore(&bind->lock, flags);
+			kfree(peer);
+			return;
+		}
+		peer->bind = bind;
+		peer->guid = src;
+		ether_addr_copy(peer->mac, smac);
+		spin_lock_init(&peer->lock);
+		INIT_LIST_HEAD(&peer->txq);
+		INIT_LIST_HEAD(&peer->rxq);
+		INIT_WORK(&peer->tx_work, tbe_tx_work);
+		INIT_DELAYED_WORK(&peer->tx_retry, tbe_tx_retry);
+		list_add_tail_rcu(&peer->node, &bind->peers);
+		bind->npeers++;
+		changed = true;
+	}
+	if (peer->session != session) {
+		if (peer->session)
+			peer->restart = true;
+		peer->session = session;
+		peer->hears_us = false;
+		changed = true;
+	}
+	/* a new frame size or capability: the state pass resizes or cycles */
+	if (peer->peer_frame != frame || peer->reassembles != reasm) {
+		peer->peer_frame = frame;
+		peer->reassembles = reasm;
+		changed = true;
+	}
+	peer->period_ms = hello.period_ms;
+	WRITE_ONCE(peer->heard_at, jiffies);
+	if (!peer->heard)
+		changed = true;
+	if (hello.unicast) {
+		if (hello.hears_us)
+			peer->hears_at = jiffies;
+		if (hello.hears_us != peer->hears_us)
+			changed = true;
+		peer->hears_us = hello.hears_us;
+	}
+	spin_unlock_irqrestore(&bind->lock, flags);
+	atomic64_inc(&bind->hello_rx);
+
+	if (changed)
+		mod_delayed_work(tbe_wq, &bind->work, 0);
+}
+
+/*
+ * RX (RCU read side): the peer of GUID @src with its lock taken (irqsave,
+ * *@flags) if @skb comes from its pinned MAC; NULL otherwise.
+ */
+static struct tbe_peer *tbe_rx_peer_lock(struct tbe_bind *bind, struct sk_buff *skb,
+					 u64 src, unsigned long *flags)
+{
+	struct tbe_peer *peer = tbe_peer_find(bind, src);
+
+	if (!peer)
+		return NULL;
+	spin_lock_irqsave(&peer->lock, *flags);
+	if (!ether_addr_equal(peer->mac, eth_hdr(skb)->h_source)) {
+		spin_unlock_irqrestore(&peer->lock, *flags);
+		atomic64_inc(&bind->rx_foreign);
+		return NULL;
+	}
+	/*
+	 * A data frame proves the peer hears us too: it sends only on rails
+	 * it has up. Hellos lost to congestion then do not flap the rail.
+	 */
+	WRITE_ONCE(peer->heard_at, jiffies);
+	if (READ_ONCE(peer->hears_us))
+		WRITE_ONCE(peer->hears_at, jiffies);
+	return peer;
+}
+
+/* peer->lock held: the first posted RX buffer, NULL if none (or stopped). */
+static struct tbr_frame *tbe_rx_buf_locked(struct tbe_peer *peer)
+{
+	struct tbr_frame *f;
+
+	if (!peer->running)
+		return NULL;
+	f = list_first_entry_or_null(&peer->rxq, struct tbr_frame, list);
+	if (f) {
+		list_del(&f->list);
+		peer->rxn--;
+	}
+	return f;
+}
+
+static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
+			 const struct tbr_eth_hdr *h)
+{
+	struct tbe_peer *peer;
+	struct tbr_rail *rail;
+	struct tbr_frame *f;
+	unsigned long flags;
+	u32 len = h->len;
+
+	if (tbr_eth_frame_check(h, bind->guid))
+		return;
+	peer = tbe_rx_peer_lock(bind, skb, h->src, &flags);
+	if (!peer)
+		return;
+	rail = peer->rail;
+	f = tbe_rx_buf_locked(peer);
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (!f) {
+		if (rail)
+			tbr_rail_count(rail, TBR_CNT_RX_NOBUF, 1);
+		return;
+	}
+	if (skb_copy_bits(skb, TBR_ETH_HDR_LEN, f->buf, len)) {
+		f->flags = TBR_FRAME_CRC_ERROR;
+		f->size = 0;
+	} else {
+		f->flags = 0;
+		f->size = len;
+	}
+	f->sof = h->pdf >> 4;
+	f->eof = h->pdf & 0xf;
+	f->callback(rail, f, false);
+}
+
+/*
+ * A FRAG: its piece joins the peer's reassembly (one frame at a time per
+ * peer, tbr_eth_reasm_add()); a completed frame is delivered as a FRAME's.
+ * A gap or an inconsistent piece drops the partial frame (frag_drops), the
+ * transport resends it; so does a piece that arrives while we do not
+ * reassemble (eth_fragment=0). peer->lock protects the reassembly state.
+ */
+static void tbe_rx_frag(struct tbe_bind *bind, struct sk_buff *skb, const struct tbr_eth_hdr *h)
+{
+	const u32 data_off = TBR_ETH_HDR_LEN + TBR_ETH_FRAG_HDR_LEN;
+	struct tbr_frame *f = NULL;
+	struct tbr_eth_frag fr;
+	struct tbe_peer *peer;
+	struct tbr_rail *rail;
+	unsigned long flags;
+	u32 dropped = 0;
+	int rc = -EINVAL;
+
+	/* a piece is at most one MTU: make it linear */
+	if (!pskb_may_pull(skb, TBR_ETH_HDR_LEN + h->len) ||
+	    tbr_eth_frag_parse(h, skb->data + TBR_ETH_HDR_LEN, h->len, bind->guid, &fr))
+		return;
+	peer = tbe_rx_peer_lock(bind, skb, h->src, &flags);
+	if (!peer)
+		return;
+	rail = peer->rail;
+	if (peer->running && READ_ONCE(tbe_fragment))
+		rc = tbr_eth_reasm_add(&peer->reasm, &fr, skb->data + data_off, &dropped);
+	else
+		dropped = 1;	/* we do not reassemble now: the peer learns it */
+	if (rc == TBR_ETH_REASM_DONE) {
+		f = tbe_rx_buf_locked(peer);
+		if (f) {
+			memcpy(f->buf, peer->reasm.buf, peer->reasm.total);
+			f->size = peer->reasm.total;
+			f->sof = peer->reasm.pdf >> 4;
+			f->eof = peer->reasm.pdf & 0xf;
+			f->flags = 0;
+		}
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (!rail)
+		return;
+	if (dropped)
+		tbr_rail_count(rail, TBR_CNT_FRAG_DROPS, dropped);
+	if (rc != TBR_ETH_REASM_DONE)
+		return;
+	if (!f) {
+		tbr_rail_count(rail, TBR_CNT_RX_NOBUF, 1);
+		return;
+	}
+	tbr_rail_count(rail, TBR_CNT_FRAG_RX, 1);
+	f->callback(rail, f, false);
+}
+
+/* Softirq (or BH disabled): a frame with our ethertype on a bound netdev. */
+int tbe_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
+	    struct net_device *orig_dev)
+{
+	struct tbe_bind *bind = container_of(pt, struct tbe_bind, pt);
+	struct tbr_eth_hdr h;
+
+	if (skb->pkt_type == PACKET_OTHERHOST || skb->pkt_type == PACKET_LOOPBACK)
+		goto out;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return NET_RX_DROP;
+	if (!pskb_may_pull(skb, TBR_ETH_HDR_LEN) ||
+	    tbr_eth_hdr_parse(skb->data, skb->len, &h))
+		goto out;
+	rcu_read_lock();
+	if (h.type == TBR_ETH_HELLO)
+		tbe_rx_hello(bind, skb, &h);
+	else if (h.type == TBR_ETH_FRAME)
+		tbe_rx_frame(bind, skb, &h);
+	else if (h.type == TBR_ETH_FRAG)
+		tbe_rx_frag(bind, skb, &h);
+	rcu_read_unlock();
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+out:
+	kfree_skb(skb);
+	return NET_RX_DROP;
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: eth rails, transmit. The rail ops (a posted TX frame queues on its
+ * peer, a posted RX buffer waits for eth_rx.c), the peer's TX work that
+ * turns queued frames into skbs (dev_queue_xmit; a frame completes when its
+ * skb is handed to the driver, so the TX depth is the rail's credit
+ * budget), and the hellos of the handshake (eth.c). The lowest of the
+ * backend's files (eth_frag.c aside): the module parameters live here.
+ */
+#include <linux/etherdevice.h>
+#include <linux/moduleparam.h>
+#include <linux/netdevice.h>
+#include <linux/pkt_sched.h>
+#include <linux/skbuff.h>
+#include <net/netlink.h>
+
+#include "tbrdma.h"
+#include "link/rail.h"
+#include "backends/eth.h"
+#include "uapi/tbrdma-netlink.h"
+
+#define TBE_TX_BUDGET	16	/* frames per TX work run */
+
+/* The backend's module parameters and workqueue (made by eth.c's init). */
+unsigned int tbe_hello_ms = 1000;
+module_param_named(eth_hello_ms, tbe_hello_ms, uint, 0644);
+MODULE_PARM_DESC(eth_hello_ms, "eth rails: hello period in ms (50..10000); a rail goes down after 3.5 periods without a hello");
+unsigned int tbe_tx_depth = 128;
+module_param_named(eth_tx_depth, tbe_tx_depth, uint, 0444);
+MODULE_PARM_DESC(eth_tx_depth, "eth rails: TX descriptors (credits) per rail (8..4096)");
+bool tbe_join_backends;
+module_param_named(eth_join_backends, tbe_join_backends, bool, 0644);
+MODULE_PARM_DESC(eth_join_backends, "eth rails: a GUID heard on Ethernet may join a link that has rails of another backend (Thunderbolt, emu); default: refused");
+unsigned int tbe_peer_expire_s = 60;
+module_param_named(eth_peer_expire_s, tbe_peer_expire_s, uint, 0644);
+MODULE_PARM_DESC(eth_peer_expire_s, "eth rails: a peer dead (rail down) this many seconds is forgotten, rail and all (1..86400; at once when the peer table is full)");
+bool tbe_fragment = true;
+module_param_named(eth_fragment, tbe_fragment, bool, 0644);
+MODULE_PARM_DESC(eth_fragment, "eth rails: send frames above the MTU in fragments to peers that reassemble, reassemble theirs (default on); off: an MTU shrink fails the connections made before it");
+unsigned int tbe_rx_depth = 128;
+module_param_named(eth_rx_depth, tbe_rx_depth, uint, 0444);
+MODULE_PARM_DESC(eth_rx_depth, "eth rails: RX buffers per rail (8..4096)");
+struct workqueue_struct *tbe_wq;
+
+/* ---- transmit --------------------------------------------------------- */
+
+void tbe_tx_work(struct work_struct *work)
+{
+	struct tbe_peer *peer = container_of(work, struct tbe_peer, tx_work);
+	struct tbe_bind *bind = peer->bind;
+	struct tbr_rail *rail = peer->rail;
+	unsigned int budget;
+	struct tbr_frame *f;
+	struct sk_buff *skb;
+	unsigned long flags;
+	u8 mac[ETH_ALEN];
+	u32 frame;
+	u16 id = 0;
+	int rc;
+
+	for (budget = TBE_TX_BUDGET; budget; budget--) {
+		spin_lock_irqsave(&peer->lock, flags);
+		if (!peer->running || list_empty(&peer->txq)) {
+			spin_unlock_irqrestore(&peer->lock, flags);
+			return;
+		}
+		/*
+		 * The driver's ring is full: leave the frames queued (their
+		 * descriptors stay busy, so the transport runs out of
+		 * credits) and look again shortly.
+		 */
+		if (netif_xmit_frozen_or_stopped(netdev_get_tx_queue(bind->dev, 0))) {
+			queue_delayed_work(tbe_wq, &peer->tx_retry, 1);
+			spin_unlock_irqrestore(&peer->lock, flags);
+			return;
+		}
+		f = list_first_entry(&peer->txq, struct tbr_frame, list);
+		list_del(&f->list);
+		peer->txn--;
+		frame = peer->frame;
+		if (f->size > frame)	/* tbe_tx took it: the peer reassembles */
+			id = peer->frag_id++;
+		ether_addr_copy(mac, peer->mac);
+		spin_unlock_irqrestore(&peer->lock, flags);
+
+		if (f->size > frame) {
+			rc = tbe_frag_xmit(peer, f, mac, frame, id);
+		} else {
+			skb = tbe_skb(bind, mac, TBR_ETH_FRAME, peer->guid,
+				      (f->sof << 4) | (f->eof & 0xf), NULL, 0,
+				      f->buf, f->size, GFP_KERNEL);
+			local_bh_disable();
+			rc = skb ? dev_queue_xmit(skb) : NET_XMIT_DROP;
+			local_bh_enable();
+		}
+		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)
+			tbr_rail_count(rail, TBR_CNT_DROPS, 1);
+		f->flags = 0;
+		local_bh_disable();
+		f->callback(rail, f, false);
+		local_bh_enable();
+		if (rc != NET_XMIT_SUCCESS) {
+			/* congested (qdisc or receiver backlog full): back off */
+			queue_delayed_work(tbe_wq, &peer->tx_retry, 1);
+			return;
+		}
+	}
+	queue_work(tbe_wq, &peer->tx_work);
+}
+
+/* Through tx_work, which never runs twice at once: fragments stay in order. */
+void tbe_tx_retry(struct work_struct *work)
+{
+	struct tbe_peer *peer = container_of(to_delayed_work(work),
+					     struct tbe_peer, tx_retry);
+
+	queue_work(tbe_wq, &peer->tx_work);
+}
+
+void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_session,
+		    u8 flags)
+{
+	u8 hello[TBR_ETH_HELLO_LEN];
+	struct sk_buff *skb;
+
+	if (READ_ONCE(tbe_fragment))
+		flags |= TBR_ETH_REASSEMBLES;
+	tbr_eth_hello_build(hello, bind->session, peer_session, bind->max_frame,
+			    tbe_period(), flags);
+	skb = tbe_skb(bind, mac, TBR_ETH_HELLO, dst, 0, NULL, 0, hello,
+		      sizeof(hello), GFP_KERNEL);
+	if (!skb)
+		return;
+	skb->priority = TC_PRIO_CONTROL;	/* ahead of bulk frames */
+	local_bh_disable();
+	dev_queue_xmit(skb);
+	local_bh_enable();
+	atomic64_inc(&bind->hello_tx);
+}
+
+/* ---- rail ops ---------------------------------------------------------- */
+
+static int tbe_tx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct tbe_peer *peer = rail->priv;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&peer->lock, flags);
+	if (!peer->running)
+		err = -ESHUTDOWN;
+	else if (!f->size || f->size > peer->tx_max)
+		err = -EMSGSIZE;
+	else if (peer->txn >= rail->tx_depth)
+		err = -ENOBUFS;
+	if (!err) {
+		list_add_tail(&f->list, &peer->txq);
+		peer->txn++;
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (!err)
+		queue_work(tbe_wq, &peer->tx_work);
+	return err;
+}
+
+static int tbe_rx(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct tbe_peer *peer = rail->priv;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&peer->lock, flags);
+	if (!peer->running) {
+		err = -ESHUTDOWN;
+	} else if (peer->rxn >= rail->rx_depth) {
+		err = -ENOBUFS;
+	} else {
+		list_add_tail(&f->list, &peer->rxq);
+		peer->rxn++;
+	}
+	spin_unlock_irqrestore(&peer->lock, flags);
+	return err;
+}
+
+/* tbr_ctl_mutex held: the binding and its netdev are alive. */
+static int tbe_fill_info(struct tbr_rail *rail, struct sk_buff *msg)
+{
+	struct tbe_peer *peer = rail->priv;
+	struct tbe_bind *bind = peer->bind;
+	u8 mac[ETH_ALEN];
+	unsigned long flags;
+
+	spin_lock_irqsave(&peer->lock, flags);
+	ether_addr_copy(mac, peer->mac);
+	spin_unlock_irqrestore(&peer->lock, flags);
+	if (nla_put_string(msg, TBRDMA_ATTR_ETH_IFNAME, bind->dev->name) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_ETH_IFINDEX, bind->dev->ifindex) ||
+	    nla_put(msg, TBRDMA_ATTR_ETH_PEER_MAC, ETH_ALEN, mac))
+		return -EMSGSIZE;
+	return 0;
+}
+
+const struct tbr_rail_ops tbe_rail_ops = {
+	.tx = tbe_tx,
+	.rx = tbe_rx,
+	.fill_info = tbe_fill_info,
+};

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbrdma: links, what the transport and the observers of the link layer see.
+ *
+ * A *link* is this device's connection to one peer, identified by the peer's
+ * GUID; it holds the rails that reach that peer (up to TBR_LINK_MAX_RAILS, of
+ * any number of cables; a rail is one pair of DMA rings, link/rail.h). The
+ * transport transmits to a link; the link layer picks the rail. Frames with
+ * the DATA code go to the transport's receive hook, every other code to the
+ * observers (management datagrams to generic netlink, IP to tbrN).
+ *
+ * Contexts and locks, for every function and callback below and in rail.h:
+ *  - "process": may sleep; called with no tbrdma spinlock held.
+ *  - "any": may be called from process, softirq or with interrupts off;
+ *    never sleeps.
+ *  - "bh": called with bottom halves disabled (softirq, or process context
+ *    inside local_bh_disable()), never from hard interrupt context, with no
+ *    tbrdma lock held: the callee may post frames again.
+ */
+#ifndef TBRDMA_LINK_H
+#define TBRDMA_LINK_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "tbr_limits.h"
+
+struct tbr_dev;
+struct tbr_link;
+struct tbr_rail;
+
+/*
+ * Protocol defined frame codes (4 bits, carried in SOF and EOF of every
+ * frame, as thunderbolt-net does). One frame = one message here: sof == eof.
+ * Receivers accept only codes in TBR_PDF_RX_MASK (tb_ring_alloc_rx masks).
+ */
+enum tbr_pdf {
+	TBR_PDF_DATA = 1,	/* transport frame (kernel/core, docs/protocol.md) */
+	TBR_PDF_MGMT = 2,	/* management datagram, daemon to daemon */
+	TBR_PDF_NET = 3,	/* Ethernet frame of the netdev tbrN (IP) */
+};
+#define TBR_PDF_RX_MASK		(BIT(TBR_PDF_DATA) | BIT(TBR_PDF_MGMT) | \
+				 BIT(TBR_PDF_NET))
+
+/* Counters (per rail and per link), u64 each, see docs/netlink.md. */
+enum tbr_cnt {
+	TBR_CNT_TX_FRAMES,	/* frames the ring completed */
+	TBR_CNT_TX_BYTES,
+	TBR_CNT_RX_FRAMES,	/* frames received and handed up */
+	TBR_CNT_RX_BYTES,
+	TBR_CNT_TX_LOST,	/* TX frames canceled (rail went down) */
+	TBR_CNT_RX_NOBUF,	/* arrived with no RX buffer posted: dropped */
+	TBR_CNT_DROPS,		/* lost on the wire (emu: injected) */
+	TBR_CNT_DUPS,		/* delivered twice (emu: injected) */
+	TBR_CNT_CREDIT_STALLS,	/* TX wanted, no free descriptor */
+	TBR_CNT_RX_ERRORS,	/* bad frame code/CRC, or no receiver */
+	TBR_CNT_MGMT_TX,
+	TBR_CNT_MGMT_RX,
+	TBR_CNT_FRAG_TX,	/* eth: fragments sent (frames above the MTU) */
+	TBR_CNT_FRAG_RX,	/* eth: frames reassembled from fragments */
+	TBR_CNT_FRAG_DROPS,	/* eth: partial frames and stray fragments dropped */
+	TBR_CNT_MAX
+};
+
+/*
+ * A link whose frames do not go over rails (the loopback link, loop.c) hands
+ * the transmit API to these; context "any", as the functions they stand for.
+ */
+struct tbr_link_ops {
+	void *(*tx_alloc)(struct tbr_link *link, u32 len);
+	void (*tx_send)(struct tbr_link *link, void *buf, u32 len);
+	void (*tx_abort)(struct tbr_link *link, void *buf);
+	unsigned int (*tx_credits)(struct tbr_link *link);
+};
+
+struct tbr_link {
+	struct tbr_dev *tdev;
+	u32 id;			/* per device, from 1, never reused */
+	u64 peer_guid;
+	struct kref ref;
+	struct list_head node;	/* tdev's links; tbr_ctl_mutex */
+	bool gone;		/* removed from the device (lock) */
+	spinlock_t lock;	/* rails[], up state, rr */
+	struct tbr_rail *rails[TBR_LINK_MAX_RAILS];
+	unsigned int nrails, rails_up, rr;
+	bool stalled;		/* an ENOBUFS happened: wake the upper layer */
+	atomic64_t cnt[TBR_CNT_MAX];
+	void *upper_priv;	/* for the transport, untouched here */
+	void *obs_priv;		/* for the observers (sysfs), untouched here */
+	const struct tbr_link_ops *ops;	/* NULL: frames go over the rails */
+	void *ops_priv;
+	struct rcu_head rcu;
+};
+
+/*
+ * The transport registers these per device. Context of each callback:
+ *  rx          "bh": one DATA frame from @link. The buffer is valid only
+ *              during the call (it is re-posted right after).
+ *  tx_ready    "bh": TX descriptors came free on @link after a transmit
+ *              failed with -ENOBUFS (call tbr_qp_progress and friends).
+ *  link_change "process": a rail of @link went up or down; @rails_up is
+ *              what is left (0: the link is down, no frame can be sent).
+ *              On a down, every frame posted on the lost rail has already
+ *              been completed (frames still unacknowledged by the peer are
+ *              the transport's to resend on the other rails).
+ */
+struct tbr_link_upper_ops {
+	void (*rx)(void *ctx, struct tbr_link *link, const void *frame, u32 len);
+	void (*tx_ready)(void *ctx, struct tbr_link *link);
+	void (*link_change)(void *ctx, struct tbr_link *link,
+			    unsigned int rails_up);
+};
+
+/*
+ * Context "process", tbr_ctl_mutex held (it is inside tbr_dev_create() and
+ * tbr_dev_destroy(), which the control plane calls with it held). Set once
+ * per device; clearing (ops NULL) waits until no callback runs any more.
+ */
+void tbr_rails_set_upper(struct tbr_dev *tdev,
+			 const struct tbr_link_upper_ops *ops, void *ctx);
+
+/* Find a link by peer GUID or id and take a reference. Context "any". */
+struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid);
+struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id);
+void tbr_link_hold(struct tbr_link *link);
+void tbr_link_put(struct tbr_link *link);	/* context "any" */
+
+/*
+ * Transmit, context "any" (the caller may hold its own spinlocks, IRQs may
+ * be off). The scheduler picks, round robin, an up rail with the most free
+ * TX descriptors (so slower or busier rails get proportionally fewer frames).
+ *  tbr_link_tx_alloc() reserves one descriptor and returns its 4 KiB buffer,
+ *     or ERR_PTR(-ENOBUFS) (rails up but all rings full: tx_ready follows),
+ *     or ERR_PTR(-ENETDOWN) (no rail up).
+ *  tbr_link_tx_send() sends the first @len (1..4096) bytes of that buffer
+ *     as a DATA frame; the buffer is the link layer's again afterwards. If
+ *     the rail went down meanwhile the frame is counted lost (retransmit).
+ *  tbr_link_tx_abort() gives the buffer back unsent.
+ *  tbr_link_xmit() copies @data into a frame with code @pdf and sends it
+ *     (rail links only: management and IP never loop back).
+ *  tbr_link_tx_credits() free TX descriptors over all up rails.
+ */
+void *tbr_link_tx_alloc(struct tbr_link *link, u32 len);
+void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len);
+void tbr_link_tx_abort(struct tbr_link *link, void *buf);
+int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len);
+unsigned int tbr_link_tx_credits(struct tbr_link *link);
+/*
+ * Largest frame every rail of the link carries (up or down; 4096 without
+ * rails): min over the rails' max_frame. Both ends of a link see the same
+ * value when their backends negotiate symmetrically (eth does), so a
+ * transport may derive its per-connection MTU from it at connect time.
+ * The scheduler never puts a frame on a rail smaller than it: a frame no
+ * up rail can carry fails with -EMSGSIZE (tx_alloc, xmit). Context "any".
+ */
+u32 tbr_link_max_frame(struct tbr_link *link);
+
+/*
+ * loop.c: the loopback link, frames a device sends to its own GUID. The link
+ * API above works on it (through its struct tbr_link_ops); create/destroy
+ * context "process" (tbr_dev_create/destroy).
+ */
+struct tbr_link *tbr_loop_get(struct tbr_dev *tdev);	/* a reference */
+int tbr_loop_create(struct tbr_dev *tdev);
+void tbr_loop_destroy(struct tbr_dev *tdev);
+
+/* ---- device level -------------------------------------------------------- */
+
+/*
+ * Per-device link state, embedded in struct tbr_dev (zeroed by
+ * ib_alloc_device, so tbr_rails_set_upper() works before the registry lists
+ * the device).
+ */
+struct tbr_rails {
+	const struct tbr_link_upper_ops __rcu *upper;
+	void *upper_ctx;
+	struct list_head links;		/* tbr_ctl_mutex */
+	struct list_head node;		/* tbr_devices; tbr_ctl_mutex */
+	u32 next_link_id;
+	unsigned int rails_up;		/* over all links; tbr_ctl_mutex */
+	struct tbr_link *loop;		/* to ourselves, in no list (loop.c) */
+	bool host;			/* the module's own device (tbrdma0) */
+	unsigned int slot;		/* GUID derivation: 0 host, lowest free */
+	bool dying;
+};
+
+/* Serializes every control-plane change (devices, cables, rail state). */
+extern struct mutex tbr_ctl_mutex;
+
+/* ---- observers ------------------------------------------------------------ */
+
+/*
+ * Who hears about the link layer's objects without being called by name:
+ * generic netlink (events, management datagrams), sysfs (devices and
+ * uevents), tbrN (carrier, IP frames). Every member is optional.
+ *  dev_event   "process", tbr_ctl_mutex held: a device was listed
+ *              (TBR_OBS_NEW) or is about to go (TBR_OBS_DEL).
+ *  link_event  "process", tbr_ctl_mutex held: a link appeared, went up
+ *              (its first rail up), down (its last) or is going.
+ *  rail_event  "process", tbr_ctl_mutex held: the same for a rail.
+ *  carrier     "process", tbr_ctl_mutex held: the device's first rail came
+ *              up (@on) or its last went down.
+ *  rx          "bh": a frame with a code other than DATA (@pdf) arrived on
+ *              @rail; the buffer is valid only during the call.
+ * NEW, UP and DOWN go to the observers in registration order, DEL in the
+ * reverse order, so whoever sets an object up first takes it down last.
+ */
+enum tbr_obs_event {		/* the genl event codes (ctl/netlink.c) */
+	TBR_OBS_NEW = 1,
+	TBR_OBS_DEL,
+	TBR_OBS_UP,
+	TBR_OBS_DOWN,
+};
+
+struct tbr_link_observer {
+	struct list_head node;
+	void (*dev_event)(struct tbr_dev *tdev, enum tbr_obs_event ev);
+	void (*link_event)(struct tbr_link *link, enum tbr_obs_event ev);
+	void (*rail_event)(struct tbr_rail *rail, enum tbr_obs_event ev);
+	void (*carrier)(struct tbr_dev *tdev, bool on);
+	void (*rx)(struct tbr_rail *rail, u8 pdf, const void *data, u32 len);
+};
+
+/*
+ * Context "process". Register before the objects it observes exist (or
+ * accept to hear only of later ones); unregistering waits until no rx call
+ * runs any more.
+ */
+void tbr_link_observer_add(struct tbr_link_observer *obs);
+void tbr_link_observer_del(struct tbr_link_observer *obs);
+/* For the device registry: tells every observer. tbr_ctl_mutex held. */
+void tbr_link_notify_dev(struct tbr_dev *tdev, enum tbr_obs_event ev);
+
+#endif /* TBRDMA_LINK_H */

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbrdma: rails, what a backend sees of the link layer.
+ *
+ * A *rail* is one pair of DMA rings (one TX ring, one RX ring, each of a
+ * fixed number of descriptors) that carries frames of at most
+ * TBR_FRAME_SIZE_MAX bytes between this device and one peer. It is shaped
+ * on the Thunderbolt NHI ring API (tb_ring_alloc_tx/rx, struct ring_frame):
+ * frames are posted with a buffer, a size and two 4-bit protocol defined
+ * frame codes (SOF/EOF PDF, link.h), and every posted frame comes back
+ * exactly once through its callback, either completed or canceled.
+ *
+ * A *backend* (backends/: emu, eth, tb) makes rails: struct tbr_backend is
+ * what the module and the device registry know of it, struct tbr_rail_ops
+ * what the link layer calls on each rail. Contexts as in link.h.
+ */
+#ifndef TBRDMA_RAIL_H
+#define TBRDMA_RAIL_H
+
+#include <linux/completion.h>
+
+#include "link/link.h"
+
+struct sk_buff;
+struct genl_small_ops;
+
+/* ---- frames (the NHI ring_frame, without DMA addresses) ---------------- */
+
+/* tbr_frame.flags on completion */
+#define TBR_FRAME_CANCELED	0x1	/* ring stopped / rail down: no data moved */
+#define TBR_FRAME_CRC_ERROR	0x2	/* RX: bad frame (hardware CRC), dropped */
+
+struct tbr_frame;
+/* Completion callback: context "bh". @canceled as in frame->flags. */
+typedef void (*tbr_frame_cb)(struct tbr_rail *rail, struct tbr_frame *frame,
+			     bool canceled);
+
+struct tbr_frame {
+	void *buf;		/* TBR_FRAME_SIZE_MAX bytes (RX), or size (TX) */
+	u32 size;		/* TX: bytes to send 1..4096; RX: bytes received */
+	u8 sof, eof;		/* TX: codes to send; RX: codes received */
+	u8 flags;		/* TBR_FRAME_* on completion */
+	tbr_frame_cb callback;
+	struct list_head list;	/* owned by the backend while posted */
+	u64 bk_time;		/* backend scratch while posted */
+	struct tbr_rail *rail;	/* rail layer: the pool this frame belongs to */
+};
+
+/* ---- backend interface ------------------------------------------------- */
+
+/* Fault knobs, used by the emu backend (others answer -EOPNOTSUPP). */
+struct tbr_rail_fault {
+	u32 drop_ppm;		/* frames lost on the wire, parts per million */
+	u32 dup_ppm;		/* frames delivered twice */
+	u32 reorder;		/* pick the next frame among this many queued */
+	u32 delay_us;		/* added one-way latency */
+	u64 rate_bps;		/* wire rate cap in bit/s, 0 = unlimited */
+};
+
+struct tbr_rail_ops {
+	/*
+	 * Post a TX frame / an RX buffer. Context "any". Returns 0 (the frame's
+	 * callback will run exactly once, later, never from inside this call),
+	 * -ENOBUFS when the ring has no free descriptor, -ESHUTDOWN when the
+	 * rail is not running (frame not taken).
+	 */
+	int (*tx)(struct tbr_rail *rail, struct tbr_frame *frame);
+	int (*rx)(struct tbr_rail *rail, struct tbr_frame *frame);
+	/* Optional knobs; context "process". */
+	int (*set_fault)(struct tbr_rail *rail, const struct tbr_rail_fault *f);
+	void (*get_fault)(struct tbr_rail *rail, struct tbr_rail_fault *f);
+	int (*set_cut)(struct tbr_rail *rail, bool cut);
+	/*
+	 * Optional, context "process" with tbr_ctl_mutex held: add the
+	 * backend's own attributes to a RAIL_GET reply (eth: the netdev; emu:
+	 * its fault knobs and cut state).
+	 */
+	int (*fill_info)(struct tbr_rail *rail, struct sk_buff *msg);
+};
+
+/*
+ * One per backend, listed in main.c's table; the module and the device
+ * registry (ctl/registry.c) call them, nobody calls a backend by name.
+ * Every member but kind and rail_ops is optional.
+ *  init      module load, before any device exists ("process").
+ *  start     once the host device and the control plane exist (tb: offer
+ *            the XDomain service); a failure is logged, the module goes on
+ *            without the backend ("process", tbr_ctl_mutex not held).
+ *  stop      module unload, before any device goes: every rail down.
+ *  dev_gone  @tdev is being deleted: remove its rails ("process",
+ *            tbr_ctl_mutex held).
+ *  exit      module unload, after every device went.
+ *  nl_ops    the backend's own generic netlink commands (emu cables, eth
+ *            bindings), registered with the family (ctl/netlink.c).
+ */
+struct tbr_backend {
+	const char *kind;	/* "emu", "eth", "tb": dumps, sysfs */
+	const struct tbr_rail_ops *rail_ops;
+	int (*init)(void);
+	int (*start)(void);
+	void (*stop)(void);
+	void (*dev_gone)(struct tbr_dev *tdev);
+	void (*exit)(void);
+	const struct genl_small_ops *nl_ops;
+	unsigned int n_nl_ops;
+};
+
+/*
+ * Backend side, all context "process" with tbr_ctl_mutex held:
+ *  tbr_rail_add()     creates a rail of @tdev towards @peer_guid (joining or
+ *                     creating that link) run by @backend's rail_ops,
+ *                     allocates its frame pools; the rail starts down. Returns the rail or an ERR_PTR.
+ *  tbr_rail_post_rx() the rings run: post the rail layer's RX buffers
+ *                     (optional: emu does it on both ends before either
+ *                     end goes up, so no first frame meets an empty ring).
+ *  tbr_rail_up()      the rings run: posts RX buffers if not yet done,
+ *                     then the scheduler may use the rail. Events sent.
+ *  tbr_rail_down()    the backend has stopped the rings and every frame
+ *                     posted on the rail has come back (canceled or not);
+ *                     the scheduler stops using it, upper layer told.
+ *  tbr_rail_remove()  leaves the link (taking the rail down first) and
+ *                     frees it once every TX frame a transport reserved
+ *                     came back; if one never does (rail_remove_ms), the
+ *                     rail is unlisted anyway, never calls the backend
+ *                     again and is leaked, so the backend may free
+ *                     rail->priv as soon as this returns.
+ * The backend's own rail state lives in rail->priv.
+ */
+struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
+			      const struct tbr_backend *backend, void *priv,
+			      u32 tx_depth, u32 rx_depth);
+void tbr_rail_post_rx(struct tbr_rail *rail);
+void tbr_rail_up(struct tbr_rail *rail);
+void tbr_rail_down(struct tbr_rail *rail);
+void tbr_rail_remove(struct tbr_rail *rail);
+/*
+ * Frame sizes of the rail, 1..TBR_FRAME_SIZE_MAX (the default for both):
+ * @max_frame the largest it carries natively (what tbr_link_max_frame()
+ * offers new connections), @tx_max the largest the scheduler may put on it,
+ * >= @max_frame when the backend fragments (eth after an MTU shrink keeps
+ * carrying the frames of the connections made before). A backend whose
+ * medium is smaller (eth over a 1500-byte MTU) sets them before
+ * tbr_rail_up(), or while up to follow its medium. Context "process",
+ * tbr_ctl_mutex held.
+ */
+void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame, u32 tx_max);
+
+/* Context "any". */
+void tbr_rail_count(struct tbr_rail *rail, enum tbr_cnt c, u64 n);
+
+struct tbr_rail {
+	struct tbr_link *link;
+	u32 id;			/* index within the link */
+	const struct tbr_backend *backend;
+	const struct tbr_rail_ops *ops;	/* backend->rail_ops, or refusing all */
+	void *priv;		/* backend */
+	u32 tx_depth, rx_depth;
+	bool up;		/* scheduler may use it (link->lock) */
+	bool up_rx;		/* RX buffers may be posted (link->lock) */
+	unsigned int tx_free;	/* free TX frames = credits (lock) */
+	spinlock_t lock;	/* the pools below */
+	struct list_head tx_pool;	/* free TX frames */
+	struct list_head rx_idle;	/* RX frames not posted */
+	struct tbr_frame *frames;	/* tx_depth + rx_depth */
+	atomic64_t cnt[TBR_CNT_MAX];
+	void *obs_priv;		/* for the observers (sysfs), untouched here */
+	u32 max_frame;		/* largest native frame, see tbr_rail_set_max_frame() */
+	u32 tx_max;		/* largest frame it takes, >= max_frame (link->lock) */
+	bool removing;		/* tbr_rail_remove() waits for tx_idle (lock) */
+	struct completion tx_idle;	/* every TX frame back in tx_pool */
+};
+
+/*
+ * Whether @tdev's link to @peer_guid has a rail of another backend than
+ * @backend (eth refuses to join a link reached over Thunderbolt). Context
+ * "process", tbr_ctl_mutex held.
+ */
+bool tbr_link_has_other_backend(struct tbr_dev *tdev, u64 peer_guid,
+				const struct tbr_backend *backend);
+
+#endif /* TBRDMA_RAIL_H */
