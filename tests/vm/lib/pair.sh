@@ -6,22 +6,28 @@
 #                   address tbr0 10.88.0.1/24 and tbr1 10.88.0.2/24, wait for ACTIVE ports
 #                   and IPv4 RoCE v2 GIDs; sets GID0 and GID1 (their GID indexes)
 #   h1 CMD...       run CMD in host 1
+#   host_ns H DEV NETDEV  emulated host H: RDMA device DEV and its netdev NETDEV into namespace hH
+#                   (made if absent; rdma netns exclusive mode must be set first), lo up there
 # shellcheck shell=bash
 CTL=$TBR_TOP/build/tools/tbrdma-ctl
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
 
 h1() { ip netns exec h1 "$@"; }
 
+host_ns() {
+	[ -e "/run/netns/h$1" ] || ip netns add "h$1"
+	rdma dev set "$2" netns "h$1"
+	ip link set "$3" netns "h$1"
+	ip netns exec "h$1" ip link set lo up
+}
+
 # pair_split: tbrdma1 and tbr1 (both existing, cabled or eth-bound) into namespace h1,
 # 10.88.0.1/.2 on tbr0/tbr1, tbrdma0 ACTIVE; sets GID0/GID1 (their IPv4-mapped RoCE v2 GIDs)
 pair_split() {
 	# exclusive mode can only be chosen while init_net is the only namespace
 	rdma system set netns exclusive
-	ip netns add h1
-	rdma dev set tbrdma1 netns h1
-	ip link set tbr1 netns h1
+	host_ns 1 tbrdma1 tbr1
 	ip link set tbr0 up
-	h1 ip link set lo up
 	h1 ip link set tbr1 up
 	ip addr add 10.88.0.1/24 dev tbr0
 	h1 ip addr add 10.88.0.2/24 dev tbr1
