@@ -1,69 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* tbctl counters [DEVICE]: the kernel's traffic and error counters (docs/netlink.md
- * TBRDMA_STAT_*), one line per device (sum of its links), link and rail, like `ip -s link`. */
+ * TBRDMA_STAT_*, every counter of genl-family.c's table), one line per device (sum of its links),
+ * link and rail, like `ip -s link`; then one line per Ethernet NIC carrying eth rails, with the
+ * frames it dropped as not from a peer's MAC (RX-FOREIGN). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
+#include "genl-family.h"
 #include "tbctl.h"
 
-static void add_row(struct libscols_table *t, const char *what, json_object *o)
+static void row(struct libscols_line *l, json_object *o, const char *array)
 {
-	static const char *const keys[] = { "tx_frames", "tx_bytes", "rx_frames", "rx_bytes",
-					    "tx_lost", "rx_nobuf", "drops", "dups", "credit_stalls",
-					    "rx_errors", "mgmt_tx", "mgmt_rx" };
 	json_object *c = jget(o, "counters");
-	struct libscols_line *l = table_add(t);
+	char what[128];
+	size_t col = 2;
 
+	if (!strcmp(array, "links"))
+		snprintf(what, sizeof(what), "%s link %lld", jstr(o, "device"), (long long)jint(o, "id"));
+	else if (!strcmp(array, "rails"))
+		snprintf(what, sizeof(what), "%s link %lld rail %lld %s%s%s", jstr(o, "device"),
+			 (long long)jint(o, "link"), (long long)jint(o, "id"), jstr(o, "backend"),
+			 jstr(o, "ifname")[0] ? " " : "", jstr(o, "ifname"));
+	else if (!strcmp(array, "eth"))
+		snprintf(what, sizeof(what), "%s eth %s", jstr(o, "device"), jstr(o, "ifname"));
+	else
+		snprintf(what, sizeof(what), "%s", jstr(o, "device"));
 	cell(l, 0, "%s", what);
 	cell(l, 1, "%s", jget(o, "state") ? jstr(o, "state") : "-");
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		cell(l, 2 + i, "%" PRIu64, juint(c, keys[i]));
+	for (unsigned i = 0; i <= TBRDMA_STAT_MAX; i++) {
+		const TbrCounter *k = tbr_counter(i);
+
+		if (!k)
+			continue;
+		if (c)
+			cell(l, col++, "%" PRIu64, juint(c, k->name));
+		else
+			cell(l, col++, "-");
+	}
+	if (jget(o, "rx_foreign"))
+		cell(l, col, "%" PRIu64, juint(o, "rx_foreign"));
+	else
+		cell(l, col, "-");
 }
 
 int verb_counters(int argc, char **argv)
 {
-	static const char *const cols[] = { "OBJECT", "STATE", "TX-FRAMES", "TX-BYTES", "RX-FRAMES",
-					    "RX-BYTES", "LOST", "NOBUF", "DROPS", "DUPS", "STALLS",
-					    "RX-ERRORS", "MGMT-TX", "MGMT-RX" };
-	json_object *reply = NULL, *a;
-	struct libscols_table *t;
-	size_t n = 0;
-	int r;
+	static const char *columns[2 + TBRDMA_STAT_MAX + 1 + 1] = { "OBJECT", "STATE" };
+	static const char *const arrays[] = { "devices", "links", "rails", "eth", NULL };
+	ListVerb v = {
+		.name = "counters",
+		.device = true,
+		.columns = columns,
+		.arrays = arrays,
+		.row = row,
+	};
 
-	if (argc > 2)
-		return usage_error("counters takes at most DEVICE");
-	if (argc == 2 && (!argv[1][0] || argv[1][0] == '-'))
-		return usage_error("bad DEVICE \"%s\"", argv[1]);
-	r = query("counters", argc == 2 ? argv[1] : NULL, &reply);
-	if (r || !reply)
-		return r;
-	t = table_new(cols, 14);
-	for (size_t c = 2; c < 14; c++)
-		scols_column_set_flags(scols_table_get_column(t, c), SCOLS_FL_RIGHT);
-	a = jget(reply, "devices");
-	for (size_t i = 0; a && i < json_object_array_length(a); i++, n++) {
-		json_object *o = json_object_array_get_idx(a, i);
-
-		add_row(t, jstr(o, "device"), o);
-	}
-	a = jget(reply, "links");
-	for (size_t i = 0; a && i < json_object_array_length(a); i++, n++) {
-		json_object *o = json_object_array_get_idx(a, i);
-		char what[96];
-
-		snprintf(what, sizeof(what), "%s link %lld", jstr(o, "device"), (long long)jint(o, "id"));
-		add_row(t, what, o);
-	}
-	a = jget(reply, "rails");
-	for (size_t i = 0; a && i < json_object_array_length(a); i++, n++) {
-		json_object *o = json_object_array_get_idx(a, i);
-		char what[128];
-
-		snprintf(what, sizeof(what), "%s link %lld rail %lld %s%s%s", jstr(o, "device"),
-			 (long long)jint(o, "link"), (long long)jint(o, "id"), jstr(o, "backend"),
-			 jstr(o, "ifname")[0] ? " " : "", jstr(o, "ifname"));
-		add_row(t, what, o);
-	}
-	json_object_put(reply);
-	return table_print(t);
+	v.n_columns = 2;
+	for (unsigned i = 0; i <= TBRDMA_STAT_MAX; i++)
+		if (tbr_counter(i))
+			columns[v.n_columns++] = tbr_counter(i)->column;
+	columns[v.n_columns++] = "RX-FOREIGN";
+	return list_verb(&v, argc, argv);
 }

@@ -11,57 +11,48 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-
+#include "genl-family.h"
 #include "tbctl.h"
-#include "tbrdma-netlink.h"
 
 static int eth_cmd(uint8_t cmd, const char *ifname, const char *dev)
 {
-	struct nl_sock *sk = nl_socket_alloc();
-	struct nl_msg *msg = NULL;
-	int fam, r = EXIT_ERROR, k;
+	const char *action = cmd == TBRDMA_CMD_ETH_BIND ? "bind" : "unbind";
+	struct nl_sock *sk;
+	struct nl_msg *msg;
+	char err[256] = "";
+	int fam, k;
 
-	if (!sk) {
-		fprintf(stderr, "tbctl: out of memory\n");
+	k = tbr_genl_open(&sk, &fam, TBRDMA_GENL_NAME, 0, err, sizeof(err));
+	if (k == -ENOENT) {
+		fprintf(stderr, "tbctl: the tbrdma kernel module is not loaded (modprobe tbrdma)\n");
+		return EXIT_ERROR;
+	} else if (k < 0) {
+		fprintf(stderr, "tbctl: %s\n", err[0] ? err : strerror(-k));
 		return EXIT_ERROR;
 	}
-	k = genl_connect(sk);
-	if (k < 0) {
-		fprintf(stderr, "tbctl: generic netlink: %s\n", nl_geterror(k));
-		goto out;
-	}
-	fam = genl_ctrl_resolve(sk, TBRDMA_GENL_NAME);
-	if (fam < 0) {
-		fprintf(stderr, "tbctl: the tbrdma kernel module is not loaded (modprobe tbrdma)\n");
-		goto out;
-	}
-	msg = nlmsg_alloc();
-	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, fam, 0, 0, cmd, TBRDMA_GENL_VERSION) ||
-	    nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, dev) < 0 ||
+	msg = tbr_genl_msg(fam, cmd, NLM_F_ACK, 0);
+	if (!msg || nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, dev) < 0 ||
 	    nla_put_string(msg, TBRDMA_ATTR_ETH_IFNAME, ifname) < 0) {
 		fprintf(stderr, "tbctl: out of memory\n");
-		goto out;
+		nlmsg_free(msg);
+		nl_socket_free(sk);
+		return EXIT_ERROR;
 	}
-	k = nl_send_sync(sk, msg);	/* frees msg; waits for the ACK */
-	msg = NULL;
+	k = tbr_genl_request(sk, msg, NULL, NULL, err, sizeof(err));	/* frees msg */
+	nl_socket_free(sk);
 	if (k < 0) {
-		fprintf(stderr, "tbctl: eth %s %s %s: %s\n", cmd == TBRDMA_CMD_ETH_BIND ? "bind" : "unbind",
-			ifname, dev, k == -NLE_PERM ? "permission denied (root only)" : nl_geterror(k));
-		goto out;
+		fprintf(stderr, "tbctl: eth %s %s %s: %s%s%s\n", action, ifname, dev,
+			k == -EPERM ? "permission denied (root only)" : strerror(-k),
+			err[0] ? ": " : "", err);
+		return EXIT_ERROR;
 	}
 	if (!arg.json)
 		printf("%s %s %s\n", ifname, cmd == TBRDMA_CMD_ETH_BIND ? "carries eth rails of" :
 		       "no longer carries eth rails of", dev);
 	else
 		printf("{\"ok\": true, \"method\": \"eth-%s\", \"ifname\": \"%s\", \"device\": \"%s\"}\n",
-		       cmd == TBRDMA_CMD_ETH_BIND ? "bind" : "unbind", ifname, dev);
-	r = EXIT_OK;
-out:
-	nlmsg_free(msg);
-	nl_socket_free(sk);
-	return r;
+		       action, ifname, dev);
+	return EXIT_OK;
 }
 
 int verb_eth(int argc, char **argv)

@@ -5,12 +5,28 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "genl-family.h"
 #include "tbctl.h"
 
 void print_json(json_object *o)
 {
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 					       JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* numbers are right-aligned: the counters' columns and these */
+static bool numeric(const char *column)
+{
+	static const char *const numbers[] = { "LINK", "RAIL", "LINKS", "RAILS", "CREDITS", "INDEX",
+					       "IFINDEX", "RAILS-UP", "RX-FOREIGN" };
+
+	for (unsigned i = 0; i <= TBRDMA_STAT_MAX; i++)
+		if (tbr_counter(i) && !strcmp(tbr_counter(i)->column, column))
+			return true;
+	for (size_t i = 0; i < ELEMENTSOF(numbers); i++)
+		if (!strcmp(numbers[i], column))
+			return true;
+	return false;
 }
 
 struct libscols_table *table_new(const char *const *columns, size_t n)
@@ -21,19 +37,8 @@ struct libscols_table *table_new(const char *const *columns, size_t n)
 		return NULL;
 	scols_table_enable_colors(t, arg.color);
 	scols_table_enable_noheadings(t, !arg.legend);
-	for (size_t i = 0; i < n; i++) {
-		/* numbers right-aligned: columns whose name is upper case and ends in a counter */
-		int flags = 0;
-
-		if (strstr(columns[i], "FRAMES") || strstr(columns[i], "BYTES") ||
-		    !strcmp(columns[i], "LINK") || !strcmp(columns[i], "RAIL") ||
-		    !strcmp(columns[i], "LINKS") || !strcmp(columns[i], "RAILS") ||
-		    !strcmp(columns[i], "LOST") || !strcmp(columns[i], "DROPS") ||
-		    !strcmp(columns[i], "CREDITS") || !strcmp(columns[i], "INDEX") ||
-		    !strcmp(columns[i], "IFINDEX") || !strcmp(columns[i], "RAILS-UP"))
-			flags |= SCOLS_FL_RIGHT;
-		scols_table_new_column(t, columns[i], 0, flags);
-	}
+	for (size_t i = 0; i < n; i++)
+		scols_table_new_column(t, columns[i], 0, numeric(columns[i]) ? SCOLS_FL_RIGHT : 0);
 	return t;
 }
 

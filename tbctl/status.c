@@ -6,8 +6,6 @@
 
 #include "tbctl.h"
 
-void print_devices_table(json_object *devices);
-
 int verb_status(int argc, char **argv)
 {
 	json_object *reply = NULL, *d, *k, *s;
@@ -46,7 +44,7 @@ int verb_status(int argc, char **argv)
 	printf("     Rails: %lld (%lld up)\n", (long long)jint(s, "rails"), (long long)jint(s, "rails_up"));
 	if (json_object_array_length(jget(reply, "devices")) > 0) {
 		printf("\n");
-		print_devices_table(jget(reply, "devices"));
+		list_table(&devices_list, reply);
 	}
 	json_object_put(reply);
 	return EXIT_OK;

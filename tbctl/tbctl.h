@@ -7,6 +7,8 @@
 #include <json-c/json.h>
 #include <libsmartcols/libsmartcols.h>
 
+#include "util.h"
+
 enum {
 	EXIT_OK = 0,
 	EXIT_ERROR = 1,		/* the daemon refused or failed, or a bad reply */
@@ -47,6 +49,27 @@ uint64_t juint(json_object *o, const char *key);
 bool jbool(json_object *o, const char *key);
 json_object *jget(json_object *o, const char *key);			/* NULL if absent */
 void format_duration(char *buf, size_t n, uint64_t sec);
+
+/* list.c: a read verb that lists the reply's arrays in a table */
+typedef struct ListVerb {
+	const char *name;			/* the verb, and the request's method */
+	bool device;				/* takes an optional DEVICE filter */
+	const char *const *columns;
+	size_t n_columns;
+	const char *const *arrays;		/* the reply's arrays listed, in order; NULL ends */
+	/* fills line @l from element @o of the reply's array @array */
+	void (*row)(struct libscols_line *l, json_object *o, const char *array);
+	const char *noun;			/* legend "N nouns listed.", NULL: no legend */
+	const char *(*legend_note)(json_object *reply);	/* after "listed", or NULL */
+	void (*header)(json_object *reply, size_t n);	/* printed before the table, or NULL */
+} ListVerb;
+
+/* the verb: checks argc/argv, queries (--json: prints the reply), prints header, table and
+ * legend; an exit code */
+int list_verb(const ListVerb *v, int argc, char **argv);
+/* the table alone, of @reply */
+int list_table(const ListVerb *v, json_object *reply);
+extern const ListVerb devices_list;
 
 /* verbs: argc/argv are the verb's positional arguments (argv[0] is the verb) */
 int verb_status(int argc, char **argv);

@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <gcrypt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,31 +26,6 @@
 
 #include "auth.h"
 #include "util.h"
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static int fail(char *why, size_t n, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return err;
-}
 
 int auth_key_load(Auth *a, const char *path, char *why, size_t whylen)
 {
@@ -62,24 +36,24 @@ int auth_key_load(Auth *a, const char *path, char *why, size_t whylen)
 
 	memset(a, 0, sizeof(*a));
 	if (fd < 0)
-		return fail(why, whylen, negative_errno(), "%s: %s", path, strerror(errno));
+		return failf(why, whylen, negative_errno(), "%s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0)
-		return fail(why, whylen, negative_errno(), "%s: %s", path, strerror(errno));
+		return failf(why, whylen, negative_errno(), "%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return fail(why, whylen, -EPERM, "%s: not a regular file", path);
+		return failf(why, whylen, -EPERM, "%s: not a regular file", path);
 	if (st.st_mode & (S_IROTH | S_IWOTH | S_IWGRP))
-		return fail(why, whylen, -EPERM, "%s: mode %04o: others may read or write the key "
+		return failf(why, whylen, -EPERM, "%s: mode %04o: others may read or write the key "
 			    "(chmod 0600)", path, (unsigned)(st.st_mode & 07777));
 	if (st.st_uid != geteuid())
-		return fail(why, whylen, -EPERM, "%s: owned by uid %u, not %u", path,
+		return failf(why, whylen, -EPERM, "%s: owned by uid %u, not %u", path,
 			    (unsigned)st.st_uid, (unsigned)geteuid());
 	n = read(fd, buf, sizeof(buf));
 	if (n < 0)
-		return fail(why, whylen, negative_errno(), "%s: %s", path, strerror(errno));
+		return failf(why, whylen, negative_errno(), "%s: %s", path, strerror(errno));
 	if (n > 0 && buf[n - 1] == '\n')
 		n--;
 	if (n < AUTH_KEY_MIN || n > AUTH_KEY_MAX)
-		return fail(why, whylen, -EINVAL, "%s: the key must be %d to %d bytes", path,
+		return failf(why, whylen, -EINVAL, "%s: the key must be %d to %d bytes", path,
 			    AUTH_KEY_MIN, AUTH_KEY_MAX);
 	memcpy(a->key, buf, (size_t)n);
 	a->key_len = (size_t)n;
@@ -122,8 +96,8 @@ int auth_wrap(Auth *a, uint64_t to, const uint8_t *in, size_t len, uint8_t *out,
 	out[2] = AUTH_MAGIC >> 8 & 0xff;
 	out[3] = AUTH_MAGIC & 0xff;
 	out[4] = AUTH_VERSION;
-	put64(out + 8, a->tx_seq);
-	put64(out + 16, to);
+	be_put64(out + 8, a->tx_seq);
+	be_put64(out + 16, to);
 	memcpy(out + AUTH_HDR_LEN, in, len);
 	r = mac(a, out, AUTH_HDR_LEN + len, out + AUTH_HDR_LEN + len);
 	return r < 0 ? r : (int)(len + AUTH_OVERHEAD);
@@ -156,28 +130,28 @@ int auth_unwrap(Auth *a, uint64_t self, uint64_t sender, const uint8_t *in, size
 	bool fresh;
 	int r;
 
-	if (len <= AUTH_OVERHEAD || get64(in) >> 32 != AUTH_MAGIC)
-		return fail(why, whylen, -EBADMSG, "not authenticated (no envelope)");
+	if (len <= AUTH_OVERHEAD || be_get64(in) >> 32 != AUTH_MAGIC)
+		return failf(why, whylen, -EBADMSG, "not authenticated (no envelope)");
 	if (in[4] != AUTH_VERSION)
-		return fail(why, whylen, -EBADMSG, "envelope version %u", in[4]);
+		return failf(why, whylen, -EBADMSG, "envelope version %u", in[4]);
 	if (in[5] || in[6] || in[7])
-		return fail(why, whylen, -EBADMSG, "reserved envelope bytes set");
+		return failf(why, whylen, -EBADMSG, "reserved envelope bytes set");
 	r = mac(a, in, len - AUTH_MAC_LEN, want);
 	if (r < 0)
-		return fail(why, whylen, r, "HMAC: %s", strerror(-r));
+		return failf(why, whylen, r, "HMAC: %s", strerror(-r));
 	/* constant time: a timing oracle must not tell how much of a forged MAC was right */
 	for (size_t i = 0; i < AUTH_MAC_LEN; i++)
 		diff |= want[i] ^ in[len - AUTH_MAC_LEN + i];
 	if (diff)
-		return fail(why, whylen, -EACCES, "bad HMAC (another key, or none)");
-	seq = get64(in + 8);
-	to = get64(in + 16);
+		return failf(why, whylen, -EACCES, "bad HMAC (another key, or none)");
+	seq = be_get64(in + 8);
+	to = be_get64(in + 16);
 	if (to != self)
-		return fail(why, whylen, -EXDEV, "addressed to %016" PRIx64, to);
+		return failf(why, whylen, -EXDEV, "addressed to %016" PRIx64, to);
 	p = peer_of(a, sender, &fresh);
 	if (fresh) {
 		if (seq + AUTH_SKEW_USEC < real_now || seq > real_now + AUTH_SKEW_USEC)
-			return fail(why, whylen, -ESTALE, "sequence number %" PRIu64 " is %s",
+			return failf(why, whylen, -ESTALE, "sequence number %" PRIu64 " is %s",
 				    seq, seq < real_now ? "too old" : "in the future");
 		memset(p, 0, sizeof(*p));
 		p->sender = sender;
@@ -189,7 +163,7 @@ int auth_unwrap(Auth *a, uint64_t self, uint64_t sender, const uint8_t *in, size
 		p->top = seq;
 	} else if (seq == p->top || p->top - seq > AUTH_WINDOW ||
 		   (p->seen & (1ULL << (p->top - seq - 1)))) {
-		return fail(why, whylen, -ESTALE, "replayed (sequence number %" PRIu64 ")", seq);
+		return failf(why, whylen, -ESTALE, "replayed (sequence number %" PRIu64 ")", seq);
 	} else {
 		p->seen |= 1ULL << (p->top - seq - 1);
 	}

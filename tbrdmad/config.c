@@ -107,7 +107,7 @@ static int parse_count(const char *v, unsigned *out)
 	return k;
 }
 
-static int set_str(char **dst, const char *v)
+int config_set_str(char **dst, const char *v)
 {
 	char *s = strdup(v);
 
@@ -125,13 +125,13 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 	if (!strcmp(key, "Socket")) {
 		if (v[0] != '/' || strlen(v) >= 108)
 			goto bad;
-		return set_str(&c->socket_path, v);
+		return config_set_str(&c->socket_path, v);
 	} else if (!strcmp(key, "SocketMode")) {
 		k = parse_uint(v, 8, 0777, &c->socket_mode);
 	} else if (!strcmp(key, "StateDirectory")) {
 		if (v[0] != '/')
 			goto bad;
-		return set_str(&c->state_dir, v);
+		return config_set_str(&c->state_dir, v);
 	} else if (!strcmp(key, "Device")) {
 		if (!v[0]) {
 			free(c->device);
@@ -140,7 +140,7 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 		}
 		if (strlen(v) >= 32)
 			goto bad;
-		return set_str(&c->device, v);
+		return config_set_str(&c->device, v);
 	} else if (!strcmp(key, "RefreshSec")) {
 		k = parse_sec(v, &c->refresh_usec);
 	} else if (!strcmp(key, "RetrySec")) {
@@ -158,7 +158,7 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 	} else if (!strcmp(key, "GenlFamily")) {
 		if (!v[0] || strlen(v) >= 16)
 			goto bad;
-		return set_str(&c->family, v);
+		return config_set_str(&c->family, v);
 	} else if (!strcmp(key, "Sweep")) {
 		if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "on"))
 			c->sweep = 1;
@@ -171,13 +171,13 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 
 		if (pool_parse(&p, v) < 0)
 			goto bad;
-		return set_str(&c->pool, v);
+		return config_set_str(&c->pool, v);
 	} else if (!strcmp(key, "Pool6")) {
 		Pool6 p;
 
 		if (pool6_parse(&p, v) < 0)
 			goto bad;
-		return set_str(&c->pool6, v);
+		return config_set_str(&c->pool6, v);
 	} else if (!strcmp(key, "Priority")) {
 		k = parse_uint(v, 10, 255, &c->priority);
 	} else if (!strcmp(key, "HelloSec")) {
@@ -187,7 +187,7 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 	} else if (!strcmp(key, "FabricKeyFile")) {
 		if (v[0] && v[0] != '/')
 			goto bad;
-		return set_str(&c->fabric_key_file, v);
+		return config_set_str(&c->fabric_key_file, v);
 	} else if (!strcmp(key, "MapKeepDays")) {
 		k = parse_count(v, &c->map_keep_days);
 	} else {

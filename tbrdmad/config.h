@@ -27,7 +27,9 @@ typedef struct Config {
 	unsigned map_keep_days;	/* MapKeepDays= guid2addr entries of hosts gone this long expire */
 } Config;
 
-int config_init(Config *c);	/* defaults; -ENOMEM */
+int config_init(Config *c);
+/* a string setting (command line or file): *@dst replaced by a copy of @v; -ENOMEM */
+int config_set_str(char **dst, const char *v);	/* defaults; -ENOMEM */
 void config_done(Config *c);
 /* Parses @text (named @fname in messages): unknown sections/keys and bad values are logged and
  * ignored, like systemd's parsers. Returns 0, or -ENOMEM. */

@@ -42,7 +42,7 @@ int kernel_connect(Kernel *k, char *msg, size_t msglen);
 /* forget the family: closes the request socket and re-opens the event socket (new group ids
  * after a reload); the caller must re-add the event fd to its loop */
 int kernel_disconnect(Kernel *k);
-/* DEV_GET + LINK_GET + RAIL_GET dumps into @m (objects of @device only, if not NULL) */
+/* DEV_GET + LINK_GET + RAIL_GET + ETH_GET dumps into @m (objects of @device only, if not NULL) */
 int kernel_dump(Kernel *k, Model *m, const char *device, char *msg, size_t msglen);
 int kernel_rail_set_cut(Kernel *k, const char *device, uint32_t link, uint32_t rail, bool cut,
 			char *msg, size_t msglen);

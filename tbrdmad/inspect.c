@@ -203,7 +203,7 @@ static json_object *counted(const char *device, json_object *counters)
 json_object *inspect_counters(const RequestContext *c, const char *method, json_object *req)
 {
 	const Model *m = c->model;
-	json_object *o, *devs, *links, *rails, *err = NULL;
+	json_object *o, *devs, *links, *rails, *eth, *err = NULL;
 	const char *dev;
 
 	if (request_device_param(req, method, false, &dev, &err) < 0)
@@ -267,8 +267,26 @@ json_object *inspect_counters(const RequestContext *c, const char *method, json_
 				       json_object_new_string(r->eth_ifname) : NULL);
 		json_object_array_add(rails, e);
 	}
+	eth = json_object_new_array();
+	for (size_t i = 0; i < m->n_eth; i++) {
+		const EthBinding *b = &m->eth[i];
+		json_object *e;
+
+		if (dev && strcmp(dev, b->device))
+			continue;
+		e = json_object_new_object();
+		json_object_object_add(e, "device", json_object_new_string(b->device));
+		json_object_object_add(e, "ifname", json_object_new_string(b->ifname));
+		json_object_object_add(e, "state", json_object_new_string(b->up ? "up" : "down"));
+		json_object_object_add(e, "peers", json_object_new_int64(b->peers));
+		json_object_object_add(e, "hello_tx", json_object_new_uint64(b->hello_tx));
+		json_object_object_add(e, "hello_rx", json_object_new_uint64(b->hello_rx));
+		json_object_object_add(e, "rx_foreign", json_object_new_uint64(b->rx_foreign));
+		json_object_array_add(eth, e);
+	}
 	json_object_object_add(o, "devices", devs);
 	json_object_object_add(o, "links", links);
 	json_object_object_add(o, "rails", rails);
+	json_object_object_add(o, "eth", eth);
 	return o;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "genl-family.h"
 #include "json.h"
 #include "protocol.h"
 
@@ -99,7 +100,7 @@ json_object *json_counters(const Counters *c)
 	json_object *o = json_object_new_object();
 
 	for (unsigned i = 0; i < MODEL_STATS; i++) {
-		const char *n = counter_name(i);
+		const char *n = tbr_counter_name(i);
 
 		if (n)
 			json_object_object_add(o, n, json_object_new_uint64(
@@ -179,6 +180,7 @@ json_object *json_rail(const Rail *r)
 				 r->eth_peer_mac[0], r->eth_peer_mac[1], r->eth_peer_mac[2],
 				 r->eth_peer_mac[3], r->eth_peer_mac[4], r->eth_peer_mac[5]);
 		json_object_object_add(k, "peer_mac", mac[0] ? json_object_new_string(mac) : NULL);
+		json_object_object_add(k, "rx_foreign", json_object_new_uint64(r->eth_rx_foreign));
 		json_object_object_add(o, "eth", k);
 	} else {
 		json_object_object_add(o, "eth", NULL);

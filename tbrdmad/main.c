@@ -32,17 +32,6 @@ static void help(void)
 enum { OPT_CONFIG = 256, OPT_SOCKET, OPT_STATE_DIR, OPT_DEVICE, OPT_LOG_LEVEL, OPT_FAMILY,
        OPT_VERSION };
 
-static int set_str(char **dst, const char *v)
-{
-	char *s = strdup(v);
-
-	if (!s)
-		return -ENOMEM;
-	free(*dst);
-	*dst = s;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -113,10 +102,10 @@ int main(int argc, char **argv)
 		config_done(&config);
 		return 1;
 	}
-	if ((o_socket && set_str(&config.socket_path, o_socket) < 0) ||
-	    (o_state && set_str(&config.state_dir, o_state) < 0) ||
-	    (o_device && set_str(&config.device, o_device) < 0) ||
-	    (o_family && set_str(&config.family, o_family) < 0)) {
+	if ((o_socket && config_set_str(&config.socket_path, o_socket) < 0) ||
+	    (o_state && config_set_str(&config.state_dir, o_state) < 0) ||
+	    (o_device && config_set_str(&config.device, o_device) < 0) ||
+	    (o_family && config_set_str(&config.family, o_family) < 0)) {
 		config_done(&config);
 		return 1;
 	}

@@ -27,14 +27,6 @@
 
 #define EVENT_DEBOUNCE_USEC 20000ULL
 
-static uint64_t now_usec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
-}
-
 static void update_status(Manager *m)
 {
 	char s[sizeof(m->status)];

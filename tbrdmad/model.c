@@ -10,6 +10,7 @@ void model_clear(Model *m)
 	free(m->devices);
 	free(m->links);
 	free(m->rails);
+	free(m->eth);
 	*m = (Model){ 0 };
 }
 
@@ -48,6 +49,11 @@ Rail *model_add_rail(Model *m)
 	return grow((void **)&m->rails, &m->n_rails, sizeof(Rail));
 }
 
+EthBinding *model_add_eth(Model *m)
+{
+	return grow((void **)&m->eth, &m->n_eth, sizeof(EthBinding));
+}
+
 const Device *model_find_device(const Model *m, const char *name)
 {
 	for (size_t i = 0; i < m->n_devices; i++)
@@ -73,25 +79,10 @@ const Rail *model_find_rail(const Model *m, const char *device, uint32_t link, u
 	return NULL;
 }
 
-const char *counter_name(unsigned stat)
+const EthBinding *model_find_eth(const Model *m, const char *device, const char *ifname)
 {
-	static const char *const names[MODEL_STATS] = {
-		[TBRDMA_STAT_TX_FRAMES] = "tx_frames",
-		[TBRDMA_STAT_TX_BYTES] = "tx_bytes",
-		[TBRDMA_STAT_RX_FRAMES] = "rx_frames",
-		[TBRDMA_STAT_RX_BYTES] = "rx_bytes",
-		[TBRDMA_STAT_TX_LOST] = "tx_lost",
-		[TBRDMA_STAT_RX_NOBUF] = "rx_nobuf",
-		[TBRDMA_STAT_DROPS] = "drops",
-		[TBRDMA_STAT_DUPS] = "dups",
-		[TBRDMA_STAT_CREDIT_STALLS] = "credit_stalls",
-		[TBRDMA_STAT_RX_ERRORS] = "rx_errors",
-		[TBRDMA_STAT_MGMT_TX] = "mgmt_tx",
-		[TBRDMA_STAT_MGMT_RX] = "mgmt_rx",
-		[TBRDMA_STAT_FRAG_TX] = "frag_tx",
-		[TBRDMA_STAT_FRAG_RX] = "frag_rx",
-		[TBRDMA_STAT_FRAG_DROPS] = "frag_drops",
-	};
-
-	return stat < MODEL_STATS ? names[stat] : NULL;
+	for (size_t i = 0; i < m->n_eth; i++)
+		if (!strcmp(m->eth[i].ifname, ifname) && !strcmp(m->eth[i].device, device))
+			return &m->eth[i];
+	return NULL;
 }

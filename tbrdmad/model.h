@@ -54,8 +54,20 @@ typedef struct Rail {
 	uint32_t eth_ifindex;
 	bool has_peer_mac;
 	uint8_t eth_peer_mac[6];
+	uint64_t eth_rx_foreign;		/* its binding's (EthBinding), shared by its rails */
 	Counters counters;
 } Rail;
+
+/* an Ethernet NIC carrying eth rails of a device (ETH_GET) */
+typedef struct EthBinding {
+	char device[MODEL_NAME_MAX];
+	char ifname[MODEL_NAME_MAX];
+	uint32_t ifindex;
+	bool up;
+	uint32_t max_frame, peers;
+	uint64_t hello_tx, hello_rx;
+	uint64_t rx_foreign;			/* frames dropped: source MAC not a peer's */
+} EthBinding;
 
 typedef struct Model {
 	Device *devices;
@@ -64,6 +76,8 @@ typedef struct Model {
 	size_t n_links;
 	Rail *rails;
 	size_t n_rails;
+	EthBinding *eth;
+	size_t n_eth;
 } Model;
 
 void model_clear(Model *m);
@@ -72,8 +86,9 @@ void model_replace(Model *to, Model *from);
 Device *model_add_device(Model *m);	/* zeroed slot, NULL on ENOMEM */
 Link *model_add_link(Model *m);
 Rail *model_add_rail(Model *m);
+EthBinding *model_add_eth(Model *m);
 const Device *model_find_device(const Model *m, const char *name);
 const Link *model_find_link(const Model *m, const char *device, uint32_t id);
 const Rail *model_find_rail(const Model *m, const char *device, uint32_t link, uint32_t id);
+const EthBinding *model_find_eth(const Model *m, const char *device, const char *ifname);
 
-const char *counter_name(unsigned stat);	/* "tx_frames", ...; NULL for PAD/unknown */

@@ -11,19 +11,12 @@
  * The decoder takes bytes from any peer: every length, count and id is checked before use.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fabric.h"
 #include "negotiate.h"
-
-static void put16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
-static void put32(uint8_t *p, uint32_t v) { put16(p, v >> 16); put16(p + 2, v); }
-static void put64(uint8_t *p, uint64_t v) { put32(p, v >> 32); put32(p + 4, v); }
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t get32(const uint8_t *p) { return (uint32_t)get16(p) << 16 | get16(p + 2); }
-static uint64_t get64(const uint8_t *p) { return (uint64_t)get32(p) << 32 | get32(p + 4); }
+#include "util.h"
 
 int rails_encode(const RailsMsg *m, uint8_t *buf, size_t len)
 {
@@ -36,14 +29,14 @@ int rails_encode(const RailsMsg *m, uint8_t *buf, size_t len)
 	if (len < need)
 		return -EMSGSIZE;
 	memset(buf, 0, need);
-	put32(buf, SWEEP_MAGIC);
+	be_put32(buf, SWEEP_MAGIC);
 	buf[4] = SWEEP_VERSION;
 	buf[5] = SWEEP_TYPE_RAILS;
 	buf[6] = RAILS_VERSION;
 	buf[7] = m->n_rails;
-	put64(buf + 8, m->sender);
-	put32(buf + 16, m->link);
-	put32(buf + 20, m->max_frame);
+	be_put64(buf + 8, m->sender);
+	be_put32(buf + 16, m->link);
+	be_put32(buf + 20, m->max_frame);
 	for (unsigned i = 0; i < m->n_rails; i++) {
 		const RailAdv *r = &m->rails[i];
 		uint8_t *p = buf + RAILS_HDR_LEN + i * RAILS_ENTRY_LEN;
@@ -54,21 +47,9 @@ int rails_encode(const RailsMsg *m, uint8_t *buf, size_t len)
 		p[0] = r->id;
 		p[1] = r->flags;
 		p[2] = r->lanes;
-		put32(p + 4, r->max_frame);
+		be_put32(p + 4, r->max_frame);
 	}
 	return (int)need;
-}
-
-static int bad(char *why, size_t n, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && n) {
-		va_start(ap, fmt);
-		vsnprintf(why, n, fmt, ap);
-		va_end(ap);
-	}
-	return err;
 }
 
 int rails_decode(RailsMsg *m, const uint8_t *buf, size_t len, char *why, size_t whylen)
@@ -77,28 +58,28 @@ int rails_decode(RailsMsg *m, const uint8_t *buf, size_t len, char *why, size_t 
 
 	memset(m, 0, sizeof(*m));
 	if (len < RAILS_HDR_LEN)
-		return bad(why, whylen, -EBADMSG, "short RAILS message (%zu bytes)", len);
-	if (get32(buf) != SWEEP_MAGIC)
-		return bad(why, whylen, -EBADMSG, "bad magic");
+		return failf(why, whylen, -EBADMSG, "short RAILS message (%zu bytes)", len);
+	if (be_get32(buf) != SWEEP_MAGIC)
+		return failf(why, whylen, -EBADMSG, "bad magic");
 	if (buf[4] != SWEEP_VERSION)
-		return bad(why, whylen, -EPROTONOSUPPORT, "header version %u not supported", buf[4]);
+		return failf(why, whylen, -EPROTONOSUPPORT, "header version %u not supported", buf[4]);
 	if (buf[5] != SWEEP_TYPE_RAILS)
-		return bad(why, whylen, -EBADMSG, "not a RAILS message (type %u)", buf[5]);
+		return failf(why, whylen, -EBADMSG, "not a RAILS message (type %u)", buf[5]);
 	m->version = buf[6];
 	if (m->version != RAILS_VERSION)
-		return bad(why, whylen, -EPROTONOSUPPORT, "RAILS version %u not supported",
+		return failf(why, whylen, -EPROTONOSUPPORT, "RAILS version %u not supported",
 			   m->version);
 	m->n_rails = buf[7];
 	if (m->n_rails > RAILS_MAX)
-		return bad(why, whylen, -EBADMSG, "rail count %u over %d", m->n_rails, RAILS_MAX);
+		return failf(why, whylen, -EBADMSG, "rail count %u over %d", m->n_rails, RAILS_MAX);
 	if (len != RAILS_HDR_LEN + (size_t)m->n_rails * RAILS_ENTRY_LEN)
-		return bad(why, whylen, -EBADMSG, "length %zu does not fit %u rails", len,
+		return failf(why, whylen, -EBADMSG, "length %zu does not fit %u rails", len,
 			   m->n_rails);
-	m->sender = get64(buf + 8);
-	m->link = get32(buf + 16);
-	m->max_frame = get32(buf + 20);
+	m->sender = be_get64(buf + 8);
+	m->link = be_get32(buf + 16);
+	m->max_frame = be_get32(buf + 20);
 	if (!m->sender)
-		return bad(why, whylen, -EBADMSG, "sender GUID 0");
+		return failf(why, whylen, -EBADMSG, "sender GUID 0");
 	for (unsigned i = 0; i < m->n_rails; i++) {
 		const uint8_t *p = buf + RAILS_HDR_LEN + i * RAILS_ENTRY_LEN;
 		RailAdv *r = &m->rails[i];
@@ -106,11 +87,11 @@ int rails_decode(RailsMsg *m, const uint8_t *buf, size_t len, char *why, size_t 
 		r->id = p[0];
 		r->flags = p[1];
 		r->lanes = p[2];
-		r->max_frame = get32(p + 4);
+		r->max_frame = be_get32(p + 4);
 		if (r->id >= RAILS_MAX)
-			return bad(why, whylen, -EBADMSG, "rail id %u out of range", r->id);
+			return failf(why, whylen, -EBADMSG, "rail id %u out of range", r->id);
 		if (seen & (1u << r->id))
-			return bad(why, whylen, -EBADMSG, "rail id %u twice", r->id);
+			return failf(why, whylen, -EBADMSG, "rail id %u twice", r->id);
 		seen |= 1u << r->id;
 	}
 	return 0;

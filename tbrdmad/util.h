@@ -3,8 +3,12 @@
 #pragma once
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
@@ -40,4 +44,36 @@ static inline int negative_errno(void)
 static inline int streq_ptr(const char *a, const char *b)
 {
 	return a && b && strcmp(a, b) == 0;
+}
+
+/* @clock's time in µs */
+static inline uint64_t now_usec(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
+/* big-endian fields of the sweep's and the fabric key's wire formats */
+static inline void be_put16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
+static inline void be_put32(uint8_t *p, uint32_t v) { be_put16(p, v >> 16); be_put16(p + 2, v); }
+static inline void be_put64(uint8_t *p, uint64_t v) { be_put32(p, v >> 32); be_put32(p + 4, v); }
+static inline uint16_t be_get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint32_t be_get32(const uint8_t *p) { return (uint32_t)be_get16(p) << 16 | be_get16(p + 2); }
+static inline uint64_t be_get64(const uint8_t *p) { return (uint64_t)be_get32(p) << 32 | be_get32(p + 4); }
+
+/* Says why something failed: the reason into @why (@n bytes; nothing when @why is NULL), returns
+ * @err (a negative errno). */
+static inline __attribute__((format(printf, 4, 5)))
+int failf(char *why, size_t n, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && n) {
+		va_start(ap, fmt);
+		vsnprintf(why, n, fmt, ap);
+		va_end(ap);
+	}
+	return err;
 }

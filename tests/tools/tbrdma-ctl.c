@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,16 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/netlink.h>
 #include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
-#include <netlink/netlink.h>
 
-#include "tbrdma-netlink.h"
-
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
+#include "genl-family.h"
 
 static const char *prog = "tbrdma-ctl";
 static const char *cmdname = "";
@@ -73,137 +67,51 @@ static void die_usage(const char *msg)
 	exit(2);
 }
 
-/* ---- request/response plumbing ----------------------------------------- */
+/* ---- request/response: genl-family.c, exiting on errors ------------------- */
 
-struct req_state {
-	int done;	/* 0 pending, 1 finished */
-	int err;	/* negative errno from the kernel */
-	char ext[256];	/* extack message */
-};
-
-static int err_cb(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail(const char *fmt, ...)
 {
-	struct req_state *st = arg;
-	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
-	int len = nlh->nlmsg_len;
-	struct nlattr *a;
-	size_t off;
+	va_list ap;
 
-	(void)nla;
-	st->err = e->error;
-	st->done = 1;
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NL_STOP;
-	off = NLMSG_HDRLEN + sizeof(*e);
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	for (a = (struct nlattr *)((char *)nlh + off);
-	     (char *)a + NLA_HDRLEN <= (char *)nlh + len && a->nla_len >= NLA_HDRLEN &&
-	     (char *)a + a->nla_len <= (char *)nlh + len;
-	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
-		if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MSG)
-			snprintf(st->ext, sizeof(st->ext), "%.*s",
-				 (int)(a->nla_len - NLA_HDRLEN), (char *)a + NLA_HDRLEN);
-#ifdef NLMSGERR_ATTR_MISS_TYPE
-		else if ((a->nla_type & NLA_TYPE_MASK) == NLMSGERR_ATTR_MISS_TYPE &&
-			 !st->ext[0])
-			snprintf(st->ext, sizeof(st->ext), "missing attribute %u",
-				 *(uint32_t *)((char *)a + NLA_HDRLEN));
-#endif
-	}
-	return NL_STOP;
-}
-
-static int finish_cb(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	((struct req_state *)arg)->done = 1;
-	return NL_SKIP;
-}
-
-static int ack_cb(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	((struct req_state *)arg)->done = 1;
-	return NL_STOP;
+	fprintf(stderr, "%s %s: ", prog, cmdname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
 }
 
 static void nl_open(void)
 {
-	int one = 1;
+	char err[256] = "";
 
-	sk = nl_socket_alloc();
-	if (!sk || genl_connect(sk)) {
-		fprintf(stderr, "%s: cannot open a generic netlink socket\n", prog);
-		exit(1);
-	}
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	family = genl_ctrl_resolve(sk, TBRDMA_GENL_NAME);
-	if (family < 0) {
-		fprintf(stderr, "%s: generic netlink family \"%s\" not found "
-			"(is tbrdma.ko loaded?)\n", prog, TBRDMA_GENL_NAME);
-		exit(1);
-	}
+	if (tbr_genl_open(&sk, &family, TBRDMA_GENL_NAME, 0, err, sizeof(err)) < 0)
+		fail("%s", err);
 }
 
 static struct nl_msg *msg_new(uint8_t cmd, int flags)
 {
-	struct nl_msg *m = nlmsg_alloc_size(8192);
+	struct nl_msg *m = tbr_genl_msg(family, cmd, flags, 8192);
 
-	if (!m || !genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, flags, cmd,
-			       TBRDMA_GENL_VERSION)) {
-		fprintf(stderr, "%s: out of memory\n", prog);
-		exit(1);
-	}
+	if (!m)
+		fail("out of memory");
 	return m;
 }
 
-/* Send @m, run @valid on every reply; returns 0 or the kernel's -errno. */
-static int request_rc(struct nl_msg *m, nl_recvmsg_msg_cb_t valid, void *arg,
-		      struct req_state *stp)
+static void report(int rc, const char *err)
 {
-	struct req_state st = { 0 };
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int err;
-
-	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, &st);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, finish_cb, &st);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, ack_cb, &st);
-	if (valid)
-		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
-	err = nl_send_auto(sk, m);
-	nlmsg_free(m);
-	if (err < 0) {
-		fprintf(stderr, "%s %s: send: %s\n", prog, cmdname, nl_geterror(err));
-		exit(1);
-	}
-	while (!st.done) {
-		err = nl_recvmsgs(sk, cb);
-		if (err < 0 && !st.done) {
-			fprintf(stderr, "%s %s: receive: %s\n", prog, cmdname, nl_geterror(err));
-			exit(1);
-		}
-	}
-	nl_cb_put(cb);
-	if (stp)
-		*stp = st;
-	return st.err;
-}
-
-static void report(const struct req_state *st)
-{
-	fprintf(stderr, "%s %s: %s%s%s\n", prog, cmdname, strerror(-st->err),
-		st->ext[0] ? ": " : "", st->ext);
+	fprintf(stderr, "%s %s: %s%s%s\n", prog, cmdname, strerror(-rc), err[0] ? ": " : "", err);
 }
 
 /* Send @m, run @valid on every reply; returns 0 or exits with a message. */
 static int request(struct nl_msg *m, nl_recvmsg_msg_cb_t valid, void *arg)
 {
-	struct req_state st;
+	char err[256] = "";
+	int rc = tbr_genl_request(sk, m, valid, arg, err, sizeof(err));
 
-	if (request_rc(m, valid, arg, &st)) {
-		report(&st);
+	if (rc) {
+		report(rc, err);
 		exit(1);
 	}
 	return 0;
@@ -213,49 +121,19 @@ static struct nlattr **parse(struct nl_msg *m)
 {
 	static struct nlattr *tb[TBRDMA_ATTR_MAX + 1];
 
-	if (genlmsg_parse(nlmsg_hdr(m), 0, tb, TBRDMA_ATTR_MAX, NULL))
-		return NULL;
-	return tb;
+	return tbr_genl_parse(m, tb) < 0 ? NULL : tb;
 }
-
-static const char *str_or(struct nlattr **tb, int a, const char *dflt)
-{
-	return tb[a] ? nla_get_string(tb[a]) : dflt;
-}
-
-static uint64_t u32_or0(struct nlattr **tb, int a)
-{
-	return tb[a] ? nla_get_u32(tb[a]) : 0;
-}
-
-static const char *const stat_names[TBRDMA_STAT_MAX + 1] = {
-	[TBRDMA_STAT_TX_FRAMES] = "tx_frames",
-	[TBRDMA_STAT_TX_BYTES] = "tx_bytes",
-	[TBRDMA_STAT_RX_FRAMES] = "rx_frames",
-	[TBRDMA_STAT_RX_BYTES] = "rx_bytes",
-	[TBRDMA_STAT_TX_LOST] = "tx_lost",
-	[TBRDMA_STAT_RX_NOBUF] = "rx_nobuf",
-	[TBRDMA_STAT_DROPS] = "drops",
-	[TBRDMA_STAT_DUPS] = "dups",
-	[TBRDMA_STAT_CREDIT_STALLS] = "credit_stalls",
-	[TBRDMA_STAT_RX_ERRORS] = "rx_errors",
-	[TBRDMA_STAT_MGMT_TX] = "mgmt_tx",
-	[TBRDMA_STAT_MGMT_RX] = "mgmt_rx",
-	[TBRDMA_STAT_FRAG_TX] = "frag_tx",
-	[TBRDMA_STAT_FRAG_RX] = "frag_rx",
-	[TBRDMA_STAT_FRAG_DROPS] = "frag_drops",
-};
 
 static void print_stats_as(struct nlattr *nest, const char *prefix)
 {
 	struct nlattr *st[TBRDMA_STAT_MAX + 1];
 	int i;
 
-	if (!nest || nla_parse_nested(st, TBRDMA_STAT_MAX, nest, NULL))
+	if (tbr_genl_parse_stats(nest, st) < 0)
 		return;
 	for (i = 0; i <= TBRDMA_STAT_MAX; i++)
-		if (st[i] && stat_names[i])
-			printf(" %s%s=%" PRIu64, prefix, stat_names[i],
+		if (st[i] && tbr_counter_name(i))
+			printf(" %s%s=%" PRIu64, prefix, tbr_counter_name(i),
 			       (uint64_t)nla_get_u64(st[i]));
 }
 
@@ -268,15 +146,7 @@ static const char *state_name(struct nlattr **tb)
 {
 	if (!tb[TBRDMA_ATTR_STATE])
 		return "?";
-	return nla_get_u8(tb[TBRDMA_ATTR_STATE]) == TBRDMA_STATE_UP ? "up" : "down";
-}
-
-static const char *event_name(struct nlattr **tb)
-{
-	static const char *const n[] = { "?", "new", "del", "up", "down" };
-	unsigned int e = tb[TBRDMA_ATTR_EVENT] ? nla_get_u8(tb[TBRDMA_ATTR_EVENT]) : 0;
-
-	return e < 5 ? n[e] : "?";
+	return tbr_nla_up(tb) ? "up" : "down";
 }
 
 /* ---- printers ----------------------------------------------------------- */
@@ -292,14 +162,14 @@ static bool filtered(struct nlattr **tb)
 static void print_dev(struct nlattr **tb, const char *kind)
 {
 	printf("%s dev=%s index=%u netdev=%s ifindex=%u guid=%016" PRIx64 " host=%d links=%u rails_up=%u",
-	       kind, str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_DEV_INDEX),
-	       str_or(tb, TBRDMA_ATTR_NETDEV_NAME, "?"),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_NETDEV_IFINDEX),
-	       tb[TBRDMA_ATTR_DEV_GUID] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_DEV_GUID]) : 0,
+	       kind, tbr_nla_str(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_DEV_INDEX),
+	       tbr_nla_str(tb, TBRDMA_ATTR_NETDEV_NAME, "?"),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_NETDEV_IFINDEX),
+	       tbr_nla_u64(tb, TBRDMA_ATTR_DEV_GUID),
 	       tb[TBRDMA_ATTR_HOST] ? 1 : 0,
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_LINKS),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAILS_UP));
+	       tbr_nla_u32(tb, TBRDMA_ATTR_LINKS),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_RAILS_UP));
 }
 
 static int dev_cb(struct nl_msg *m, void *arg)
@@ -329,11 +199,11 @@ static int dev_name_cb(struct nl_msg *m, void *arg)
 static void print_link(struct nlattr **tb, const char *kind)
 {
 	printf("%s dev=%s id=%u peer=%016" PRIx64 " state=%s rails_up=%u rails=%u",
-	       kind, str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_LINK_ID),
-	       tb[TBRDMA_ATTR_PEER_GUID] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_PEER_GUID]) : 0,
-	       state_name(tb), (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAILS_UP),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAILS_TOTAL));
+	       kind, tbr_nla_str(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_LINK_ID),
+	       tbr_nla_u64(tb, TBRDMA_ATTR_PEER_GUID),
+	       state_name(tb), tbr_nla_u32(tb, TBRDMA_ATTR_RAILS_UP),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_RAILS_TOTAL));
 	if (tb[TBRDMA_ATTR_TX_CREDITS])
 		printf(" credits=%u", nla_get_u32(tb[TBRDMA_ATTR_TX_CREDITS]));
 }
@@ -356,11 +226,11 @@ static int link_cb(struct nl_msg *m, void *arg)
 static void print_rail(struct nlattr **tb, const char *kind)
 {
 	printf("%s dev=%s link=%u id=%u peer=%016" PRIx64 " backend=%s state=%s",
-	       kind, str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_LINK_ID),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAIL_ID),
-	       tb[TBRDMA_ATTR_PEER_GUID] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_PEER_GUID]) : 0,
-	       str_or(tb, TBRDMA_ATTR_BACKEND, "?"), state_name(tb));
+	       kind, tbr_nla_str(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_LINK_ID),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_RAIL_ID),
+	       tbr_nla_u64(tb, TBRDMA_ATTR_PEER_GUID),
+	       tbr_nla_str(tb, TBRDMA_ATTR_BACKEND, "?"), state_name(tb));
 }
 
 static int rail_cb(struct nl_msg *m, void *arg)
@@ -372,9 +242,9 @@ static int rail_cb(struct nl_msg *m, void *arg)
 		return NL_OK;
 	print_rail(tb, "  rail");
 	printf(" tx_depth=%u rx_depth=%u credits=%u",
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_TX_DEPTH),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RX_DEPTH),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_TX_CREDITS));
+	       tbr_nla_u32(tb, TBRDMA_ATTR_TX_DEPTH),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_RX_DEPTH),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_TX_CREDITS));
 	if (tb[TBRDMA_ATTR_MAX_FRAME])
 		printf(" max_frame=%u", nla_get_u32(tb[TBRDMA_ATTR_MAX_FRAME]));
 	if (tb[TBRDMA_ATTR_ETH_IFNAME]) {
@@ -384,16 +254,16 @@ static int rail_cb(struct nl_msg *m, void *arg)
 
 		printf(" ifname=%s ifindex=%u peer_mac=%02x:%02x:%02x:%02x:%02x:%02x",
 		       nla_get_string(tb[TBRDMA_ATTR_ETH_IFNAME]),
-		       (unsigned int)u32_or0(tb, TBRDMA_ATTR_ETH_IFINDEX),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_ETH_IFINDEX),
 		       mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 	}
 	if (tb[TBRDMA_ATTR_DROP_PPM])
 		printf(" drop_ppm=%u dup_ppm=%u reorder=%u delay_us=%u rate_bps=%" PRIu64 " cut=%u",
 		       nla_get_u32(tb[TBRDMA_ATTR_DROP_PPM]),
-		       (unsigned int)u32_or0(tb, TBRDMA_ATTR_DUP_PPM),
-		       (unsigned int)u32_or0(tb, TBRDMA_ATTR_REORDER),
-		       (unsigned int)u32_or0(tb, TBRDMA_ATTR_DELAY_US),
-		       tb[TBRDMA_ATTR_RATE_BPS] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_RATE_BPS]) : 0,
+		       tbr_nla_u32(tb, TBRDMA_ATTR_DUP_PPM),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_REORDER),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_DELAY_US),
+		       tbr_nla_u64(tb, TBRDMA_ATTR_RATE_BPS),
 		       tb[TBRDMA_ATTR_CUT_STATE] ? nla_get_u8(tb[TBRDMA_ATTR_CUT_STATE]) : 0);
 	print_stats(tb[TBRDMA_ATTR_STATS]);
 	printf("\n");
@@ -408,14 +278,14 @@ static int cable_cb(struct nl_msg *m, void *arg)
 	if (!tb)
 		return NL_OK;
 	if (arg) {	/* cable-new reply: just the id */
-		printf("%u\n", (unsigned int)u32_or0(tb, TBRDMA_ATTR_CABLE_ID));
+		printf("%u\n", tbr_nla_u32(tb, TBRDMA_ATTR_CABLE_ID));
 		return NL_OK;
 	}
 	printf("cable id=%u dev=%s peer_dev=%s rails=%u\n",
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_CABLE_ID),
-	       str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
-	       str_or(tb, TBRDMA_ATTR_PEER_DEV_NAME, "?"),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAIL_COUNT));
+	       tbr_nla_u32(tb, TBRDMA_ATTR_CABLE_ID),
+	       tbr_nla_str(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       tbr_nla_str(tb, TBRDMA_ATTR_PEER_DEV_NAME, "?"),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_RAIL_COUNT));
 	return NL_OK;
 }
 
@@ -616,7 +486,7 @@ static int cmd_mgmt_send(int argc, char **argv)
 	const char *hex = NULL;
 	uint32_t repeat = 1, k, link;
 	bool seq = false;
-	struct req_state st;
+	char errmsg[256] = "";
 	struct nl_msg *m;
 	size_t len = 0, i;
 	int c, err, tries;
@@ -667,13 +537,13 @@ static int cmd_mgmt_send(int argc, char **argv)
 			nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[optind]);
 			nla_put_u32(m, TBRDMA_ATTR_LINK_ID, link);
 			nla_put(m, TBRDMA_ATTR_MGMT_DATA, n, buf);
-			err = request_rc(m, NULL, NULL, &st);
+			err = tbr_genl_request(sk, m, NULL, NULL, errmsg, sizeof(errmsg));
 			if (err != -ENOBUFS || tries >= 20000)
 				break;
 			usleep(500);
 		}
 		if (err) {
-			report(&st);
+			report(err, errmsg);
 			return 1;
 		}
 	}
@@ -698,10 +568,10 @@ static int mgmt_cb(struct nl_msg *m, void *arg)
 	d = nla_data(tb[TBRDMA_ATTR_MGMT_DATA]);
 	len = nla_len(tb[TBRDMA_ATTR_MGMT_DATA]);
 	printf("mgmt dev=%s link=%u rail=%u peer=%016" PRIx64 " len=%d hex=",
-	       str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_LINK_ID),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_RAIL_ID),
-	       tb[TBRDMA_ATTR_PEER_GUID] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_PEER_GUID]) : 0,
+	       tbr_nla_str(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_LINK_ID),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_RAIL_ID),
+	       tbr_nla_u64(tb, TBRDMA_ATTR_PEER_GUID),
 	       len);
 	for (i = 0; i < len; i++) {
 		printf("%02x", d[i]);
@@ -738,7 +608,7 @@ static int event_cb(struct nl_msg *m, void *arg)
 	default:
 		return NL_OK;
 	}
-	printf(" what=%s\n", event_name(tb));
+	printf(" what=%s\n", tbr_genl_event_name(tb));
 	fflush(stdout);
 	if (listen_left > 0)
 		listen_left--;
@@ -815,14 +685,13 @@ static int eth_cb(struct nl_msg *m, void *arg)
 		return NL_OK;
 	printf("eth dev=%s ifname=%s ifindex=%u state=%s max_frame=%u peers=%u hello_tx=%" PRIu64
 	       " hello_rx=%" PRIu64 " rx_foreign=%" PRIu64 "\n",
-	       str_or(tb, TBRDMA_ATTR_DEV_NAME, "?"), str_or(tb, TBRDMA_ATTR_ETH_IFNAME, "?"),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_ETH_IFINDEX), state_name(tb),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_MAX_FRAME),
-	       (unsigned int)u32_or0(tb, TBRDMA_ATTR_ETH_PEERS),
-	       tb[TBRDMA_ATTR_ETH_HELLO_TX] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_ETH_HELLO_TX]) : 0,
-	       tb[TBRDMA_ATTR_ETH_HELLO_RX] ? (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_ETH_HELLO_RX]) : 0,
-	       tb[TBRDMA_ATTR_ETH_RX_FOREIGN] ?
-	       (uint64_t)nla_get_u64(tb[TBRDMA_ATTR_ETH_RX_FOREIGN]) : 0);
+	       tbr_nla_str(tb, TBRDMA_ATTR_DEV_NAME, "?"), tbr_nla_str(tb, TBRDMA_ATTR_ETH_IFNAME, "?"),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_ETH_IFINDEX), state_name(tb),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_MAX_FRAME),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_ETH_PEERS),
+	       tbr_nla_u64(tb, TBRDMA_ATTR_ETH_HELLO_TX),
+	       tbr_nla_u64(tb, TBRDMA_ATTR_ETH_HELLO_RX),
+	       tbr_nla_u64(tb, TBRDMA_ATTR_ETH_RX_FOREIGN));
 	return NL_OK;
 }
 

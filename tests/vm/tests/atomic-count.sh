@@ -16,10 +16,9 @@ ibv_devinfo -v -d tbrdma0 | grep -q 'atomic_cap:.*ATOMIC_HCA' ||
 	fail "tbrdma0 does not report ATOMIC_HCA"
 
 step "atomic_count: 2 clients x $N FETCH_AND_ADD"
-listening() { [ -n "$(h1 ss -ltnH "sport = :$1")" ]; }
 h1 "$PROG" -d tbrdma1 -g "$GID1" -s 2 -n "$N" > /tmp/srv.log 2>&1 &
 srv=$!
-wait_for 20 listening 18600
+wait_for 20 pair_listening 18600
 "$PROG" -d tbrdma0 -g "$GID0" -n "$N" 10.88.0.2 > /tmp/cli1.log 2>&1 &
 c1=$!
 "$PROG" -d tbrdma0 -g "$GID0" -n "$N" 10.88.0.2 > /tmp/cli2.log 2>&1 &
@@ -36,14 +35,7 @@ grep -q "counter $((2 * N)) after 2 x $N" /tmp/srv.log || fail "counter is not $
 perf() {
 	local tool=$1
 	shift
-	h1 "$tool" -d tbrdma1 -x "$GID1" -F "$@" > /tmp/srv.log 2>&1 &
-	local srv=$!
-	wait_for 20 listening 18515
-	if ! "$tool" -d tbrdma0 -x "$GID0" -F "$@" 10.88.0.2 > /tmp/cli.log 2>&1; then
-		cat /tmp/cli.log /tmp/srv.log
-		fail "$tool $*: client failed"
-	fi
-	wait "$srv" || { cat /tmp/srv.log; fail "$tool $*: server failed"; }
+	pair_run -x "$tool" -F "$@"
 	echo "$tool $*: $(grep -E '^ *8 +[0-9]+ ' /tmp/cli.log | tr -s ' ')"
 }
 step "perftest atomics"

@@ -14,13 +14,10 @@ fabric_ring
 
 step "fabric key: a rogue host h4 (Priority=255) cabled to host 1"
 "$CTL" dev-new > /dev/null || fail "dev-new 4 failed"
-ip netns add h4
-rdma dev set tbrdma4 netns h4
 # (its netdev took the lowest free tbrN name here: tbr0 is the only other one left)
 nd4=$(ip -o link show | awk -F': ' '{print $2}' | grep -x 'tbr[0-9]*' | grep -vx tbr0)
 [ -n "$nd4" ] || fail "no netdev for tbrdma4"
-ip link set "$nd4" netns h4
-in_h 4 ip link set lo up
+host_ns 4 tbrdma4 "$nd4"
 "$CTL" cable-new tbrdma4 tbrdma1 > /dev/null || fail "cable-new 4-1 failed"
 rm -rf /tmp/st4
 printf '[Daemon]\nPriority=255\n' > /tmp/rogue.conf

@@ -7,12 +7,14 @@
 # the spoofer claims tbrdma1's GUID with hellos (broadcast, and unicast "I hear you" with
 # tbrdma0's session) and DATA/MGMT/NET frames while verified ibv_rc_pingpong runs: no tbrdma frame
 # goes to the spoofer, the link keeps its one rail to tbrdma1's MAC, the spoofs are counted
-# (rx_foreign); an eth rail does not join a link reached over another backend (emu).
+# (rx_foreign) and tbrdmad/tbctl show that count (counters, rails, --json) beside the rails'
+# fragmentation counters; an eth rail does not join a link reached over another backend (emu).
 # vm-kernel: 6.1 6.12
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
+. "$TBR_TOP/tests/vm/lib/daemons.sh"
 
 PEER=$TBR_TOP/tests/tools/eth-peer.py
 links_up() { "$CTL" links "$1" | grep -q "^link dev=$1 .*rails_up=$2 "; }
@@ -76,7 +78,6 @@ wait_for 15 sh -c "dmesg | grep -q 'ha: $(guid_of "$d") is reached over another 
 
 step "three namespaces on one bridge, the third claims tbrdma1's GUID"
 rdma system set netns exclusive
-ip netns add h1
 ip netns add spy
 spy() { ip netns exec spy "$@"; }
 ip link add br0 type bridge
@@ -90,8 +91,7 @@ d1=$("$CTL" dev-new) || fail "dev-new"
 g0=$(guid_of tbrdma0)
 g1=$(guid_of "$d1")
 n1=$(netdev_of "$d1")
-rdma dev set "$d1" netns h1
-ip link set "$n1" netns h1
+host_ns 1 "$d1" "$n1"
 ip link set xb netns h1
 ip link set xc netns spy
 ip link set xa up
@@ -100,7 +100,6 @@ spy ip link set xc up
 "$CTL" eth-bind tbrdma0 xa || fail "eth-bind xa"
 h1 "$CTL" eth-bind "$d1" xb || fail "eth-bind xb"
 ip link set tbr0 up
-h1 ip link set lo up
 h1 ip link set "$n1" up
 ip addr add 10.88.0.1/24 dev tbr0
 h1 ip addr add 10.88.0.2/24 dev "$n1"
@@ -135,5 +134,25 @@ foreign=$(sed -n 's/^eth dev=tbrdma0 ifname=xa .* rx_foreign=\([0-9]*\)$/\1/p' /
 grep -q "^  rail dev=tbrdma0 .*peer=$g1 .*state=up .*ifname=xa .*peer_mac=$macb" /tmp/links ||
 	fail "the rail to $g1 is not up on tbrdma1's MAC $macb"
 grep -q "peer_mac=$macc" /tmp/links && fail "a rail points at the spoofer's MAC"
+
+step "tbrdmad and tbctl show the NIC's rx_foreign and the rails' fragmentation counters"
+printf '[Daemon]\nSweep=no\n' > /tmp/nosweep.conf
+start_d 0 /tmp/nosweep.conf
+wait_for 10 grep -q 'ready:' /tmp/tbrdmad-0.log
+foreign_seen() { # the daemon's count of NIC xa: the kernel's (read above) or more
+	"$T" --socket "$(sock 0)" --json counters > /tmp/counters.json &&
+	jq -e --argjson n "$foreign" '[.eth[] | select(.device == "tbrdma0" and .ifname == "xa")
+		| .rx_foreign >= $n] == [true]' /tmp/counters.json > /dev/null
+}
+wait_for 10 foreign_seen
+"$T" --socket "$(sock 0)" --json rails tbrdma0 | jq -e --argjson n "$foreign" \
+	'[.rails[] | select(.eth.ifname == "xa") | .eth.rx_foreign >= $n and (.counters | has("frag_tx"))]
+	 | length > 0 and all' > /dev/null || fail "tbctl --json rails: no rx_foreign on the xa rail"
+"$T" --socket "$(sock 0)" rails tbrdma0 | tee /tmp/rails
+head -1 /tmp/rails | grep -q 'FRAG-TX .*FRAG-DROPS .*RX-FOREIGN' || fail "tbctl rails: no FRAG/RX-FOREIGN columns"
+"$T" --socket "$(sock 0)" counters tbrdma0 | grep -q "^tbrdma0 eth xa .* [1-9][0-9]*$" ||
+	fail "tbctl counters: no line for NIC xa with its RX-FOREIGN"
+kill -TERM "${PID[0]}"
+wait "${PID[0]}" || fail "tbrdmad exit"
 rmmod tbrdma || fail "rmmod"
 echo "eth-harden: ok"

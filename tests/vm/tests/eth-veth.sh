@@ -55,19 +55,10 @@ grep -q "^link dev=tbrdma0 .*max_frame=4096" /tmp/links || fail "link max_frame 
 step "IP and RDMA over the eth rails"
 pair_split
 ping -c 3 -W 5 10.88.0.2 > /dev/null || fail "no IP over the eth rails"
-listening() { [ -n "$(h1 ss -ltnH 'sport = :18515')" ]; }
 perf() {
 	local tool=$1
 	shift
-	h1 "$tool" -d tbrdma1 -x "$GID1" -F "$@" > /tmp/srv.log 2>&1 &
-	local srv=$!
-	wait_for 20 listening
-	if ! "$tool" -d tbrdma0 -x "$GID0" -F "$@" 10.88.0.2 > /tmp/cli.log 2>&1; then
-		cat /tmp/cli.log /tmp/srv.log
-		"$CTL" links
-		fail "$tool $*: client failed"
-	fi
-	wait "$srv" || { cat /tmp/srv.log; fail "$tool $*: server failed"; }
+	pair_run -x "$tool" -F "$@"
 	grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/cli.log | tail -1
 }
 perf ib_write_bw -s 65536 -n 50

@@ -9,24 +9,9 @@
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
+. "$TBR_TOP/tests/vm/lib/daemons.sh"
 
-D=$TBR_TOP/build/tbrdmad/tbrdmad
-T=$TBR_TOP/build/tbctl/tbctl
 KO=$TBR_KO_DIR/tbrdma/tbrdma.ko
-[ -x "$D" ] && [ -x "$T" ] || fail "no tbrdmad/tbctl (run make)"
-declare -a PID
-in_h() { local h=$1; shift; if [ "$h" = 0 ]; then "$@"; else ip netns exec "h$h" "$@"; fi; }
-sock() { echo "/tmp/tbrdmad-$1.sock"; }
-start_d() { # start_d H: $! must be tbrdmad itself (ip netns exec execs it), not a subshell
-	local args=(--device "tbrdma$1" --socket "$(sock "$1")" --state-dir "/tmp/st$1"
-		    --config /dev/null --log-level debug)
-	if [ "$1" = 0 ]; then
-		"$D" "${args[@]}" >> "/tmp/tbrdmad-$1.log" 2>&1 &
-	else
-		ip netns exec "h$1" "$D" "${args[@]}" >> "/tmp/tbrdmad-$1.log" 2>&1 &
-	fi
-	PID[$1]=$!
-}
 stop_d() { local h; for h in 0 1; do kill -TERM "${PID[$h]}"; wait "${PID[$h]}" || fail "tbrdmad $h exit"; done; }
 # addresses: both daemons agree on 2 hosts with addresses; prints "GUID0 ADDR0 GUID1 ADDR1"
 addresses() {
@@ -45,11 +30,9 @@ print(" ".join("%s %s" % (f["self"], f["address"]) for f in fs))'
 hosts() {
 	"$CTL" dev-new > /dev/null || fail "dev-new failed"
 	"$CTL" cable-new tbrdma0 tbrdma1 --rails 1 > /dev/null || fail "cable-new failed"
-	[ -e /run/netns/h1 ] || { rdma system set netns exclusive; ip netns add h1; }
-	rdma dev set tbrdma1 netns h1
-	ip link set tbr1 netns h1
+	[ -e /run/netns/h1 ] || rdma system set netns exclusive
+	host_ns 1 tbrdma1 tbr1
 	ip link set tbr0 up
-	h1 ip link set lo up
 	h1 ip link set tbr1 up
 }
 id_of() { echo "$(guid_of tbrdma0) $(cat /sys/class/net/tbr0/address) $(h1 bash -c "$(declare -f guid_of); CTL=$CTL guid_of tbrdma1") $(h1 cat /sys/class/net/tbr1/address)"; }

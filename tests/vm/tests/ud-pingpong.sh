@@ -6,22 +6,13 @@
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 
 pair_up 1
-listening() { [ -n "$(h1 ss -ltnH 'sport = :18515')" ]; }
 
 step "ibv_devinfo: active MTU 2048 (a UD datagram)"
 ibv_devinfo -d tbrdma0 | grep -q 'active_mtu:.*2048' || fail "active_mtu is not 2048"
 
 # pingpong SIZE ITERS: server in h1, client here; both must succeed
 pingpong() {
-	h1 ibv_ud_pingpong -d tbrdma1 -g "$GID1" -s "$1" -n "$2" > /tmp/srv.log 2>&1 &
-	local srv=$!
-	wait_for 10 listening
-	if ! ibv_ud_pingpong -d tbrdma0 -g "$GID0" -s "$1" -n "$2" 10.88.0.2 > /tmp/cli.log 2>&1; then
-		cat /tmp/cli.log /tmp/srv.log
-		"$CTL" links
-		fail "ibv_ud_pingpong -s $1: client failed"
-	fi
-	wait "$srv" || { cat /tmp/srv.log; fail "ibv_ud_pingpong -s $1: server failed"; }
+	pair_run -g ibv_ud_pingpong -s "$1" -n "$2"
 	echo "ibv_ud_pingpong -s $1: $(grep 'iters in' /tmp/cli.log)"
 }
 
@@ -34,14 +25,7 @@ done
 perf() {
 	local tool=$1
 	shift
-	h1 "$tool" -d tbrdma1 -x "$GID1" -F "$@" > /tmp/srv.log 2>&1 &
-	local srv=$!
-	wait_for 20 listening
-	if ! "$tool" -d tbrdma0 -x "$GID0" -F "$@" 10.88.0.2 > /tmp/cli.log 2>&1; then
-		cat /tmp/cli.log /tmp/srv.log
-		fail "$tool $*: client failed"
-	fi
-	wait "$srv" || { cat /tmp/srv.log; fail "$tool $*: server failed"; }
+	pair_run -x "$tool" -F "$@"
 	echo "$tool $*: $(grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/cli.log | tail -1 | tr -s ' ')"
 }
 step "perftest UD"

@@ -6,21 +6,12 @@
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 
 pair_up 1
-listening() { [ -n "$(h1 ss -ltnH 'sport = :18515')" ]; }
 
 # perf TOOL ARGS...: server in h1, client here
 perf() {
 	local tool=$1
 	shift
-	h1 "$tool" -d tbrdma1 -x "$GID1" -F "$@" > /tmp/srv.log 2>&1 &
-	local srv=$!
-	wait_for 20 listening
-	if ! "$tool" -d tbrdma0 -x "$GID0" -F "$@" 10.88.0.2 > /tmp/cli.log 2>&1; then
-		cat /tmp/cli.log /tmp/srv.log
-		"$CTL" links
-		fail "$tool $*: client failed"
-	fi
-	wait "$srv" || { cat /tmp/srv.log; fail "$tool $*: server failed"; }
+	pair_run -x "$tool" -F "$@"
 	# one result row per size: 2 .. 1048576 is 20 sizes
 	local rows
 	rows=$(grep -cE '^ *[0-9]+ +[0-9]+ ' /tmp/cli.log)

@@ -19,21 +19,11 @@ for side in "" h1; do
 		fail "$dev shows no IPv4 RoCE v2 GID"
 done
 
-listening() { [ -n "$(h1 ss -ltnH 'sport = :18515')" ]; }
-
 # pingpong TOOL SIZE ITERS [extra args]: server in h1, client here; both must succeed
 pingpong() {
 	local tool=$1 size=$2 iters=$3
 	shift 3
-	h1 "$tool" -d tbrdma1 -g "$GID1" -s "$size" -n "$iters" "$@" > /tmp/srv.log 2>&1 &
-	local srv=$!
-	wait_for 10 listening
-	if ! "$tool" -d tbrdma0 -g "$GID0" -s "$size" -n "$iters" "$@" 10.88.0.2 > /tmp/cli.log 2>&1; then
-		cat /tmp/cli.log /tmp/srv.log
-		"$CTL" links
-		fail "$tool -s $size: client failed"
-	fi
-	wait "$srv" || { cat /tmp/srv.log; fail "$tool -s $size: server failed"; }
+	pair_run -g "$tool" -s "$size" -n "$iters" "$@"
 	echo "$tool -s $size: $(grep 'iters in' /tmp/cli.log)"
 }
 

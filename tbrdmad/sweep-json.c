@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The sweep as JSON (docs/json.md "fabric", the links' "negotiation"): read only. */
+#include "addr.h"
+#include "json.h"
+#include "sweep-priv.h"
+
+void sweep_link_json(Sweep *s, const Link *l, json_object *o)
+{
+	if (s)
+		railneg_link_json(s->neg, l, o);
+}
+
+static json_object *guid_json(uint64_t g)
+{
+	char b[17];
+
+	if (!g)
+		return NULL;
+	guid_to_string(g, b);
+	return json_object_new_string(b);
+}
+
+static json_object *addr_json(uint32_t a)
+{
+	char b[16];
+
+	if (!a)
+		return NULL;
+	ipv4_str(a, b);
+	return json_object_new_string(b);
+}
+
+static json_object *addr6_json(Sweep *s, uint64_t guid)
+{
+	uint8_t a[16];
+	char b[46];
+
+	if (!s->pool6.enabled || !guid)
+		return NULL;
+	addr6_from_guid(&s->pool6, guid, a);
+	ipv6_str(a, b);
+	return json_object_new_string(b);
+}
+
+void sweep_fabric_json(Sweep *s, json_object *o)
+{
+	json_object *hosts = json_object_new_array(), *links = json_object_new_array(),
+		    *addrs = json_object_new_array(), *st = json_object_new_object();
+	HostRecord *mr;
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+	bool converged = s->db.n_hosts > 0, reach[FABRIC_HOSTS_MAX];
+
+	json_object_object_add(o, "device", s->device[0] ? json_object_new_string(s->device) : NULL);
+	json_object_object_add(o, "netdev", s->netdev[0] ? json_object_new_string(s->netdev) : NULL);
+	json_object_object_add(o, "self", guid_json(s->db.self));
+	json_object_object_add(o, "priority", json_object_new_int(s->m->config.priority));
+	json_object_object_add(o, "role", json_object_new_string(
+		!s->db.self ? "none" : s->master == s->db.self ? "master" : "standby"));
+	json_object_object_add(o, "master", guid_json(s->master));
+	json_object_object_add(o, "epoch", json_object_new_int64(s->epoch));
+	json_object_object_add(o, "pool", json_object_new_string(s->m->config.pool));
+	json_object_object_add(o, "authenticated", json_object_new_boolean(s->auth != NULL));
+	json_object_object_add(o, "address", addr_json(s->addr));
+	json_object_object_add(o, "pool6", s->pool6.enabled ?
+			       json_object_new_string(s->m->config.pool6) : NULL);
+	json_object_object_add(o, "address6", s->addr6_netdev[0] ? addr6_json(s, s->db.self) : NULL);
+	fabric_reachable(&s->db, reach);
+	for (size_t i = 0; i < s->db.n_hosts; i++) {
+		HostRecord *h = &s->db.hosts[i];
+		json_object *x = json_object_new_object(), *nb = json_object_new_array();
+
+		converged &= h->master == s->master;
+		json_object_object_add(x, "guid", guid_json(h->guid));
+		json_object_object_add(x, "priority", json_object_new_int(h->priority));
+		json_object_object_add(x, "self", json_object_new_boolean(h->guid == s->db.self));
+		json_object_object_add(x, "master", json_object_new_boolean(h->guid == s->master));
+		json_object_object_add(x, "believes_master", guid_json(h->master));
+		json_object_object_add(x, "address", addr_json(h->addr));
+		json_object_object_add(x, "address6", addr6_json(s, h->guid));
+		json_object_object_add(x, "epoch", json_object_new_int64(h->epoch));
+		json_object_object_add(x, "age_ms", json_object_new_int64(
+			h->guid == s->db.self ? 0 : (int64_t)((now - h->origin_usec) / 1000)));
+		json_object_object_add(x, "reachable", json_object_new_boolean(reach[i]));
+		for (unsigned j = 0; j < h->n_neigh; j++) {
+			json_object_array_add(nb, guid_json(h->neigh[j]));
+			if (h->guid < h->neigh[j] && fabric_find(&s->db, h->neigh[j])) {
+				json_object *l = json_object_new_object();
+
+				json_object_object_add(l, "a", guid_json(h->guid));
+				json_object_object_add(l, "b", guid_json(h->neigh[j]));
+				json_object_array_add(links, l);
+			}
+		}
+		json_object_object_add(x, "neighbours", nb);
+		json_object_array_add(hosts, x);
+	}
+	mr = fabric_find(&s->db, s->master);
+	for (unsigned j = 0; mr && j < mr->n_assign; j++) {
+		json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "guid", guid_json(mr->assign[j].guid));
+		json_object_object_add(x, "address", addr_json(mr->assign[j].addr));
+		json_object_array_add(addrs, x);
+	}
+	json_object_object_add(o, "converged", json_object_new_boolean(converged));
+	json_object_object_add(o, "hosts", hosts);
+	json_object_object_add(o, "links", links);
+	json_object_object_add(o, "addresses", addrs);
+	json_object_object_add(st, "light", json_object_new_uint64(s->light));
+	json_object_object_add(st, "heavy", json_object_new_uint64(s->heavy));
+	json_object_object_add(st, "tx", json_object_new_uint64(s->tx));
+	json_object_object_add(st, "tx_errors", json_object_new_uint64(s->tx_err));
+	json_object_object_add(st, "rx", json_object_new_uint64(s->rx));
+	json_object_object_add(st, "rx_dropped", json_object_new_uint64(s->rx_bad));
+	json_object_object_add(st, "rx_unauthenticated", json_object_new_uint64(s->rx_unauth));
+	json_object_object_add(st, "records_refused", json_object_new_uint64(s->db.rejected));
+	json_object_object_add(st, "records_evicted", json_object_new_uint64(s->db.evicted));
+	json_object_object_add(o, "sweeps", st);
+}
