@@ -9,6 +9,8 @@
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 KVER ?= $(shell $(TOP)/tests/vm/kernel-abi 6.1)
 KVER612 := $(shell $(TOP)/tests/vm/kernel-abi 6.12 2>/dev/null)
+# the debug kernel's release when one is cached (make debug-kernel): its modules are built too
+KVERDBG := $(shell $(TOP)/tests/vm/kernel-abi debug 2>/dev/null)
 
 all: kernel selftest-modules tools provider progs daemon
 
@@ -45,6 +47,22 @@ selftest-modules:
 	$(call tbsim,$(KVER))
 	$(call tbsim,$(KVER612))
 	$(MAKE) -C kernel KVER=$(KVER612) W=1
+ifneq ($(KVERDBG),)
+	$(MAKE) -C kernel KVER=$(KVERDBG) SRC=$(TOP)/tests/vm/selftest NAME=tbr_selftest_warn
+	$(MAKE) -C kernel KVER=$(KVERDBG) SRC=$(TOP)/tests/vm/debug/selftest NAME=tbr_selftest_debug
+	$(call tbsim,$(KVERDBG))
+	$(MAKE) -C kernel KVER=$(KVERDBG) W=1
+endif
+
+# the debug kernel of the VM harness (KASAN, lockdep, kmemleak...: docs/testing.md), built once
+# from Debian's linux-source-6.1 into $(TBR_VM_CACHE) (~25 min on 2 cores); then check-debug runs
+# the whole VM suite on it
+debug-kernel:
+	@$(TOP)/tests/vm/lib/setup-debug-kernel --build > /dev/null
+	@$(MAKE) -s all
+check-debug: debug-kernel
+	@$(TOP)/tests/vm/run --kernel debug
+.PHONY: debug-kernel check-debug
 
 check:
 	@$(TOP)/tests/check.sh

@@ -95,8 +95,12 @@ ME=$(tbctl --json fabric | jq -r .address)
 PEER=$(jq -r --arg g "$theirs" '.hosts[]|select(.guid==$g)|.address' "$S/$VM_ROLE.sig1")
 echo "this host $mine $ME, peer $theirs $PEER"
 tbctl peers
-tbctl --json peers | jq -e --arg g "$theirs" --arg a "$PEER" '.peers|map(select(.guid==$g and .hops==1 and .address==$a and (.links|length)==1 and .links[0].state=="up"))|length==1' > /dev/null ||
+tbctl --json peers > "$S/$VM_ROLE.peers.json"
+jq -e --arg g "$theirs" --arg a "$PEER" '.peers|map(select(.guid==$g and .hops==1 and .address==$a and (.links|length)==1 and .links[0].state=="up"))|length==1' "$S/$VM_ROLE.peers.json" > /dev/null || {
+	diag
+	jq -c '.peers[]|del(.neighbours)' "$S/$VM_ROLE.peers.json"
 	fail "tbctl peers: no one-hop peer $theirs $PEER with an up link"
+}
 
 step "systemctl stop tbrdmad: the data path stays up ($(el))"
 systemctl stop tbrdmad
