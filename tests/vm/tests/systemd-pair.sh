@@ -101,6 +101,11 @@ jq -e --arg g "$theirs" --arg a "$PEER" '.peers|map(select(.guid==$g and .hops==
 	jq -c '.peers[]|del(.neighbours)' "$S/$VM_ROLE.peers.json"
 	fail "tbctl peers: no one-hop peer $theirs $PEER with an up link"
 }
+# both have checked their peer before either stops its daemon: a stopped daemon's record expires
+# at the other end DeadSec (4 s) later, and a VM slowed by a loaded host can take that long
+# between the signature check above and this one (the flake of CI run 24)
+vm_signal peers
+vm_wait "$other.peers" 60
 
 step "systemctl stop tbrdmad: the data path stays up ($(el))"
 systemctl stop tbrdmad
