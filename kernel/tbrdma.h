@@ -104,6 +104,7 @@ struct tbr_dev {
 	u32 mr_next;
 	atomic_t key_last;		/* the last MR key byte (mr.c) */
 	atomic_t num_qp, num_cq, num_mr, num_srq;
+	bool unregistered;		/* tbr_dev_unregister() done */
 };
 
 struct tbr_pd {
@@ -334,6 +335,7 @@ static inline struct tbr_ucontext *to_tbr_uc(struct ib_ucontext *ibuc)
 
 /* device.c */
 struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name);
+void tbr_dev_unregister(struct tbr_dev *tdev);
 void tbr_dev_destroy(struct tbr_dev *tdev);
 int tbr_host_id_check(void);	/* module init: host_id usable? */
 

@@ -278,12 +278,25 @@ err_netdev:
 	return ERR_PTR(err);
 }
 
+/*
+ * Context: process, may sleep; tbr_ctl_mutex held. Unregister the ib_device
+ * once: its clients' remove callbacks run and every user lets go (kernel
+ * ULPs shut down over the rails, which must still be there).
+ */
+void tbr_dev_unregister(struct tbr_dev *tdev)
+{
+	if (tdev->unregistered)
+		return;
+	tdev->unregistered = true;
+	ib_unregister_device(&tdev->ibdev);
+}
+
 /* Context: process, may sleep. Unregisters (waits for users) then frees. */
 void tbr_dev_destroy(struct tbr_dev *tdev)
 {
 	struct net_device *ndev = tdev->netdev;
 
-	ib_unregister_device(&tdev->ibdev);
+	tbr_dev_unregister(tdev);
 	/* every QP is gone: nothing sends on the loopback link any more */
 	tbr_loop_destroy(tdev);
 	tbr_xport_detach(tdev);
