@@ -75,6 +75,7 @@ err_backends:
 
 static void __exit tbr_exit(void)
 {
+	tbr_ctl_unregister_all();	/* ULPs let go while the rails carry */
 	tbr_ctl_stop();		/* Thunderbolt rails down before any device goes */
 	tbr_nl_exit();
 	tbr_ctl_del_all();

@@ -50,6 +50,8 @@
 
 /* memory regions: key = index << 8 | key byte; index 0 is never used */
 #define TBR_MAX_MR		65536
+/* pages (blocks of ibmr.page_size) of a fast registration MR */
+#define TBR_MAX_FAST_REG_PAGES	512
 
 /* shared receive queues */
 #define TBR_MAX_SRQ		1024

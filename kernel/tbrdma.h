@@ -104,6 +104,7 @@ struct tbr_dev {
 	u32 mr_next;
 	atomic_t key_last;		/* the last MR key byte (mr.c) */
 	atomic_t num_qp, num_cq, num_mr, num_srq;
+	bool unregistered;		/* tbr_dev_unregister() done */
 };
 
 struct tbr_pd {
@@ -258,6 +259,14 @@ struct tbr_mr {
 	u64 length;
 	int access;			/* IB_ACCESS_* */
 	u32 index;
+	/*
+	 * The key lookups match (smp_load_acquire; lkey == rkey). A fast
+	 * registration MR has one only while registered (0 otherwise): the
+	 * ULP changes ibmr.lkey/rkey (ib_update_fast_reg_key) before its
+	 * REG_MR runs, so those are not what is valid.
+	 */
+	u32 key;
+	struct tbr_mr_fast *fast;	/* IB_MR_TYPE_MEM_REG (mr_fast.c) */
 	refcount_t ref;
 	struct completion released;
 	struct rcu_head rcu;		/* lookups run under RCU */
@@ -326,6 +335,7 @@ static inline struct tbr_ucontext *to_tbr_uc(struct ib_ucontext *ibuc)
 
 /* device.c */
 struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name);
+void tbr_dev_unregister(struct tbr_dev *tdev);
 void tbr_dev_destroy(struct tbr_dev *tdev);
 int tbr_host_id_check(void);	/* module init: host_id usable? */
 
@@ -379,10 +389,23 @@ int tbr_recv_post(struct tbr_queue *q, u32 max_sge, const struct ib_recv_wr **wr
 
 /* mr.c */
 extern const struct ib_device_ops tbr_mr_ops;
+int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr);
 struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, struct ib_pd *pd,
 			  u64 iova, u64 len, int access);
 void tbr_mr_put(struct tbr_mr *mr);
 int tbr_mr_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
+
+/*
+ * mr_fast.c: fast registration MRs (alloc_mr, map_mr_sg) and the local
+ * operations on them. tbr_mr_fast_reg/inv run under the posting QP's lock
+ * (REG_MR, LOCAL_INV) or the receiving QP's (SEND_WITH_INV); 0 or -EINVAL.
+ */
+extern const struct ib_device_ops tbr_mr_fast_ops;
+int tbr_mr_fast_reg(struct tbr_qp *qp, struct tbr_mr *mr, u32 key, int access);
+int tbr_mr_fast_inv(struct tbr_dev *tdev, struct ib_pd *pd, u32 key);
+int tbr_mr_fast_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len,
+		     bool to_mr);
+void tbr_mr_fast_free(struct tbr_mr *mr);
 
 /* pd.c */
 int tbr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -67,6 +67,7 @@ enum tbr_wc_opcode {
 	TBR_WC_RDMA_READ	= 2,
 	TBR_WC_COMP_SWAP	= 3,
 	TBR_WC_FETCH_ADD	= 4,
+	TBR_WC_LOCAL		= 6,	/* TBR_WR_LOCAL (IB_WC_LOCAL_INV) */
 	TBR_WC_RECV		= 128,
 	TBR_WC_RECV_RDMA_WITH_IMM = 129,
 };
@@ -74,6 +75,7 @@ enum tbr_wc_opcode {
 /* Completion flags: same bits as IB_WC_WITH_IMM etc. */
 #define TBR_WC_GRH		0x01	/* UD: first TBR_GRH_LEN bytes reserved */
 #define TBR_WC_WITH_IMM		0x02
+#define TBR_WC_WITH_INV		0x04	/* SEND_INV: imm is the rkey invalidated */
 #define TBR_WC_SOLICITED	0x80	/* sender asked for a solicited event */
 
 /*
@@ -95,13 +97,14 @@ enum tbr_wr_opcode {
 	TBR_WR_READ,
 	TBR_WR_CMP_SWAP,
 	TBR_WR_FETCH_ADD,
+	TBR_WR_LOCAL,
 };
 
 /* Send WR flags. */
 #define TBR_WR_SIGNALED		0x01
 #define TBR_WR_SOLICITED	0x02
 #define TBR_WR_INLINE		0x04
-#define TBR_WR_FENCE		0x08
+#define TBR_WR_FENCE		0x08	/* TBR_WR_LOCAL: see struct tbr_send_wr */
 
 #define TBR_MAX_SGE		8
 #define TBR_MAX_INLINE		(TBR_MAX_SGE * 16)
@@ -114,6 +117,15 @@ struct tbr_sge {
 	u32 lkey;
 };
 
+/*
+ * TBR_WR_LOCAL (RC, UC): a local operation of the caller's (a memory
+ * registration or invalidation) that sends nothing. The core runs it with
+ * ops->local(ctx, remote_addr) when the send queue reaches it, so it takes
+ * effect after every earlier WR has started and before any later one does;
+ * with TBR_WR_FENCE only once every earlier WR has completed (an invalidation
+ * must not pull memory from under a retransmission). It has no SGEs and
+ * completes in order, with ops->local's status.
+ */
 struct tbr_send_wr {
 	u64 wr_id;
 	enum tbr_wr_opcode opcode;
@@ -122,11 +134,13 @@ struct tbr_send_wr {
 	u32 num_sge;
 	const void *inline_data;	/* TBR_WR_INLINE: copied at post */
 	u32 inline_len;
-	u64 remote_addr;		/* WRITE*, READ, atomics */
+	u64 remote_addr;		/* WRITE*, READ, atomics; LOCAL: the
+					 * cookie handed to ops->local */
 	u32 rkey;
-	u32 imm;			/* *_IMM: host order; SEND_INV: rkey
-					 * (the responder refuses it: no key
-					 * can be invalidated) */
+	u32 imm;			/* *_IMM: host order; SEND_INV: the
+					 * rkey the responder invalidates
+					 * (a SEND_INV is always fenced: it
+					 * waits for earlier READ/ATOMICs) */
 	u64 compare_add;		/* CMP_SWAP: compare; FETCH_ADD: add */
 	u64 swap;			/* CMP_SWAP: swap */
 	/* UD only (from the address handle) */
@@ -203,6 +217,21 @@ struct tbr_ops {
 	 */
 	int (*mr_atomic)(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
 			 u64 compare_add, u64 swap, u64 *orig);
+	/*
+	 * SEND_INV: invalidate @rkey, when the message is complete and every
+	 * earlier message was placed (in order, before its receive completion,
+	 * which then carries TBR_WC_WITH_INV and the rkey in imm). Return 0 or
+	 * -TBR_WC_REM_INV_REQ_ERR (no such key, or not one that can be
+	 * invalidated): the receive completes with that status and the QP goes
+	 * to error. NULL: the responder refuses every SEND_INV (invalid request).
+	 */
+	int (*invalidate)(void *ctx, u32 rkey);
+	/*
+	 * TBR_WR_LOCAL: run the local operation @cookie (the WR's remote_addr).
+	 * Return 0 or a negative -TBR_WC_* status the WR completes with (the
+	 * QP then goes to error). Required if TBR_WR_LOCAL is posted.
+	 */
+	int (*local)(void *ctx, u64 cookie);
 	/*
 	 * Take the next receive WQE of the QP (or its SRQ) into @wqe.
 	 * Return 0, or -ENOENT when none is posted (the core answers RNR).

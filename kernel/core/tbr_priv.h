@@ -25,6 +25,8 @@ struct tbr_swqe {
 	u32 first_psn;
 	u32 npsn;		/* PSNs the message occupies (>= 1) */
 	u32 rmsn;
+	u32 wmsn;		/* msn on the wire: TBR_WR_LOCAL takes none,
+				 * so it differs from the WR's queue index */
 	u32 remote_qpn;		/* UD */
 	u32 qkey;		/* UD */
 	u16 conn_id;		/* UD */
@@ -122,6 +124,7 @@ struct tbr_tqp {
 	u32 cur_psn;		/* next PSN of sq_next to transmit first */
 	u32 next_psn;		/* first PSN of the next posted WR */
 	u32 next_rmsn;
+	u32 next_wmsn;		/* msn of the next message sent */
 	u32 una;		/* oldest PSN not done */
 	u32 snd_nxt;		/* PSNs in [una, snd_nxt) have been sent */
 	u64 *done;		/* PSN done (ACKed / response received) */

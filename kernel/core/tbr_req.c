@@ -17,6 +17,7 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	qp->sq_next = 0;
 	qp->sq_tail = 0;
 	qp->next_rmsn = 0;
+	qp->next_wmsn = 0;
 	qp->cur_psn = qp->conn.sq_psn;
 	qp->next_psn = qp->conn.sq_psn;
 	qp->una = qp->conn.sq_psn;
@@ -73,13 +74,20 @@ static int tbr_wr_check(const struct tbr_tqp *qp, const struct tbr_send_wr *wr,
 		break;
 	case TBR_QPT_UC:
 		if (wr->opcode != TBR_WR_SEND && wr->opcode != TBR_WR_SEND_IMM &&
-		    wr->opcode != TBR_WR_WRITE && wr->opcode != TBR_WR_WRITE_IMM)
+		    wr->opcode != TBR_WR_WRITE && wr->opcode != TBR_WR_WRITE_IMM &&
+		    wr->opcode != TBR_WR_LOCAL)
 			return -EINVAL;
 		break;
 	case TBR_QPT_RC:
-		if (wr->opcode > TBR_WR_FETCH_ADD)
+		if (wr->opcode > TBR_WR_LOCAL)
 			return -EINVAL;
 		break;
+	}
+	if (wr->opcode == TBR_WR_LOCAL) {
+		if (!qp->ops->local || wr->num_sge || (wr->flags & TBR_WR_INLINE))
+			return -EINVAL;
+		*lenp = 0;
+		return 0;
 	}
 	if (wr->flags & ~(TBR_WR_SIGNALED | TBR_WR_SOLICITED | TBR_WR_INLINE |
 			  TBR_WR_FENCE))
@@ -148,13 +156,18 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		if (wr->num_sge)
 			memcpy(w->sge, wr->sgl, sizeof(*w->sge) * wr->num_sge);
 	}
-	w->npsn = tbr_wr_is_atomic(w->opcode) ? 1 :
-		  tbr_frames(w->length, qp->cfg.mtu);
+	if (w->opcode == TBR_WR_LOCAL)
+		w->npsn = 0;	/* retires once the PSNs before it are done */
+	else
+		w->npsn = tbr_wr_is_atomic(w->opcode) ? 1 :
+			  tbr_frames(w->length, qp->cfg.mtu);
 	w->first_psn = qp->next_psn;
 	qp->next_psn = tbr_psn_add(qp->next_psn, w->npsn);
 	if (w->opcode == TBR_WR_SEND || w->opcode == TBR_WR_SEND_IMM ||
 	    w->opcode == TBR_WR_SEND_INV || w->opcode == TBR_WR_WRITE_IMM)
 		w->rmsn = qp->next_rmsn++;
+	if (w->opcode != TBR_WR_LOCAL)
+		w->wmsn = qp->next_wmsn++;
 	qp->sq_tail++;
 	tbr_req_pump(qp, now);
 	return 0;
@@ -180,6 +193,7 @@ static const u8 tbr_wr_wc_op[] = {
 	[TBR_WR_READ]		= TBR_WC_RDMA_READ,
 	[TBR_WR_CMP_SWAP]	= TBR_WC_COMP_SWAP,
 	[TBR_WR_FETCH_ADD]	= TBR_WC_FETCH_ADD,
+	[TBR_WR_LOCAL]		= TBR_WC_LOCAL,
 };
 
 /*
@@ -202,7 +216,7 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 	h.psn = psn;
 	h.conn_id = qp->conn.conn_id;
 	h.dqpn = qp->conn.dest_qpn;
-	h.msn = qp->psn_msn[psn & qp->wmask];
+	h.msn = w->wmsn;
 	if (retrans)
 		h.flags |= TBR_F_RETRANS | TBR_F_ACKREQ;
 
@@ -503,6 +517,32 @@ static void tbr_req_start_sweep(struct tbr_tqp *qp)
 	memset(qp->amb, 0, tbr_win(qp) / 8);
 }
 
+/*
+ * Run the local operation @w at the head of the unsent WRs (sq_next); a
+ * fenced one once every earlier WR has retired. False: wait (fence).
+ */
+static bool tbr_req_local(struct tbr_tqp *qp, struct tbr_swqe *w)
+{
+	int ret;
+
+	if ((w->flags & TBR_WR_FENCE) && qp->sq_head != qp->sq_next) {
+		tbr_req_advance(qp);
+		if (qp->sq_head != qp->sq_next || qp->error)
+			return false;
+	}
+	ret = w->status ? -TBR_WC_LOC_QP_OP_ERR :
+			  qp->ops->local(qp->ctx, w->remote_addr);
+	if (ret) {
+		/* Fails in order once the WRs before it retire. */
+		w->status = ret < 0 && -ret <= TBR_WC_RNR_RETRY_EXC_ERR ?
+			    (u8)-ret : TBR_WC_LOC_QP_OP_ERR;
+		qp->halted = 1;
+		qp->halt_msn = qp->sq_next;
+	}
+	qp->sq_next++;
+	return !ret;
+}
+
 void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 {
 	u32 win = tbr_win(qp);
@@ -518,8 +558,18 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 		u32 n = 1, i, fi;
 		int ret;
 
+		if (w->opcode == TBR_WR_LOCAL) {
+			if (!tbr_req_local(qp, w))
+				break;
+			continue;
+		}
 		if (qp->cur_psn == w->first_psn && !w->rd && !w->status) {
-			if ((w->flags & TBR_WR_FENCE) && qp->rd_out)
+			/*
+			 * SEND_INV is fenced too: a READ response lost after
+			 * the key was invalidated could not be served again.
+			 */
+			if ((w->flags & TBR_WR_FENCE ||
+			     w->opcode == TBR_WR_SEND_INV) && qp->rd_out)
 				break;
 			w->ordered = qp->rd_out != 0;
 			if (tbr_wr_is_rd(w->opcode)) {
@@ -695,7 +745,7 @@ static int tbr_req_resp(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		goto invalid;
 	msn = qp->psn_msn[idx];
 	w = tbr_wr(qp, msn);
-	if (h->msn != msn)
+	if (h->msn != w->wmsn)
 		goto invalid;
 	if (h->opcode == TBR_OP_READ_RESP) {
 		if (w->opcode != TBR_WR_READ)

@@ -145,6 +145,10 @@ static void tbr_wc_recv(struct tbr_tqp *qp, const struct tbr_rwqe *r,
 		    s->opcode == TBR_OP_WRITE_IMM) {
 			c.flags |= TBR_WC_WITH_IMM;
 			c.imm = s->imm;
+		} else if (s->opcode == TBR_OP_SEND_INV &&
+			   status == TBR_WC_SUCCESS) {
+			c.flags |= TBR_WC_WITH_INV;
+			c.imm = s->imm;
 		}
 		if (s->solicited)
 			c.flags |= TBR_WC_SOLICITED;
@@ -295,6 +299,18 @@ void tbr_resp_retire(struct tbr_tqp *qp)
 				s->nak = TBR_SYN_NAK_INV_REQ;
 				s->err_psn = s->first_psn;
 			}
+		}
+		/*
+		 * SEND_INV: every earlier message is placed, so no access the
+		 * requester made with the key before is cut off. On failure
+		 * (IBTA class J, as rxe) the NAK names the message's last PSN:
+		 * the requester cannot have seen all of it acknowledged yet.
+		 */
+		if (!s->nak && s->opcode == TBR_OP_SEND_INV &&
+		    qp->ops->invalidate(qp->ctx, s->imm)) {
+			s->nak = TBR_SYN_NAK_INV_REQ;
+			s->wc_status = TBR_WC_REM_INV_REQ_ERR;
+			s->err_psn = tbr_psn_add(s->first_psn, s->npsn - 1);
 		}
 		if (s->nak) {
 			bool bound = tbr_op_recv(s->opcode) &&
@@ -480,12 +496,12 @@ static int tbr_resp_send(struct tbr_tqp *qp, struct tbr_rmsg *s,
 		s->err_psn = h->psn;
 	}
 	/*
-	 * SEND_INV: no R_Key can be invalidated here (no fast-registration
-	 * MRs or memory windows), so reporting the rkey as invalidated would
-	 * be a lie while it stays valid: an invalid request (as rxe answers
-	 * an rkey it cannot invalidate), the receive WQE completes in error.
+	 * SEND_INV: the rkey is invalidated when the message retires
+	 * (tbr_resp_retire). A user without ops->invalidate has no key that
+	 * could be: reporting one as invalidated while it stays valid would
+	 * be a lie, so that is an invalid request.
 	 */
-	if (!s->nak && h->opcode == TBR_OP_SEND_INV) {
+	if (!s->nak && h->opcode == TBR_OP_SEND_INV && !qp->ops->invalidate) {
 		s->nak = TBR_SYN_NAK_INV_REQ;
 		s->wc_status = TBR_WC_REM_INV_REQ_ERR;
 		s->err_psn = h->psn;

@@ -24,7 +24,8 @@ extern struct list_head tbr_devices;
 /*
  * Module load: run the backends' init, in table order (@backends lives as
  * long as the module); tbr_ctl_start() then their start, once the host
- * device and the family exist. Unload: tbr_ctl_stop() (stop, reverse
+ * device and the family exist. Unload: tbr_ctl_unregister_all() (the
+ * ib_devices, while the rails still carry), tbr_ctl_stop() (stop, reverse
  * order), tbr_ctl_del_all(), tbr_ctl_exit() (exit, reverse order).
  */
 int tbr_ctl_init(const struct tbr_backend *const *backends, unsigned int n);
@@ -36,8 +37,10 @@ unsigned int tbr_ctl_backends(const struct tbr_backend *const **backends);
 
 /* tbr_ctl_mutex held; @name NULL: the next free "tbrdma%d" */
 struct tbr_dev *tbr_ctl_dev_new(bool host, const char *name);
-int tbr_ctl_dev_del(struct tbr_dev *tdev);	/* rails first, then the device */
+/* the ib_device (its ULPs let go over working rails), the rails, the rest */
+int tbr_ctl_dev_del(struct tbr_dev *tdev);
 struct tbr_dev *tbr_ctl_dev_find(const char *name);
+void tbr_ctl_unregister_all(void);		/* takes tbr_ctl_mutex */
 void tbr_ctl_del_all(void);			/* takes tbr_ctl_mutex */
 
 /* ---- netlink.c ----------------------------------------------------------- */

@@ -132,6 +132,7 @@ struct tbr_dev *tbr_ctl_dev_new(bool host, const char *name)
 int tbr_ctl_dev_del(struct tbr_dev *tdev)
 {
 	lockdep_assert_held(&tbr_ctl_mutex);
+	tbr_dev_unregister(tdev);
 	tdev->rails.dying = true;
 	tbr_ctl_dev_rails_gone(tdev);
 	if (WARN_ON(!list_empty(&tdev->rails.links)))
@@ -140,6 +141,22 @@ int tbr_ctl_dev_del(struct tbr_dev *tdev)
 	tbr_link_notify_dev(tdev, TBR_OBS_DEL);
 	tbr_dev_destroy(tdev);
 	return 0;
+}
+
+/*
+ * Unload, before any rail goes: unregister every ib_device, so the kernel
+ * ULPs bound to it (nvme-rdma, nvmet-rdma, rpcrdma: the RDMA core's client
+ * remove callbacks) shut down over rails that still carry their last
+ * commands, rather than waiting for them to time out.
+ */
+void tbr_ctl_unregister_all(void)
+{
+	struct tbr_dev *tdev;
+
+	mutex_lock(&tbr_ctl_mutex);
+	list_for_each_entry_reverse(tdev, &tbr_devices, rails.node)
+		tbr_dev_unregister(tdev);
+	mutex_unlock(&tbr_ctl_mutex);
 }
 
 void tbr_ctl_del_all(void)

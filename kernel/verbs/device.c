@@ -109,8 +109,16 @@ static int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr
 	 * atomics on the same memory: IB_ATOMIC_HCA.
 	 */
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	/*
+	 * Fast registration (mr_fast.c): alloc_mr, map_mr_sg, IB_WR_REG_MR,
+	 * IB_WR_LOCAL_INV and SEND_WITH_INV, what nvme-rdma and rpcrdma need.
+	 * No kernel_cap_flags (6.1 and 6.12 alike): no reserved local DMA
+	 * lkey (the RDMA core gives each PD a DMA MR) and no SG_GAPS MRs.
+	 */
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
-				 IB_DEVICE_SYS_IMAGE_GUID;
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = TBR_MAX_FAST_REG_PAGES;
 	return 0;
 }
 
@@ -235,6 +243,7 @@ struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name)
 	ib_set_device_ops(&tdev->ibdev, &tbr_qp_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_srq_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_mr_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_mr_fast_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_ah_ops);
 	tbr_ah_init_dev(tdev);
 	ib_set_device_ops(&tdev->ibdev, &tbr_counter_ops);
@@ -269,12 +278,25 @@ err_netdev:
 	return ERR_PTR(err);
 }
 
+/*
+ * Context: process, may sleep; tbr_ctl_mutex held. Unregister the ib_device
+ * once: its clients' remove callbacks run and every user lets go (kernel
+ * ULPs shut down over the rails, which must still be there).
+ */
+void tbr_dev_unregister(struct tbr_dev *tdev)
+{
+	if (tdev->unregistered)
+		return;
+	tdev->unregistered = true;
+	ib_unregister_device(&tdev->ibdev);
+}
+
 /* Context: process, may sleep. Unregisters (waits for users) then frees. */
 void tbr_dev_destroy(struct tbr_dev *tdev)
 {
 	struct net_device *ndev = tdev->netdev;
 
-	ib_unregister_device(&tdev->ibdev);
+	tbr_dev_unregister(tdev);
 	/* every QP is gone: nothing sends on the loopback link any more */
 	tbr_loop_destroy(tdev);
 	tbr_xport_detach(tdev);

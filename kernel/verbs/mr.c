@@ -47,8 +47,11 @@ static u32 tbr_mr_key_byte(struct tbr_dev *tdev)
 	return b;
 }
 
-/* Context: process. Publish @mr under a new key. */
-static int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr)
+/*
+ * Context: process. Publish @mr under a new key (a fast registration MR:
+ * its ibmr keys; lookups find it once a REG_MR made it valid).
+ */
+int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr)
 {
 	u32 key;
 	int err;
@@ -69,6 +72,7 @@ static int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr)
 	key = mr->index << 8 | tbr_mr_key_byte(tdev);
 	mr->ibmr.lkey = key;
 	mr->ibmr.rkey = key;
+	mr->key = mr->fast ? 0 : key;
 	/* visible to lookups only once complete */
 	xa_store(&tdev->mr_xa, mr->index, mr, GFP_KERNEL);
 	return 0;
@@ -168,6 +172,7 @@ static int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	wait_for_completion(&mr->released);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
+	tbr_mr_fast_free(mr);
 	atomic_dec(&tdev->num_mr);
 	kfree_rcu(mr, rcu);
 	return 0;
@@ -193,7 +198,8 @@ struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, struct ib_pd *pd,
 
 	rcu_read_lock();
 	mr = xa_load(&tdev->mr_xa, key >> 8);
-	if (mr && (mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->ref)))
+	if (mr && (smp_load_acquire(&mr->key) != key ||
+		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
 	if (!mr)
@@ -235,6 +241,8 @@ int tbr_mr_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 	if (iova < mr->iova || iova + len < iova ||
 	    (mr->length != U64_MAX && iova + len > mr->iova + mr->length))
 		return -EFAULT;
+	if (mr->fast)
+		return tbr_mr_fast_copy(mr, iova, buf, len, to_mr);
 	if (!mr->umem) {	/* DMA MR: iova is a kernel virtual address */
 		void *va = (void *)(uintptr_t)iova;
 

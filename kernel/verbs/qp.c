@@ -41,9 +41,11 @@ static u32 tbr_send_stride(u32 max_sge, u32 max_inline)
 	return ALIGN(TBRDMA_SEND_WQE_HDR + body, 64);
 }
 
-/* WR opcode valid on this QP type? Returns the CQE opcode or -1. */
-static int tbr_wr_to_wc_opcode(enum ib_qp_type type, u32 op)
+/* WR opcode valid on this QP? Returns the CQE opcode or -1. */
+static int tbr_wr_to_wc_opcode(const struct tbr_qp *qp, u32 op)
 {
+	enum ib_qp_type type = qp->ibqp.qp_type;
+
 	switch (op) {
 	case IB_UVERBS_WR_SEND:
 	case IB_UVERBS_WR_SEND_WITH_IMM:
@@ -56,13 +58,21 @@ static int tbr_wr_to_wc_opcode(enum ib_qp_type type, u32 op)
 	case IB_UVERBS_WR_RDMA_WRITE_WITH_IMM:
 		return IB_WC_RDMA_WRITE;
 	}
+	/*
+	 * Fast registration (mr_fast.c): kernel QPs only, for a user ring
+	 * cannot be trusted with an MR pointer and user MRs are no fast
+	 * registration MRs (no LOCAL_INV either: it could only fail).
+	 */
+	if (!qp->user) {
+		switch (op) {
+		case IB_WR_REG_MR:
+			return IB_WC_REG_MR;
+		case IB_WR_LOCAL_INV:
+			return IB_WC_LOCAL_INV;
+		}
+	}
 	if (type != IB_QPT_RC)
 		return -1;
-	/*
-	 * No SEND_WITH_INV: no R_Key of this device can be invalidated (no
-	 * fast-registration MRs or memory windows; the device does not claim
-	 * IB_DEVICE_MEM_MGT_EXTENSIONS), so the opcode is refused as unknown.
-	 */
 	switch (op) {
 	case IB_UVERBS_WR_RDMA_READ:
 		return IB_WC_RDMA_READ;
@@ -70,6 +80,8 @@ static int tbr_wr_to_wc_opcode(enum ib_qp_type type, u32 op)
 		return IB_WC_COMP_SWAP;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case IB_UVERBS_WR_SEND_WITH_INV:
+		return IB_WC_SEND;
 	}
 	return -1;
 }
@@ -130,7 +142,7 @@ int tbr_sq_fetch(struct tbr_qp *qp, struct tbr_send_wqe *wqe)
 	memcpy(&wqe->hdr, slot, sizeof(wqe->hdr));
 	barrier();	/* validate the copy only */
 	wqe->status = IB_WC_SUCCESS;
-	op = tbr_wr_to_wc_opcode(qp->ibqp.qp_type, wqe->hdr.opcode);
+	op = tbr_wr_to_wc_opcode(qp, wqe->hdr.opcode);
 	wqe->wc_opcode = op < 0 ? IB_WC_SEND : op;
 	if (op < 0) {
 		wqe->status = IB_WC_LOC_QP_OP_ERR;
@@ -276,8 +288,7 @@ static void tbr_qp_flush_rings(struct tbr_qp *qp)
 			if (qp->sq.done == qp->sq.kidx)
 				qp->sq.kidx++;
 			s = tbr_queue_slot(&qp->sq, qp->sq.done);
-			op = tbr_wr_to_wc_opcode(qp->ibqp.qp_type,
-						 READ_ONCE(s->opcode));
+			op = tbr_wr_to_wc_opcode(qp, READ_ONCE(s->opcode));
 			tbr_wc_init(&wc, qp, READ_ONCE(s->wr_id),
 				    IB_WC_WR_FLUSH_ERR, op < 0 ? IB_WC_SEND : op);
 			tbr_sq_retire(qp);
@@ -703,7 +714,7 @@ static int tbr_post_one_send(struct tbr_qp *qp, const struct ib_send_wr *wr,
 	u32 len = 0;
 	int i;
 
-	if (tbr_wr_to_wc_opcode(qp->ibqp.qp_type, wr->opcode) < 0)
+	if (tbr_wr_to_wc_opcode(qp, wr->opcode) < 0)
 		return -EINVAL;
 	if (wr->num_sge < 0 || wr->num_sge > qp->max_send_sge)
 		return -EINVAL;
@@ -718,6 +729,16 @@ static int tbr_post_one_send(struct tbr_qp *qp, const struct ib_send_wr *wr,
 		s->flags |= TBRDMA_WQE_FENCE;
 	s->imm_data = (__force u32)wr->ex.imm_data;
 	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		s->imm_data = wr->ex.invalidate_rkey;	/* host order */
+		break;
+	case IB_WR_REG_MR:
+		/* kernel QPs only (tbr_wr_to_wc_opcode): read by xport_mem.c */
+		s->remote_addr = (uintptr_t)reg_wr(wr)->mr;
+		s->rkey = reg_wr(wr)->key;
+		s->compare_add = reg_wr(wr)->access;
+		return 0;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 	case IB_WR_RDMA_READ:

@@ -121,6 +121,9 @@ static void tbr_x_complete(void *ctx, const struct tbr_cqe *c)
 	if (c->flags & TBR_WC_WITH_IMM) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		wc.ex.imm_data = cpu_to_be32(c->imm);
+	} else if (c->flags & TBR_WC_WITH_INV) {
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = c->imm;
 	}
 	tbr_cq_post(qp->rcq, &wc, c->flags & TBR_WC_SOLICITED);
 }
@@ -208,6 +211,8 @@ static const struct tbr_ops tbr_x_core_ops = {
 	.mr_read = tbr_x_mr_read,
 	.mr_check = tbr_x_mr_check,
 	.mr_atomic = tbr_x_mr_atomic,
+	.invalidate = tbr_x_invalidate,
+	.local = tbr_x_local,
 	.get_recv = tbr_x_get_recv,
 	.complete = tbr_x_complete,
 	.tx_alloc = tbr_x_tx_alloc,
@@ -229,6 +234,9 @@ static enum tbr_wr_opcode tbr_x_wr_opcode(u32 uverbs_op, bool *ok)
 	case IB_UVERBS_WR_RDMA_READ:		return TBR_WR_READ;
 	case IB_UVERBS_WR_ATOMIC_CMP_AND_SWP:	return TBR_WR_CMP_SWAP;
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:	return TBR_WR_FETCH_ADD;
+	case IB_UVERBS_WR_SEND_WITH_INV:	return TBR_WR_SEND_INV;
+	case IB_WR_REG_MR:
+	case IB_WR_LOCAL_INV:			return TBR_WR_LOCAL;
 	}
 	*ok = false;
 	return TBR_WR_SEND;
@@ -333,6 +341,28 @@ static int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	return 0;
 }
 
+/*
+ * REG_MR / LOCAL_INV: the core runs them in order (tbr_x_local, with the
+ * sent slot as cookie); an invalidation waits for every earlier WR to
+ * complete (TBR_WR_FENCE on a local WR), so none still reads the memory.
+ */
+static void tbr_x_local_prep(struct tbr_xqp *x, const struct tbr_send_wqe *w,
+			     struct tbr_xsend *s, struct tbr_send_wr *wr)
+{
+	s->mr = NULL;
+	s->key = w->hdr.imm_data;
+	if (w->hdr.opcode == IB_WR_REG_MR) {
+		s->mr = to_tbr_mr((struct ib_mr *)(uintptr_t)w->hdr.remote_addr);
+		s->key = w->hdr.rkey;
+		s->access = w->hdr.compare_add;
+	} else {
+		wr->flags |= TBR_WR_FENCE;
+	}
+	wr->remote_addr = x->sent_head;
+	wr->num_sge = 0;
+	wr->flags &= ~TBR_WR_INLINE;
+}
+
 /* Hand one fetched WQE to the core. Returns false when the QP must stop. */
 static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
 {
@@ -371,7 +401,9 @@ static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
 	}
 	wr.remote_addr = w->hdr.remote_addr;
 	wr.rkey = w->hdr.rkey;
-	wr.imm = be32_to_cpu((__force __be32)w->hdr.imm_data);
+	/* SEND_WITH_INV: the rkey, in host order (qp.c) */
+	wr.imm = wr.opcode == TBR_WR_SEND_INV ? w->hdr.imm_data :
+		 be32_to_cpu((__force __be32)w->hdr.imm_data);
 	wr.compare_add = w->hdr.compare_add;
 	wr.swap = w->hdr.swap;
 	if (x->ud) {
@@ -390,6 +422,8 @@ static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
 	s->wr_id = w->hdr.wr_id;
 	s->flags = w->hdr.flags;
 	s->wc_opcode = w->wc_opcode;
+	if (wr.opcode == TBR_WR_LOCAL)
+		tbr_x_local_prep(x, w, s, &wr);
 	x->sent_head++;
 	err = tbr_tqp_post_send(x->tqp, &wr, now);
 	if (!err)

@@ -147,3 +147,34 @@ int tbr_x_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
 	tbr_mr_put(mr);
 	return 0;
 }
+
+/*
+ * SEND_WITH_INV received: the rkey must be the valid key of a fast
+ * registration MR of this QP's PD (mr_fast.c). Context: qp->lock held.
+ */
+int tbr_x_invalidate(void *ctx, u32 rkey)
+{
+	struct tbr_xqp *x = ctx;
+
+	if (tbr_mr_fast_inv(xqp_dev(x), x->qp->ibqp.pd, rkey))
+		return -TBR_WC_REM_INV_REQ_ERR;
+	return 0;
+}
+
+/*
+ * Run the REG_MR or LOCAL_INV of sent slot @cookie (tbr_x_local_prep), in
+ * send queue order. A failure completes it with LOC_QP_OP_ERR (as rxe) and
+ * the QP goes to error. Context: qp->lock held.
+ */
+int tbr_x_local(void *ctx, u64 cookie)
+{
+	struct tbr_xqp *x = ctx;
+	struct tbr_xsend *s = &x->sent[cookie & x->qp->sq.mask];
+	int err;
+
+	if (s->mr)
+		err = tbr_mr_fast_reg(x->qp, s->mr, s->key, s->access);
+	else
+		err = tbr_mr_fast_inv(xqp_dev(x), x->qp->ibqp.pd, s->key);
+	return err ? -TBR_WC_LOC_QP_OP_ERR : 0;
+}

@@ -19,8 +19,25 @@ static struct sim_ep *ep_of(void *ctx)
 	return ctx;
 }
 
-static int sgl_copy(const struct tbr_sge *sgl, uint32_t nsge, uint64_t off,
-		    void *dst, const void *src, uint32_t len)
+/* A valid fast MR of @key covering [addr, addr + len), or NULL. */
+static struct sim_mr *fast_mr(struct sim_ep *ep, uint32_t key, uint64_t addr,
+			      uint64_t len)
+{
+	int i;
+
+	for (i = 0; i < ep->nmr; i++) {
+		struct sim_mr *m = &ep->mr[i];
+
+		if (m->fast && m->valid && m->rkey == key && addr >= m->va &&
+		    addr - m->va <= m->len && len <= m->len - (addr - m->va))
+			return m;
+	}
+	return NULL;
+}
+
+static int sgl_copy(struct sim_ep *ep, const struct tbr_sge *sgl,
+		    uint32_t nsge, uint64_t off, void *dst, const void *src,
+		    uint32_t len)
 {
 	uint32_t i;
 
@@ -28,7 +45,8 @@ static int sgl_copy(const struct tbr_sge *sgl, uint32_t nsge, uint64_t off,
 		uint64_t l = sgl[i].length;
 		uint32_t k;
 
-		if (sgl[i].lkey != SIM_LKEY)
+		if (sgl[i].lkey != SIM_LKEY &&
+		    !fast_mr(ep, sgl[i].lkey, sgl[i].addr, l))
 			return -TBR_WC_LOC_PROT_ERR;
 		if (off >= l) {
 			off -= l;
@@ -50,13 +68,13 @@ static int sgl_copy(const struct tbr_sge *sgl, uint32_t nsge, uint64_t off,
 static int op_sgl_read(void *ctx, const struct tbr_sge *sgl, u32 nsge,
 		       u64 off, void *dst, u32 len)
 {
-	return sgl_copy(sgl, nsge, off, dst, NULL, len);
+	return sgl_copy(ep_of(ctx), sgl, nsge, off, dst, NULL, len);
 }
 
 static int op_sgl_write(void *ctx, const struct tbr_sge *sgl, u32 nsge,
 			u64 off, const void *src, u32 len)
 {
-	return sgl_copy(sgl, nsge, off, NULL, src, len);
+	return sgl_copy(ep_of(ctx), sgl, nsge, off, NULL, src, len);
 }
 
 /* the MR bytes, or NULL with *@err the completion status the core wants */
@@ -72,7 +90,7 @@ static uint8_t *mr_find(struct sim_ep *ep, uint32_t rkey, uint64_t va,
 	for (i = 0; i < ep->nmr; i++) {
 		struct sim_mr *m = &ep->mr[i];
 
-		if (m->rkey != rkey)
+		if (m->rkey != rkey || (m->fast && !m->valid))
 			continue;
 		if ((m->access & acc) != acc || va < m->va ||
 		    va - m->va > m->len || len > m->len - (va - m->va))
@@ -297,7 +315,59 @@ static void op_qp_error(void *ctx, u32 status)
 	ep->qp_error_status = status;
 }
 
+/* invalidate the valid fast MR of @key; false if there is none */
+static bool fast_inv(struct sim_ep *ep, uint32_t key)
+{
+	int i;
+
+	for (i = 0; i < ep->nmr; i++) {
+		struct sim_mr *m = &ep->mr[i];
+
+		if (m->fast && m->valid && m->rkey == key) {
+			m->valid = false;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int op_invalidate(void *ctx, u32 rkey)
+{
+	struct sim_ep *ep = ep_of(ctx);
+
+	if (!fast_inv(ep, rkey))
+		return -TBR_WC_REM_INV_REQ_ERR;
+	ep->nremote_inv++;
+	return 0;
+}
+
+static int op_local(void *ctx, u64 cookie)
+{
+	struct sim_ep *ep = ep_of(ctx);
+	uint32_t key = (uint32_t)cookie, idx = (cookie >> 32) & 0xff;
+	struct sim_mr *m;
+
+	ep->nlocal++;
+	switch (cookie >> 62) {
+	case 1:
+		if ((int)idx >= ep->nmr)
+			return -TBR_WC_LOC_QP_OP_ERR;
+		m = &ep->mr[idx];
+		if (!m->fast || m->valid ||
+		    (m->rkey & 0xffffff00u) != (key & 0xffffff00u))
+			return -TBR_WC_LOC_QP_OP_ERR;
+		m->rkey = key;
+		m->valid = true;
+		return 0;
+	case 2:
+		return fast_inv(ep, key) ? 0 : -TBR_WC_LOC_QP_OP_ERR;
+	}
+	return -TBR_WC_LOC_QP_OP_ERR;
+}
+
 static const struct tbr_ops sim_ops = {
+	.invalidate = op_invalidate,
+	.local = op_local,
 	.sgl_read = op_sgl_read,
 	.sgl_write = op_sgl_write,
 	.mr_write = op_mr_write,
@@ -408,6 +478,8 @@ int sim_reset(struct sim *s, const struct tbr_tqp_conn *conn, uint64_t seed)
 		ep->qp_error_calls = 0;
 		ep->qp_error_status = 0;
 		ep->tx_frames = 0;
+		ep->nlocal = 0;
+		ep->nremote_inv = 0;
 		k.dest_qpn = i ? 0x11 : 0x22;
 		k.conn_id = 7;
 		if (tbr_tqp_connect(ep->qp, &k))
@@ -424,12 +496,22 @@ int sim_add_mr(struct sim_ep *ep, uint32_t rkey, void *buf, uint64_t len,
 	if (ep->nmr == SIM_MAX_MR)
 		return -1;
 	m = &ep->mr[ep->nmr++];
+	memset(m, 0, sizeof(*m));
 	m->rkey = rkey;
 	m->base = buf;
 	m->va = (uint64_t)(uintptr_t)buf;
 	m->len = len;
 	m->access = access;
 	return 0;
+}
+
+int sim_add_fast_mr(struct sim_ep *ep, uint32_t key, void *buf, uint64_t len,
+		    uint32_t access)
+{
+	if (sim_add_mr(ep, key, buf, len, access))
+		return -1;
+	ep->mr[ep->nmr - 1].fast = true;
+	return ep->nmr - 1;
 }
 
 void sim_post_recv(struct sim_ep *ep, uint64_t wr_id, void *buf, uint32_t len)

@@ -27,13 +27,24 @@
 #define SIM_ACC_READ	0x2
 #define SIM_ACC_ATOMIC	0x4
 
+/*
+ * A fast-registration MR (sim_add_fast_mr) has a key only while valid: a
+ * TBR_WR_LOCAL with cookie SIM_LOCAL_REG registers it (the new key must keep
+ * the index byte 0xffffff00 of its key), SIM_LOCAL_INV or a SEND_INV
+ * invalidates it. While valid its key is also an lkey for local SGEs.
+ */
 struct sim_mr {
 	uint32_t rkey;
 	uint8_t *base;
 	uint64_t va;
 	uint64_t len;
 	uint32_t access;
+	bool fast;
+	bool valid;
 };
+
+#define SIM_LOCAL_REG(mr_idx, key)	(1ull << 62 | (uint64_t)(mr_idx) << 32 | (key))
+#define SIM_LOCAL_INV(key)		(2ull << 62 | (key))
 
 struct sim;
 
@@ -52,6 +63,8 @@ struct sim_ep {
 	uint64_t tx_frames;
 	uint32_t tx_max_len;	/* longest frame sent */
 	uint32_t qp_access;	/* SIM_ACC_* the QP enables (default all) */
+	uint32_t nlocal;	/* TBR_WR_LOCAL operations run */
+	uint32_t nremote_inv;	/* rkeys invalidated by a SEND_INV */
 };
 
 struct sim_frame {
@@ -110,6 +123,9 @@ void sim_default_cfg(struct tbr_tqp_cfg *cfg, enum tbr_tqp_type type);
 uint64_t sim_rand(struct sim *s);
 int sim_add_mr(struct sim_ep *ep, uint32_t rkey, void *buf, uint64_t len,
 	       uint32_t access);
+/* A fast-registration MR, invalid until registered; returns its index. */
+int sim_add_fast_mr(struct sim_ep *ep, uint32_t key, void *buf, uint64_t len,
+		    uint32_t access);
 void sim_post_recv(struct sim_ep *ep, uint64_t wr_id, void *buf, uint32_t len);
 int sim_post(struct sim_ep *ep, const struct tbr_send_wr *wr);
 /* Deliver a raw frame to @dst now (hostile-input tests). */

@@ -554,46 +554,6 @@ static void test_remote_access_errors(void **state)
 	}
 }
 
-/*
- * SEND_INV: no R_Key can be invalidated by this transport, so the responder
- * answers an invalid request instead of reporting an rkey as invalidated
- * that stays valid: REM_INV_REQ_ERR on both sides, both QPs in error, the
- * payload not delivered as a success, over a lossy wire too.
- */
-static void test_send_inv_refused(void **state)
-{
-	unsigned int k;
-
-	for (k = 0; k < 2; k++) {
-		struct sim *s = tsim(TBR_QPT_RC, 60 + k, NULL, NULL);
-		struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
-		static uint8_t rbuf[4096];
-		struct tbr_send_wr wr;
-
-		if (k)
-			faults_10(s, 2, false);
-		sim_post_recv(b, 70, rbuf, sizeof(rbuf));
-		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = 7;
-		wr.opcode = TBR_WR_SEND_INV;
-		wr.flags = TBR_WR_SIGNALED | TBR_WR_INLINE;
-		wr.inline_data = "inline!";
-		wr.inline_len = 7;
-		wr.imm = 0x4242;
-		assert_int_equal(sim_post(a, &wr), 0);
-		assert_true(sim_run(s, T_SEC));
-		assert_int_equal(a->ncq, 1);
-		assert_int_equal(a->cq[0].wr_id, 7);
-		assert_int_equal(a->cq[0].status, TBR_WC_REM_INV_REQ_ERR);
-		assert_int_equal(b->ncq, 1);
-		assert_int_equal(b->cq[0].wr_id, 70);
-		assert_int_equal(b->cq[0].status, TBR_WC_REM_INV_REQ_ERR);
-		assert_true(tbr_tqp_in_error(a->qp));
-		assert_true(tbr_tqp_in_error(b->qp));
-		sim_free(s);
-	}
-}
-
 /* An operation the responder QP has not enabled (its access flags, whatever
  * the MR allows) is an invalid request: REM_INV_REQ_ERR at the requester,
  * both QPs in error, the target untouched. */
@@ -913,7 +873,6 @@ int main(void)
 		cmocka_unit_test(test_conn_mtu_smaller_than_cfg),
 		cmocka_unit_test(test_conn_mtu_rejects),
 		cmocka_unit_test(test_imm_inline),
-		cmocka_unit_test(test_send_inv_refused),
 		cmocka_unit_test(test_unsignaled),
 		cmocka_unit_test(test_rnr_retry_then_success),
 		cmocka_unit_test(test_rnr_retry_exhausted),

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: fast registration memory regions (IB_MR_TYPE_MEM_REG), the
+ * memory management extensions kernel ULPs (nvme-rdma, nvmet-rdma, rpcrdma)
+ * need.
+ *
+ * alloc_mr makes an MR with a key index and a page list of max_num_sg
+ * entries, and no valid key. map_mr_sg (ib_sg_to_pages) fills the page list
+ * and ibmr.iova/length/page_size; the ULP may rotate the key byte
+ * (ib_update_fast_reg_key). Nothing of that is visible to lookups: only the
+ * IB_WR_REG_MR work request, when the send queue reaches it (xport_mem.c,
+ * in order with the QP's other WRs), takes a snapshot of iova, length and
+ * access and publishes the key (tbr_mr.key). IB_WR_LOCAL_INV, or a
+ * SEND_WITH_INV naming the key received on a QP of the MR's PD, makes the key
+ * invalid again; from then on an access with it is refused like any unknown
+ * key (a remote access error for the peer). As in rxe, a REG_MR needs an
+ * invalid MR of the QP's PD and may change only the key byte.
+ *
+ * The device is a virtual-DMA one (no dma_device): the "DMA addresses"
+ * ib_sg_to_pages hands set_page are kernel virtual addresses of blocks of
+ * ibmr.page_size bytes, contiguous within a block.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+#include "tbrdma.h"
+
+struct tbr_mr_fast {
+	u32 max_pages;
+	u32 npages;		/* filled by map_mr_sg */
+	u32 page_shift;		/* of ibmr.page_size, at REG_MR */
+	u32 first_off;		/* offset of iova in pages[0], at REG_MR */
+	u32 reg_npages;		/* npages at REG_MR */
+	u64 pages[];		/* kernel virtual addresses of the blocks */
+};
+
+#define TBR_MR_FAST_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			    IB_ACCESS_RELAXED_ORDERING)
+
+static struct ib_mr *tbr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+				  u32 max_num_sg)
+{
+	struct tbr_dev *tdev = to_tbr_dev(ibpd->device);
+	struct tbr_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);
+	if (!max_num_sg || max_num_sg > TBR_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->fast = kvzalloc(struct_size(mr->fast, pages, max_num_sg),
+			    GFP_KERNEL);
+	if (!mr->fast) {
+		kfree(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->fast->max_pages = max_num_sg;
+	err = tbr_mr_add(tdev, mr);
+	if (err) {
+		kvfree(mr->fast);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+static int tbr_mr_fast_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct tbr_mr_fast *f = to_tbr_mr(ibmr)->fast;
+
+	if (f->npages == f->max_pages)
+		return -ENOMEM;
+	f->pages[f->npages++] = addr;
+	return 0;
+}
+
+static int tbr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+			 int sg_nents, unsigned int *sg_offset)
+{
+	to_tbr_mr(ibmr)->fast->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset,
+			      tbr_mr_fast_set_page);
+}
+
+/*
+ * IB_WR_REG_MR of @mr with @key and @access, posted on @qp. Context: qp->lock
+ * held. Returns 0, or -EINVAL (not a fast MR, still valid, another PD or
+ * key index, bad access, or a page list that does not cover the range).
+ */
+int tbr_mr_fast_reg(struct tbr_qp *qp, struct tbr_mr *mr, u32 key, int access)
+{
+	struct tbr_mr_fast *f = mr->fast;
+	u64 iova = mr->ibmr.iova, len = mr->ibmr.length;
+	u32 shift, off;
+
+	if (!f || READ_ONCE(mr->key) || mr->ibmr.pd != qp->ibqp.pd ||
+	    key >> 8 != mr->index || (access & ~TBR_MR_FAST_ACCESS))
+		return -EINVAL;
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	if (!is_power_of_2(mr->ibmr.page_size) ||
+	    mr->ibmr.page_size < SZ_4K || !f->npages)
+		return -EINVAL;
+	shift = ilog2(mr->ibmr.page_size);
+	off = iova & (mr->ibmr.page_size - 1);
+	if (iova + len < iova ||
+	    off + len > ((u64)f->npages << shift))
+		return -EINVAL;
+	f->page_shift = shift;
+	f->first_off = off;
+	f->reg_npages = f->npages;
+	mr->iova = iova;
+	mr->length = len;
+	mr->access = access;
+	/* the snapshot before the key: tbr_mr_get reads the key first */
+	smp_store_release(&mr->key, key);
+	return 0;
+}
+
+/*
+ * Invalidate @key (IB_WR_LOCAL_INV, or a SEND_WITH_INV received on a QP of
+ * @pd). Context: the QP's lock held. Returns 0, or -EINVAL when @key is not
+ * the valid key of a fast MR of @pd.
+ */
+int tbr_mr_fast_inv(struct tbr_dev *tdev, struct ib_pd *pd, u32 key)
+{
+	struct tbr_mr *mr;
+	int err = -EINVAL;
+
+	rcu_read_lock();
+	mr = xa_load(&tdev->mr_xa, key >> 8);
+	if (mr && mr->fast && mr->ibmr.pd == pd &&
+	    cmpxchg(&mr->key, key, 0) == key)
+		err = 0;
+	rcu_read_unlock();
+	return err;
+}
+
+/*
+ * tbr_mr_copy() for a fast MR: @iova.. is inside the registered range (the
+ * caller checked). Context: any.
+ */
+int tbr_mr_fast_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len,
+		     bool to_mr)
+{
+	struct tbr_mr_fast *f = mr->fast;
+	u32 shift = f->page_shift;
+	u64 pos = iova - mr->iova + f->first_off;
+
+	while (len) {
+		u64 pg = pos >> shift;
+		u32 off = pos & ((1ULL << shift) - 1);
+		u32 n = min_t(u64, len, (1ULL << shift) - off);
+		void *va;
+
+		if (pg >= f->reg_npages)
+			return -EFAULT;
+		va = (void *)(uintptr_t)(f->pages[pg] + off);
+		if (to_mr)
+			memcpy(va, buf, n);
+		else
+			memcpy(buf, va, n);
+		buf += n;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* dereg_mr: free the page list (no-op for other MRs). */
+void tbr_mr_fast_free(struct tbr_mr *mr)
+{
+	kvfree(mr->fast);
+}
+
+const struct ib_device_ops tbr_mr_fast_ops = {
+	.alloc_mr = tbr_alloc_mr,
+	.map_mr_sg = tbr_map_mr_sg,
+};

@@ -1,0 +1,155 @@
+# NVMe over Fabrics, RDMA transport, across tbrdma: two VMs joined by 2 virtio NIC rails (eth
+# backend). b is the target (nvmet + nvmet-rdma) exporting a 128 MiB RAM disk (brd); a is the host
+# (nvme-rdma): nvme discover, nvme connect -t rdma, random data written with O_DIRECT at 4 KiB
+# (NVMEOF_MIB_4K MiB, default 2) and then at 1 MiB (NVMEOF_MIB, default 8), each read back and
+# compared (sha256) with the source on a and with the backing store on b. Every I/O of nvme-rdma
+# registers its pages with a fast registration MR (IB_WR_REG_MR) and the target answers with
+# SEND_WITH_INV, so this is the fast registration path at work. A third pass at 1 MiB loses one of
+# the two rails mid-write (a takes its rail NIC down) and must complete intact. Then disconnect;
+# reconnect and remove tbrdma under the bound ULPs (the RDMA core's device removal: nvme-rdma and
+# nvmet-rdma must let go, no hang); no nvme error in dmesg (the harness fails on any
+# BUG/WARNING/hung task). Not in make check (minutes under TCG): run it with
+#   TBR_VM_TESTS=$PWD/tests/vm/ulp tests/vm/run -j 1 nvmeof
+# and the issue's full size with VM_ENV="NVMEOF_MIB NVMEOF_MIB_4K" NVMEOF_MIB=64 NVMEOF_MIB_4K=64.
+# vm-count: 2
+# vm-rails: 2
+# vm-timeout: 900
+# vm-kernel: 6.1 6.12
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/tests/eth.lib"
+ETH_LOAD_ARGS=(eth_hello_ms=250)
+NQN=nqn.2026-12.org.tbrdma:ram0
+MIB=${NVMEOF_MIB:-8}
+MIB_4K=${NVMEOF_MIB_4K:-2}
+other=b
+[ "$VM_ROLE" = a ] || other=a
+eth_up 2
+vm_signal up
+vm_wait "$other.up" 120
+
+# the 64 MiB at the start of the backing store, as b sees it
+backing_sum() { dd if=/dev/ram0 bs=1M count="$1" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
+# b checks the backing store against the sum a wrote into $VM_SHARED/a.sum.N
+target_check() {
+	vm_wait "a.sum.$1" 600
+	read -r sum mib < "$VM_SHARED/a.sum.$1"
+	[ "$(backing_sum "$mib")" = "$sum" ] || fail "pass $1: backing store differs"
+	step "pass $1: backing store matches"
+	vm_signal "checked.$1"
+}
+
+# no nvme/nvmet or tbrdma error, timeout or reset logged
+no_errors() {
+	if dmesg | grep -v 'module verification failed' |
+		grep -iE 'nvme.*(error|fail|timeout|reset)|tbrdma.*(error|fail)'; then
+		fail "errors in dmesg"
+	fi
+}
+
+if [ "$VM_ROLE" = b ]; then
+	modprobe brd rd_nr=1 rd_size=$((128 * 1024))
+	modprobe nvmet
+	modprobe nvmet-rdma
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	cfs=/sys/kernel/config/nvmet
+	mkdir "$cfs/subsystems/$NQN"
+	echo 1 > "$cfs/subsystems/$NQN/attr_allow_any_host"
+	mkdir "$cfs/subsystems/$NQN/namespaces/1"
+	echo -n /dev/ram0 > "$cfs/subsystems/$NQN/namespaces/1/device_path"
+	echo 1 > "$cfs/subsystems/$NQN/namespaces/1/enable"
+	mkdir "$cfs/ports/1"
+	echo rdma > "$cfs/ports/1/addr_trtype"
+	echo ipv4 > "$cfs/ports/1/addr_adrfam"
+	echo "$ME" > "$cfs/ports/1/addr_traddr"
+	echo 4420 > "$cfs/ports/1/addr_trsvcid"
+	ln -s "$cfs/subsystems/$NQN" "$cfs/ports/1/subsystems/$NQN"
+	step "target: $NQN on rdma $ME:4420"
+	vm_signal target
+	for p in 1 2 3; do target_check $p; done
+	# a removes its tbrdma under a connected nvme-rdma; then ours goes with nvmet-rdma bound
+	vm_wait a.removed 300
+	t0=$SECONDS
+	timeout 120 rmmod tbrdma || fail "rmmod tbrdma with nvmet-rdma bound failed or hung"
+	step "target: tbrdma removed with nvmet-rdma bound in $((SECONDS - t0)) s"
+	no_errors
+	vm_signal finished
+	vm_wait a.finished 120
+	exit 0
+fi
+
+modprobe nvme-rdma
+vm_wait b.target 120
+nvme discover -t rdma -a "$PEER" -s 4420 | tee /tmp/disc.log
+grep -q "subnqn: *$NQN" /tmp/disc.log || fail "discovery does not list $NQN"
+nvme connect -t rdma -n "$NQN" -a "$PEER" -s 4420 || fail "nvme connect failed"
+wait_for 30 test -b /dev/nvme0n1
+DEV=/dev/nvme0n1
+[ "$(cat /sys/class/nvme/nvme0/transport)" = rdma ] || fail "nvme0 is not an rdma controller"
+step "connected: $DEV ($(($(cat /sys/block/nvme0n1/size) / 2048)) MiB)"
+
+# pass N BS MIB: write MIB MiB of fresh random data at BS with O_DIRECT, read it back the same way,
+# compare with the source here and (b) with the backing store
+pass() {
+	local n=$1 bs=$2 mib=$3 cnt t0 sum back
+	cnt=$((mib * 1048576 / bs))
+	head -c $((mib * 1048576)) /dev/urandom > /tmp/src
+	sum=$(sha256sum < /tmp/src | cut -d' ' -f1)
+	t0=$SECONDS
+	dd if=/tmp/src of=$DEV bs="$bs" count="$cnt" oflag=direct status=none ||
+		fail "pass $n: write at $bs failed"
+	after_write
+	back=$(dd if=$DEV bs="$bs" count="$cnt" iflag=direct status=none | sha256sum | cut -d' ' -f1)
+	[ "$back" = "$sum" ] || fail "pass $n: read back at $bs differs from the source"
+	echo "$sum $mib" > "$VM_SHARED/a.sum.$n.tmp"
+	mv "$VM_SHARED/a.sum.$n.tmp" "$VM_SHARED/a.sum.$n"
+	vm_wait "b.checked.$n" 120
+	step "pass $n: $mib MiB at $bs written and read back intact ($((SECONDS - t0)) s)"
+	rdma statistic show link tbrdma0/1
+}
+after_write() { :; }
+pass 1 4096 "$MIB_4K"
+pass 2 1048576 "$MIB"
+
+# pass 3: rail 1 goes down while the write runs (a takes its NIC down: b loses it by hellos)
+rail_tx() { "$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* tx_frames=\([0-9]*\).*/\1/p"; }
+rail1=$(echo "$RAIL_IFS" | sed -n 2p)
+before=$(rail_tx 0)
+# the cut comes once rail 0 carried a quarter of the write's frames (a 1 MiB write is ~256 READ
+# response frames from a over both rails); "during the write" is checked as soon as dd returns
+rm -f /tmp/cut.done
+(
+	want=$((before + MIB * 32))
+	t=$((SECONDS + 300))
+	while [ "$(rail_tx 0)" -le "$want" ] && [ "$SECONDS" -lt "$t" ]; do sleep 0.2; done
+	ip link set "$rail1" down
+	: > /tmp/cut.done
+	echo "rail 1 ($rail1) down after $(( $(rail_tx 0) - before )) frames on rail 0"
+) &
+cutter=$!
+after_write() {
+	[ -e /tmp/cut.done ] || fail "the write ended before the rail was cut"
+	wait "$cutter"
+	wait_for 30 links_up 1
+}
+pass 3 1048576 "$MIB"
+[ "$(rail_tx 0)" -gt $((before + MIB * 64)) ] || fail "rail 0 carried nothing after the cut"
+"$CTL" links tbrdma0 | sed 's/ drop_ppm.* tx_frames=/ tx_frames=/; s/ rx_frames.*//'
+ip link set "$rail1" up
+
+nvme disconnect -n "$NQN" | tee /tmp/disc.log
+grep -q "disconnected 1 controller" /tmp/disc.log || fail "nvme disconnect did not disconnect one controller"
+wait_for 20 test ! -e "$DEV"
+
+# device removal with nvme-rdma bound: the controller must be deleted, rmmod must not hang
+nvme connect -t rdma -n "$NQN" -a "$PEER" -s 4420 || fail "nvme reconnect failed"
+wait_for 30 test -b "$DEV"
+t0=$SECONDS
+timeout 120 rmmod tbrdma || fail "rmmod tbrdma with nvme-rdma bound failed or hung"
+[ ! -e "$DEV" ] || fail "$DEV still there after tbrdma went"
+! compgen -G '/sys/class/nvme/nvme*' > /dev/null || fail "an nvme controller outlived its RDMA device"
+step "host: tbrdma removed with nvme-rdma bound in $((SECONDS - t0)) s"
+vm_signal removed
+vm_wait b.finished 180
+no_errors
+vm_signal finished
+echo "nvmeof: ok"
