@@ -44,6 +44,10 @@
 #define TBR_UD_MAX_INLINE	(TBR_DEV_MAX_INLINE - TBR_UD_ADDR_LEN)
 #define TBR_MAX_AH		65535		/* AH numbers 1 .. TBR_MAX_AH */
 
+/* UD multicast: groups per device, QPs of the device per group (verbs/mcast.c) */
+#define TBR_MAX_MCG		256
+#define TBR_MAX_MCG_QP		64
+
 /* completion queues */
 #define TBR_MAX_CQ		4096
 #define TBR_MAX_CQE		65536		/* a power of 2 */

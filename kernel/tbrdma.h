@@ -9,6 +9,7 @@
 #include <linux/netdevice.h>
 #include <linux/refcount.h>
 #include <linux/completion.h>
+#include <linux/mutex.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -103,6 +104,9 @@ struct tbr_dev {
 	struct xarray mr_xa;		/* key >> 8 -> tbr_mr (XA_FLAGS_ALLOC1) */
 	u32 mr_next;
 	atomic_t key_last;		/* the last MR key byte (mr.c) */
+	struct list_head mcg_list;	/* multicast groups (mcast.c, RCU) */
+	struct mutex mcg_lock;		/* changes to mcg_list */
+	u32 num_mcg;			/* mcg_lock */
 	atomic_t num_qp, num_cq, num_mr, num_srq;
 	bool unregistered;		/* tbr_dev_unregister() done */
 };
@@ -406,6 +410,15 @@ int tbr_mr_fast_inv(struct tbr_dev *tdev, struct ib_pd *pd, u32 key);
 int tbr_mr_fast_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len,
 		     bool to_mr);
 void tbr_mr_fast_free(struct tbr_mr *mr);
+
+/* mcast.c: UD multicast groups */
+extern const struct ib_device_ops tbr_mcast_ops;
+void tbr_mcast_init_dev(struct tbr_dev *tdev);
+void tbr_mcast_destroy_dev(struct tbr_dev *tdev);
+void tbr_mcast_qp_gone(struct tbr_qp *qp);
+bool tbr_gid_is_mcast(const union ib_gid *gid);
+u32 tbr_mcast_members(struct tbr_dev *tdev, const u8 *mgid,
+		      u32 qpn[TBR_MAX_MCG_QP]);
 
 /* pd.c */
 int tbr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

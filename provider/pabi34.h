@@ -143,7 +143,8 @@ struct verbs_context_ops {
 	void (*async_event)(struct ibv_context *context,
 			    struct ibv_async_event *event);
 	tbr_pabi_unused_fn attach_counters_point_flow;
-	tbr_pabi_unused_fn attach_mcast;
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
 	tbr_pabi_unused_fn bind_mw;
 	tbr_pabi_unused_fn close_xrcd;
 	tbr_pabi_unused_fn cq_event;
@@ -178,7 +179,8 @@ struct verbs_context_ops {
 	tbr_pabi_unused_fn destroy_rwq_ind_table;
 	int (*destroy_srq)(struct ibv_srq *srq);
 	tbr_pabi_unused_fn destroy_wq;
-	tbr_pabi_unused_fn detach_mcast;
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
 	void (*free_context)(struct ibv_context *context);
 	tbr_pabi_unused_fn free_dm;
 	tbr_pabi_unused_fn get_srq_num;
@@ -221,7 +223,8 @@ struct verbs_context_ops {
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	tbr_pabi_unused_fn rereg_mr;
+	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
 	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	tbr_pabi_unused_fn set_ece;
 	tbr_pabi_unused_fn unimport_dm;
@@ -241,6 +244,7 @@ TBR_PABI_CMD(ibv_get_context, ib_uverbs_get_context);
 TBR_PABI_CMD(ibv_query_port, ib_uverbs_query_port);
 TBR_PABI_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 TBR_PABI_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
+TBR_PABI_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
 TBR_PABI_CMD(ibv_create_cq, ib_uverbs_create_cq);
 TBR_PABI_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 TBR_PABI_CMD(ibv_create_qp, ib_uverbs_create_qp);
@@ -296,7 +300,16 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libtbrdma: the rdma-core userspace provider for tbrdma.ko. This file:
- * device, context, PD, MR, AH, SRQ, async events, the operations table and
- * the ring mapping; CQs are in cq.c, QPs in qp.c, the ibv_wr_* API in
+ * device, context, PD, MR, AH, SRQ, async events, multicast attach/detach
+ * (plain commands), the operations table and the ring mapping; CQs are in cq.c, QPs in qp.c, the ibv_wr_* API in
  * qp_ex.c.
  *
  * Control verbs go through libibverbs' ibv_cmd_* helpers. The data path is
@@ -129,6 +129,26 @@ static struct ibv_mr *tbr_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	}
 	return &vmr->ibv_mr;
+}
+
+/*
+ * libibverbs checked the flags and updates mr->pd/addr/length on success;
+ * the kernel returns the new keys. Returns 0 or an errno value (also in
+ * errno), which ibv_rereg_mr reports as IBV_REREG_MR_ERR_CMD.
+ */
+static int tbr_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access)
+{
+	struct ibv_rereg_mr cmd;
+	struct ib_uverbs_rereg_mr_resp resp;
+	int ret;
+
+	ret = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret)
+		errno = ret;
+	return ret;
 }
 
 static int tbr_dereg_mr(struct verbs_mr *vmr)
@@ -297,6 +317,7 @@ static const struct verbs_context_ops tbr_ctx_ops = {
 	.alloc_pd = tbr_alloc_pd,
 	.dealloc_pd = tbr_dealloc_pd,
 	.reg_mr = tbr_reg_mr,
+	.rereg_mr = tbr_rereg_mr,
 	.dereg_mr = tbr_dereg_mr,
 	.create_cq = tbr_create_cq,
 	.create_cq_ex = tbr_create_cq_ex,
@@ -319,6 +340,8 @@ static const struct verbs_context_ops tbr_ctx_ops = {
 	.destroy_srq = tbr_destroy_srq,
 	.post_srq_recv = tbr_post_srq_recv,
 	.async_event = tbr_async_event,
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = tbr_free_context,
 };
 

@@ -422,6 +422,9 @@ void tbr_tqp_flush(struct tbr_tqp *qp);
 bool tbr_tqp_in_error(const struct tbr_tqp *qp);
 
 /*
+ * UD QPs also take datagrams whose destination QPN is TBR_QPN_MCAST: the
+ * caller hands them only to the QPs attached to the group they name.
+ *
  * UD: the Q_Key received datagrams must carry from now on (modify_qp);
  * others are dropped and counted in ud_drops. No-op for RC/UC.
  */
@@ -435,6 +438,14 @@ void tbr_tqp_set_qkey(struct tbr_tqp *qp, u32 qkey);
  * @len data bytes (+ ImmDt with @imm). Returns TBR_NET_IPV4 or TBR_NET_IPV6.
  */
 u32 tbr_ud_grh(const u8 *uda, u32 len, bool imm, u8 *grh);
+
+/*
+ * tbr_ud_frame_dgid - the destination GID in the address block of the UD
+ * datagram @frame (a multicast one: the group), or NULL when @frame is no
+ * well-formed UD_SEND/UD_SEND_IMM with a whole address block. Points into
+ * @frame.
+ */
+const u8 *tbr_ud_frame_dgid(const void *frame, u32 len);
 const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp);
 
 /*

@@ -277,7 +277,9 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 		qp->cnt.rx_invalid++;
 		return -EIO;
 	}
-	if (h.dqpn != qp->cfg.qpn || !tbr_op_valid_for(qp, h.opcode) ||
+	if ((h.dqpn != qp->cfg.qpn &&
+	     !(qp->cfg.type == TBR_QPT_UD && h.dqpn == TBR_QPN_MCAST)) ||
+	    !tbr_op_valid_for(qp, h.opcode) ||
 	    (qp->cfg.type != TBR_QPT_UD && h.conn_id != qp->conn.conn_id)) {
 		qp->cnt.rx_invalid++;
 		return -EINVAL;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tbr_ud.c - the UD address block (docs/protocol.md 5.1) and the RoCE v2
- * GRH a receiver builds from it. OS-independent: the kernel's UD receive
+ * tbr_ud.c - the UD address block (docs/protocol.md 5.1), the RoCE v2
+ * GRH a receiver builds from it, and the group a multicast datagram names. OS-independent: the kernel's UD receive
  * path, the unit tests and the fuzzers run this same code.
  *
  * Locking: none; tbr_ud_grh() is a pure function.
@@ -57,4 +57,15 @@ u32 tbr_ud_grh(const u8 *uda, u32 len, bool imm, u8 *grh)
 	grh[7] = uda[37];				/* hop limit */
 	memcpy(grh + 8, uda, 32);			/* sgid, dgid */
 	return TBR_NET_IPV6;
+}
+
+const u8 *tbr_ud_frame_dgid(const void *frame, u32 len)
+{
+	struct tbr_hdr h;
+
+	if (tbr_frame_parse(frame, len, &h) ||
+	    (h.opcode != TBR_OP_UD_SEND && h.opcode != TBR_OP_UD_SEND_IMM) ||
+	    h.paylen < TBR_UD_ADDR_LEN)
+		return NULL;
+	return h.payload + 16;
 }

@@ -34,6 +34,8 @@
 #define TBR_PSN_BITS		24
 #define TBR_PSN_MASK		0xffffffu
 #define TBR_QPN_MASK		0xffffffu
+/* UD: destination QPN of a multicast datagram (every attached QP) */
+#define TBR_QPN_MCAST		0xffffffu
 
 /* Largest message length (IBTA: 2^31). */
 #define TBR_MSG_MAX		0x80000000u

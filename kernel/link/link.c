@@ -115,10 +115,16 @@ static void tbr_notify_rx(struct tbr_rail *rail, u8 pdf, const void *data, u32 l
 
 /* ---- counters ---------------------------------------------------------- */
 
+void tbr_link_count(struct tbr_link *link, enum tbr_cnt c, u64 n)
+{
+	atomic64_add(n, &link->cnt[c]);
+	atomic64_add(n, &link->tdev->rails.cnt[c]);
+}
+
 void tbr_rail_count(struct tbr_rail *rail, enum tbr_cnt c, u64 n)
 {
 	atomic64_add(n, &rail->cnt[c]);
-	atomic64_add(n, &rail->link->cnt[c]);
+	tbr_link_count(rail->link, c, n);
 }
 
 /* ---- links ------------------------------------------------------------- */
@@ -405,7 +411,7 @@ static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, u32 len,
 	}
 	if (!best) {
 		link->stalled = true;
-		atomic64_inc(&link->cnt[TBR_CNT_CREDIT_STALLS]);
+		tbr_link_count(link, TBR_CNT_CREDIT_STALLS, 1);
 		*err = -ENOBUFS;
 		return NULL;
 	}
@@ -431,10 +437,8 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	err = rail->ops->tx(rail, f);
 	if (err) {
 		tbr_tx_frame_back_locked(rail, f);
-		atomic64_inc(&rail->cnt[err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
-					TBR_CNT_TX_LOST]);
-		atomic64_inc(&link->cnt[err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
-					TBR_CNT_TX_LOST]);
+		tbr_rail_count(rail, err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
+						       TBR_CNT_TX_LOST, 1);
 	}
 	return err;
 }

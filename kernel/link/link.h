@@ -161,6 +161,12 @@ unsigned int tbr_link_tx_credits(struct tbr_link *link);
 u32 tbr_link_max_frame(struct tbr_link *link);
 
 /*
+ * Count @n on @link and on its device's totals (struct tbr_rails.cnt).
+ * Context "any".
+ */
+void tbr_link_count(struct tbr_link *link, enum tbr_cnt c, u64 n);
+
+/*
  * loop.c: the loopback link, frames a device sends to its own GUID. The link
  * API above works on it (through its struct tbr_link_ops); create/destroy
  * context "process" (tbr_dev_create/destroy).
@@ -184,6 +190,12 @@ struct tbr_rails {
 	u32 next_link_id;
 	unsigned int rails_up;		/* over all links; tbr_ctl_mutex */
 	struct tbr_link *loop;		/* to ourselves, in no list (loop.c) */
+	/*
+	 * The sum of every link's counters, the loopback link's included,
+	 * since the device was made (links come and go with their rails):
+	 * the port counters (verbs/counters.c). Added by tbr_link_count.
+	 */
+	atomic64_t cnt[TBR_CNT_MAX];
 	bool host;			/* the module's own device (tbrdma0) */
 	unsigned int slot;		/* GUID derivation: 0 host, lowest free */
 	bool dying;

@@ -103,11 +103,11 @@ static void tbr_loop_work(struct work_struct *work)
 			break;
 		ops = rcu_dereference(tdev->rails.upper);
 		if (ops && ops->rx) {
-			atomic64_inc(&link->cnt[TBR_CNT_RX_FRAMES]);
-			atomic64_add(f->size, &link->cnt[TBR_CNT_RX_BYTES]);
+			tbr_link_count(link, TBR_CNT_RX_FRAMES, 1);
+			tbr_link_count(link, TBR_CNT_RX_BYTES, f->size);
 			ops->rx(tdev->rails.upper_ctx, link, f->buf, f->size);
 		} else {
-			atomic64_inc(&link->cnt[TBR_CNT_RX_ERRORS]);
+			tbr_link_count(link, TBR_CNT_RX_ERRORS, 1);
 		}
 		tbr_loop_put_frame(lp, f);
 	}
@@ -140,7 +140,7 @@ static void *tbr_loop_tx_alloc(struct tbr_link *link, u32 len)
 		lp->nfree--;
 	} else {
 		lp->stalled = true;
-		atomic64_inc(&link->cnt[TBR_CNT_CREDIT_STALLS]);
+		tbr_link_count(link, TBR_CNT_CREDIT_STALLS, 1);
 	}
 	spin_unlock_irqrestore(&lp->lock, flags);
 	return f ? f->buf : ERR_PTR(-ENOBUFS);
@@ -166,11 +166,11 @@ static void tbr_loop_tx_send(struct tbr_link *link, void *buf, u32 len)
 	}
 	spin_unlock_irqrestore(&lp->lock, flags);
 	if (!queued) {
-		atomic64_inc(&link->cnt[TBR_CNT_TX_LOST]);
+		tbr_link_count(link, TBR_CNT_TX_LOST, 1);
 		return;
 	}
-	atomic64_inc(&link->cnt[TBR_CNT_TX_FRAMES]);
-	atomic64_add(len, &link->cnt[TBR_CNT_TX_BYTES]);
+	tbr_link_count(link, TBR_CNT_TX_FRAMES, 1);
+	tbr_link_count(link, TBR_CNT_TX_BYTES, len);
 	queue_work(system_highpri_wq, &lp->work);
 }
 

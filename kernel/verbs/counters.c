@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tbrdma: port hardware counters (`rdma statistic show link tbrdmaN/1`): the
- * transport counters of every QP of the device, live and destroyed, and the
- * frames and bytes the device sent to itself (loopback_*, loop.c). Per-rail
- * and per-link counters are in the generic netlink dumps (docs/netlink.md).
+ * tbrdma: port counters.
+ *  - hardware counters (`rdma statistic show link tbrdmaN/1`, sysfs
+ *    ports/1/hw_counters): the transport counters of every QP of the
+ *    device, live and destroyed, and the frames and bytes the device sent
+ *    to itself (loopback_*, loop.c);
+ *  - the standard IB port counters (sysfs ports/1/counters: port_xmit_data,
+ *    port_rcv_packets, ...), which the RDMA core reads as PerfMgt
+ *    PortCounters and PortCountersExtended MADs through process_mad: the
+ *    frames of every link of the device (rails and loopback) since it was
+ *    made (struct tbr_rails.cnt), data in 4-byte words as IB counts it.
+ * Per-rail and per-link counters are in the generic netlink dumps
+ * (docs/netlink.md).
  */
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pma.h>
 #include <rdma/ib_verbs.h>
 
 #include "tbrdma.h"
@@ -69,7 +79,93 @@ static int tbr_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats
 	return TBR_XCNT_MAX;
 }
 
+static u64 tbr_port_cnt(struct tbr_dev *tdev, enum tbr_cnt c)
+{
+	return atomic64_read(&tdev->rails.cnt[c]);
+}
+
+/* PortCounters fields stop at their maximum (IBA 16.1.3.5) */
+static __be16 tbr_sat16(u64 v)
+{
+	return cpu_to_be16(min_t(u64, v, U16_MAX));
+}
+
+static __be32 tbr_sat32(u64 v)
+{
+	return cpu_to_be32(min_t(u64, v, U32_MAX));
+}
+
+static void tbr_pma_port_counters(struct tbr_dev *tdev,
+				  struct ib_pma_portcounters *pc, u8 port_select)
+{
+	pc->port_select = port_select;
+	pc->port_rcv_errors = tbr_sat16(tbr_port_cnt(tdev, TBR_CNT_RX_ERRORS));
+	pc->port_xmit_discards = tbr_sat16(tbr_port_cnt(tdev, TBR_CNT_TX_LOST));
+	pc->port_xmit_data = tbr_sat32(tbr_port_cnt(tdev, TBR_CNT_TX_BYTES) / 4);
+	pc->port_rcv_data = tbr_sat32(tbr_port_cnt(tdev, TBR_CNT_RX_BYTES) / 4);
+	pc->port_xmit_packets = tbr_sat32(tbr_port_cnt(tdev, TBR_CNT_TX_FRAMES));
+	pc->port_rcv_packets = tbr_sat32(tbr_port_cnt(tdev, TBR_CNT_RX_FRAMES));
+}
+
+/* every frame goes to one peer: all packets are unicast ones */
+static void tbr_pma_port_counters_ext(struct tbr_dev *tdev,
+				      struct ib_pma_portcounters_ext *pc,
+				      u8 port_select)
+{
+	u64 tx = tbr_port_cnt(tdev, TBR_CNT_TX_FRAMES);
+	u64 rx = tbr_port_cnt(tdev, TBR_CNT_RX_FRAMES);
+
+	pc->port_select = port_select;
+	pc->port_xmit_data = cpu_to_be64(tbr_port_cnt(tdev, TBR_CNT_TX_BYTES) / 4);
+	pc->port_rcv_data = cpu_to_be64(tbr_port_cnt(tdev, TBR_CNT_RX_BYTES) / 4);
+	pc->port_xmit_packets = cpu_to_be64(tx);
+	pc->port_rcv_packets = cpu_to_be64(rx);
+	pc->port_unicast_xmit_packets = cpu_to_be64(tx);
+	pc->port_unicast_rcv_packets = cpu_to_be64(rx);
+}
+
+/*
+ * Context: process or the MAD layer's work. Answers the PerfMgt Get of
+ * ClassPortInfo, PortCounters and PortCountersExtended the RDMA core sends
+ * locally (@in_wc NULL) for sysfs; every other MAD, and every MAD received
+ * from the network, goes on to the MAD agents untouched.
+ */
+static int tbr_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
+			   const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+			   const struct ib_mad *in, struct ib_mad *out,
+			   size_t *out_size, u16 *out_pkey_index)
+{
+	struct tbr_dev *tdev = to_tbr_dev(ibdev);
+	struct ib_pma_mad *pma = (struct ib_pma_mad *)out;
+	struct ib_class_port_info *cpi;
+	u8 port_select;
+
+	if (in_wc || in->mad_hdr.mgmt_class != IB_MGMT_CLASS_PERF_MGMT ||
+	    in->mad_hdr.method != IB_MGMT_METHOD_GET)
+		return IB_MAD_RESULT_SUCCESS;
+	/* PortCounters and PortCountersExtended: the byte after the first */
+	port_select = ((const struct ib_pma_mad *)in)->data[1];
+	memset(out, 0, sizeof(*out));
+	out->mad_hdr = in->mad_hdr;
+	out->mad_hdr.method = IB_MGMT_METHOD_GET_RESP;
+	if (in->mad_hdr.attr_id == IB_PMA_CLASS_PORT_INFO) {
+		cpi = (struct ib_class_port_info *)pma->data;
+		cpi->base_version = 1;
+		cpi->class_version = 1;
+		cpi->capability_mask = IB_PMA_CLASS_CAP_EXT_WIDTH;
+	} else if (in->mad_hdr.attr_id == IB_PMA_PORT_COUNTERS) {
+		tbr_pma_port_counters(tdev, (void *)pma->data, port_select);
+	} else if (in->mad_hdr.attr_id == IB_PMA_PORT_COUNTERS_EXT) {
+		tbr_pma_port_counters_ext(tdev, (void *)pma->data,
+					  port_select);
+	} else {
+		return IB_MAD_RESULT_SUCCESS;
+	}
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
+
 const struct ib_device_ops tbr_counter_ops = {
 	.alloc_hw_port_stats = tbr_alloc_hw_port_stats,
 	.get_hw_stats = tbr_get_hw_stats,
+	.process_mad = tbr_process_mad,
 };

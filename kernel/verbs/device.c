@@ -109,6 +109,9 @@ static int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr
 	 * atomics on the same memory: IB_ATOMIC_HCA.
 	 */
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_mcast_grp = TBR_MAX_MCG;
+	attr->max_mcast_qp_attach = TBR_MAX_MCG_QP;
+	attr->max_total_mcast_qp_attach = TBR_MAX_MCG * TBR_MAX_MCG_QP;
 	/*
 	 * Fast registration (mr_fast.c): alloc_mr, map_mr_sg, IB_WR_REG_MR,
 	 * IB_WR_LOCAL_INV and SEND_WITH_INV, what nvme-rdma and rpcrdma need.
@@ -247,6 +250,8 @@ struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name)
 	ib_set_device_ops(&tdev->ibdev, &tbr_ah_ops);
 	tbr_ah_init_dev(tdev);
 	ib_set_device_ops(&tdev->ibdev, &tbr_counter_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_mcast_ops);
+	tbr_mcast_init_dev(tdev);
 	tdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
@@ -307,5 +312,6 @@ void tbr_dev_destroy(struct tbr_dev *tdev)
 	xa_destroy(&tdev->qp_xa);
 	xa_destroy(&tdev->ah_xa);
 	xa_destroy(&tdev->mr_xa);
+	tbr_mcast_destroy_dev(tdev);
 	ib_dealloc_device(&tdev->ibdev);
 }

@@ -6,7 +6,8 @@
  * finds the MR in tdev->mr_xa; the key byte is random (as in rxe), never the
  * byte of the previous registration, so a remote peer cannot guess the key
  * of the next MR from one it was given, and a stale key of a reused index
- * matches only by a 1-in-255 chance. The transport looks MRs up with tbr_mr_get()
+ * matches only by a 1-in-255 chance; ibv_rereg_mr keeps the index and draws
+ * a new key byte. The transport looks MRs up with tbr_mr_get()
  * (RCU + refcount, any context) and moves bytes with tbr_mr_copy();
  * deregistration waits until every such reference is dropped.
  */
@@ -101,15 +102,53 @@ static struct ib_mr *tbr_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
+/*
+ * Context: process. Pin [start, start + length) of the caller's memory for
+ * @access into mr->umem and list its pages in mr->pages (npages, page_off).
+ */
+static int tbr_mr_pin(struct ib_device *ibdev, struct tbr_mr *mr, u64 start,
+		      u64 length, int access)
+{
+	struct sg_page_iter iter;
+	struct ib_umem *umem;
+	unsigned long i = 0;
+
+	umem = ib_umem_get(ibdev, start, length, access);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), TBR_GFP_USER);
+	if (!mr->pages) {
+		ib_umem_release(umem);
+		return -ENOMEM;
+	}
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (i == mr->npages)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&iter);
+	}
+	if (i != mr->npages) {
+		kvfree(mr->pages);
+		ib_umem_release(umem);
+		return -EFAULT;
+	}
+	mr->umem = umem;
+	mr->page_off = ib_umem_offset(umem);
+	return 0;
+}
+
+static void tbr_mr_unpin(struct tbr_mr *mr)
+{
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+}
+
 static struct ib_mr *tbr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				     u64 virt_addr, int access,
 				     struct ib_udata *udata)
 {
 	struct tbr_dev *tdev = to_tbr_dev(ibpd->device);
-	struct sg_page_iter iter;
-	struct ib_umem *umem;
 	struct tbr_mr *mr;
-	unsigned long i = 0;
 	int err;
 
 	err = tbr_mr_check_access(access);
@@ -121,28 +160,9 @@ static struct ib_mr *tbr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc(sizeof(*mr), TBR_GFP_USER);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	umem = ib_umem_get(ibpd->device, start, length, access);
-	if (IS_ERR(umem)) {
-		err = PTR_ERR(umem);
+	err = tbr_mr_pin(ibpd->device, mr, start, length, access);
+	if (err)
 		goto err_free;
-	}
-	mr->umem = umem;
-	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), TBR_GFP_USER);
-	if (!mr->pages) {
-		err = -ENOMEM;
-		goto err_umem;
-	}
-	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
-		if (i == mr->npages)
-			break;
-		mr->pages[i++] = sg_page_iter_page(&iter);
-	}
-	if (i != mr->npages) {
-		err = -EFAULT;
-		goto err_pages;
-	}
-	mr->page_off = ib_umem_offset(umem);
 	mr->iova = virt_addr;
 	mr->length = length;
 	mr->access = access;
@@ -150,16 +170,92 @@ static struct ib_mr *tbr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->ibmr.length = length;
 	err = tbr_mr_add(tdev, mr);
 	if (err)
-		goto err_pages;
+		goto err_unpin;
 	return &mr->ibmr;
 
-err_pages:
-	kvfree(mr->pages);
-err_umem:
-	ib_umem_release(umem);
+err_unpin:
+	tbr_mr_unpin(mr);
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/*
+ * ibv_rereg_mr: a user MR changes its translation (IB_MR_REREG_TRANS: new
+ * range and iova), PD or access rights in place, keeping its index, and
+ * always gets a new key byte: the old lkey/rkey are stale from then on
+ * (a local access with them fails with LOC_PROT_ERR, a remote one with
+ * REM_ACCESS_ERR). Everything that can fail (access check, pinning the new
+ * range) happens first, so a failed call leaves the MR as it was. Then the
+ * MR is taken out of the table and every transport reference drained (as in
+ * dereg) before the swap, so no access ever sees a half-changed MR.
+ * Access that newly allows writes to memory pinned read-only re-pins the
+ * same range writable. Context: process.
+ */
+static struct ib_mr *tbr_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				       u64 length, u64 virt_addr, int access,
+				       struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct tbr_dev *tdev = to_tbr_dev(ibmr->device);
+	struct tbr_mr *mr = to_tbr_mr(ibmr);
+	struct tbr_mr mem = {};
+	bool repin;
+	u32 key;
+	int err;
+
+	if (!mr->umem)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	err = tbr_mr_check_access(access);
+	if (err)
+		return ERR_PTR(err);
+	if (flags & IB_MR_REREG_TRANS) {
+		if (!length || length > TBR_MAX_MR_SIZE ||
+		    virt_addr + length < virt_addr)
+			return ERR_PTR(-EINVAL);
+	} else {
+		start = mr->umem->address;
+		length = mr->length;
+		virt_addr = mr->iova;
+	}
+	repin = (flags & IB_MR_REREG_TRANS) ||
+		(ib_access_writable(access) && !mr->umem->writable);
+	if (repin) {
+		err = tbr_mr_pin(ibmr->device, &mem, start, length, access);
+		if (err)
+			return ERR_PTR(err);
+	}
+
+	/* out of the table (index kept reserved), running accesses drained */
+	xa_store(&tdev->mr_xa, mr->index, NULL, GFP_KERNEL);
+	synchronize_rcu();
+	tbr_mr_put(mr);
+	wait_for_completion(&mr->released);
+
+	if (repin) {
+		swap(mr->umem, mem.umem);
+		swap(mr->pages, mem.pages);
+		swap(mr->npages, mem.npages);
+		swap(mr->page_off, mem.page_off);
+		tbr_mr_unpin(&mem);
+		mr->iova = virt_addr;
+		mr->length = length;
+	}
+	mr->access = access;
+	/* the RDMA core moves the PD's use count; lookups check ibmr.pd */
+	if (flags & IB_MR_REREG_PD)
+		mr->ibmr.pd = pd;
+	do {	/* the old key must not come back */
+		key = mr->index << 8 | tbr_mr_key_byte(tdev);
+	} while (key == mr->ibmr.lkey);
+	mr->ibmr.lkey = key;
+	mr->ibmr.rkey = key;
+	mr->key = key;		/* what lookups match (a user MR, never fast) */
+	refcount_set(&mr->ref, 1);
+	reinit_completion(&mr->released);
+	xa_store(&tdev->mr_xa, mr->index, mr, GFP_KERNEL);
+	return NULL;
 }
 
 static int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -170,8 +266,7 @@ static int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	xa_erase(&tdev->mr_xa, mr->index);
 	tbr_mr_put(mr);
 	wait_for_completion(&mr->released);
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
+	tbr_mr_unpin(mr);
 	tbr_mr_fast_free(mr);
 	atomic_dec(&tdev->num_mr);
 	kfree_rcu(mr, rcu);
@@ -279,5 +374,6 @@ int tbr_mr_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 const struct ib_device_ops tbr_mr_ops = {
 	.get_dma_mr = tbr_get_dma_mr,
 	.reg_user_mr = tbr_reg_user_mr,
+	.rereg_user_mr = tbr_rereg_user_mr,
 	.dereg_mr = tbr_dereg_mr,
 };

@@ -500,6 +500,7 @@ static int tbr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct tbr_dev *tdev = to_tbr_dev(ibqp->device);
 	struct tbr_qp *qp = to_tbr_qp(ibqp);
 
+	tbr_mcast_qp_gone(qp);
 	xa_erase_irq(&tdev->qp_xa, ibqp->qp_num);
 	tbr_qp_put(qp);
 	wait_for_completion(&qp->released);

@@ -188,12 +188,49 @@ static void *tbr_x_tx_alloc(void *ctx, u32 len)
 	return buf;
 }
 
+/* a copy of @frame to @link; a full ring or a rail too small loses it (UD) */
+static void tbr_x_tx_copy(struct tbr_link *link, const void *frame, u32 len)
+{
+	void *buf;
+
+	if (READ_ONCE(link->gone) || len > tbr_link_max_frame(link))
+		return;
+	buf = tbr_link_tx_alloc(link, len);
+	if (IS_ERR(buf))
+		return;
+	memcpy(buf, frame, len);
+	tbr_link_tx_send(link, buf, len);
+}
+
+/*
+ * A multicast datagram (built in txvoid): a copy to every peer the device
+ * has a link to and one to the device itself, where it reaches the QPs
+ * attached to its group (mcast.c).
+ */
+static void tbr_x_tx_mcast(struct tbr_xqp *x, const void *frame, u32 len)
+{
+	struct tbr_dev *tdev = xqp_dev(x);
+	struct tbr_link *link;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(link, &tdev->rails.links, node)
+		tbr_x_tx_copy(link, frame, len);
+	rcu_read_unlock();
+	link = tbr_loop_get(tdev);
+	if (link) {
+		tbr_x_tx_copy(link, frame, len);
+		tbr_link_put(link);
+	}
+}
+
 static void tbr_x_tx_send(void *ctx, void *frame, u32 len)
 {
 	struct tbr_xqp *x = ctx;
 
 	if (frame != x->txvoid)
 		tbr_link_tx_send(x->link, frame, len);
+	else if (x->mcast)
+		tbr_x_tx_mcast(x, frame, len);
 }
 
 static void tbr_x_tx_abort(void *ctx, void *frame)
@@ -270,6 +307,7 @@ static int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	struct tbr_ah_av av;
 	u64 len = 0;
 	u32 i, qkey;
+	bool mcast;
 	u8 *b;
 
 	if (tbr_ah_get_av(tdev, w->hdr.ah_num, qp->ibqp.pd, &av))
@@ -287,13 +325,15 @@ static int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	}
 	if (len + TBR_UD_ADDR_LEN > TBR_XPORT_MTU)
 		return -IB_WC_LOC_LEN_ERR;
-	link = tbr_x_link_by_mac(tdev, av.dmac);	/* ours: the loopback link */
+	/* a multicast group: every link (tbr_x_tx_mcast), no single one */
+	mcast = tbr_gid_is_mcast(&av.dgid);
+	link = mcast ? NULL : tbr_x_link_by_mac(tdev, av.dmac);	/* ours: loopback */
 	/* a datagram larger than the link's frames could never leave */
 	if (link && len + TBR_UD_ADDR_LEN + TBR_HDR_MAX > tbr_link_max_frame(link)) {
 		tbr_link_put(link);
 		return -IB_WC_LOC_LEN_ERR;
 	}
-	if (link != x->link || !link) {
+	if (link != x->link || !link || mcast != x->mcast) {
 		if (x->sent_head != x->sent_tail) {
 			if (link)
 				tbr_link_put(link);
@@ -302,6 +342,7 @@ static int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 		if (x->link)
 			tbr_link_put(x->link);
 		x->link = link;
+		x->mcast = mcast;
 	} else {
 		tbr_link_put(link);	/* x->link holds one already */
 	}
@@ -800,21 +841,57 @@ const struct tbr_xport_ops tbr_xport_ops = {
 
 /* ---- tbr_link_upper_ops: called by link/link.c ------------------------------- */
 
+static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
+			const void *frame, u32 len);
+
+/*
+ * Context: bh. A multicast datagram: a copy to every QP of this device
+ * attached to the group its address block names (each checks its Q_Key).
+ */
+static void tbr_x_rx_mcast(struct tbr_dev *tdev, const void *frame, u32 len)
+{
+	u32 qpn[TBR_MAX_MCG_QP], n, i;
+	const u8 *mgid;
+
+	mgid = tbr_ud_frame_dgid(frame, len);
+	if (!mgid)
+		return;
+	n = tbr_mcast_members(tdev, mgid, qpn);
+	for (i = 0; i < n; i++)
+		tbr_x_rx_qp(tdev, NULL, qpn[i], frame, len);
+}
+
 /* Context: bh. One transport frame from @link. */
 static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
 		     u32 len)
 {
 	struct tbr_dev *tdev = ctx;
-	struct tbr_xqp *x;
-	struct tbr_qp *qp;
-	unsigned long flags;
 	u16 conn_id;
 	u32 dqpn;
-	u64 now;
 
 	if (tbr_frame_peek(frame, len, &conn_id, &dqpn))
 		return;
-	qp = tbr_qp_get(tdev, dqpn);
+	if (dqpn == TBR_QPN_MCAST) {
+		tbr_x_rx_mcast(tdev, frame, len);
+		return;
+	}
+	tbr_x_rx_qp(tdev, link, dqpn, frame, len);
+}
+
+/*
+ * Context: bh. One frame for QP @qpn, if it exists and may take it: a UD QP
+ * from anyone, a connected one from its own peer's @link only (@link NULL:
+ * a multicast copy, for UD QPs only).
+ */
+static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
+			const void *frame, u32 len)
+{
+	struct tbr_xqp *x;
+	struct tbr_qp *qp;
+	unsigned long flags;
+	u64 now;
+
+	qp = tbr_qp_get(tdev, qpn);
 	if (!qp)
 		return;
 	now = ktime_get_ns();
@@ -824,7 +901,7 @@ static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
 		/* datagrams: any peer */
 		tbr_tqp_rx(x->tqp, frame, len, now);
 		tbr_x_after(x, now);
-	} else if (x && x->connected && tbr_x_link(x) == link) {
+	} else if (link && x && x->connected && tbr_x_link(x) == link) {
 		/* only the QP's own peer may talk to it */
 		tbr_tqp_rx(x->tqp, frame, len, now);
 		tbr_x_after(x, now);

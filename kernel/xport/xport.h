@@ -51,6 +51,7 @@ struct tbr_xqp {
 	/* UD and GSI */
 	bool ud;
 	bool held;			/* scratch waits for the core to drain */
+	bool mcast;			/* frames go to every link (link NULL) */
 	u8 (*uda)[TBR_UD_ADDR_LEN];	/* address block of each SQ slot */
 };
 

@@ -239,6 +239,63 @@ static void cfg_ud_addr(struct tbr_tqp_cfg *cfg)
 }
 
 /* an address block between two IPv4-mapped GIDs, or two IPv6 ones */
+static void uda_fill(uint8_t *b, bool v4);
+
+/*
+ * Multicast: a UD QP takes a datagram whose destination QPN is
+ * TBR_QPN_MCAST (the kernel glue hands such frames only to the QPs attached
+ * to the group), an RC QP never; tbr_ud_frame_dgid finds the group in the
+ * address block of a UD frame and nothing in any other frame.
+ */
+static void test_ud_mcast(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_UD, 82, cfg_ud_addr, NULL);
+	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+	uint8_t src[TBR_UD_ADDR_LEN + 64], r0[2048], f[TBR_FRAME_MAX];
+	struct tbr_sge sge = tsge(src, sizeof(src));
+	struct tbr_send_wr wr;
+	struct tbr_hdr h;
+	uint32_t hl;
+
+	tfill(s, src, sizeof(src));
+	uda_fill(src, true);
+	src[16] = 0xff;			/* dgid: a multicast group */
+	sim_post_recv(b, 0, r0, sizeof(r0));
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.opcode = TBR_WR_SEND;
+	wr.flags = TBR_WR_SIGNALED;
+	wr.sgl = &sge;
+	wr.num_sge = 1;
+	wr.remote_qpn = TBR_QPN_MCAST;
+	wr.remote_qkey = 0x1234;
+	assert_int_equal(sim_post(a, &wr), 0);
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(b->ncq, 1);
+	assert_int_equal(b->cq[0].status, TBR_WC_SUCCESS);
+	assert_int_equal(b->cq[0].byte_len, TBR_GRH_LEN + 64);
+	assert_memory_equal(r0 + TBR_GRH_LEN, src + TBR_UD_ADDR_LEN, 64);
+	sim_free(s);
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = TBR_OP_UD_SEND;
+	h.dqpn = TBR_QPN_MCAST;
+	h.paylen = TBR_UD_ADDR_LEN;
+	hl = tbr_hdr_build(f, &h);
+	memcpy(f + hl, src, TBR_UD_ADDR_LEN);
+	assert_ptr_equal(tbr_ud_frame_dgid(f, hl + TBR_UD_ADDR_LEN), f + hl + 16);
+	/* a block cut short, or not a UD frame: no group */
+	h.paylen = TBR_UD_ADDR_LEN - 1;
+	hl = tbr_hdr_build(f, &h);
+	assert_null(tbr_ud_frame_dgid(f, hl + TBR_UD_ADDR_LEN - 1));
+	h.opcode = TBR_OP_SEND;
+	h.paylen = TBR_UD_ADDR_LEN;
+	h.msg_len = TBR_UD_ADDR_LEN;
+	hl = tbr_hdr_build(f, &h);
+	assert_null(tbr_ud_frame_dgid(f, hl + TBR_UD_ADDR_LEN));
+}
+
+/* an address block between two IPv4-mapped GIDs, or two IPv6 ones */
 static void uda_fill(uint8_t *b, bool v4)
 {
 	memset(b, 0, TBR_UD_ADDR_LEN);
@@ -356,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_uc_loss_drops_without_error),
 		cmocka_unit_test(test_uc_write_imm_and_rules),
 		cmocka_unit_test(test_ud),
+		cmocka_unit_test(test_ud_mcast),
 	};
 
 	tfilter();

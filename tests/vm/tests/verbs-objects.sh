@@ -3,7 +3,9 @@
 # RC/UC QP state machine with attribute validation, flush of every WR in order on ERROR,
 # too-large SGE lists, SRQ (tests/progs/verbs_objects.c); the extended verbs (ibv_wr_* on RC, UC
 # and UD QPs, ibv_create_cq_ex polling, bad input) between two QPs of tbrdma0 through loopback
-# (tests/progs/verbs_ex.c).
+# (tests/progs/verbs_ex.c); ibv_rereg_mr (translation, access, PD; stale keys, bad input) the
+# same way (tests/progs/rereg_mr.c); UD multicast, a group of three QPs, detach, bad input
+# (tests/progs/mcast.c).
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
@@ -16,5 +18,7 @@ ip addr add 10.77.0.1/24 dev tbr0
 wait_for 10 grep -q "ffff:0a4d:0001" -r /sys/class/infiniband/tbrdma0/ports/1/gids/
 "$PROG" objects || fail "verbs_objects objects"
 "$TBR_TOP/build/progs/verbs_ex" tbrdma0 || fail "verbs_ex"
+"$TBR_TOP/build/progs/rereg_mr" tbrdma0 || fail "rereg_mr"
+"$TBR_TOP/build/progs/mcast" tbrdma0 || fail "mcast"
 rmmod tbrdma
 echo "verbs-objects: ok"
