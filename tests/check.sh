@@ -118,6 +118,14 @@ suite_vm() {
 	done
 }
 
+# make check must not touch the host's boot: the kernel images installed before deps, compared
+# at the end (a test of tests/deps.sh and of everything the suites run)
+kernel_images() {
+	dpkg-query -W -f '${db:Status-Abbrev} ${Package} ${Version}\n' 'linux-image*' 2> /dev/null |
+		grep -v '^un' || true
+}
+kimg0=$(kernel_images)
+
 if ! tests/deps.sh; then
 	record "FAIL deps: tests/deps.sh failed"
 else
@@ -144,6 +152,12 @@ else
 			cat "$LOG/fuzz.results"
 		fi
 	fi
+fi
+if [ "$(kernel_images)" = "$kimg0" ]; then
+	record "PASS host/kernel-images (dpkg -l 'linux-image*' unchanged: $(grep -c . <<< "$kimg0") installed)"
+else
+	record "FAIL host/kernel-images: dpkg -l 'linux-image*' changed during make check"
+	diff <(echo "$kimg0") <(kernel_images) | sed 's/^/  | /'
 fi
 passed=$(grep -c '^PASS' "$LOG/results")
 failed=$(grep -c '^FAIL' "$LOG/results")
