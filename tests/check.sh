@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/check.sh: what `make check` runs. Installs dependencies, builds, then runs every suite:
-#   build   the module against Debian's 6.1 and 6.12 headers (W=1 must be warning-free)
+#   build   the module against Debian's 6.1 and 6.12 headers (W=1 must be warning-free); make deb
 #   unit    host unit tests of the transport core (cmocka, TAP), plain and ASan+UBSan
 #   bats    tbrdmad's unit tests (cmocka, TAP, plain and ASan+UBSan) and the bats tests of
 #           tbrdmad/tbctl on the host (tests/bats, no kernel module needed)
@@ -59,6 +59,14 @@ suite_build() {
 			tail -n 10 "$out" | sed 's/^/  | /'
 		fi
 	done
+	# the Debian packages (lintian errors and warnings fail); the VM test tbsim-systemd installs them
+	out=$LOG/deb.log
+	if make -s deb > "$out" 2>&1; then
+		record "PASS build/deb ($(ls build/deb/*.deb | wc -l) packages, lintian clean)"
+	else
+		record "FAIL build/deb: make deb failed ($out)"
+		tail -n 10 "$out" | sed 's/^/  | /'
+	fi
 }
 
 suite_unit() {
