@@ -5,6 +5,7 @@
 #   make demo    boot a VM and show what tbrdma does today (see README.md)
 #   make vm-shell  a developer shell inside a booted test VM
 #   make install / make uninstall   DESTDIR, PREFIX (default /usr/local), KVER: see the end
+#   make deb     Debian packages (DKMS module source, daemon + tbctl, provider) into build/deb/
 # KVER/KDIR select the kernel headers for the module (default: Debian's linux-image-amd64 ABI).
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 KVER ?= $(shell $(TOP)/tests/vm/kernel-abi 6.1)
@@ -91,12 +92,30 @@ bench: kernel tools provider
 	$(MAKE) -C bench bench
 .PHONY: bench
 
+# Debian packages (debian/, docs/packaging.md): tbrdma-dkms, tbrdmad, ibverbs-provider-tbrdma in
+# build/deb/, built by dpkg-buildpackage in a copy of the tree (it writes next to the source
+# directory) and checked by lintian (errors and warnings fail). Build-Depends: `make deps`.
+DEB_VERSION := $(shell dpkg-parsechangelog -l $(TOP)/debian/changelog -SVersion 2>/dev/null)
+deb:
+	rm -rf build/deb
+	mkdir -p build/deb/tbrdma-$(DEB_VERSION)
+	if git -C $(TOP) rev-parse --git-dir > /dev/null 2>&1; then \
+		git -C $(TOP) ls-files -co --exclude-standard -z | xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+		tar -C $(TOP) --null -T - -cf - | tar -C build/deb/tbrdma-$(DEB_VERSION) -xf -; \
+	else \
+		tar -C $(TOP) --exclude=./build -cf - . | tar -C build/deb/tbrdma-$(DEB_VERSION) -xf -; \
+	fi
+	cd build/deb/tbrdma-$(DEB_VERSION) && dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || \
+		{ tail -n 30 ../build.log; exit 1; }
+	lintian --fail-on error,warning build/deb/tbrdma_$(DEB_VERSION)_*.changes
+	@ls build/deb/*.deb
+
 # everything built; the downloaded kernels and VM results (build/vm) stay
 clean:
 	rm -rf $(filter-out $(TOP)/build/vm,$(wildcard $(TOP)/build/*))
 
 .PHONY: all deps kernel selftest-modules tools provider progs daemon check fuzz-smoke demo vm-shell \
-	clean
+	deb clean
 
 # ---- install / uninstall (issue 7) -------------------------------------------------------------
 #   make && sudo make install     tbrdma.ko for KVER (default: the kernel above; on the machine
@@ -134,10 +153,12 @@ INSTALLED = $(SBINDIR)/tbrdmad $(BINDIR)/tbctl $(MODDIR)/tbrdma.ko \
 	$(BASHCOMPDIR)/tbctl /etc/libibverbs.d/tbrdma.driver $(PROVIDER_DIR)/libtbrdma-rdmav34.so \
 	$(MODULESLOADDIR)/tbrdma.conf
 
-install: kernel daemon provider
+# install-user: everything but the module and its modprobe.d/modules-load.d files (what the
+# Debian packages tbrdmad and ibverbs-provider-tbrdma ship: debian/rules; the module comes from
+# tbrdma-dkms there)
+install-user: daemon provider
 	$(INSTALL) -D -m 0755 build/tbrdmad/tbrdmad $(DESTDIR)$(SBINDIR)/tbrdmad
 	$(INSTALL) -D -m 0755 build/tbctl/tbctl $(DESTDIR)$(BINDIR)/tbctl
-	$(INSTALL) -D -m 0644 build/kmod/$(KVER)/tbrdma/tbrdma.ko $(DESTDIR)$(MODDIR)/tbrdma.ko
 	$(MAKE) -C provider install DESTDIR=$(DESTDIR) PROVIDER_DIR=$(PROVIDER_DIR)
 	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/tbrdmad.service.in > $(DESTDIR)$(UNITDIR)/tbrdmad.service
@@ -147,9 +168,6 @@ install: kernel daemon provider
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/90-tbrdma-eth.rules.in > $(DESTDIR)$(UDEVRULESDIR)/90-tbrdma-eth.rules
 	chmod 0644 $(DESTDIR)$(UDEVRULESDIR)/90-tbrdma-eth.rules
 	$(INSTALL) -D -m 0644 systemd/70-tbrdma.link $(DESTDIR)$(NETWORKDIR)/70-tbrdma.link
-	$(INSTALL) -D -m 0644 systemd/tbrdma-modprobe.conf $(DESTDIR)$(MODPROBEDIR)/tbrdma.conf
-	@if [ "$(MODULES_LOAD)" = yes ]; then set -x; $(INSTALL) -D -m 0644 \
-		systemd/tbrdma-modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/tbrdma.conf; fi
 	$(INSTALL) -D -m 0644 man/tbrdmad.8 $(DESTDIR)$(MANDIR)/man8/tbrdmad.8
 	$(INSTALL) -D -m 0644 man/tbctl.8 $(DESTDIR)$(MANDIR)/man8/tbctl.8
 	$(INSTALL) -D -m 0644 man/tbrdmad.conf.5 $(DESTDIR)$(MANDIR)/man5/tbrdmad.conf.5
@@ -160,6 +178,12 @@ install: kernel daemon provider
 		echo "$(INSTALL) -D -m 0644 tbrdmad/tbrdmad.conf $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf"; \
 		$(INSTALL) -D -m 0644 tbrdmad/tbrdmad.conf $(DESTDIR)$(SYSCONFDIR)/tbrdmad.conf; \
 	fi
+
+install: kernel install-user
+	$(INSTALL) -D -m 0644 build/kmod/$(KVER)/tbrdma/tbrdma.ko $(DESTDIR)$(MODDIR)/tbrdma.ko
+	$(INSTALL) -D -m 0644 systemd/tbrdma-modprobe.conf $(DESTDIR)$(MODPROBEDIR)/tbrdma.conf
+	@if [ "$(MODULES_LOAD)" = yes ]; then set -x; $(INSTALL) -D -m 0644 \
+		systemd/tbrdma-modules-load.conf $(DESTDIR)$(MODULESLOADDIR)/tbrdma.conf; fi
 	@if [ -z "$(DESTDIR)" ]; then \
 		set -x; depmod -a $(KVER); \
 		if [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi; \
@@ -180,4 +204,4 @@ uninstall:
 		udevadm control --reload 2> /dev/null || true; \
 	fi
 
-.PHONY: install uninstall
+.PHONY: install install-user uninstall

@@ -6,6 +6,8 @@
 #           tbrdmad/tbctl on the host (tests/bats, no kernel module needed)
 #   fuzz    `make fuzz-smoke`: every libFuzzer target for FUZZ_SECONDS (60) with its corpus; at
 #           nice 10 in the background while the VM suite runs, so it takes the CPU the VMs leave
+#   pkg     make deb (lintian clean) and tests/pkg/lifecycle.sh (dpkg -i, DKMS for two kernels,
+#           purge, on an overlay copy of this machine); niced, in the background like fuzz
 #   vm      QEMU VM tests (tests/vm/run)
 # One line per test ("PASS name" / "FAIL name: why"), then "N passed, N failed". Exit 1 on failure.
 # Env: CHECK_SUITES="build unit bats vm" to run a subset; VM_JOBS for tests/vm/run -j.
@@ -14,7 +16,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$TOP"
 LOG=$TOP/build/check
 mkdir -p "$LOG"
-SUITES=${CHECK_SUITES:-build unit bats fuzz vm}
+SUITES=${CHECK_SUITES:-build unit bats fuzz pkg vm}
 JOBS=$(nproc)
 T0=$(date +%s)
 : > "$LOG/results"
@@ -110,6 +112,23 @@ suite_fuzz() { # one PASS/FAIL line per fuzzer
 	fi
 }
 
+suite_pkg() { # make deb (lintian clean), then the packages' life on a copy of this machine
+	local out=$LOG/deb.log
+	if nice -n 10 make -s deb > "$out" 2>&1; then
+		record "PASS build/deb ($(ls build/deb/*.deb | wc -l) packages, lintian clean)"
+		out=$LOG/pkg.log
+		nice -n 10 tests/pkg/lifecycle.sh > "$out" 2>&1
+		grep -E '^(PASS|FAIL) |^  \| ' "$out" | while IFS= read -r l; do
+			case "$l" in PASS\ *|FAIL\ *) record "$l" ;; *) echo "$l" ;; esac
+		done
+		grep -q '^FAIL ' "$out" || grep -q '^PASS pkg/purge-clean' "$out" ||
+			record "FAIL pkg/run: tests/pkg/lifecycle.sh ended early ($out)"
+	else
+		record "FAIL build/deb: make deb failed ($out)"
+		tail -n 10 "$out" | sed 's/^/  | /'
+	fi
+}
+
 suite_vm() {
 	local out=$LOG/vm.log
 	tests/vm/run ${VM_JOBS:+-j "$VM_JOBS"} 2>&1 | tee "$out" | while IFS= read -r l; do
@@ -117,6 +136,14 @@ suite_vm() {
 		echo "$l"
 	done
 }
+
+# make check must not touch the host's boot: the kernel images installed before deps, compared
+# at the end (a test of tests/deps.sh and of everything the suites run)
+kernel_images() {
+	dpkg-query -W -f '${db:Status-Abbrev} ${Package} ${Version}\n' 'linux-image*' 2> /dev/null |
+		grep -v '^un' || true
+}
+kimg0=$(kernel_images)
 
 if ! tests/deps.sh; then
 	record "FAIL deps: tests/deps.sh failed"
@@ -127,23 +154,30 @@ else
 		record "FAIL build/all: make failed ($LOG/make.log)"
 		tail -n 20 "$LOG/make.log" | sed 's/^/  | /'
 	else
-		fuzz_pid=
+		bg_pids=
 		for s in $SUITES; do
 			case "$s" in
 			build) ;;
-			# in the background during the VM suite (its lines are printed when it ends)
-			fuzz) case " $SUITES " in
-				*" vm "*) suite_fuzz > "$LOG/fuzz.results" & fuzz_pid=$! ;;
-				*) suite_fuzz ;;
+			# fuzz and pkg run niced in the background during the VM suite (their lines are
+			# printed when it ends)
+			fuzz|pkg) case " $SUITES " in
+				*" vm "*) "suite_$s" > "$LOG/$s.results" & bg_pids+=" $s:$!" ;;
+				*) "suite_$s" ;;
 				esac ;;
 			*) "suite_$s" ;;
 			esac
 		done
-		if [ -n "$fuzz_pid" ]; then
-			wait "$fuzz_pid"
-			cat "$LOG/fuzz.results"
-		fi
+		for p in $bg_pids; do
+			wait "${p#*:}"
+			cat "$LOG/${p%%:*}.results"
+		done
 	fi
+fi
+if [ "$(kernel_images)" = "$kimg0" ]; then
+	record "PASS host/kernel-images (dpkg -l 'linux-image*' unchanged: $(grep -c . <<< "$kimg0") installed)"
+else
+	record "FAIL host/kernel-images: dpkg -l 'linux-image*' changed during make check"
+	diff <(echo "$kimg0") <(kernel_images) | sed 's/^/  | /'
 fi
 passed=$(grep -c '^PASS' "$LOG/results")
 failed=$(grep -c '^FAIL' "$LOG/results")

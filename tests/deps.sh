@@ -13,7 +13,9 @@ abi_of() { # $1 = meta package (linux-image-amd64 / linux-image-6.12-amd64) -> l
 # No kernel image and no linux-headers package here: linux-headers-6.12 depends on its image, whose
 # installation would change the host's default boot kernel. The VM kernels and the headers the
 # module builds against are downloaded and unpacked into a cache (tests/vm/lib/setup-kernel,
-# setup-headers); apt's lists must know them, hence the check below.
+# setup-headers); apt's lists must know them, hence the check below. dkms only Recommends
+# linux-headers-amd64 (whose image it would pull) and Recommends are never installed here; the
+# install itself is refused if apt would bring in any linux-image package (see the end).
 packages() {
 	[ -n "$(abi_of linux-image-amd64)" ] && [ -n "$(abi_of linux-image-6.12-amd64)" ] || return 1
 	cat <<PKGS
@@ -27,6 +29,7 @@ libcmocka-dev clang libclang-rt-14-dev llvm
 bats bats-assert bats-support jq
 qemu-system-x86 qemu-utils busybox-static iproute2 iputils-ping strace procps psmisc
 python3 python3-matplotlib gnuplot-nox valgrind
+debhelper dh-dkms dkms lintian
 PKGS
 }
 
@@ -54,9 +57,21 @@ todo=$(missing $list)
 [ -z "$todo" ] && exit 0
 echo "deps: installing:" $todo
 export DEBIAN_FRONTEND=noninteractive
+# a test command must not change the host's boot: refuse any plan that installs a kernel image
+no_kernel_image() {
+	local plan
+	# shellcheck disable=SC2086
+	plan=$(apt-get -s install -y --no-install-recommends $todo) || return 0	# apt says why below
+	if grep -E '^Inst linux-image-' <<< "$plan"; then
+		echo "deps: refusing: this would install a kernel image on the host (above)" >&2
+		exit 1
+	fi
+}
+no_kernel_image
 # shellcheck disable=SC2086
 if ! run_root apt-get install -y -qq --no-install-recommends $todo; then
 	run_root apt-get update -qq
+	no_kernel_image
 	# shellcheck disable=SC2086
 	run_root apt-get install -y -qq --no-install-recommends $todo
 fi
