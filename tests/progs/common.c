@@ -113,6 +113,17 @@ struct ibv_context *open_device(const char *name)
 	return ctx;
 }
 
+int find_v4_gid(struct ibv_context *ctx, union ibv_gid *gid)
+{
+	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
+	int i;
+
+	for (i = 0; i < 32; i++)
+		if (!ibv_query_gid(ctx, 1, i, gid) && !memcmp(gid->raw, v4map, 12))
+			return i;
+	die("no IPv4-mapped GID (add an IPv4 address to the netdev)");
+}
+
 void rc_connect(struct ibv_qp *qp, int gid_index, uint32_t qpn, uint32_t rpsn,
 		const union ibv_gid *gid, uint32_t psn)
 {

@@ -38,6 +38,10 @@ struct ibv_context *open_device(const char *name);
 void rc_connect(struct ibv_qp *qp, int gid_index, uint32_t qpn, uint32_t rpsn,
 		const union ibv_gid *gid, uint32_t psn);
 
+/* the index of port 1's first IPv4-mapped GID (RoCE v2 over the netdev's address), stored in
+ * @gid; dies when there is none */
+int find_v4_gid(struct ibv_context *ctx, union ibv_gid *gid);
+
 /* CLOCK_MONOTONIC in seconds */
 double now_s(void);
 /* "wr_id 0x.. status N (text) opcode N byte_len N" in a static buffer */

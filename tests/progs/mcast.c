@@ -32,25 +32,10 @@ static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
 static union ibv_gid gid, mgid;
-static int gid_index = -1;
+static int gid_index;
 static char *buf;
 static struct ibv_mr *mr;
 
-static void find_gid(void)
-{
-	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
-	int i;
-
-	for (i = 0; i < 32; i++) {
-		if (ibv_query_gid(ctx, 1, i, &gid))
-			continue;
-		if (!memcmp(gid.raw, v4map, 12)) {
-			gid_index = i;
-			return;
-		}
-	}
-	die("no IPv4-mapped GID (add an IPv4 address to the netdev)");
-}
 
 static struct ibv_qp *ud_qp(uint32_t qkey)
 {
@@ -173,7 +158,7 @@ int main(int argc, char **argv)
 
 	snprintf(die_ctx, sizeof(die_ctx), "mcast");
 	ctx = open_device(argc > 1 ? argv[1] : "tbrdma0");
-	find_gid();
+	gid_index = find_v4_gid(ctx, &gid);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
 	buf = calloc(1, (size_t)(NQP * SENDS * 2 + 1) * (GRH + MSG));

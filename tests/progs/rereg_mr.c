@@ -30,7 +30,7 @@
 
 static struct ibv_context *ctx;
 static union ibv_gid gid;
-static int gid_index = -1;
+static int gid_index;
 
 /* a loopback RC pair on one PD: a writes/reads/sends, b is the target */
 struct pair {
@@ -41,21 +41,6 @@ struct pair {
 	struct ibv_mr *src_mr;
 };
 
-static void find_gid(void)
-{
-	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
-	int i;
-
-	for (i = 0; i < 32; i++) {
-		if (ibv_query_gid(ctx, 1, i, &gid))
-			continue;
-		if (!memcmp(gid.raw, v4map, 12)) {
-			gid_index = i;
-			return;
-		}
-	}
-	die("no IPv4-mapped GID (add an IPv4 address to the netdev)");
-}
 
 static struct ibv_qp *make_qp(struct pair *p)
 {
@@ -232,7 +217,7 @@ int main(int argc, char **argv)
 
 	snprintf(die_ctx, sizeof(die_ctx), "rereg_mr");
 	ctx = open_device(argc > 1 ? argv[1] : "tbrdma0");
-	find_gid();
+	gid_index = find_v4_gid(ctx, &gid);
 	pd1 = ibv_alloc_pd(ctx);
 	pd2 = ibv_alloc_pd(ctx);
 	CHECK(pd1 && pd2, "ibv_alloc_pd");

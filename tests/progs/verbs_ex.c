@@ -37,24 +37,9 @@ static struct ibv_pd *pd;
 static char *abuf, *bbuf;
 static struct ibv_mr *amr, *bmr;
 static union ibv_gid gid;
-static int gid_index = -1;
+static int gid_index;
 
 /* the device's own IPv4-mapped GID: every AV loops back to this device */
-static void find_gid(void)
-{
-	static const uint8_t v4map[12] = { [10] = 0xff, [11] = 0xff };
-	int i;
-
-	for (i = 0; i < 32; i++) {
-		if (ibv_query_gid(ctx, 1, i, &gid))
-			continue;
-		if (!memcmp(gid.raw, v4map, 12)) {
-			gid_index = i;
-			return;
-		}
-	}
-	die("no IPv4-mapped GID (add an IPv4 address to the netdev)");
-}
 
 static struct ibv_cq_ex *make_cq(void)
 {
@@ -807,7 +792,7 @@ int main(int argc, char **argv)
 			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 			 IBV_ACCESS_REMOTE_ATOMIC);
 	CHECK(amr && bmr, "ibv_reg_mr");
-	find_gid();
+	gid_index = find_v4_gid(ctx, &gid);
 	cqa = make_cq();
 	cqb = make_cq();
 	qa = make_qp(IBV_QPT_RC, cqa, RC_OPS, &qa_attr);
