@@ -63,7 +63,7 @@ struct tbr_rmsg {
 	u32 npsn;
 	u32 rmsn;		/* local receive index for recv-consuming */
 	u32 imm;
-	u32 err_psn;
+	u32 err_psn;		/* READ/ATOMIC: the PSN a fatal NAK names */
 	u8 state;
 	u8 opcode;		/* TBR_OP_* of the frames */
 	u8 seen;		/* some frame was taken */

@@ -93,10 +93,14 @@ static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 	return true;
 }
 
-/* RC: acknowledge now, or schedule a coalesced ACK. */
+/*
+ * RC: acknowledge now, or schedule a coalesced ACK. Never once the QP failed:
+ * the fatal NAK went out with the responder's epsn past the failed message,
+ * and an ACK overtaking it (another rail) would complete that message.
+ */
 void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent)
 {
-	if (qp->cfg.type != TBR_QPT_RC)
+	if (qp->cfg.type != TBR_QPT_RC || qp->error)
 		return;
 	qp->ack_pending = 1;
 	if (urgent || qp->ack_count >= qp->conn.ack_every) {
@@ -295,22 +299,18 @@ void tbr_resp_retire(struct tbr_tqp *qp)
 			tbr_uc_shift(qp, 0, s->rmsn - qp->rq_head);
 		if (tbr_op_recv(s->opcode) && s->rmsn != qp->rq_head) {
 			/* Receive sequence out of message order: bogus peer. */
-			if (!s->nak) {
+			if (!s->nak)
 				s->nak = TBR_SYN_NAK_INV_REQ;
-				s->err_psn = s->first_psn;
-			}
 		}
 		/*
 		 * SEND_INV: every earlier message is placed, so no access the
-		 * requester made with the key before is cut off. On failure
-		 * (IBTA class J, as rxe) the NAK names the message's last PSN:
-		 * the requester cannot have seen all of it acknowledged yet.
+		 * requester made with the key before is cut off. On failure:
+		 * IBTA class J, as rxe.
 		 */
 		if (!s->nak && s->opcode == TBR_OP_SEND_INV &&
 		    qp->ops->invalidate(qp->ctx, s->imm)) {
 			s->nak = TBR_SYN_NAK_INV_REQ;
 			s->wc_status = TBR_WC_REM_INV_REQ_ERR;
-			s->err_psn = tbr_psn_add(s->first_psn, s->npsn - 1);
 		}
 		if (s->nak) {
 			bool bound = tbr_op_recv(s->opcode) &&
@@ -336,7 +336,19 @@ void tbr_resp_retire(struct tbr_tqp *qp)
 						qp->rq_mask], s, s->wc_status);
 				qp->rq_head++;
 			}
-			tbr_resp_fatal(qp, s->nak, s->err_psn,
+			/*
+			 * A WRITE or SEND is NAKed at its last PSN: an ACK
+			 * may already have covered the frame that failed
+			 * (the requester ignores a NAK below its una), never
+			 * the last one, which only retiring lets epsn pass. A
+			 * READ or ATOMIC at the PSN that failed: ACKs do not
+			 * complete them, and a READ's later PSNs may not
+			 * have been requested yet.
+			 */
+			tbr_resp_fatal(qp, s->nak,
+				       s->opcode == TBR_OP_READ_REQ ||
+				       tbr_op_atomic(s->opcode) ? s->err_psn :
+				       tbr_psn_add(s->first_psn, s->npsn - 1),
 				       s->nak == TBR_SYN_NAK_REM_ACCESS ?
 				       TBR_WC_REM_ACCESS_ERR :
 				       s->nak == TBR_SYN_NAK_INV_REQ ?
@@ -493,7 +505,6 @@ static int tbr_resp_send(struct tbr_tqp *qp, struct tbr_rmsg *s,
 	if (!s->nak && s->msg_len > r->total) {
 		s->nak = TBR_SYN_NAK_INV_REQ;
 		s->wc_status = TBR_WC_LOC_LEN_ERR;
-		s->err_psn = h->psn;
 	}
 	/*
 	 * SEND_INV: the rkey is invalidated when the message retires
@@ -504,7 +515,6 @@ static int tbr_resp_send(struct tbr_tqp *qp, struct tbr_rmsg *s,
 	if (!s->nak && h->opcode == TBR_OP_SEND_INV && !qp->ops->invalidate) {
 		s->nak = TBR_SYN_NAK_INV_REQ;
 		s->wc_status = TBR_WC_REM_INV_REQ_ERR;
-		s->err_psn = h->psn;
 	}
 	if (!s->nak && h->paylen) {
 		ret = qp->ops->sgl_write(qp->ctx, r->wqe.sge, r->wqe.num_sge,
@@ -513,7 +523,6 @@ static int tbr_resp_send(struct tbr_tqp *qp, struct tbr_rmsg *s,
 			s->nak = TBR_SYN_NAK_REM_OP;
 			s->wc_status = ret < 0 && -ret <= TBR_WC_RNR_RETRY_EXC_ERR ?
 				       (u8)-ret : TBR_WC_LOC_PROT_ERR;
-			s->err_psn = h->psn;
 		}
 	}
 	s->rcvd += h->paylen;
@@ -548,10 +557,8 @@ static int tbr_resp_write(struct tbr_tqp *qp, struct tbr_rmsg *s,
 		else
 			ret = qp->ops->mr_write(qp->ctx, h->rkey, va,
 						h->payload, h->paylen);
-		if (ret) {
+		if (ret)
 			s->nak = tbr_resp_mr_nak(ret);
-			s->err_psn = h->psn;
-		}
 	}
 	s->rcvd += h->paylen;
 	return TBR_TAKEN;

@@ -283,12 +283,8 @@ int main(int argc, char **argv)
 	pair_up(&p2, pd2);
 	fill(p2.src, 'd', BUF);
 	rereg_ok(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0, "pd");
-	/*
-	 * one frame: a refused WRITE of several frames completes SUCCESS at
-	 * the requester (a transport core bug, not rereg's: the fatal NAK's
-	 * epsn acknowledges the whole message; see the issue 18 report)
-	 */
-	rdma(&p2, IBV_WR_RDMA_WRITE, (uintptr_t)buf2, mr->rkey, 64,
+	/* several frames: each is refused, and so is the message */
+	rdma(&p2, IBV_WR_RDMA_WRITE, (uintptr_t)buf2, mr->rkey, BUF,
 	     IBV_WC_REM_ACCESS_ERR, "write from the new PD, no REMOTE_WRITE yet");
 	expect_bytes(buf2, 0, BUF, "refused write from the new PD");
 	pair_up(&p2, pd2);

@@ -554,6 +554,35 @@ static void test_remote_access_errors(void **state)
 	}
 }
 
+/*
+ * A refused multi-frame WRITE whose first frame was acknowledged before its
+ * last arrived (its frames on two rails, the second 200 us slower: the ACK
+ * coalescing delay passes in between): the message still fails with
+ * REM_ACCESS_ERR, never SUCCESS. The fatal NAK used to name the first frame
+ * that failed, below the requester's una by then, so it was ignored and the
+ * NAK's epsn completed the WRITE (seen on the kernel's loopback link).
+ */
+static void test_remote_access_error_after_partial_ack(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 7, NULL, NULL);
+	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+	static uint8_t rbuf[8192], loc[8192];
+
+	s->f.rails = 2;
+	s->f.rail_skew_ns = 200000;
+	sim_add_mr(b, 0x11, rbuf, sizeof(rbuf), SIM_ACC_READ);
+	memset(loc, 0x5a, sizeof(loc));
+	assert_int_equal(tpost(a, TBR_WR_WRITE, 1, loc, sizeof(loc),
+			       taddr(rbuf), 0x11, 0), 0);
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(a->ncq, 1);
+	assert_int_equal(a->cq[0].status, TBR_WC_REM_ACCESS_ERR);
+	assert_true(tbr_tqp_in_error(b->qp));
+	assert_true(tbr_tqp_counters(b->qp)->acks_sent >= 1);
+	assert_int_equal(rbuf[0], 0);
+	sim_free(s);
+}
+
 /* An operation the responder QP has not enabled (its access flags, whatever
  * the MR allows) is an invalid request: REM_INV_REQ_ERR at the requester,
  * both QPs in error, the target untouched. */
@@ -880,6 +909,7 @@ int main(void)
 		cmocka_unit_test(test_tx_blocked_timeouts),
 		cmocka_unit_test(test_rail_down),
 		cmocka_unit_test(test_remote_access_errors),
+		cmocka_unit_test(test_remote_access_error_after_partial_ack),
 		cmocka_unit_test(test_qp_access_invalid_request),
 		cmocka_unit_test(test_recv_too_small),
 		cmocka_unit_test(test_local_protection),
