@@ -33,7 +33,15 @@ if [ "${1:-}" != --inside ]; then
 		for d in proc sys dev run tmp; do mount --rbind "/$d" "$1/root/$d"; done
 		mount -t tmpfs tmp "$1/root/tmp"
 		mount -t tmpfs run "$1/root/run"
-		exec chroot "$1/root" /bin/bash "$2" --inside' sh "$W" "$TOP/tests/pkg/lifecycle.sh"
+		# the tree and the cached headers/modules, read-only at their own paths: the
+		# overlay shows only the root file system (a clone under /tmp or on another
+		# mount would be missing inside)
+		for d in "$3" "$TBR_PKG_H1" "$TBR_PKG_H2" "$TBR_PKG_M1" "$TBR_PKG_M2"; do
+			mkdir -p "$1/root$d"
+			mount --rbind "$d" "$1/root$d"
+			mount -o remount,bind,ro "$1/root$d"
+		done
+		exec chroot "$1/root" /bin/bash "$2" --inside' sh "$W" "$TOP/tests/pkg/lifecycle.sh" "$TOP"
 fi
 
 K1=$TBR_PKG_K1 K2=$TBR_PKG_K2
