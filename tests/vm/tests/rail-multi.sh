@@ -29,12 +29,17 @@ grep -q "^link dev=tbrdma0 id=1 .* state=up rails_up=4 rails=4 credits=512" /tmp
 [ "$(grep -c "rail dev=tbrdma1 link=1 id=[0-3] .*state=up" /tmp/links)" = 4 ] || fail "tbrdma1 rails not up"
 ls -d /sys/bus/tbrdma/devices/tbrdma1:link1:rail[0-3] > /dev/null || fail "sysfs rail devices missing"
 
+# The scheduler gives each frame to the up rail with the most free TX descriptors, round robin
+# among equals. From idle (every rail's descriptors all free) the first four frames therefore go
+# to four different rails; after that, a rail whose completions run late (its emu work item waits
+# for a starved vCPU) has fewer free descriptors and carries less, by design. So the split of the
+# other 36 depends on timing (CI once saw 12/12/4/12) and only "every rail carried some" is fixed.
 step "40 datagrams are spread over all 4 rails"
 send_burst 40 a
 for r in 0 1 2 3; do
 	n=$(cnt tbrdma0 1 $r mgmt_tx)
 	echo "rail $r: $n datagrams"
-	[ "$n" -ge 5 ] || fail "rail $r carried only $n of 40"
+	[ "$n" -ge 1 ] || fail "rail $r carried none of 40"
 done
 [ "$(lcnt tbrdma0 1 mgmt_tx)" = 40 ] || fail "link mgmt_tx $(lcnt tbrdma0 1 mgmt_tx)"
 [ "$(lcnt tbrdma1 1 mgmt_rx)" = 40 ] || fail "peer link mgmt_rx $(lcnt tbrdma1 1 mgmt_rx)"
