@@ -258,10 +258,17 @@ static void tbt_connect(struct tbt_conn *conn)
 	unsigned int i;
 	int ret = 0;
 
-	if (tbr_nego_agree(&conn->local, &conn->remote, TBR_FRAME_SIZE_MAX,
-			   &conn->res) ||
-	    conn->remote.guid == tbr_dev_guid(conn->tdev) ||
+	if (conn->remote.guid == tbr_dev_guid(conn->tdev) ||
 	    !tbt_guid_consistent(conn, conn->remote.guid)) {
+		/* our own GUID, or another than this host's other cables name */
+		atomic_inc(&tbt_nego_refused);
+		dev_warn(&conn->svc->dev,
+			 "tbrdma: refused peer GUID %016llx: ours, or not the one another cable to this host negotiated\n",
+			 conn->remote.guid);
+		return;
+	}
+	if (tbr_nego_agree(&conn->local, &conn->remote, TBR_FRAME_SIZE_MAX,
+			   &conn->res)) {
 		dev_warn(&conn->svc->dev, "tbrdma: no agreement with peer %016llx\n",
 			 conn->remote.guid);
 		return;
