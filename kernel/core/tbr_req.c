@@ -90,7 +90,7 @@ static int tbr_wr_check(const struct tbr_tqp *qp, const struct tbr_send_wr *wr,
 		return 0;
 	}
 	if (wr->flags & ~(TBR_WR_SIGNALED | TBR_WR_SOLICITED | TBR_WR_INLINE |
-			  TBR_WR_FENCE))
+			  TBR_WR_FENCE | TBR_WR_MORE))
 		return -EINVAL;
 	if (wr->flags & TBR_WR_INLINE) {
 		if (tbr_wr_is_rd(wr->opcode) || wr->inline_len > TBR_MAX_INLINE ||
@@ -130,8 +130,12 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
 		return -ENOSPC;
 	ret = tbr_wr_check(qp, wr, &len);
-	if (ret)
+	if (ret) {
+		/* a chain cut short goes out as it is (TBR_WR_MORE) */
+		if (qp->sq_next != qp->sq_tail)
+			tbr_req_pump(qp, now);
 		return ret;
+	}
 
 	w = tbr_wr(qp, qp->sq_tail);
 	memset(w, 0, sizeof(*w));
@@ -169,6 +173,11 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	if (w->opcode != TBR_WR_LOCAL)
 		w->wmsn = qp->next_wmsn++;
 	qp->sq_tail++;
+	if (w->flags & TBR_WR_MORE) {
+		if (qp->sq_tail - qp->sq_head <= qp->sq_mask)
+			return 0;	/* the next post transmits it */
+		w->flags &= ~TBR_WR_MORE;
+	}
 	tbr_req_pump(qp, now);
 	return 0;
 }
@@ -267,7 +276,7 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 		h.imm = w->imm;
 		h.rkey = w->rkey;
 		h.va = w->remote_addr;
-		if (idx + 1 == w->npsn)
+		if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
 			h.flags |= TBR_F_ACKREQ;
 		if (w->ordered && (h.opcode == TBR_OP_WRITE ||
 				   h.opcode == TBR_OP_WRITE_IMM))
