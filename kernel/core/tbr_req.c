@@ -138,7 +138,8 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	}
 
 	w = tbr_wr(qp, qp->sq_tail);
-	memset(w, 0, sizeof(*w));
+	/* the SGEs / inline bytes: only the num_sge / length posted are read */
+	memset(w, 0, offsetof(struct tbr_swqe, sge));
 	w->wr_id = wr->wr_id;
 	w->opcode = wr->opcode;
 	w->flags = wr->flags;
@@ -556,6 +557,7 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 {
 	u32 win = tbr_win(qp);
 	bool unacked = qp->cfg.type != TBR_QPT_RC;
+	u32 next0 = qp->sq_next, snd0 = qp->snd_nxt;
 
 	if (!qp->connected || qp->error || qp->rnr_until != TBR_NO_DEADLINE)
 		return;
@@ -627,7 +629,15 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 		if (qp->cur_psn == tbr_psn_add(w->first_psn, w->npsn))
 			qp->sq_next++;
 	}
-	tbr_req_advance(qp);
+	/*
+	 * What tbr_req_advance() looks at changed here (WRs or PSNs sent), or
+	 * the oldest WR failed: a resend that could not read its SGEs, here
+	 * or in the tbr_req_rack() before. Whoever else marks PSNs done or
+	 * fails a WR advances itself.
+	 */
+	if (qp->sq_next != next0 || qp->snd_nxt != snd0 ||
+	    (qp->sq_head != qp->sq_tail && tbr_wr(qp, qp->sq_head)->status))
+		tbr_req_advance(qp);
 }
 
 void tbr_req_fail(struct tbr_tqp *qp, struct tbr_swqe *w, u32 msn,
