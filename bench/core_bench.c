@@ -298,6 +298,11 @@ static __attribute__((noinline)) double run_point(unsigned int size, double secs
 {
 	struct end *e = &ends[0];
 	uint64_t t0, deadline, off = 0, start_bytes, start_msgs, posted_total = 0;
+	struct tbr_sge sge = { .length = size, .lkey = LKEY };
+	struct tbr_send_wr wr = {
+		.opcode = TBR_WR_WRITE, .sgl = &sge, .num_sge = 1, .rkey = RKEY,
+	};
+	uint32_t room;
 
 	t0 = now_ns();
 	deadline = t0 + (uint64_t)(secs * 1e9);
@@ -309,18 +314,17 @@ static __attribute__((noinline)) double run_point(unsigned int size, double secs
 
 		if (fixed_msgs ? posted_total >= fixed_msgs : t >= deadline)
 			break;
-		while (tbr_tqp_sq_space(e->qp) && (!fixed_msgs || posted_total < fixed_msgs)) {
-			struct tbr_sge sge = { (uintptr_t)(e->mem + off), size, LKEY };
-			struct tbr_send_wr wr = {
-				.wr_id = off, .opcode = TBR_WR_WRITE,
-				.flags = TBR_WR_SIGNALED, .sgl = &sge, .num_sge = 1,
-				.remote_addr = off, .rkey = RKEY,
-			};
-
-			/* a chain of WRs, as ibv_post_send() takes them */
-			if (chain && tbr_tqp_sq_space(e->qp) > 1 &&
-			    (!fixed_msgs || posted_total + 1 < fixed_msgs))
-				wr.flags |= TBR_WR_MORE;
+		/* post what the send queue takes, as one chain unless -u */
+		room = tbr_tqp_sq_space(e->qp);
+		if (fixed_msgs && room > fixed_msgs - posted_total)
+			room = (uint32_t)(fixed_msgs - posted_total);
+		while (room) {
+			room--;
+			sge.addr = (uintptr_t)(e->mem + off);
+			wr.wr_id = off;
+			wr.remote_addr = off;
+			wr.flags = chain && room ? TBR_WR_SIGNALED | TBR_WR_MORE :
+				   TBR_WR_SIGNALED;
 			if (tbr_tqp_post_send(e->qp, &wr, t))
 				break;
 			posted = true;

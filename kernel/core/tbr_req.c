@@ -158,7 +158,9 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 			memcpy(w->inline_data, wr->inline_data, wr->inline_len);
 	} else {
 		w->num_sge = (u8)wr->num_sge;
-		if (wr->num_sge)
+		if (wr->num_sge == 1)
+			w->sge[0] = wr->sgl[0];
+		else if (wr->num_sge)
 			memcpy(w->sge, wr->sgl, sizeof(*w->sge) * wr->num_sge);
 	}
 	if (w->opcode == TBR_WR_LOCAL)
@@ -222,13 +224,15 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 	u8 *buf;
 	int ret;
 
-	memset(&h, 0, sizeof(h));
+	/*
+	 * tbr_hdr_build() reads only the fields of h.opcode, all set below,
+	 * and h.offset is where the payload starts.
+	 */
 	h.psn = psn;
 	h.conn_id = qp->conn.conn_id;
 	h.dqpn = qp->conn.dest_qpn;
 	h.msn = w->wmsn;
-	if (retrans)
-		h.flags |= TBR_F_RETRANS | TBR_F_ACKREQ;
+	h.flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
 
 	if (qp->cfg.type == TBR_QPT_UD) {
 		h.opcode = w->opcode == TBR_WR_SEND_IMM ? TBR_OP_UD_SEND_IMM :
@@ -238,6 +242,7 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 		h.qkey = w->qkey;
 		h.src_qpn = qp->cfg.qpn;
 		h.imm = w->imm;
+		h.offset = 0;	/* of the payload copied below */
 		paylen = w->length;
 	} else {
 		h.opcode = tbr_wr_wire_op[w->opcode];
@@ -262,6 +267,7 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 			h.swap_add = w->swap;
 		} else {
 			h.swap_add = w->compare_add;
+			h.compare = 0;
 		}
 		break;
 	case TBR_OP_UD_SEND:
