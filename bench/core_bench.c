@@ -22,10 +22,12 @@
  * retransmits, timeouts: the requester's counters for the point (the in-memory wire loses
  * nothing; these come from an end starved of the CPU). CORE_BENCH_RTO_MS sets the retransmit
  * timeout (default: the core's, about 67 ms).
- * Usage: core_bench [-r RAILS,...] [-s SIZE,...] [-t SECONDS_PER_POINT] [-c] [-1] [-n MSGS]
+ * Usage: core_bench [-r RAILS,...] [-s SIZE,...] [-t SECONDS_PER_POINT] [-c] [-1] [-n MSGS] [-u]
  *   -c verifies the destination bytes after each point (slower; for tests).
  *   -1 one thread drives both ends in turn (deterministic; for valgrind --tool=callgrind).
  *   -n a fixed workload of MSGS messages per point instead of -t; memcpy is not measured.
+ *   -u posts one WR at a time; by default the WRs that fit the send queue at once are posted
+ *      as a chain (TBR_WR_MORE on all but the last), as ibv_post_send() with a WR list.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -75,6 +77,7 @@ static struct end ends[2];
 static _Atomic int stop;
 static int single;		/* -1: one thread, both ends */
 static uint64_t fixed_msgs;	/* -n */
+static int chain = 1;		/* -u clears it: one WR per post */
 /* buffer size: REGION_MAX, 16 MiB with -n (less to initialise under valgrind) */
 static unsigned int REGION = REGION_MAX;
 
@@ -295,6 +298,11 @@ static __attribute__((noinline)) double run_point(unsigned int size, double secs
 {
 	struct end *e = &ends[0];
 	uint64_t t0, deadline, off = 0, start_bytes, start_msgs, posted_total = 0;
+	struct tbr_sge sge = { .length = size, .lkey = LKEY };
+	struct tbr_send_wr wr = {
+		.opcode = TBR_WR_WRITE, .sgl = &sge, .num_sge = 1, .rkey = RKEY,
+	};
+	uint32_t room;
 
 	t0 = now_ns();
 	deadline = t0 + (uint64_t)(secs * 1e9);
@@ -306,14 +314,17 @@ static __attribute__((noinline)) double run_point(unsigned int size, double secs
 
 		if (fixed_msgs ? posted_total >= fixed_msgs : t >= deadline)
 			break;
-		while (tbr_tqp_sq_space(e->qp) && (!fixed_msgs || posted_total < fixed_msgs)) {
-			struct tbr_sge sge = { (uintptr_t)(e->mem + off), size, LKEY };
-			struct tbr_send_wr wr = {
-				.wr_id = off, .opcode = TBR_WR_WRITE,
-				.flags = TBR_WR_SIGNALED, .sgl = &sge, .num_sge = 1,
-				.remote_addr = off, .rkey = RKEY,
-			};
-
+		/* post what the send queue takes, as one chain unless -u */
+		room = tbr_tqp_sq_space(e->qp);
+		if (fixed_msgs && room > fixed_msgs - posted_total)
+			room = (uint32_t)(fixed_msgs - posted_total);
+		while (room) {
+			room--;
+			sge.addr = (uintptr_t)(e->mem + off);
+			wr.wr_id = off;
+			wr.remote_addr = off;
+			wr.flags = chain && room ? TBR_WR_SIGNALED | TBR_WR_MORE :
+				   TBR_WR_SIGNALED;
 			if (tbr_tqp_post_send(e->qp, &wr, t))
 				break;
 			posted = true;
@@ -450,16 +461,17 @@ int main(int argc, char **argv)
 	int nr = 4, ns = 9, opt, check = 0, failed = 0;
 	double secs = 0.5;
 
-	while ((opt = getopt(argc, argv, "r:s:t:c1n:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:t:c1n:u")) != -1) {
 		switch (opt) {
 		case 'r': nr = parse_list(optarg, rails, MAX_RAILS); break;
 		case 's': ns = parse_list(optarg, sizes, 32); break;
 		case 't': secs = atof(optarg); break;
 		case 'c': check = 1; break;
 		case '1': single = 1; break;
+		case 'u': chain = 0; break;
 		case 'n': fixed_msgs = strtoull(optarg, NULL, 0); REGION = 16u << 20; break;
 		default:
-			fprintf(stderr, "usage: %s [-r RAILS,...] [-s SIZE,...] [-t SECONDS] [-c] [-1] [-n MSGS]\n",
+			fprintf(stderr, "usage: %s [-r RAILS,...] [-s SIZE,...] [-t SECONDS] [-c] [-1] [-n MSGS] [-u]\n",
 				argv[0]);
 			return 2;
 		}

@@ -329,9 +329,12 @@ $(png core_ratio_cpu.png "core / memcpy, per CPU-second")
 
 One thread drives both ends in turn (\`-1\`), a fixed workload (about 64 MiB, 16..20000
 messages); counted: everything inside the measured loop, both ends (post, frame build, receive,
-placement, ACKs, completions, the bench's ring and callbacks). "Without memcpy" subtracts the
-self cost of the memcpy/memmove routines, i.e. the two payload copies; what is left is the
-transport's per-message overhead. (docs/bench/cpu.csv)
+placement, ACKs, completions, the bench's ring and callbacks). The bench posts what the send
+queue takes as one chain (\`TBR_WR_MORE\` on all but the last WR, as \`ibv_post_send()\` with a
+WR list): only the chain's last message asks for an ACK, the responder acknowledges the rest
+every \`ack_every\` (16) frames; \`-u\` posts one WR at a time, every message asking for its ACK.
+"Without memcpy" subtracts the self cost of the memcpy/memmove routines, i.e. the two payload
+copies; what is left is the transport's per-message overhead. (docs/bench/cpu.csv)
 
 $(cpu_md)
 

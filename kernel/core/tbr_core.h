@@ -105,6 +105,16 @@ enum tbr_wr_opcode {
 #define TBR_WR_SOLICITED	0x02
 #define TBR_WR_INLINE		0x04
 #define TBR_WR_FENCE		0x08	/* TBR_WR_LOCAL: see struct tbr_send_wr */
+/*
+ * The caller posts another WR right after this one (a chain of WRs, as
+ * ibv_post_send() takes): the core queues it without transmitting and does
+ * not ask for an ACK at the end of its message; the next post without the
+ * flag transmits the chain, its last message asking for the ACK that covers
+ * them all (the responder acknowledges the others every conn.ack_every
+ * frames). Ignored when the WR fills the send queue. A post that fails
+ * its checks transmits the chain as it is.
+ */
+#define TBR_WR_MORE		0x10
 
 #define TBR_MAX_SGE		8
 #define TBR_MAX_INLINE		(TBR_MAX_SGE * 16)

@@ -276,9 +276,27 @@ static inline u32 tbr_frames(u32 len, u32 mtu)
 	return len ? (len - 1) / mtu + 1 : 1;
 }
 
+/* A transmit buffer of @len bytes, or NULL (tx_blocked, counted). */
+static inline void *tbr_tx_get(struct tbr_tqp *qp, u32 len)
+{
+	void *buf = qp->ops->tx_alloc(qp->ctx, len);
+
+	qp->tx_blocked = !buf;
+	if (!buf)
+		qp->cnt.tx_stalls++;
+	return buf;
+}
+
+/* Send the frame in @buf from tbr_tx_get() (@paylen payload bytes). */
+static inline void tbr_tx_put(struct tbr_tqp *qp, void *buf, u32 len,
+			      u32 paylen)
+{
+	qp->cnt.tx_frames++;
+	qp->cnt.tx_bytes += paylen;
+	qp->ops->tx_send(qp->ctx, buf, len);
+}
+
 /* tbr_tqp.c */
-void *tbr_tx_get(struct tbr_tqp *qp, u32 len);
-void tbr_tx_put(struct tbr_tqp *qp, void *buf, u32 len, u32 paylen);
 void tbr_tqp_fatal(struct tbr_tqp *qp, u32 status);
 
 /* tbr_req.c */

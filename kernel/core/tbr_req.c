@@ -90,7 +90,7 @@ static int tbr_wr_check(const struct tbr_tqp *qp, const struct tbr_send_wr *wr,
 		return 0;
 	}
 	if (wr->flags & ~(TBR_WR_SIGNALED | TBR_WR_SOLICITED | TBR_WR_INLINE |
-			  TBR_WR_FENCE))
+			  TBR_WR_FENCE | TBR_WR_MORE))
 		return -EINVAL;
 	if (wr->flags & TBR_WR_INLINE) {
 		if (tbr_wr_is_rd(wr->opcode) || wr->inline_len > TBR_MAX_INLINE ||
@@ -130,11 +130,16 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
 		return -ENOSPC;
 	ret = tbr_wr_check(qp, wr, &len);
-	if (ret)
+	if (ret) {
+		/* a chain cut short goes out as it is (TBR_WR_MORE) */
+		if (qp->sq_next != qp->sq_tail)
+			tbr_req_pump(qp, now);
 		return ret;
+	}
 
 	w = tbr_wr(qp, qp->sq_tail);
-	memset(w, 0, sizeof(*w));
+	/* the SGEs / inline bytes: only the num_sge / length posted are read */
+	memset(w, 0, offsetof(struct tbr_swqe, sge));
 	w->wr_id = wr->wr_id;
 	w->opcode = wr->opcode;
 	w->flags = wr->flags;
@@ -153,7 +158,9 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 			memcpy(w->inline_data, wr->inline_data, wr->inline_len);
 	} else {
 		w->num_sge = (u8)wr->num_sge;
-		if (wr->num_sge)
+		if (wr->num_sge == 1)
+			w->sge[0] = wr->sgl[0];
+		else if (wr->num_sge)
 			memcpy(w->sge, wr->sgl, sizeof(*w->sge) * wr->num_sge);
 	}
 	if (w->opcode == TBR_WR_LOCAL)
@@ -169,6 +176,11 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	if (w->opcode != TBR_WR_LOCAL)
 		w->wmsn = qp->next_wmsn++;
 	qp->sq_tail++;
+	if (w->flags & TBR_WR_MORE) {
+		if (qp->sq_tail - qp->sq_head <= qp->sq_mask)
+			return 0;	/* the next post transmits it */
+		w->flags &= ~TBR_WR_MORE;
+	}
 	tbr_req_pump(qp, now);
 	return 0;
 }
@@ -212,13 +224,15 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 	u8 *buf;
 	int ret;
 
-	memset(&h, 0, sizeof(h));
+	/*
+	 * tbr_hdr_build() reads only the fields of h.opcode, all set below,
+	 * and h.offset is where the payload starts.
+	 */
 	h.psn = psn;
 	h.conn_id = qp->conn.conn_id;
 	h.dqpn = qp->conn.dest_qpn;
 	h.msn = w->wmsn;
-	if (retrans)
-		h.flags |= TBR_F_RETRANS | TBR_F_ACKREQ;
+	h.flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
 
 	if (qp->cfg.type == TBR_QPT_UD) {
 		h.opcode = w->opcode == TBR_WR_SEND_IMM ? TBR_OP_UD_SEND_IMM :
@@ -228,6 +242,7 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 		h.qkey = w->qkey;
 		h.src_qpn = qp->cfg.qpn;
 		h.imm = w->imm;
+		h.offset = 0;	/* of the payload copied below */
 		paylen = w->length;
 	} else {
 		h.opcode = tbr_wr_wire_op[w->opcode];
@@ -252,6 +267,7 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 			h.swap_add = w->swap;
 		} else {
 			h.swap_add = w->compare_add;
+			h.compare = 0;
 		}
 		break;
 	case TBR_OP_UD_SEND:
@@ -267,7 +283,7 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 		h.imm = w->imm;
 		h.rkey = w->rkey;
 		h.va = w->remote_addr;
-		if (idx + 1 == w->npsn)
+		if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
 			h.flags |= TBR_F_ACKREQ;
 		if (w->ordered && (h.opcode == TBR_OP_WRITE ||
 				   h.opcode == TBR_OP_WRITE_IMM))
@@ -547,6 +563,7 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 {
 	u32 win = tbr_win(qp);
 	bool unacked = qp->cfg.type != TBR_QPT_RC;
+	u32 next0 = qp->sq_next, snd0 = qp->snd_nxt;
 
 	if (!qp->connected || qp->error || qp->rnr_until != TBR_NO_DEADLINE)
 		return;
@@ -618,7 +635,15 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 		if (qp->cur_psn == tbr_psn_add(w->first_psn, w->npsn))
 			qp->sq_next++;
 	}
-	tbr_req_advance(qp);
+	/*
+	 * What tbr_req_advance() looks at changed here (WRs or PSNs sent), or
+	 * the oldest WR failed: a resend that could not read its SGEs, here
+	 * or in the tbr_req_rack() before. Whoever else marks PSNs done or
+	 * fails a WR advances itself.
+	 */
+	if (qp->sq_next != next0 || qp->snd_nxt != snd0 ||
+	    (qp->sq_head != qp->sq_tail && tbr_wr(qp, qp->sq_head)->status))
+		tbr_req_advance(qp);
 }
 
 void tbr_req_fail(struct tbr_tqp *qp, struct tbr_swqe *w, u32 msn,

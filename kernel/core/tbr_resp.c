@@ -368,6 +368,14 @@ void tbr_resp_retire(struct tbr_tqp *qp)
 		qp->uc_dropping = 0;
 }
 
+/* epsn moved (or may have): run jobs that became in order, retire. */
+static void tbr_resp_moved(struct tbr_tqp *qp)
+{
+	if (qp->njobs)
+		tbr_resp_exec(qp);
+	tbr_resp_retire(qp);
+}
+
 /* Slide epsn over received PSNs, run jobs that became in order, retire. */
 void tbr_resp_advance(struct tbr_tqp *qp)
 {
@@ -384,9 +392,7 @@ void tbr_resp_advance(struct tbr_tqp *qp)
 		i += k;
 	}
 	qp->epsn = tbr_psn_add(qp->epsn, n);
-	if (qp->njobs)
-		tbr_resp_exec(qp);
-	tbr_resp_retire(qp);
+	tbr_resp_moved(qp);
 }
 
 /* ---- request frames ---- */
@@ -818,16 +824,25 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	if ((h->flags & TBR_F_SOLICITED) && tbr_op_recv(h->opcode))
 		s->solicited = 1;
 	s->seen = 1;
-	for (i = 0; i < n; i++) {
-		u32 p = tbr_psn_add(h->psn, i) & qp->wmask;
-
-		tbr_bm_set(qp->rcvd, p);
-		qp->rpsn_msn[p] = h->msn;
-	}
-	if (tbr_psn_diff(tbr_psn_add(h->psn, n), qp->rcv_hi) > 0)
-		qp->rcv_hi = tbr_psn_add(h->psn, n);
 	qp->ack_count++;
-	tbr_resp_advance(qp);
+	if (!d && qp->rcv_hi == qp->epsn) {
+		/* In order, nothing received beyond: the window moves at once. */
+		for (i = 0; i < n; i++)
+			qp->rpsn_msn[tbr_psn_add(h->psn, i) & qp->wmask] = h->msn;
+		qp->epsn = tbr_psn_add(h->psn, n);
+		qp->rcv_hi = qp->epsn;
+		tbr_resp_moved(qp);
+	} else {
+		for (i = 0; i < n; i++) {
+			u32 p = tbr_psn_add(h->psn, i) & qp->wmask;
+
+			tbr_bm_set(qp->rcvd, p);
+			qp->rpsn_msn[p] = h->msn;
+		}
+		if (tbr_psn_diff(tbr_psn_add(h->psn, n), qp->rcv_hi) > 0)
+			qp->rcv_hi = tbr_psn_add(h->psn, n);
+		tbr_resp_advance(qp);
+	}
 	if (qp->error)
 		return 0;
 	if (uc) {

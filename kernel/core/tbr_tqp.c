@@ -197,23 +197,6 @@ const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp)
 	return &qp->cnt;
 }
 
-void *tbr_tx_get(struct tbr_tqp *qp, u32 len)
-{
-	void *buf = qp->ops->tx_alloc(qp->ctx, len);
-
-	qp->tx_blocked = !buf;
-	if (!buf)
-		qp->cnt.tx_stalls++;
-	return buf;
-}
-
-void tbr_tx_put(struct tbr_tqp *qp, void *buf, u32 len, u32 paylen)
-{
-	qp->cnt.tx_frames++;
-	qp->cnt.tx_bytes += paylen;
-	qp->ops->tx_send(qp->ctx, buf, len);
-}
-
 void tbr_tqp_flush(struct tbr_tqp *qp)
 {
 	qp->error = 1;
@@ -264,6 +247,20 @@ static bool tbr_op_valid_for(const struct tbr_tqp *qp, u8 op)
 	return false;
 }
 
+/*
+ * Send what either half owes. A half with nothing that could go out is not
+ * called: the responder without jobs or an ACK due, the requester with
+ * every WR sent, no retransmission sweep and no failed WR to retire.
+ */
+static inline void tbr_tqp_pump(struct tbr_tqp *qp, u64 now)
+{
+	if (qp->njobs || (qp->ack_pending && now >= qp->ack_deadline))
+		tbr_resp_pump(qp, now);
+	if (qp->sq_next != qp->sq_tail || qp->rtx_active ||
+	    (qp->sq_head != qp->sq_tail && tbr_wr(qp, qp->sq_head)->status))
+		tbr_req_pump(qp, now);
+}
+
 int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 {
 	struct tbr_hdr h;
@@ -297,10 +294,8 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	else
 		ret = tbr_resp_rx(qp, &h, now);
 	/* Either half may have freed window space or queued frames. */
-	if (!qp->error) {
-		tbr_resp_pump(qp, now);
-		tbr_req_pump(qp, now);
-	}
+	if (!qp->error)
+		tbr_tqp_pump(qp, now);
 	return ret;
 }
 
@@ -311,10 +306,8 @@ void tbr_tqp_progress(struct tbr_tqp *qp, u64 now)
 	tbr_resp_timer(qp, now);
 	if (!qp->error)
 		tbr_req_timer(qp, now);
-	if (!qp->error) {
-		tbr_resp_pump(qp, now);
-		tbr_req_pump(qp, now);
-	}
+	if (!qp->error)
+		tbr_tqp_pump(qp, now);
 }
 
 u64 tbr_tqp_next_deadline(const struct tbr_tqp *qp)

@@ -5,7 +5,7 @@
  */
 #include "tbr_wire.h"
 
-static const u8 tbr_ext_len[TBR_OP_MAX + 1] = {
+const u8 tbr_ext_len[TBR_OP_MAX + 1] = {
 	[TBR_OP_SEND]		= TBR_EXT_SEND_LEN,
 	[TBR_OP_SEND_IMM]	= TBR_EXT_SEND_LEN,
 	[TBR_OP_SEND_INV]	= TBR_EXT_SEND_LEN,
@@ -20,13 +20,6 @@ static const u8 tbr_ext_len[TBR_OP_MAX + 1] = {
 	[TBR_OP_UD_SEND]	= TBR_EXT_UD_LEN,
 	[TBR_OP_UD_SEND_IMM]	= TBR_EXT_UD_LEN,
 };
-
-u32 tbr_hdr_len(u8 op)
-{
-	if (op == 0 || op > TBR_OP_MAX)
-		return 0;
-	return TBR_BASE_HDR_LEN + tbr_ext_len[op];
-}
 
 int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h)
 {

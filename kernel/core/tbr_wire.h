@@ -133,8 +133,16 @@ struct tbr_hdr {
 	const u8 *payload;	/* paylen bytes (ACK: the bitmap) */
 };
 
+/* Extension header length of each opcode (tbr_wire.c). */
+extern const u8 tbr_ext_len[TBR_OP_MAX + 1];
+
 /* Length of base + extension header of @op, 0 for an unknown opcode. */
-u32 tbr_hdr_len(u8 op);
+static inline u32 tbr_hdr_len(u8 op)
+{
+	if (op == 0 || op > TBR_OP_MAX)
+		return 0;
+	return TBR_BASE_HDR_LEN + tbr_ext_len[op];
+}
 
 /*
  * Parse and bounds-check a received frame.

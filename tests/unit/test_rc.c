@@ -15,6 +15,8 @@ enum { MIX_WRITE, MIX_READ, MIX_SEND };
 
 /* Operation kinds run_mix() draws from (bit per MIX_*); all by default. */
 static unsigned int mix_kinds = 7;
+/* run_mix() posts chains: TBR_WR_MORE on every WR the queue has room after */
+static bool mix_chain;
 
 struct mix_op {
 	int kind;
@@ -71,20 +73,22 @@ static void run_mix(struct sim *s, unsigned int nops, uint32_t max_len)
 	/* Post with back-pressure from the send queue. */
 	while (posted < nops) {
 		struct mix_op *o = &ops[posted];
+		uint32_t more = mix_chain && posted + 1 < nops &&
+				tbr_tqp_sq_space(rq->qp) > 1 ? TBR_WR_MORE : 0;
 		int ret;
 
 		switch (o->kind) {
 		case MIX_WRITE:
 			ret = tpost(rq, TBR_WR_WRITE, posted, a + o->a_off,
-				    o->len, taddr(b + o->b_off), 0x77, 0);
+				    o->len, taddr(b + o->b_off), 0x77, more);
 			break;
 		case MIX_READ:
 			ret = tpost(rq, TBR_WR_READ, posted, a + o->a_off,
-				    o->len, taddr(b + o->b_off), 0x77, 0);
+				    o->len, taddr(b + o->b_off), 0x77, more);
 			break;
 		default:
 			ret = tpost(rq, TBR_WR_SEND, posted, a + o->a_off,
-				    o->len, 0, 0, 0);
+				    o->len, 0, 0, more);
 			break;
 		}
 		if (ret == -ENOSPC) {
@@ -320,6 +324,79 @@ static void test_imm_inline(void **state)
 	assert_false(b->cq[2].flags & TBR_WC_WITH_IMM);
 	assert_int_equal(b->cq[2].byte_len, 7);
 	assert_memory_equal(rbuf[2], "inline!", 7);
+	sim_free(s);
+}
+
+/* Chained posts (TBR_WR_MORE) under loss, duplication and reordering. */
+static void test_mix_chain_lossy(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 12, NULL, NULL);
+
+	faults_10(s, 4, true);
+	mix_chain = true;
+	run_mix(s, 300, 9000);
+	mix_chain = false;
+	sim_free(s);
+}
+
+struct chain_tap {
+	unsigned int data, ackreq;
+	uint32_t last_psn;
+};
+
+/* data frames to the responder that ask for an ACK, apart from the
+ * requester's periodic one (every win / 4 PSNs) */
+static void tap_chain(struct sim *s, int dst, const uint8_t *buf, uint32_t len)
+{
+	struct chain_tap *t = s->tap_ctx;
+	uint32_t psn = (uint32_t)buf[13] << 16 | buf[14] << 8 | buf[15];
+
+	if (dst != 1)
+		return;
+	t->data++;
+	if ((buf[2] & TBR_F_ACKREQ) && (psn & (256 / 4 - 1))) {
+		t->ackreq++;
+		t->last_psn = psn;
+	}
+}
+
+static void slow_ack(struct tbr_tqp_conn *c)
+{
+	c->ack_delay_ns = T_SEC;	/* a coalesced ACK would come too late */
+}
+
+/*
+ * A chain of 40 WRITEs: only its last frame asks for an ACK; the responder
+ * acknowledges the others every ack_every frames, and the chain completes
+ * without waiting for the coalescing timer.
+ */
+static void test_chain_ackreq(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 13, NULL, slow_ack);
+	struct chain_tap t = { 0 };
+	uint8_t src[40 * 64], dst[40 * 64];
+	unsigned int i;
+
+	tfill(s, src, sizeof(src));
+	memset(dst, 0, sizeof(dst));
+	assert_int_equal(sim_add_mr(&s->ep[1], 1, dst, sizeof(dst),
+				    SIM_ACC_WRITE), 0);
+	s->tap = tap_chain;
+	s->tap_ctx = &t;
+	for (i = 0; i < 40; i++)
+		assert_int_equal(tpost(&s->ep[0], TBR_WR_WRITE, i, src + 64 * i,
+				       64, taddr(dst + 64 * i), 1,
+				       i < 39 ? TBR_WR_MORE : 0), 0);
+	sim_run_until(s, s->now + 100000);
+	assert_int_equal(s->ep[0].ncq, 40);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(s->ep[0].cq[i].wr_id, i);
+	assert_memory_equal(src, dst, sizeof(dst));
+	assert_int_equal(t.data, 40);
+	assert_int_equal(t.ackreq, 1);
+	assert_int_equal(t.last_psn, (0xfffff0 + 39) & TBR_PSN_MASK);
+	assert_true(tbr_tqp_counters(s->ep[1].qp)->acks_sent < 10);
+	assert_int_equal(tbr_tqp_counters(s->ep[0].qp)->retransmits, 0);
 	sim_free(s);
 }
 
@@ -903,6 +980,8 @@ int main(void)
 		cmocka_unit_test(test_conn_mtu_rejects),
 		cmocka_unit_test(test_imm_inline),
 		cmocka_unit_test(test_unsignaled),
+		cmocka_unit_test(test_mix_chain_lossy),
+		cmocka_unit_test(test_chain_ackreq),
 		cmocka_unit_test(test_rnr_retry_then_success),
 		cmocka_unit_test(test_rnr_retry_exhausted),
 		cmocka_unit_test(test_retry_exhausted),
