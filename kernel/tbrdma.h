@@ -376,6 +376,7 @@ struct tbr_qp *tbr_qp_get(struct tbr_dev *tdev, u32 qpn);
 void tbr_qp_put(struct tbr_qp *qp);
 /* the following run with qp->lock held */
 int tbr_sq_fetch(struct tbr_qp *qp, struct tbr_send_wqe *wqe);
+bool tbr_sq_peek(struct tbr_qp *qp);
 void tbr_sq_retire(struct tbr_qp *qp);
 void tbr_sq_set_need_doorbell(struct tbr_qp *qp, bool need);
 int tbr_rq_fetch(struct tbr_qp *qp, struct tbr_recv_wqe *wqe);

@@ -112,7 +112,7 @@ enum tbr_wr_opcode {
  * flag transmits the chain, its last message asking for the ACK that covers
  * them all (the responder acknowledges the others every conn.ack_every
  * frames). Ignored when the WR fills the send queue. A post that fails
- * its checks transmits the chain as it is.
+ * its checks ends the chain as tbr_tqp_end_chain() does.
  */
 #define TBR_WR_MORE		0x10
 
@@ -400,6 +400,14 @@ int tbr_tqp_start_send(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn);
  * Transmits what the window and the rails allow before returning.
  */
 int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now);
+
+/*
+ * End a chain of posts (TBR_WR_MORE) without another post: the last WR
+ * posted asks for the ACK after all, and the chain is transmitted now.
+ * Does nothing when the last WR was posted without TBR_WR_MORE or has
+ * already been transmitted.
+ */
+void tbr_tqp_end_chain(struct tbr_tqp *qp, u64 now);
 
 /* Number of send WRs that can be posted now. */
 u32 tbr_tqp_sq_space(const struct tbr_tqp *qp);

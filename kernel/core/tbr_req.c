@@ -117,6 +117,19 @@ static int tbr_wr_check(const struct tbr_tqp *qp, const struct tbr_send_wr *wr,
 	return 0;
 }
 
+void tbr_tqp_end_chain(struct tbr_tqp *qp, u64 now)
+{
+	struct tbr_swqe *w;
+
+	if (qp->sq_next == qp->sq_tail)
+		return;
+	w = tbr_wr(qp, qp->sq_tail - 1);
+	if (!(w->flags & TBR_WR_MORE))
+		return;
+	w->flags &= ~TBR_WR_MORE;
+	tbr_req_pump(qp, now);
+}
+
 int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 {
 	struct tbr_swqe *w;
@@ -131,9 +144,8 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		return -ENOSPC;
 	ret = tbr_wr_check(qp, wr, &len);
 	if (ret) {
-		/* a chain cut short goes out as it is (TBR_WR_MORE) */
-		if (qp->sq_next != qp->sq_tail)
-			tbr_req_pump(qp, now);
+		/* a chain cut short goes out at once (TBR_WR_MORE) */
+		tbr_tqp_end_chain(qp, now);
 		return ret;
 	}
 

@@ -9,6 +9,7 @@
  * consumes both kinds through one interface:
  *
  *   tbr_sq_fetch()	take (copy + validate) the next SQ WQE
+ *   tbr_sq_peek()	whether another SQ WQE is there to take
  *   tbr_sq_retire()	release the oldest taken SQ slot once it completed
  *   tbr_qp_complete_send()  post its CQE (if signaled or failed) + retire
  *   tbr_rq_fetch()	take the next receive WQE (RQ or SRQ); slot released
@@ -170,6 +171,19 @@ int tbr_sq_fetch(struct tbr_qp *qp, struct tbr_send_wqe *wqe)
 	}
 	qp->sq.kidx++;
 	return 0;
+}
+
+/*
+ * Whether the SQ ring holds a WQE past those taken: a hint for chaining
+ * posts (tbr_sq_fetch() still reads and checks it, a broken producer index
+ * included).
+ */
+bool tbr_sq_peek(struct tbr_qp *qp)
+{
+	u32 prod;
+
+	lockdep_assert_held(&qp->lock);
+	return tbr_sq_prod(qp, &prod) && prod != qp->sq.kidx;
 }
 
 /* Release the oldest taken SQ slot (its completion was posted). */

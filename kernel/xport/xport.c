@@ -404,8 +404,13 @@ static void tbr_x_local_prep(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	wr->flags &= ~TBR_WR_INLINE;
 }
 
-/* Hand one fetched WQE to the core. Returns false when the QP must stop. */
-static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
+/*
+ * Hand one fetched WQE to the core; @more: another one follows in this pass
+ * (TBR_WR_MORE, the caller ends the chain). Returns false when the QP must
+ * stop.
+ */
+static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w,
+		       bool more, u64 now)
 {
 	struct tbr_sge sgl[TBR_MAX_SGE];
 	u8 ibuf[TBR_MAX_INLINE];
@@ -430,6 +435,8 @@ static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
 		wr.flags |= TBR_WR_SOLICITED;
 	if (w->hdr.flags & TBRDMA_WQE_FENCE)
 		wr.flags |= TBR_WR_FENCE;
+	if (more)
+		wr.flags |= TBR_WR_MORE;
 	if (w->hdr.flags & TBRDMA_WQE_INLINE) {
 		wr.flags |= TBR_WR_INLINE;
 		wr.inline_data = w->inline_data;
@@ -481,17 +488,17 @@ static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w, u64 now)
  * does the mirror image: prod, full barrier, flags). At most
  * TBR_XPORT_KICK_BUDGET WQEs per call: userspace may refill the ring as fast
  * as WQEs complete (a UD datagram with no route completes at once), so the
- * rest is left to kick_work. Context: qp->lock held.
+ * rest is left to kick_work. A WQE with another one behind it in the ring
+ * and in the budget is posted as part of a chain (TBR_WR_MORE), which
+ * tbr_x_kick ends however the pass stops. Context: qp->lock held.
  */
-static void tbr_x_kick(struct tbr_xqp *x, u64 now)
+static void tbr_x_fill(struct tbr_xqp *x, u64 now)
 {
 	struct tbr_qp *qp = x->qp;
 	unsigned int budget = TBR_XPORT_KICK_BUDGET;
 	bool asked = false;
 	int err;
 
-	if (!x->connected || qp->state != IB_QPS_RTS)
-		return;
 	while (!x->error_pending) {
 		if (!budget--) {
 			queue_work(system_unbound_wq, &x->kick_work);
@@ -505,7 +512,8 @@ static void tbr_x_kick(struct tbr_xqp *x, u64 now)
 		if (x->held) {
 			/* UD: waited for the core to drain before a new peer */
 			x->held = false;
-			if (!tbr_x_post(x, &x->scratch, now))
+			if (!tbr_x_post(x, &x->scratch,
+					budget && tbr_sq_peek(qp), now))
 				return;
 			continue;
 		}
@@ -525,9 +533,19 @@ static void tbr_x_kick(struct tbr_xqp *x, u64 now)
 			tbr_sq_set_need_doorbell(qp, false);
 			asked = false;
 		}
-		if (!tbr_x_post(x, &x->scratch, now))
+		if (!tbr_x_post(x, &x->scratch, budget && tbr_sq_peek(qp),
+				now))
 			return;
 	}
+}
+
+/* Fill the core from the SQ ring and transmit the chain posted. */
+static void tbr_x_kick(struct tbr_xqp *x, u64 now)
+{
+	if (!x->connected || x->qp->state != IB_QPS_RTS)
+		return;
+	tbr_x_fill(x, now);
+	tbr_tqp_end_chain(x->tqp, now);
 }
 
 static void tbr_x_arm(struct tbr_xqp *x)

@@ -365,12 +365,16 @@ static void slow_ack(struct tbr_tqp_conn *c)
 	c->ack_delay_ns = T_SEC;	/* a coalesced ACK would come too late */
 }
 
+enum chain_end { CHAIN_POST, CHAIN_END_CALL, CHAIN_BAD_WR };
+
 /*
  * A chain of 40 WRITEs: only its last frame asks for an ACK; the responder
  * acknowledges the others every ack_every frames, and the chain completes
- * without waiting for the coalescing timer.
+ * without waiting for the coalescing timer. The chain ends with a post
+ * without TBR_WR_MORE, with tbr_tqp_end_chain() after 40 flagged posts, or
+ * with a 41st post that fails its checks.
  */
-static void test_chain_ackreq(void **state)
+static void run_chain(enum chain_end how)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 13, NULL, slow_ack);
 	struct chain_tap t = { 0 };
@@ -386,7 +390,15 @@ static void test_chain_ackreq(void **state)
 	for (i = 0; i < 40; i++)
 		assert_int_equal(tpost(&s->ep[0], TBR_WR_WRITE, i, src + 64 * i,
 				       64, taddr(dst + 64 * i), 1,
-				       i < 39 ? TBR_WR_MORE : 0), 0);
+				       i < 39 || how != CHAIN_POST ?
+				       TBR_WR_MORE : 0), 0);
+	if (how == CHAIN_END_CALL) {
+		tbr_tqp_end_chain(s->ep[0].qp, s->now);
+		tbr_tqp_end_chain(s->ep[0].qp, s->now);	/* no-op */
+	} else if (how == CHAIN_BAD_WR) {
+		assert_int_equal(tpost(&s->ep[0], TBR_WR_WRITE, 40, src, 64,
+				       taddr(dst), 1, 0x80), -EINVAL);
+	}
 	sim_run_until(s, s->now + 100000);
 	assert_int_equal(s->ep[0].ncq, 40);
 	for (i = 0; i < 40; i++)
@@ -398,6 +410,21 @@ static void test_chain_ackreq(void **state)
 	assert_true(tbr_tqp_counters(s->ep[1].qp)->acks_sent < 10);
 	assert_int_equal(tbr_tqp_counters(s->ep[0].qp)->retransmits, 0);
 	sim_free(s);
+}
+
+static void test_chain_ackreq(void **state)
+{
+	run_chain(CHAIN_POST);
+}
+
+static void test_chain_end_call(void **state)
+{
+	run_chain(CHAIN_END_CALL);
+}
+
+static void test_chain_bad_wr(void **state)
+{
+	run_chain(CHAIN_BAD_WR);
 }
 
 /* Unsignaled WRs produce no completion but retire in order. */
@@ -982,6 +1009,8 @@ int main(void)
 		cmocka_unit_test(test_unsignaled),
 		cmocka_unit_test(test_mix_chain_lossy),
 		cmocka_unit_test(test_chain_ackreq),
+		cmocka_unit_test(test_chain_end_call),
+		cmocka_unit_test(test_chain_bad_wr),
 		cmocka_unit_test(test_rnr_retry_then_success),
 		cmocka_unit_test(test_rnr_retry_exhausted),
 		cmocka_unit_test(test_retry_exhausted),
