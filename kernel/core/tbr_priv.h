@@ -391,6 +391,12 @@ static inline struct tbr_swqe *tbr_wr(struct tbr_tqp *qp, u32 msn)
 	return &qp->sq[msn & qp->sq_mask];
 }
 
+/* The oldest WR failed and waits for tbr_req_advance() to retire it. */
+static inline bool tbr_req_head_failed(struct tbr_tqp *qp)
+{
+	return qp->sq_head != qp->sq_tail && tbr_wr(qp, qp->sq_head)->status;
+}
+
 static inline bool tbr_wr_is_rd(u8 op)
 {
 	return op == TBR_WR_READ || op == TBR_WR_CMP_SWAP ||

@@ -654,7 +654,7 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 	 * fails a WR advances itself.
 	 */
 	if (qp->sq_next != next0 || qp->snd_nxt != snd0 ||
-	    (qp->sq_head != qp->sq_tail && tbr_wr(qp, qp->sq_head)->status))
+	    tbr_req_head_failed(qp))
 		tbr_req_advance(qp);
 }
 

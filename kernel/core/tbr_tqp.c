@@ -257,7 +257,7 @@ static inline void tbr_tqp_pump(struct tbr_tqp *qp, u64 now)
 	if (qp->njobs || (qp->ack_pending && now >= qp->ack_deadline))
 		tbr_resp_pump(qp, now);
 	if (qp->sq_next != qp->sq_tail || qp->rtx_active ||
-	    (qp->sq_head != qp->sq_tail && tbr_wr(qp, qp->sq_head)->status))
+	    tbr_req_head_failed(qp))
 		tbr_req_pump(qp, now);
 }
 
