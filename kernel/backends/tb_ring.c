@@ -189,11 +189,16 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 	tr->conn = conn;
 	tr->out_hop = conn->out_hop[i];
 	tr->in_hop = conn->remote.hopid[i];
-	tr->tx = tb_ring_alloc_tx(xd->tb->nhi, -1, res->tx_ring, RING_FLAG_FRAME);
-	if (!tr->tx)
-		return -ENOMEM;
+	/*
+	 * E2E on both rings (as thunderbolt-net does when the peer has it):
+	 * the RX ring grants credits through our TX HopID, the TX ring's flow
+	 * control sends nothing the peer's RX ring has no buffer for.
+	 */
 	if (res->e2e)
 		flags |= RING_FLAG_E2E;
+	tr->tx = tb_ring_alloc_tx(xd->tb->nhi, -1, res->tx_ring, flags);
+	if (!tr->tx)
+		return -ENOMEM;
 	tr->rx = tb_ring_alloc_rx(xd->tb->nhi, -1, res->rx_ring, flags,
 				  tr->tx->hop, TBR_PDF_RX_MASK, TBR_PDF_RX_MASK,
 				  tbt_start_poll, tr);

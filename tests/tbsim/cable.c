@@ -74,7 +74,7 @@ static void link_work_fn(struct work_struct *work)
 
 	tbsim_cable_xmit(c, &w, &tbsim.uuid, sizeof(tbsim.uuid));
 	for (i = 1; i < TBSIM_HOP_COUNT; i++)
-		tbsim_ring_credit_kick(i);	/* E2E: credits again, in case some were lost */
+		tbsim_ring_credit_kick(i, true);	/* E2E: credits again, in case some were lost */
 	mutex_lock(&tbsim.lock);
 	alive = READ_ONCE(c->heard) && time_before(jiffies, READ_ONCE(c->last_rx) + TBSIM_LINK_DEAD);
 	if (alive && !c->sxd && !c->gone && tbsim.tb) {

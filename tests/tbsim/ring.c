@@ -16,10 +16,22 @@
  * most TBSIM_E2E_WINDOW so the cable, a UDP socket and a virtio queue, never
  * holds more than it can take), and a TX ring that has been granted credits
  * puts no frame on the cable beyond them: the frame waits in the TX ring, as
- * the DMA engine stalls. So with E2E on both ends no frame is lost for lack
- * of a buffer or room on the cable. Without E2E frames go out at once and
- * are dropped when no buffer is posted. Frames carry their TX ring's count:
- * the receiver counts the ones that never arrived (rx_lost).
+ * the DMA engine stalls. A TX ring allocated with RING_FLAG_E2E (nhi.c
+ * enables its flow control) sends nothing before its first grant; a TX ring
+ * without it ignores credits, as the hardware does. So with E2E on both ends
+ * no frame is lost for lack of a buffer or room on the cable. Without E2E
+ * frames go out at once and are dropped when no buffer is posted. Frames
+ * carry their TX ring's count: the receiver counts the ones that never
+ * arrived (rx_lost).
+ *
+ * Unlike a Thunderbolt link, the cable can lose packets (a fault knob, a
+ * host that drops UDP under load). Credits are granted again every link
+ * period (cable.c), so a lost grant costs a quarter second. Lost frames are
+ * worse: the receiver grants from the next frame it expects, so a sender
+ * whose whole window was lost would wait forever. An RX ring that has heard
+ * nothing for TBSIM_E2E_QUIET_KICKS grants in a row and at least
+ * TBSIM_E2E_QUIET (both: a VM that was descheduled runs its timer before
+ * its NIC) tells the sender to count from what it sent ("resync").
  *
  * The "DMA engine" copies between the cable's packets and the buffers at the
  * bus addresses the driver mapped against the NHI's PCI device (dma-direct:
@@ -32,7 +44,8 @@
 #include "tbsim.h"
 
 static atomic_t tx_frames, rx_frames, rx_dropped, tx_dropped, rx_crc, rx_overrun;
-static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx;
+static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx, resyncs;
+static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
 
 static struct tbsim_ring *to_sr(struct tb_ring *ring)
 {
@@ -59,7 +72,8 @@ static void ring_tx_one(struct tb_ring *ring, struct ring_frame *f, u32 seq)
 	static atomic_t nth_drop, nth_crc;
 	int hopid;
 
-	if (tbsim_fault_drop && atomic_inc_return(&nth_drop) % tbsim_fault_drop == 0) {
+	if ((tbsim_fault_drop && atomic_inc_return(&nth_drop) % tbsim_fault_drop == 0) ||
+	    time_before(jiffies, READ_ONCE(blackout_until))) {
 		atomic_inc(&tx_dropped);
 		return;
 	}
@@ -112,7 +126,8 @@ static void ring_work(struct work_struct *work)
 	if (ring->is_tx) {
 		/* E2E: what the credits allow goes out, the rest waits for more */
 		while ((f = list_first_entry_or_null(&ring->queue, struct ring_frame, list))) {
-			if (sr->credited && (s32)(sr->tx_limit - sr->tx_seq) <= 0) {
+			if ((ring->flags & RING_FLAG_E2E) &&
+			    (s32)(sr->tx_limit - sr->tx_seq) <= 0) {
 				atomic_inc(&tx_waits);
 				break;
 			}
@@ -175,6 +190,7 @@ static void credit_work(struct work_struct *work)
 	struct tbsim_cable *c;
 	unsigned long flags;
 	u32 limit, next;
+	bool resync;
 	int hopid;
 
 	spin_lock_irqsave(&ring->lock, flags);
@@ -184,8 +200,12 @@ static void credit_work(struct work_struct *work)
 	}
 	next = sr->rx_next;
 	limit = credit_limit(sr);
-	cr.synced = cpu_to_le32(sr->rx_synced);
+	resync = sr->rx_synced && sr->rx_quiet >= TBSIM_E2E_QUIET_KICKS &&
+		 time_after(jiffies, sr->rx_last + TBSIM_E2E_QUIET);
+	cr.synced = cpu_to_le32(sr->rx_synced && !resync);
 	spin_unlock_irqrestore(&ring->lock, flags);
+	if (resync)
+		atomic_inc(&resyncs);
 	cr.room = cpu_to_le32(limit - next);
 	w.seq = cpu_to_le32(next);
 	rcu_read_lock();
@@ -202,8 +222,11 @@ static void credit_work(struct work_struct *work)
 	rcu_read_unlock();
 }
 
-/* E2E: (re)send the credits of our RX ring @hop, if it has E2E. Any context. */
-void tbsim_ring_credit_kick(int hop)
+/*
+ * E2E: (re)send the credits of our RX ring @hop, if it has E2E; @periodic:
+ * the link period's grant, which counts towards a resync. Any context.
+ */
+void tbsim_ring_credit_kick(int hop, bool periodic)
 {
 	struct tb_nhi *nhi = &tbsim.nhi;
 	struct tb_ring *ring;
@@ -211,8 +234,14 @@ void tbsim_ring_credit_kick(int hop)
 
 	spin_lock_irqsave(&nhi->lock, flags);
 	ring = nhi->rx_rings && hop > 0 && hop < nhi->hop_count ? nhi->rx_rings[hop] : NULL;
-	if (ring && ring->running && (ring->flags & RING_FLAG_E2E))
+	if (ring && ring->running && (ring->flags & RING_FLAG_E2E)) {
+		if (periodic) {
+			spin_lock(&ring->lock);
+			to_sr(ring)->rx_quiet++;
+			spin_unlock(&ring->lock);
+		}
 		queue_work(tbsim.ring_wq, &to_sr(ring)->credit_work);
+	}
 	spin_unlock_irqrestore(&nhi->lock, flags);
 }
 
@@ -246,7 +275,7 @@ void tbsim_ring_credit(struct tbsim_xd *sxd, const struct tbsim_wire *w,
 		if (!sr->credited || (s32)(limit - sr->tx_limit) > 0)
 			sr->tx_limit = limit;
 		sr->credited = true;
-		if (ring->running && !list_empty(&ring->queue))
+		if (ring->running && (ring->flags & RING_FLAG_E2E) && !list_empty(&ring->queue))
 			queue_work(tbsim.ring_wq, &ring->work);
 		spin_unlock(&ring->lock);
 	}
@@ -346,6 +375,8 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
 		atomic_add(seq - sr->rx_next, &rx_lost);
 	sr->rx_next = seq + 1;	/* a step back: the peer's TX ring is a new one */
 	sr->rx_synced = true;
+	sr->rx_quiet = 0;
+	sr->rx_last = jiffies;
 	if (ring->running && (ring->sof_mask & BIT(w->sof)) && (ring->eof_mask & BIT(w->eof))) {
 		if (skb_queue_empty(&sr->backlog))
 			ok = rx_deliver(sr, skb->data, skb->len, w);
@@ -509,6 +540,7 @@ void tb_ring_start(struct tb_ring *ring)
 	}
 	ring->running = true;
 	to_sr(ring)->irq_on = true;
+	to_sr(ring)->rx_last = jiffies;
 	if (!ring->is_tx)
 		rx_refill(ring);
 out:
@@ -563,15 +595,40 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
 			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
-			  "credits_tx=%d credits_rx=%d\n",
+			  "credits_tx=%d credits_rx=%d resyncs=%d\n",
 			  atomic_read(&tx_frames), atomic_read(&tx_dropped),
 			  atomic_read(&rx_frames), atomic_read(&rx_dropped),
 			  atomic_read(&rx_crc), atomic_read(&rx_overrun),
 			  atomic_read(&rx_lost), atomic_read(&rx_nobuf),
 			  atomic_read(&tx_waits), atomic_read(&credits_tx),
-			  atomic_read(&credits_rx));
+			  atomic_read(&credits_rx), atomic_read(&resyncs));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };
 module_param_cb(stats, &stats_ops, NULL, 0444);
 MODULE_PARM_DESC(stats, "ring frame counters (read only)");
+
+/* /sys/module/thunderbolt/parameters/fault_blackout_ms: lose every frame for N ms from now */
+static int blackout_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret = kstrtouint(val, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (ms > 60000)
+		return -ERANGE;
+	WRITE_ONCE(blackout_until, jiffies + msecs_to_jiffies(ms));
+	return 0;
+}
+
+static int blackout_get(char *buf, const struct kernel_param *kp)
+{
+	long left = (long)(READ_ONCE(blackout_until) - jiffies);
+
+	return sysfs_emit(buf, "%u\n", left > 0 ? jiffies_to_msecs(left) : 0);
+}
+
+static const struct kernel_param_ops blackout_ops = { .set = blackout_set, .get = blackout_get };
+module_param_cb(fault_blackout_ms, &blackout_ops, NULL, 0644);
+MODULE_PARM_DESC(fault_blackout_ms, "lose every transmitted ring frame for the next N ms");

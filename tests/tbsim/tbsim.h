@@ -48,6 +48,8 @@
 #define TBSIM_CFG_TIMEOUT_MS	5000	/* TB_CFG_DEFAULT_TIMEOUT */
 #define TBSIM_E2E_BACKLOG	512	/* frames an E2E ring holds for its buffers */
 #define TBSIM_E2E_WINDOW	12	/* most credits one E2E HopID has on the cable */
+#define TBSIM_E2E_QUIET		HZ	/* RX silence before a resync (ring.c) ... */
+#define TBSIM_E2E_QUIET_KICKS	3	/* ... and link-period grants in a row */
 
 /* Wire header after the Ethernet header, little endian */
 enum { TBSIM_WIRE_CTL = 1, TBSIM_WIRE_FRAME = 2, TBSIM_WIRE_LINK = 3, TBSIM_WIRE_CREDIT = 4 };
@@ -141,6 +143,8 @@ struct tbsim_ring {
 	/* RX, ring.lock: next frame expected from the peer, limit granted */
 	u32 rx_next, granted;
 	bool rx_synced;
+	unsigned int rx_quiet;		/* periodic grants since the last frame */
+	unsigned long rx_last;		/* jiffies of the last frame (or start) */
 	struct work_struct credit_work;	/* RX E2E: grant credits to the peer */
 };
 
@@ -200,7 +204,7 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int ring, struct sk_buff *skb,
 		   const struct tbsim_wire *w);
 void tbsim_ring_credit(struct tbsim_xd *sxd, const struct tbsim_wire *w,
 		       const struct tbsim_credit *cr);
-void tbsim_ring_credit_kick(int ring);
+void tbsim_ring_credit_kick(int ring, bool periodic);
 
 /* cable.c */
 int tbsim_cable_xmit(struct tbsim_cable *c, const struct tbsim_wire *w,

@@ -746,7 +746,7 @@ int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 out:
 	spin_unlock_bh(&sxd->paths_lock);
 	if (!ret)
-		tbsim_ring_credit_kick(receive_ring);	/* E2E: the peer's first credits */
+		tbsim_ring_credit_kick(receive_ring, false);	/* E2E: the peer's first credits */
 	return ret;
 }
 

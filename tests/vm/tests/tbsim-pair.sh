@@ -9,7 +9,8 @@
 # SHA-256 while ib_write_bw runs over tbrdma's rails. Then both modules unload and reload in firmware-CM mode: one
 # rail per XDomain; with the CRC fault knob on, ib_write_bw still passes and tbrdma counts the
 # frames with CRC errors (rx_errors). Then b's cable NIC goes unserviced for 0.5 s in a burst: with
-# E2E credits no frame is lost and a's TX ring waits.
+# E2E credits no frame is lost and a's TX ring waits. Then a's cable loses every frame for 1 s
+# in a burst: b's RX ring grants a resync and the transfer completes.
 # vm-kernel: 6.1 6.12
 # vm-count: 2
 # vm-rails: 1
@@ -203,6 +204,32 @@ if [ "$VM_ROLE" = b ]; then
 	[ "$(st rx_nobuf)" = "$nobuf0" ] || fail "frames dropped for lack of a buffer with E2E: rx_nobuf $nobuf0 -> $(st rx_nobuf)"
 else
 	[ "$(st tx_waits)" -gt "$waits0" ] || fail "a's TX ring never waited for credits: tx_waits $waits0"
+fi
+
+# A's cable loses every frame for 1 s in a burst: a's TX ring (E2E) sent its whole window into the
+# blackout, and b grants from the next frame it expects, so without a resync a's ring would wait
+# for credits forever and its one rail (firmware CM) carry nothing: RC retry exceeded. b's RX ring,
+# silent for 1 s and 3 keepalives, grants a resync; the transport resends what was lost.
+step "E2E: every frame of a lost for 1 s in a burst: b's ring resyncs, the transfer completes"
+sync0=$(st resyncs) drop0=$(st tx_dropped)
+if [ "$VM_ROLE" = a ]; then
+	tx0=$(rail_frames)
+	(wait_for 120 frames_past $((tx0 + 300)) &&
+		echo 1000 > /sys/module/thunderbolt/parameters/fault_blackout_ms && rail_frames > /tmp/blackout) &
+	blacker=$!
+fi
+perf_pair w4 ib_write_bw -s 65536 -n 300 -u 18
+cat /sys/module/thunderbolt/parameters/stats
+echo "resyncs +$(($(st resyncs) - sync0)) tx_dropped +$(($(st tx_dropped) - drop0))"
+if [ "$VM_ROLE" = a ]; then
+	wait "$blacker" || true
+	[ -s /tmp/blackout ] || fail "the blackout did not start during the burst"
+	[ "$(st tx_dropped)" -gt "$drop0" ] || fail "the blackout lost no frame"
+	after=$(($(rail_frames) - $(cat /tmp/blackout)))
+	echo "rail frames sent from the blackout on: $after"
+	[ "$after" -ge 100 ] || fail "the rail sent only $after frames from the blackout on"
+else
+	[ "$(st resyncs)" -gt "$sync0" ] || fail "b's RX ring never granted a resync"
 fi
 vm_signal finished
 vm_wait "$other.finished" 60
