@@ -56,6 +56,12 @@
 #define TBR_MAX_MR		65536
 /* pages (blocks of ibmr.page_size) of a fast registration MR */
 #define TBR_MAX_FAST_REG_PAGES	512
+/*
+ * memory windows: rkey = index << 8 | key byte, the index in
+ * TBR_MAX_MR .. TBR_MAX_MR + TBR_MAX_MW - 1, so a key's index tells a
+ * window's rkey from an MR's key
+ */
+#define TBR_MAX_MW		65536
 
 /* shared receive queues */
 #define TBR_MAX_SRQ		1024

@@ -104,10 +104,12 @@ struct tbr_dev {
 	struct xarray mr_xa;		/* key >> 8 -> tbr_mr (XA_FLAGS_ALLOC1) */
 	u32 mr_next;
 	atomic_t key_last;		/* the last MR key byte (mr.c) */
+	struct xarray mw_xa;		/* key >> 8 -> tbr_mw (mw.c) */
+	u32 mw_next;
 	struct list_head mcg_list;	/* multicast groups (mcast.c, RCU) */
 	struct mutex mcg_lock;		/* changes to mcg_list */
 	u32 num_mcg;			/* mcg_lock */
-	atomic_t num_qp, num_cq, num_mr, num_srq;
+	atomic_t num_qp, num_cq, num_mr, num_srq, num_mw;
 	bool unregistered;		/* tbr_dev_unregister() done */
 };
 
@@ -277,6 +279,35 @@ struct tbr_mr {
 };
 
 /*
+ * A memory window (mw.c). Its state changes (bind, invalidate) and every
+ * remote access through its rkey read it under @lock; lookups find it under
+ * RCU in tdev->mw_xa.
+ */
+struct tbr_mw {
+	struct ib_mw ibmw;
+	spinlock_t lock;
+	u32 index;		/* in tdev->mw_xa */
+	u32 key;		/* the current rkey (ibmw.rkey is the first) */
+	bool bound;		/* type 2: bound (else free); type 1: always */
+	u32 qpn;		/* type 2: the QP it was bound on */
+	u32 mr_key;		/* the MR's key at bind: stale after its dereg
+				 * or rereg, and so is the window */
+	u64 addr;
+	u64 length;		/* 0: no access (an unbound type 1 window) */
+	int access;		/* IB_ACCESS_REMOTE_* */
+};
+
+/* IBV_WR_BIND_MW, as the send queue hands it to tbr_mw_bind() */
+struct tbr_mw_bind {
+	u32 mw_rkey;		/* names the window (its index) */
+	u32 new_rkey;		/* the key it gets: same index, any key byte */
+	u32 mr_lkey;
+	int access;
+	u64 addr;
+	u64 length;
+};
+
+/*
  * A send WQE as the transport sees it: a validated kernel copy of a slot.
  * status is IB_WC_SUCCESS or the error the WQE must complete with
  * (IB_WC_LOC_QP_OP_ERR: bad opcode; IB_WC_LOC_LEN_ERR: too many SGEs or
@@ -411,6 +442,22 @@ int tbr_mr_fast_inv(struct tbr_dev *tdev, struct ib_pd *pd, u32 key);
 int tbr_mr_fast_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len,
 		     bool to_mr);
 void tbr_mr_fast_free(struct tbr_mr *mr);
+
+/*
+ * mw.c: memory windows. tbr_rkey_get() is tbr_mr_get() for a remote access
+ * through an rkey, an MR's or a window's; tbr_mw_bind/inv run under the
+ * posting QP's lock (BIND_MW, LOCAL_INV) or the receiving QP's
+ * (SEND_WITH_INV).
+ */
+extern const struct ib_device_ops tbr_mw_ops;
+static inline bool tbr_key_is_mw(u32 key)
+{
+	return key >> 8 >= TBR_MAX_MR;
+}
+struct tbr_mr *tbr_rkey_get(struct tbr_qp *qp, u32 rkey, u64 va, u64 len,
+			    int access);
+int tbr_mw_bind(struct tbr_qp *qp, const struct tbr_mw_bind *b);
+int tbr_mw_inv(struct tbr_qp *qp, u32 rkey);
 
 /* mcast.c: UD multicast groups */
 extern const struct ib_device_ops tbr_mcast_ops;

@@ -135,7 +135,7 @@ typedef void (*tbr_pabi_unused_fn)(void);
 struct verbs_context_ops {
 	tbr_pabi_unused_fn advise_mr;
 	tbr_pabi_unused_fn alloc_dm;
-	tbr_pabi_unused_fn alloc_mw;
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	tbr_pabi_unused_fn alloc_null_mr;
 	tbr_pabi_unused_fn alloc_parent_domain;
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
@@ -145,7 +145,8 @@ struct verbs_context_ops {
 	tbr_pabi_unused_fn attach_counters_point_flow;
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
-	tbr_pabi_unused_fn bind_mw;
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
 	tbr_pabi_unused_fn close_xrcd;
 	tbr_pabi_unused_fn cq_event;
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
@@ -166,7 +167,7 @@ struct verbs_context_ops {
 				      struct ibv_srq_init_attr *attr);
 	tbr_pabi_unused_fn create_srq_ex;
 	tbr_pabi_unused_fn create_wq;
-	tbr_pabi_unused_fn dealloc_mw;
+	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	tbr_pabi_unused_fn dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);
@@ -245,6 +246,7 @@ TBR_PABI_CMD(ibv_query_port, ib_uverbs_query_port);
 TBR_PABI_CMD(ibv_alloc_pd, ib_uverbs_alloc_pd);
 TBR_PABI_CMD(ibv_reg_mr, ib_uverbs_reg_mr);
 TBR_PABI_CMD(ibv_rereg_mr, ib_uverbs_rereg_mr);
+TBR_PABI_CMD(ibv_alloc_mw, ib_uverbs_alloc_mw);
 TBR_PABI_CMD(ibv_create_cq, ib_uverbs_create_cq);
 TBR_PABI_CMD(ibv_resize_cq, ib_uverbs_resize_cq);
 TBR_PABI_CMD(ibv_create_qp, ib_uverbs_create_qp);
@@ -306,6 +308,11 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
 		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
 			 uint16_t lid);
 int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,

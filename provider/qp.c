@@ -182,11 +182,14 @@ bool tbr_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 		return true;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	/* memory windows: bind, and invalidate a type 2 window's rkey */
+	case IBV_WR_BIND_MW:
+	case IBV_WR_LOCAL_INV:
 		return type == IBV_QPT_RC || type == IBV_QPT_UC;
-	/* SEND_WITH_INV: no key can be invalidated (no MEM_MGT_EXTENSIONS) */
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_SEND_WITH_INV:
 		return type == IBV_QPT_RC;
 	default:
 		return false;
@@ -196,7 +199,8 @@ bool tbr_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op)
 static bool opcode_inline_ok(uint32_t op)
 {
 	return op != IBV_WR_RDMA_READ && op != IBV_WR_ATOMIC_CMP_AND_SWP &&
-	       op != IBV_WR_ATOMIC_FETCH_AND_ADD;
+	       op != IBV_WR_ATOMIC_FETCH_AND_ADD && op != IBV_WR_BIND_MW &&
+	       op != IBV_WR_LOCAL_INV;
 }
 
 /* the header of a WQE without addresses, SGEs or payload */
@@ -220,6 +224,26 @@ void tbr_wqe_set_ud(struct tbrdma_send_wqe *w, struct ibv_ah *ah,
 	w->ah_num = container_of_tbr(ah, struct tbr_ah, ibah)->ah_num;
 	w->remote_qpn = remote_qpn;
 	w->remote_qkey = remote_qkey;
+}
+
+/*
+ * A BIND_MW WQE's fields (tbrdma-abi.h): @mw gets @rkey and @info's range
+ * of @info->mr (none for a zero-length bind). Zero-based windows are not
+ * supported: EINVAL.
+ */
+int tbr_wqe_set_bind(struct tbrdma_send_wqe *w, struct ibv_mw *mw,
+		     uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	if (!mw || (info->mw_access_flags & IBV_ACCESS_ZERO_BASED) ||
+	    (!info->mr && info->length))
+		return EINVAL;
+	w->rkey = mw->rkey;
+	w->imm_data = rkey;
+	w->remote_addr = info->addr;
+	w->compare_add = info->length;
+	w->mr_lkey = info->mr ? info->mr->lkey : 0;
+	w->mw_access = info->mw_access_flags;
+	return 0;
 }
 
 /* the data of @w: @n SGEs (replacing any SGEs or inline payload) */
@@ -273,6 +297,18 @@ static int write_send_wqe(struct tbr_qp *qp, struct ibv_send_wr *wr,
 		w->compare_add = wr->wr.atomic.compare_add;
 		w->swap = wr->wr.atomic.swap;
 		break;
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+		w->imm_data = wr->invalidate_rkey;
+		if (wr->opcode == IBV_WR_LOCAL_INV)
+			return 0;
+		break;
+	case IBV_WR_BIND_MW:
+		/* a type 1 window is bound with ibv_bind_mw only */
+		if (!wr->bind_mw.mw || wr->bind_mw.mw->type != IBV_MW_TYPE_2)
+			return EINVAL;
+		return tbr_wqe_set_bind(w, wr->bind_mw.mw, wr->bind_mw.rkey,
+					&wr->bind_mw.bind_info);
 	default:
 		break;
 	}
@@ -356,6 +392,43 @@ int tbr_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	pthread_spin_unlock(&q->lock);
 	if (ret)
 		*bad_wr = wr;
+	return ret;
+}
+
+/*
+ * ibv_bind_mw (libibverbs checked: a type 1 window, an MR of its PD or no MR
+ * with a zero range): a BIND_MW WQE like a type 2 bind's, with the window's
+ * next key byte (ibv_inc_rkey), which mw->rkey takes at once. The bind runs
+ * in send queue order; if it fails, its completion (MW_BIND_ERR) says so
+ * and the QP goes to error, as for any WR.
+ */
+int tbr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		struct ibv_mw_bind *mw_bind)
+{
+	struct tbr_qp *qp = to_tqp(ibqp);
+	struct tbr_uring *q = &qp->sq;
+	struct tbrdma_send_wqe *w;
+	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	int ret;
+
+	if (!tbr_sq_state_ok(ibqp) ||
+	    !tbr_opcode_ok(ibqp->qp_type, IBV_WR_BIND_MW))
+		return EINVAL;
+	pthread_spin_lock(&q->lock);
+	if (uring_full(q)) {
+		ret = ENOMEM;
+		goto out;
+	}
+	w = slot(q, q->idx);
+	tbr_wqe_init(w, mw_bind->wr_id, IBV_WR_BIND_MW, mw_bind->send_flags);
+	ret = tbr_wqe_set_bind(w, mw, rkey, &mw_bind->bind_info);
+	if (ret)
+		goto out;
+	q->idx++;
+	tbr_sq_publish(qp, q->idx - 1);
+	mw->rkey = rkey;
+out:
+	pthread_spin_unlock(&q->lock);
 	return ret;
 }
 

@@ -20,10 +20,12 @@
 /* what each QP type's opcodes allow (tbr_opcode_ok) */
 #define TBR_UD_SEND_OPS (IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define TBR_UC_SEND_OPS (TBR_UD_SEND_OPS | IBV_QP_EX_WITH_RDMA_WRITE |	\
-			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |		\
+			 IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 #define TBR_RC_SEND_OPS (TBR_UC_SEND_OPS | IBV_QP_EX_WITH_RDMA_READ |	\
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |		\
-			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |		\
+			 IBV_QP_EX_WITH_SEND_WITH_INV)
 
 static inline struct tbr_qp *to_tqp_ex(struct ibv_qp_ex *qpx)
 {
@@ -173,6 +175,41 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	wr_atomic(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr, add, 0);
 }
 
+static void wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct tbrdma_send_wqe *w = wr_next(qpx, IBV_WR_SEND_WITH_INV);
+
+	if (w)
+		w->imm_data = invalidate_rkey;
+}
+
+/* a local operation: no setter follows (no SGEs, no UD address) */
+static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct tbrdma_send_wqe *w = wr_next(qpx, IBV_WR_LOCAL_INV);
+
+	if (w)
+		w->imm_data = invalidate_rkey;
+	to_tqp_ex(qpx)->wr_cur = NULL;
+}
+
+/* a type 2 window (a type 1 is bound with ibv_bind_mw); no setter follows */
+static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+		       uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct tbr_qp *qp = to_tqp_ex(qpx);
+	struct tbrdma_send_wqe *w = wr_next(qpx, IBV_WR_BIND_MW);
+	int ret;
+
+	if (!w)
+		return;
+	qp->wr_cur = NULL;
+	ret = mw && mw->type == IBV_MW_TYPE_2 ?
+	      tbr_wqe_set_bind(w, mw, rkey, info) : EINVAL;
+	if (ret)
+		wr_fail(qp, ret);
+}
+
 static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 			   uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -302,6 +339,12 @@ void tbr_qp_ex_init(struct tbr_qp *qp, uint64_t send_ops_flags)
 		x->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		x->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	if (send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_INV)
+		x->wr_send_inv = wr_send_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
+		x->wr_local_inv = wr_local_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
+		x->wr_bind_mw = wr_bind_mw;
 	x->wr_set_ud_addr = wr_set_ud_addr;
 	x->wr_set_sge = wr_set_sge;
 	x->wr_set_sge_list = wr_set_sge_list;

@@ -160,6 +160,36 @@ static int tbr_dereg_mr(struct verbs_mr *vmr)
 	return ret;
 }
 
+/* ---- memory windows (the kernel's mw.c) ---------------------------------- */
+
+static struct ibv_mw *tbr_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ibv_alloc_mw cmd = {};
+	struct ib_uverbs_alloc_mw_resp resp = {};
+	struct ibv_mw *mw = calloc(1, sizeof(*mw));
+	int ret;
+
+	if (!mw)
+		return NULL;
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int tbr_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
+	return ret;
+}
+
 /* ---- AH ---------------------------------------------------------------- */
 
 struct tbr_create_ah_resp {
@@ -319,6 +349,9 @@ static const struct verbs_context_ops tbr_ctx_ops = {
 	.reg_mr = tbr_reg_mr,
 	.rereg_mr = tbr_rereg_mr,
 	.dereg_mr = tbr_dereg_mr,
+	.alloc_mw = tbr_alloc_mw,
+	.dealloc_mw = tbr_dealloc_mw,
+	.bind_mw = tbr_bind_mw,
 	.create_cq = tbr_create_cq,
 	.create_cq_ex = tbr_create_cq_ex,
 	.destroy_cq = tbr_destroy_cq,

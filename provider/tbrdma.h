@@ -125,6 +125,8 @@ int tbr_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
 int tbr_write_recv_wqe(struct tbr_uring *q, uint32_t max_sge,
 		       struct ibv_recv_wr *wr);
+int tbr_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		struct ibv_mw_bind *mw_bind);
 
 /* qp.c: the send WQE writer both post paths share */
 bool tbr_opcode_ok(enum ibv_qp_type type, enum ibv_wr_opcode op);
@@ -136,6 +138,8 @@ int tbr_wqe_set_sges(struct tbr_qp *qp, struct tbrdma_send_wqe *w,
 		     const struct ibv_sge *sg, size_t n);
 int tbr_wqe_add_inline(struct tbr_qp *qp, struct tbrdma_send_wqe *w,
 		       const void *addr, size_t len);
+int tbr_wqe_set_bind(struct tbrdma_send_wqe *w, struct ibv_mw *mw,
+		     uint32_t rkey, const struct ibv_mw_bind_info *info);
 bool tbr_sq_state_ok(struct ibv_qp *ibqp);
 void tbr_sq_publish(struct tbr_qp *qp, uint32_t start);
 

@@ -100,7 +100,11 @@ struct tbrdma_sge {
  * ibv_wr_opcode). After the 80-byte header come num_sge struct tbrdma_sge,
  * or, with TBRDMA_WQE_INLINE, inline_len bytes of payload (num_sge is then
  * ignored). imm_data is the immediate in network byte order, or the rkey to
- * invalidate for SEND_WITH_INV.
+ * invalidate for SEND_WITH_INV and LOCAL_INV (host order).
+ * BIND_MW (no SGEs; also what ibv_bind_mw of a type 1 window posts): rkey is
+ * the window's rkey (its index names it), imm_data the new rkey (host
+ * order, same index), remote_addr and compare_add the window's address and
+ * length, mr_lkey the MR's lkey, mw_access its IBV_ACCESS_REMOTE_* rights.
  */
 struct tbrdma_send_wqe {
 	__u64 wr_id;
@@ -116,7 +120,9 @@ struct tbrdma_send_wqe {
 	__u32 ah_num;		/* UD: tbrdma_create_ah_resp.ah_num */
 	__u32 remote_qpn;	/* UD */
 	__u32 remote_qkey;	/* UD; high bit set: the QP's own Q_Key */
-	__u32 rsvd[3];
+	__u32 mr_lkey;		/* BIND_MW */
+	__u32 mw_access;	/* BIND_MW */
+	__u32 rsvd;
 	/* struct tbrdma_sge sge[num_sge] or __u8 inline_data[inline_len] */
 };
 #define TBRDMA_SEND_WQE_HDR	80

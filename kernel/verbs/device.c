@@ -117,10 +117,14 @@ static int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr
 	 * IB_WR_LOCAL_INV and SEND_WITH_INV, what nvme-rdma and rpcrdma need.
 	 * No kernel_cap_flags (6.1 and 6.12 alike): no reserved local DMA
 	 * lkey (the RDMA core gives each PD a DMA MR) and no SG_GAPS MRs.
+	 * Memory windows of type 1 and 2B for users (mw.c).
 	 */
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+				 IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	attr->max_mw = TBR_MAX_MW;
 	attr->max_fast_reg_page_list_len = TBR_MAX_FAST_REG_PAGES;
 	return 0;
 }
@@ -247,6 +251,7 @@ struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name)
 	ib_set_device_ops(&tdev->ibdev, &tbr_srq_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_mr_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_mr_fast_ops);
+	ib_set_device_ops(&tdev->ibdev, &tbr_mw_ops);
 	ib_set_device_ops(&tdev->ibdev, &tbr_ah_ops);
 	tbr_ah_init_dev(tdev);
 	ib_set_device_ops(&tdev->ibdev, &tbr_counter_ops);
@@ -256,6 +261,7 @@ struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name)
 				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&tdev->mw_xa, XA_FLAGS_ALLOC);
 	err = tbr_loop_create(tdev);
 	if (err)
 		goto err_dealloc_only;
@@ -308,10 +314,11 @@ void tbr_dev_destroy(struct tbr_dev *tdev)
 	/* tbrN transmits through tdev: it goes before tdev is freed */
 	tbr_netdev_destroy(ndev);
 	WARN_ON(!xa_empty(&tdev->qp_xa) || !xa_empty(&tdev->mr_xa) ||
-		!xa_empty(&tdev->ah_xa));
+		!xa_empty(&tdev->ah_xa) || !xa_empty(&tdev->mw_xa));
 	xa_destroy(&tdev->qp_xa);
 	xa_destroy(&tdev->ah_xa);
 	xa_destroy(&tdev->mr_xa);
+	xa_destroy(&tdev->mw_xa);
 	tbr_mcast_destroy_dev(tdev);
 	ib_dealloc_device(&tdev->ibdev);
 }

@@ -61,16 +61,17 @@ static int tbr_wr_to_wc_opcode(const struct tbr_qp *qp, u32 op)
 	}
 	/*
 	 * Fast registration (mr_fast.c): kernel QPs only, for a user ring
-	 * cannot be trusted with an MR pointer and user MRs are no fast
-	 * registration MRs (no LOCAL_INV either: it could only fail).
+	 * cannot be trusted with an MR pointer. Memory windows (mw.c): user
+	 * QPs only (the kernel has no ib_alloc_mw). LOCAL_INV: either (a fast
+	 * registration MR's key or a type 2 window's rkey).
 	 */
-	if (!qp->user) {
-		switch (op) {
-		case IB_WR_REG_MR:
-			return IB_WC_REG_MR;
-		case IB_WR_LOCAL_INV:
-			return IB_WC_LOCAL_INV;
-		}
+	switch (op) {
+	case IB_WR_REG_MR:
+		return qp->user ? -1 : IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return qp->user ? IB_WC_BIND_MW : -1;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	}
 	if (type != IB_QPT_RC)
 		return -1;

@@ -273,7 +273,8 @@ static enum tbr_wr_opcode tbr_x_wr_opcode(u32 uverbs_op, bool *ok)
 	case IB_UVERBS_WR_ATOMIC_FETCH_AND_ADD:	return TBR_WR_FETCH_ADD;
 	case IB_UVERBS_WR_SEND_WITH_INV:	return TBR_WR_SEND_INV;
 	case IB_WR_REG_MR:
-	case IB_WR_LOCAL_INV:			return TBR_WR_LOCAL;
+	case IB_WR_LOCAL_INV:
+	case IB_WR_BIND_MW:			return TBR_WR_LOCAL;
 	}
 	*ok = false;
 	return TBR_WR_SEND;
@@ -383,20 +384,32 @@ static int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 }
 
 /*
- * REG_MR / LOCAL_INV: the core runs them in order (tbr_x_local, with the
- * sent slot as cookie); an invalidation waits for every earlier WR to
- * complete (TBR_WR_FENCE on a local WR), so none still reads the memory.
+ * REG_MR / LOCAL_INV / BIND_MW: the core runs them in order (tbr_x_local,
+ * with the sent slot as cookie); an invalidation waits for every earlier WR
+ * to complete (TBR_WR_FENCE on a local WR), so none still reads the memory.
+ * A bind (the WQE's fields: tbrdma-abi.h) is fenced only if the user asked.
  */
 static void tbr_x_local_prep(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 			     struct tbr_xsend *s, struct tbr_send_wr *wr)
 {
+	s->local_op = w->hdr.opcode;
 	s->mr = NULL;
 	s->key = w->hdr.imm_data;
-	if (w->hdr.opcode == IB_WR_REG_MR) {
+	switch (w->hdr.opcode) {
+	case IB_WR_REG_MR:
 		s->mr = to_tbr_mr((struct ib_mr *)(uintptr_t)w->hdr.remote_addr);
 		s->key = w->hdr.rkey;
 		s->access = w->hdr.compare_add;
-	} else {
+		break;
+	case IB_WR_BIND_MW:
+		s->bind.mw_rkey = w->hdr.rkey;
+		s->bind.new_rkey = w->hdr.imm_data;
+		s->bind.mr_lkey = w->hdr.mr_lkey;
+		s->bind.access = w->hdr.mw_access;
+		s->bind.addr = w->hdr.remote_addr;
+		s->bind.length = w->hdr.compare_add;
+		break;
+	default:
 		wr->flags |= TBR_WR_FENCE;
 	}
 	wr->remote_addr = x->sent_head;

@@ -27,10 +27,12 @@ struct tbr_xsend {
 	u64 wr_id;
 	u32 flags;		/* TBRDMA_WQE_* */
 	u32 wc_opcode;		/* enum ib_wc_opcode */
-	/* REG_MR / LOCAL_INV (TBR_WR_LOCAL, run by tbr_x_local) */
+	/* REG_MR / LOCAL_INV / BIND_MW (TBR_WR_LOCAL, run by tbr_x_local) */
+	u32 local_op;		/* enum ib_wr_opcode */
 	struct tbr_mr *mr;	/* REG_MR */
 	u32 key;		/* REG_MR: the new key; LOCAL_INV: the key */
 	int access;		/* REG_MR */
+	struct tbr_mw_bind bind;	/* BIND_MW */
 };
 
 struct tbr_xqp {
@@ -79,7 +81,7 @@ int tbr_x_mr_read(void *ctx, u32 rkey, u64 va, void *dst, u32 len);
 int tbr_x_mr_check(void *ctx, u32 rkey, u64 va, u32 len, u32 access);
 int tbr_x_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
 		    u64 compare_add, u64 swap, u64 *orig);
-/* fast registration: SEND_WITH_INV received, REG_MR / LOCAL_INV run */
+/* SEND_WITH_INV received; REG_MR / LOCAL_INV / BIND_MW run */
 int tbr_x_invalidate(void *ctx, u32 rkey);
 int tbr_x_local(void *ctx, u64 cookie);
 

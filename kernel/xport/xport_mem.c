@@ -79,7 +79,7 @@ static int tbr_x_mr_copy(struct tbr_xqp *x, u32 rkey, u64 va, void *buf,
 
 	if (!tbr_x_qp_allows(x, access))
 		return -TBR_WC_REM_INV_REQ_ERR;
-	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len, access);
+	mr = tbr_rkey_get(x->qp, rkey, va, len, access);
 	if (!mr)
 		return -TBR_WC_REM_ACCESS_ERR;
 	if (len)
@@ -109,7 +109,7 @@ int tbr_x_mr_check(void *ctx, u32 rkey, u64 va, u32 len, u32 access)
 
 	if (!tbr_x_qp_allows(x, need))
 		return -TBR_WC_REM_INV_REQ_ERR;
-	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, len, need);
+	mr = tbr_rkey_get(x->qp, rkey, va, len, need);
 	if (!mr)
 		return -TBR_WC_REM_ACCESS_ERR;
 	tbr_mr_put(mr);
@@ -131,8 +131,7 @@ int tbr_x_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
 
 	if (!tbr_x_qp_allows(x, IB_ACCESS_REMOTE_ATOMIC))
 		return -TBR_WC_REM_INV_REQ_ERR;
-	mr = tbr_mr_get(xqp_dev(x), rkey, x->qp->ibqp.pd, va, sizeof(val),
-			IB_ACCESS_REMOTE_ATOMIC);
+	mr = tbr_rkey_get(x->qp, rkey, va, sizeof(val), IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		return -TBR_WC_REM_ACCESS_ERR;
 	spin_lock_irqsave(&tbr_atomic_lock, flags);
@@ -149,32 +148,47 @@ int tbr_x_mr_atomic(void *ctx, u32 rkey, u64 va, enum tbr_atomic_op op,
 }
 
 /*
- * SEND_WITH_INV received: the rkey must be the valid key of a fast
- * registration MR of this QP's PD (mr_fast.c). Context: qp->lock held.
+ * Invalidate @key for this QP: the valid key of a fast registration MR of
+ * its PD (mr_fast.c) or the rkey of a bound type 2 window (mw.c).
  */
+static int tbr_x_inv(struct tbr_xqp *x, u32 key)
+{
+	if (tbr_key_is_mw(key))
+		return tbr_mw_inv(x->qp, key);
+	return tbr_mr_fast_inv(xqp_dev(x), x->qp->ibqp.pd, key);
+}
+
+/* SEND_WITH_INV received. Context: qp->lock held. */
 int tbr_x_invalidate(void *ctx, u32 rkey)
 {
-	struct tbr_xqp *x = ctx;
-
-	if (tbr_mr_fast_inv(xqp_dev(x), x->qp->ibqp.pd, rkey))
+	if (tbr_x_inv(ctx, rkey))
 		return -TBR_WC_REM_INV_REQ_ERR;
 	return 0;
 }
 
 /*
- * Run the REG_MR or LOCAL_INV of sent slot @cookie (tbr_x_local_prep), in
- * send queue order. A failure completes it with LOC_QP_OP_ERR (as rxe) and
- * the QP goes to error. Context: qp->lock held.
+ * Run the REG_MR, LOCAL_INV or BIND_MW of sent slot @cookie
+ * (tbr_x_local_prep), in send queue order. A failure completes it with
+ * LOC_QP_OP_ERR, a failed bind with MW_BIND_ERR (as rxe), and the QP goes
+ * to error. Context: qp->lock held.
  */
 int tbr_x_local(void *ctx, u64 cookie)
 {
 	struct tbr_xqp *x = ctx;
 	struct tbr_xsend *s = &x->sent[cookie & x->qp->sq.mask];
-	int err;
 
-	if (s->mr)
-		err = tbr_mr_fast_reg(x->qp, s->mr, s->key, s->access);
-	else
-		err = tbr_mr_fast_inv(xqp_dev(x), x->qp->ibqp.pd, s->key);
-	return err ? -TBR_WC_LOC_QP_OP_ERR : 0;
+	switch (s->local_op) {
+	case IB_WR_REG_MR:
+		if (tbr_mr_fast_reg(x->qp, s->mr, s->key, s->access))
+			return -TBR_WC_LOC_QP_OP_ERR;
+		return 0;
+	case IB_WR_BIND_MW:
+		if (tbr_mw_bind(x->qp, &s->bind))
+			return -TBR_WC_MW_BIND_ERR;
+		return 0;
+	default:
+		if (tbr_x_inv(x, s->key))
+			return -TBR_WC_LOC_QP_OP_ERR;
+		return 0;
+	}
 }

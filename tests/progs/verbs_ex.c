@@ -513,9 +513,9 @@ static void rc_bad_input(void)
 static void create_refusals(void)
 {
 	static const struct { enum ibv_qp_type t; uint64_t ops; const char *n; } bad[] = {
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_LOCAL_INV, "RC LOCAL_INV" },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_BIND_MW, "RC BIND_MW" },
-		{ IBV_QPT_RC, IBV_QP_EX_WITH_SEND_WITH_INV, "RC SEND_WITH_INV" },
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_BIND_MW, "UD BIND_MW" },
+		{ IBV_QPT_UD, IBV_QP_EX_WITH_LOCAL_INV, "UD LOCAL_INV" },
+		{ IBV_QPT_UC, IBV_QP_EX_WITH_SEND_WITH_INV, "UC SEND_WITH_INV" },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_TSO, "RC TSO" },
 		{ IBV_QPT_RC, IBV_QP_EX_WITH_ATOMIC_WRITE, "RC ATOMIC_WRITE" },
 		{ IBV_QPT_UC, IBV_QP_EX_WITH_RDMA_READ, "UC RDMA_READ" },

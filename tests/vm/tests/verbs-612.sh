@@ -1,5 +1,5 @@
 # Debian's 6.12 kernel: tbrdma.ko built against its headers loads and registers tbrdma0 (link
-# layer Ethernet), the verbs objects, extended verbs, rereg_mr and mcast tests pass (create_cq takes a
+# layer Ethernet), the verbs objects, extended verbs, rereg_mr, mcast and verbs_mw tests pass (create_cq takes a
 # uverbs_attr_bundle there), the port counters count verbs_ex's loopback traffic, and rmmod
 # unregisters it.
 # vm-kernel: 6.12
@@ -27,6 +27,7 @@ xd1=$(cat $xd)
 echo "port_xmit_data $xd0 -> $xd1 words over verbs_ex"
 "$TBR_TOP/build/progs/rereg_mr" tbrdma0 || fail "rereg_mr on $(uname -r)"
 "$TBR_TOP/build/progs/mcast" tbrdma0 || fail "mcast on $(uname -r)"
+"$TBR_TOP/build/progs/verbs_mw" tbrdma0 || fail "verbs_mw on $(uname -r)"
 rmmod tbrdma || fail "rmmod failed"
 rdma dev show | grep -q tbrdma && fail "tbrdma0 still registered after rmmod"
 echo "verbs-612: ok on $(uname -r)"

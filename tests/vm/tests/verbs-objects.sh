@@ -5,7 +5,8 @@
 # and UD QPs, ibv_create_cq_ex polling, bad input) between two QPs of tbrdma0 through loopback
 # (tests/progs/verbs_ex.c); ibv_rereg_mr (translation, access, PD; stale keys, bad input) the
 # same way (tests/progs/rereg_mr.c); UD multicast, a group of three QPs, detach, bad input
-# (tests/progs/mcast.c).
+# (tests/progs/mcast.c); memory windows of type 1 and 2 (bind, remote use checked against the
+# window, LOCAL_INV, SEND_WITH_INV, stale keys, bad binds; tests/progs/verbs_mw.c).
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
@@ -20,5 +21,6 @@ wait_for 10 grep -q "ffff:0a4d:0001" -r /sys/class/infiniband/tbrdma0/ports/1/gi
 "$TBR_TOP/build/progs/verbs_ex" tbrdma0 || fail "verbs_ex"
 "$TBR_TOP/build/progs/rereg_mr" tbrdma0 || fail "rereg_mr"
 "$TBR_TOP/build/progs/mcast" tbrdma0 || fail "mcast"
+"$TBR_TOP/build/progs/verbs_mw" tbrdma0 || fail "verbs_mw"
 rmmod tbrdma
 echo "verbs-objects: ok"

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * verbs_mw: memory windows through the provider, both ends on one device
+ * (loopback RC QPs: "a" is the remote side, whose READ/WRITE/ATOMIC and
+ * SEND_WITH_INV go through the transport to "b", which owns the memory and
+ * binds the windows). Every result is checked, every wait bounded (5 s):
+ * - the device advertises MEM_WINDOW and MEM_WINDOW_TYPE_2B;
+ * - type 2, bound with ibv_post_send(IBV_WR_BIND_MW) and ibv_wr_bind_mw: a
+ *   WRITE, READ and ATOMIC through the window's rkey reach the MR's memory,
+ *   checked against the window's range and rights, not the MR's (an MR with
+ *   no remote rights at all serves a writable window; outside the window but
+ *   inside the MR: REM_ACCESS_ERR; a right the window lacks: REM_ACCESS_ERR);
+ *   IBV_WR_LOCAL_INV and a received SEND_WITH_INV (IBV_WC_WITH_INV, the
+ *   rkey reported) free it and its rkey is stale (REM_ACCESS_ERR); bound
+ *   again with a new key, the new rkey works and the old one is stale;
+ * - type 1, bound with ibv_bind_mw: usable from any QP of its PD; bound
+ *   again (a new key) the old rkey is stale; a zero-length bind leaves no
+ *   access; LOCAL_INV of its rkey fails (LOC_QP_OP_ERR);
+ * - bad input: an MR without IBV_ACCESS_MW_BIND, a window of another PD, a
+ *   range outside the MR, a writable window on an MR without LOCAL_WRITE, a
+ *   bound type 2 window bound again, a zero-length type 2 bind: MW_BIND_ERR;
+ *   a type 1 window through ibv_post_send, a type 2 through ibv_bind_mw, a
+ *   zero-based window, an MR of another PD for ibv_bind_mw, a bad window
+ *   type: refused at the call; a window's rkey as an lkey: LOC_PROT_ERR;
+ * - a bound window deallocated, and a window whose MR was deregistered:
+ *   the rkey is refused (REM_ACCESS_ERR).
+ * usage: verbs_mw [DEVICE]   (default tbrdma0; needs an IPv4 address on its
+ * netdev). One line per case; FAIL: ... and exit 1 on any mismatch.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#define BUF 8192
+#define RIGHTS (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+		IBV_ACCESS_REMOTE_ATOMIC)
+
+static struct ibv_context *ctx;
+static union ibv_gid gid;
+static int gid_index;
+
+/* a loopback RC pair on one PD: a is the remote side, b binds windows */
+struct pair {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *a, *b;
+	struct ibv_qp_ex *bx;		/* b's ibv_wr_* API */
+	char *src;			/* a's local buffer */
+	struct ibv_mr *src_mr;
+};
+
+static struct ibv_qp *make_qp(struct pair *p, bool ex)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = p->cq, .recv_cq = p->cq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC, .pd = p->pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = RIGHTS };
+	struct ibv_qp *qp;
+
+	if (ex) {
+		ia.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		ia.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				    IBV_QP_EX_WITH_BIND_MW |
+				    IBV_QP_EX_WITH_LOCAL_INV |
+				    IBV_QP_EX_WITH_SEND_WITH_INV;
+	}
+	qp = ibv_create_qp_ex(ctx, &ia);
+	CHECK(qp, "ibv_create_qp_ex: %s", strerror(errno));
+	CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "-> INIT");
+	return qp;
+}
+
+static void drain(struct pair *p)
+{
+	struct ibv_wc w;
+
+	while (ibv_poll_cq(p->cq, 1, &w) > 0)
+		;
+}
+
+/* new connected QPs on @pd (after an error completion the old ones are in
+ * ERROR); the CQ and a's buffer are made once */
+static void pair_up(struct pair *p, struct ibv_pd *pd)
+{
+	if (p->a) {
+		CHECK(!ibv_destroy_qp(p->a) && !ibv_destroy_qp(p->b), "destroy_qp");
+		drain(p);
+	} else {
+		p->pd = pd;
+		p->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+		CHECK(p->cq, "ibv_create_cq");
+		p->src = calloc(1, BUF);
+		CHECK(p->src, "calloc");
+		p->src_mr = ibv_reg_mr(pd, p->src, BUF, IBV_ACCESS_LOCAL_WRITE);
+		CHECK(p->src_mr, "ibv_reg_mr src: %s", strerror(errno));
+	}
+	p->a = make_qp(p, false);
+	p->b = make_qp(p, true);
+	p->bx = ibv_qp_to_qp_ex(p->b);
+	CHECK(p->bx, "ibv_qp_to_qp_ex");
+	rc_connect(p->a, gid_index, p->b->qp_num, 0x200, &gid, 0x100);
+	rc_connect(p->b, gid_index, p->a->qp_num, 0x100, &gid, 0x200);
+}
+
+/*
+ * The completion of wr_id @wr_id with @status within 5 s; completions of
+ * other wr_ids polled meanwhile are kept for the next call. Returns it.
+ */
+static struct ibv_wc expect_wc(struct pair *p, uint64_t wr_id,
+			       enum ibv_wc_status status, const char *what)
+{
+	static struct ibv_wc kept[4];
+	static int nkept;
+	double end = now_s() + 5;
+	struct ibv_wc w;
+	int i, n;
+
+	for (i = 0; i < nkept; i++) {
+		if (kept[i].wr_id != wr_id)
+			continue;
+		w = kept[i];
+		kept[i] = kept[--nkept];
+		goto found;
+	}
+	for (;;) {
+		n = ibv_poll_cq(p->cq, 1, &w);
+		CHECK(n >= 0, "%s: ibv_poll_cq %d", what, n);
+		if (n && w.wr_id == wr_id)
+			break;
+		if (n) {
+			CHECK(nkept < 4, "%s: unexpected %s", what, wc_str(&w));
+			kept[nkept++] = w;
+		}
+		CHECK(now_s() < end, "%s: no completion for wr_id %#llx within 5 s",
+		      what, (unsigned long long)wr_id);
+	}
+found:
+	CHECK(w.status == status, "%s: expected status %s, got %s", what,
+	      ibv_wc_status_str(status), wc_str(&w));
+	return w;
+}
+
+enum { WR_BIND = 1, WR_INV, WR_RDMA, WR_SEND, WR_RECV };
+
+/* a posts @op of @len bytes between its src and @raddr/@rkey */
+static void rdma(struct pair *p, enum ibv_wr_opcode op, uint64_t raddr,
+		 uint32_t rkey, uint32_t len, enum ibv_wc_status status,
+		 const char *what)
+{
+	struct ibv_sge s = { .addr = (uintptr_t)p->src, .length = len,
+			     .lkey = p->src_mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = WR_RDMA, .sg_list = &s, .num_sge = 1,
+				  .opcode = op, .send_flags = IBV_SEND_SIGNALED },
+		*bad;
+
+	if (op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.rkey = rkey;
+		wr.wr.atomic.compare_add = 5;
+	} else {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey;
+	}
+	CHECK(!ibv_post_send(p->a, &wr, &bad), "%s: ibv_post_send", what);
+	expect_wc(p, WR_RDMA, status, what);
+}
+
+static void bind_info(struct ibv_mw_bind_info *bi, struct ibv_mr *mr,
+		      void *addr, uint64_t len, unsigned int access)
+{
+	bi->mr = mr;
+	bi->addr = (uintptr_t)addr;
+	bi->length = len;
+	bi->mw_access_flags = access;
+}
+
+/* b binds type 2 window @mw with ibv_post_send: its new rkey */
+static uint32_t bind2(struct pair *p, struct ibv_mw *mw, struct ibv_mr *mr,
+		      void *addr, uint64_t len, unsigned int access,
+		      enum ibv_wc_status status, const char *what)
+{
+	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	struct ibv_send_wr wr = { .wr_id = WR_BIND, .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc w;
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	bind_info(&wr.bind_mw.bind_info, mr, addr, len, access);
+	CHECK(!ibv_post_send(p->b, &wr, &bad), "%s: ibv_post_send BIND_MW: %s",
+	      what, strerror(errno));
+	w = expect_wc(p, WR_BIND, status, what);
+	if (status == IBV_WC_SUCCESS) {
+		CHECK(w.opcode == IBV_WC_BIND_MW, "%s: opcode %d, not BIND_MW",
+		      what, w.opcode);
+		mw->rkey = rkey;	/* the consumer keeps a type 2 rkey */
+	}
+	return rkey;
+}
+
+/* the same with the ibv_wr_* API */
+static uint32_t bind2_wr(struct pair *p, struct ibv_mw *mw, struct ibv_mr *mr,
+			 void *addr, uint64_t len, unsigned int access,
+			 const char *what)
+{
+	uint32_t rkey = ibv_inc_rkey(mw->rkey);
+	struct ibv_mw_bind_info bi;
+	int ret;
+
+	bind_info(&bi, mr, addr, len, access);
+	ibv_wr_start(p->bx);
+	p->bx->wr_id = WR_BIND;
+	p->bx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(p->bx, mw, rkey, &bi);
+	ret = ibv_wr_complete(p->bx);
+	CHECK(!ret, "%s: ibv_wr_complete: %s", what, strerror(ret));
+	expect_wc(p, WR_BIND, IBV_WC_SUCCESS, what);
+	mw->rkey = rkey;
+	return rkey;
+}
+
+/* b posts LOCAL_INV of @rkey */
+static void local_inv(struct pair *p, uint32_t rkey, enum ibv_wc_status status,
+		      const char *what)
+{
+	struct ibv_send_wr wr = { .wr_id = WR_INV, .opcode = IBV_WR_LOCAL_INV,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .invalidate_rkey = rkey }, *bad;
+	struct ibv_wc w;
+
+	CHECK(!ibv_post_send(p->b, &wr, &bad), "%s: ibv_post_send LOCAL_INV", what);
+	w = expect_wc(p, WR_INV, status, what);
+	CHECK(status != IBV_WC_SUCCESS || w.opcode == IBV_WC_LOCAL_INV,
+	      "%s: opcode %d, not LOCAL_INV", what, w.opcode);
+}
+
+/* a sends SEND_WITH_INV of @rkey to b, whose receive reports it */
+static void send_inv(struct pair *p, uint32_t rkey, const char *what)
+{
+	struct ibv_sge rs = { .addr = (uintptr_t)p->src + BUF / 2, .length = 64,
+			      .lkey = p->src_mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = WR_RECV, .sg_list = &rs, .num_sge = 1 },
+		*rbad;
+	struct ibv_sge s = { .addr = (uintptr_t)p->src, .length = 16,
+			     .lkey = p->src_mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = WR_SEND, .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND_WITH_INV,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .invalidate_rkey = rkey }, *bad;
+	struct ibv_wc w;
+
+	CHECK(!ibv_post_recv(p->b, &rwr, &rbad), "%s: ibv_post_recv", what);
+	CHECK(!ibv_post_send(p->a, &wr, &bad), "%s: ibv_post_send SEND_WITH_INV",
+	      what);
+	expect_wc(p, WR_SEND, IBV_WC_SUCCESS, what);
+	w = expect_wc(p, WR_RECV, IBV_WC_SUCCESS, what);
+	CHECK((w.wc_flags & IBV_WC_WITH_INV) && w.invalidated_rkey == rkey,
+	      "%s: receive flags %#x rkey %#x, expected WITH_INV %#x", what,
+	      w.wc_flags, w.invalidated_rkey, rkey);
+}
+
+static void expect_bytes(const char *b, char c, size_t n, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		CHECK(b[i] == c, "%s: byte %zu is %#x, expected %#x", what, i,
+		      (unsigned char)b[i], (unsigned char)c);
+}
+
+static struct ibv_mw *alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(pd, type);
+
+	CHECK(mw, "ibv_alloc_mw type %d: %s", type, strerror(errno));
+	return mw;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device_attr attr;
+	struct pair p1 = { 0 }, p3 = { 0 };
+	struct ibv_pd *pd1, *pd2;
+	struct ibv_mr *mr, *mr_local, *mr_nobind, *mr_ro, *mr_pd2, *mr_gone;
+	struct ibv_mw *mw, *mw1, *mw_pd2, *mw_gone;
+	struct ibv_mw_bind mb = { 0 };
+	struct ibv_send_wr wr = { 0 }, *bad;
+	uint32_t rk, old;
+	char *buf, *lbuf, *gbuf;
+	uint64_t *counter;
+	int ret;
+
+	snprintf(die_ctx, sizeof(die_ctx), "verbs_mw");
+	ctx = open_device(argc > 1 ? argv[1] : "tbrdma0");
+	gid_index = find_v4_gid(ctx, &gid);
+	CHECK(!ibv_query_device(ctx, &attr), "ibv_query_device");
+	CHECK((attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW) &&
+	      (attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
+	      attr.max_mw > 0, "device_cap_flags %#x max_mw %d: no memory windows",
+	      attr.device_cap_flags, attr.max_mw);
+	pd1 = ibv_alloc_pd(ctx);
+	pd2 = ibv_alloc_pd(ctx);
+	CHECK(pd1 && pd2, "ibv_alloc_pd");
+	pair_up(&p1, pd1);
+	buf = calloc(1, BUF);
+	lbuf = calloc(1, BUF);
+	gbuf = calloc(1, BUF);
+	CHECK(buf && lbuf && gbuf, "calloc");
+	mr = ibv_reg_mr(pd1, buf, BUF, IBV_ACCESS_LOCAL_WRITE | RIGHTS |
+			IBV_ACCESS_MW_BIND);
+	/* no remote rights of its own: only windows give them */
+	mr_local = ibv_reg_mr(pd1, lbuf, BUF, IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_MW_BIND);
+	mr_nobind = ibv_reg_mr(pd1, gbuf, BUF, IBV_ACCESS_LOCAL_WRITE | RIGHTS);
+	CHECK(mr && mr_local && mr_nobind, "ibv_reg_mr: %s", strerror(errno));
+	printf("caps: MEM_WINDOW, MEM_WINDOW_TYPE_2B, max_mw %d\n", attr.max_mw);
+
+	/* type 2 on an MR without remote rights: the window's rights count */
+	mw = alloc_mw(pd1, IBV_MW_TYPE_2);
+	rk = bind2(&p1, mw, mr_local, lbuf + 1024, 2048,
+		   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		   IBV_WC_SUCCESS, "type 2 bind");
+	CHECK(rk >> 8 == mw->rkey >> 8, "type 2 bind: rkey index changed");
+	memset(p1.src, 'a', BUF);
+	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)lbuf + 1024, rk, 2048,
+	     IBV_WC_SUCCESS, "write through a type 2 window");
+	expect_bytes(lbuf + 1024, 'a', 2048, "write through a type 2 window");
+	expect_bytes(lbuf, 0, 1024, "before the window");
+	expect_bytes(lbuf + 3072, 0, BUF - 3072, "after the window");
+	memset(lbuf + 2048, 'r', 512);
+	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)lbuf + 2048, rk, 512,
+	     IBV_WC_SUCCESS, "read through a type 2 window");
+	expect_bytes(p1.src, 'r', 512, "read through a type 2 window");
+	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)lbuf + 1024, mr_local->rkey, 64,
+	     IBV_WC_REM_ACCESS_ERR, "write with the MR's own rkey (no rights)");
+	pair_up(&p1, pd1);
+	printf("type 2: bound on an MR without remote rights; WRITE/READ through it, "
+	       "the MR's rkey REM_ACCESS_ERR\n");
+
+	/* the window's range and rights, not the MR's */
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for the range case");
+	rk = bind2(&p1, mw, mr, buf + 1024, 2048, IBV_ACCESS_REMOTE_WRITE,
+		   IBV_WC_SUCCESS, "type 2 bind on a new QP");
+	memset(p1.src, 'b', BUF);
+	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)buf + 2048 + 512, rk, 1024,
+	     IBV_WC_REM_ACCESS_ERR, "write past the window's end (inside the MR)");
+	expect_bytes(buf, 0, BUF, "refused write past the window");
+	pair_up(&p1, pd1);
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for the rights case");
+	rk = bind2(&p1, mw, mr, buf + 1024, 2048, IBV_ACCESS_REMOTE_WRITE,
+		   IBV_WC_SUCCESS, "type 2 bind, write only");
+	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)buf + 1024, rk, 64,
+	     IBV_WC_REM_ACCESS_ERR, "read through a write-only window");
+	pair_up(&p1, pd1);
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for the atomic case");
+	rk = bind2(&p1, mw, mr, buf + 1024, 2048, IBV_ACCESS_REMOTE_READ,
+		   IBV_WC_SUCCESS, "type 2 bind, read only");
+	rdma(&p1, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)buf + 1024, rk, 8,
+	     IBV_WC_REM_ACCESS_ERR, "atomic through a window without ATOMIC");
+	pair_up(&p1, pd1);
+	printf("type 2: past the window (inside the MR), READ on write-only, ATOMIC "
+	       "without the right: REM_ACCESS_ERR\n");
+
+	/* ATOMIC, then local invalidation: the rkey is stale */
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for the atomic");
+	rk = bind2_wr(&p1, mw, mr, buf + 4096, 64, RIGHTS, "ibv_wr_bind_mw");
+	counter = (uint64_t *)(buf + 4096 + 8);
+	*counter = 37;
+	rdma(&p1, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)counter, rk, 8,
+	     IBV_WC_SUCCESS, "atomic through the window");
+	CHECK(*(uint64_t *)p1.src == 37 && *counter == 42,
+	      "atomic: fetched %llu, now %llu (37, 42 expected)",
+	      (unsigned long long)*(uint64_t *)p1.src,
+	      (unsigned long long)*counter);
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "LOCAL_INV of a type 2 window");
+	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)buf + 4096, rk, 8,
+	     IBV_WC_REM_ACCESS_ERR, "write with the invalidated rkey");
+	pair_up(&p1, pd1);
+	local_inv(&p1, rk, IBV_WC_LOC_QP_OP_ERR, "LOCAL_INV of a free window");
+	pair_up(&p1, pd1);
+	printf("type 2: ibv_wr_bind_mw, ATOMIC through it; LOCAL_INV: stale rkey "
+	       "REM_ACCESS_ERR, again LOC_QP_OP_ERR\n");
+
+	/* a new key, then remote invalidation */
+	old = rk;
+	rk = bind2(&p1, mw, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS, "rebind, new key");
+	CHECK(rk != old, "rebind: same rkey");
+	memset(p1.src, 'b', BUF);
+	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)buf, rk, 256, IBV_WC_SUCCESS,
+	     "write with the new rkey");
+	expect_bytes(buf, 'b', 256, "write with the new rkey");
+	bind2(&p1, mw, mr, buf, BUF, RIGHTS, IBV_WC_MW_BIND_ERR,
+	      "bind a bound type 2 window");
+	pair_up(&p1, pd1);
+	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)buf, old, 8, IBV_WC_REM_ACCESS_ERR,
+	     "write with the previous rkey");
+	pair_up(&p1, pd1);
+	/* type 2 windows serve the QP they were bound on: bind on this one */
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for remote invalidation");
+	rk = bind2(&p1, mw, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS, "bind for SEND_WITH_INV");
+	send_inv(&p1, rk, "SEND_WITH_INV");
+	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)buf, rk, 8, IBV_WC_REM_ACCESS_ERR,
+	     "read after SEND_WITH_INV");
+	pair_up(&p1, pd1);
+	bind2(&p1, mw, mr, buf, 0, RIGHTS, IBV_WC_MW_BIND_ERR,
+	      "zero-length type 2 bind");
+	pair_up(&p1, pd1);
+	printf("type 2: rebind with a new key (old REM_ACCESS_ERR), bound twice "
+	       "MW_BIND_ERR, SEND_WITH_INV (WITH_INV, rkey), zero length MW_BIND_ERR\n");
+
+	/* a type 2 window serves only the QP it was bound on */
+	rk = bind2(&p1, mw, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS, "bind on p1");
+	pair_up(&p3, pd1);
+	rdma(&p3, IBV_WR_RDMA_WRITE, (uintptr_t)buf, rk, 8, IBV_WC_REM_ACCESS_ERR,
+	     "write to another QP of the PD through a type 2 window");
+	pair_up(&p3, pd1);
+	printf("type 2: another QP of the PD: REM_ACCESS_ERR\n");
+
+	/* type 1 with ibv_bind_mw: any QP of the PD */
+	mw1 = alloc_mw(pd1, IBV_MW_TYPE_1);
+	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)buf, mw1->rkey, 8,
+	     IBV_WC_REM_ACCESS_ERR, "write through an unbound type 1 window");
+	pair_up(&p1, pd1);
+	mb.wr_id = WR_BIND;
+	mb.send_flags = IBV_SEND_SIGNALED;
+	bind_info(&mb.bind_info, mr, buf + 512, 1024, IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_REMOTE_READ);
+	old = mw1->rkey;
+	ret = ibv_bind_mw(p1.b, mw1, &mb);
+	CHECK(!ret, "ibv_bind_mw: %s", strerror(ret));
+	CHECK(mw1->rkey != old, "ibv_bind_mw: rkey unchanged");
+	expect_wc(&p1, WR_BIND, IBV_WC_SUCCESS, "type 1 bind");
+	memset(p3.src, 'c', BUF);
+	rdma(&p3, IBV_WR_RDMA_WRITE, (uintptr_t)buf + 512, mw1->rkey, 1024,
+	     IBV_WC_SUCCESS, "write through a type 1 window from another QP");
+	expect_bytes(buf + 512, 'c', 1024, "write through a type 1 window");
+	old = mw1->rkey;
+	bind_info(&mb.bind_info, mr, buf + 4096, 1024, IBV_ACCESS_REMOTE_READ);
+	ret = ibv_bind_mw(p1.b, mw1, &mb);
+	CHECK(!ret, "ibv_bind_mw again: %s", strerror(ret));
+	expect_wc(&p1, WR_BIND, IBV_WC_SUCCESS, "type 1 bound again");
+	rdma(&p3, IBV_WR_RDMA_READ, (uintptr_t)buf + 4096, mw1->rkey, 1024,
+	     IBV_WC_SUCCESS, "read through the rebound type 1 window");
+	rdma(&p3, IBV_WR_RDMA_WRITE, (uintptr_t)buf + 512, old, 8,
+	     IBV_WC_REM_ACCESS_ERR, "write with the type 1 window's old rkey");
+	pair_up(&p3, pd1);
+	bind_info(&mb.bind_info, NULL, NULL, 0, 0);
+	ret = ibv_bind_mw(p1.b, mw1, &mb);
+	CHECK(!ret, "ibv_bind_mw zero length: %s", strerror(ret));
+	expect_wc(&p1, WR_BIND, IBV_WC_SUCCESS, "zero-length type 1 bind");
+	rdma(&p3, IBV_WR_RDMA_READ, (uintptr_t)buf + 4096, mw1->rkey, 8,
+	     IBV_WC_REM_ACCESS_ERR, "read through a zero-length type 1 window");
+	pair_up(&p3, pd1);
+	local_inv(&p1, mw1->rkey, IBV_WC_LOC_QP_OP_ERR, "LOCAL_INV of a type 1 window");
+	pair_up(&p1, pd1);
+	printf("type 1: ibv_bind_mw, used from another QP, rebound (old rkey "
+	       "REM_ACCESS_ERR), zero length (no access), LOCAL_INV LOC_QP_OP_ERR\n");
+
+	/* bad binds: a completion with MW_BIND_ERR */
+	mr_ro = ibv_reg_mr(pd1, gbuf, BUF, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_MW_BIND);
+	mr_pd2 = ibv_reg_mr(pd2, gbuf, BUF, IBV_ACCESS_LOCAL_WRITE | RIGHTS |
+			    IBV_ACCESS_MW_BIND);
+	CHECK(mr_ro && mr_pd2, "ibv_reg_mr: %s", strerror(errno));
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "free mw");
+	bind2(&p1, mw, mr_nobind, gbuf, 64, IBV_ACCESS_REMOTE_READ,
+	      IBV_WC_MW_BIND_ERR, "MR without IBV_ACCESS_MW_BIND");
+	pair_up(&p1, pd1);
+	bind2(&p1, mw, mr, buf, BUF + 1, IBV_ACCESS_REMOTE_READ,
+	      IBV_WC_MW_BIND_ERR, "range past the MR");
+	pair_up(&p1, pd1);
+	bind2(&p1, mw, mr_ro, gbuf, 64, IBV_ACCESS_REMOTE_WRITE,
+	      IBV_WC_MW_BIND_ERR, "writable window on an MR without LOCAL_WRITE");
+	pair_up(&p1, pd1);
+	bind2(&p1, mw, mr_pd2, gbuf, 64, IBV_ACCESS_REMOTE_READ,
+	      IBV_WC_MW_BIND_ERR, "MR of another PD");
+	pair_up(&p1, pd1);
+	mw_pd2 = alloc_mw(pd2, IBV_MW_TYPE_2);
+	bind2(&p1, mw_pd2, mr, buf, 64, IBV_ACCESS_REMOTE_READ,
+	      IBV_WC_MW_BIND_ERR, "window of another PD");
+	pair_up(&p1, pd1);
+	printf("bad binds: no MW_BIND, past the MR, writable without LOCAL_WRITE, "
+	       "MR or window of another PD: MW_BIND_ERR\n");
+
+	/* refused at the call */
+	wr.wr_id = WR_BIND;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.bind_mw.mw = mw1;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw1->rkey);
+	bind_info(&wr.bind_mw.bind_info, mr, buf, 64, IBV_ACCESS_REMOTE_READ);
+	CHECK(ibv_post_send(p1.b, &wr, &bad) == EINVAL,
+	      "type 1 window through ibv_post_send not refused");
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.bind_info.mw_access_flags |= IBV_ACCESS_ZERO_BASED;
+	CHECK(ibv_post_send(p1.b, &wr, &bad) == EINVAL,
+	      "zero-based window not refused");
+	bind_info(&mb.bind_info, mr, buf, 64, IBV_ACCESS_REMOTE_READ);
+	CHECK(ibv_bind_mw(p1.b, mw, &mb) == EINVAL,
+	      "type 2 window through ibv_bind_mw not refused");
+	bind_info(&mb.bind_info, mr_pd2, gbuf, 64, IBV_ACCESS_REMOTE_READ);
+	CHECK(ibv_bind_mw(p1.b, mw1, &mb) == EPERM,
+	      "ibv_bind_mw with an MR of another PD not refused");
+	errno = 0;
+	CHECK(!ibv_alloc_mw(pd1, (enum ibv_mw_type)3) && errno,
+	      "ibv_alloc_mw type 3 not refused");
+	printf("refused at the call: type 1 via post_send, zero-based, type 2 via "
+	       "ibv_bind_mw (EINVAL), MR of another PD (EPERM), type 3 (%s)\n",
+	       strerror(errno));
+
+	/* a window's rkey is no lkey */
+	rk = bind2(&p1, mw, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS, "bind for lkey");
+	{
+		struct ibv_sge s = { .addr = (uintptr_t)buf, .length = 16, .lkey = rk };
+		struct ibv_send_wr sw = { .wr_id = WR_SEND, .sg_list = &s,
+					  .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED };
+
+		sw.wr.rdma.remote_addr = (uintptr_t)buf;
+		sw.wr.rdma.rkey = mr->rkey;
+		CHECK(!ibv_post_send(p1.b, &sw, &bad), "post with a window lkey");
+		expect_wc(&p1, WR_SEND, IBV_WC_LOC_PROT_ERR, "window rkey as lkey");
+	}
+	pair_up(&p1, pd1);
+	printf("a window's rkey as an lkey: LOC_PROT_ERR\n");
+
+	/* a bound window deallocated; a window whose MR is deregistered */
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "free before dealloc");
+	rk = bind2(&p1, mw, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS, "bind before dealloc");
+	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)buf, rk, 8, IBV_WC_SUCCESS,
+	     "read before dealloc");
+	CHECK(!ibv_dealloc_mw(mw), "ibv_dealloc_mw of a bound window: %s",
+	      strerror(errno));
+	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)buf, rk, 8, IBV_WC_REM_ACCESS_ERR,
+	     "read through a deallocated window");
+	pair_up(&p1, pd1);
+	mr_gone = ibv_reg_mr(pd1, gbuf, BUF, IBV_ACCESS_LOCAL_WRITE |
+			     IBV_ACCESS_MW_BIND);
+	CHECK(mr_gone, "ibv_reg_mr: %s", strerror(errno));
+	mw_gone = alloc_mw(pd1, IBV_MW_TYPE_2);
+	rk = bind2(&p1, mw_gone, mr_gone, gbuf, BUF, IBV_ACCESS_REMOTE_READ,
+		   IBV_WC_SUCCESS, "bind before dereg_mr");
+	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)gbuf, rk, 8, IBV_WC_SUCCESS,
+	     "read before dereg_mr");
+	CHECK(!ibv_dereg_mr(mr_gone), "ibv_dereg_mr with a bound window: %s",
+	      strerror(errno));
+	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)gbuf, rk, 8, IBV_WC_REM_ACCESS_ERR,
+	     "read through a window whose MR is gone");
+	pair_up(&p1, pd1);
+	printf("dealloc of a bound window, dereg of its MR: the rkey REM_ACCESS_ERR\n");
+
+	CHECK(!ibv_dealloc_mw(mw_gone) && !ibv_dealloc_mw(mw_pd2), "dealloc_mw");
+	CHECK(!ibv_destroy_qp(p1.a) && !ibv_destroy_qp(p1.b) &&
+	      !ibv_destroy_qp(p3.a) && !ibv_destroy_qp(p3.b), "destroy_qp");
+	CHECK(!ibv_dereg_mr(mr) && !ibv_dereg_mr(mr_local) &&
+	      !ibv_dereg_mr(mr_nobind) && !ibv_dereg_mr(mr_ro) &&
+	      !ibv_dereg_mr(mr_pd2), "dereg_mr");
+	CHECK(!ibv_dereg_mr(p1.src_mr) && !ibv_dereg_mr(p3.src_mr), "dereg src");
+	CHECK(!ibv_destroy_cq(p1.cq) && !ibv_destroy_cq(p3.cq), "destroy_cq");
+	CHECK(!ibv_dealloc_mw(mw1), "dealloc_mw type 1");
+	CHECK(!ibv_dealloc_pd(pd1) && !ibv_dealloc_pd(pd2), "dealloc_pd");
+	CHECK(!ibv_close_device(ctx), "close_device");
+	printf("verbs_mw: ok\n");
+	return 0;
+}
