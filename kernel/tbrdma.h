@@ -104,7 +104,7 @@ struct tbr_dev {
 	struct xarray mr_xa;		/* key >> 8 -> tbr_mr (XA_FLAGS_ALLOC1) */
 	u32 mr_next;
 	atomic_t key_last;		/* the last MR key byte (mr.c) */
-	struct xarray mw_xa;		/* key >> 8 -> tbr_mw (mw.c) */
+	struct xarray mw_xa;		/* key >> 8 -> tbr_mw_state (mw.c) */
 	u32 mw_next;
 	struct list_head mcg_list;	/* multicast groups (mcast.c, RCU) */
 	struct mutex mcg_lock;		/* changes to mcg_list */
@@ -279,13 +279,17 @@ struct tbr_mr {
 };
 
 /*
- * A memory window (mw.c). Its state changes (bind, invalidate) and every
- * remote access through its rkey read it under @lock; lookups find it under
- * RCU in tdev->mw_xa.
+ * A memory window's state (mw.c), apart from its struct ib_mw (which the
+ * RDMA core frees as soon as dealloc_mw returns) so that lookups can find
+ * it in tdev->mw_xa under RCU and dealloc need not wait: freed by RCU.
+ * Bind and invalidate change it, and every remote access through its rkey
+ * reads it, under @lock.
  */
-struct tbr_mw {
-	struct ib_mw ibmw;
+struct tbr_mw_state {
 	spinlock_t lock;
+	struct rcu_head rcu;
+	const struct ib_pd *pd;	/* compared only, never followed */
+	enum ib_mw_type type;
 	u32 index;		/* in tdev->mw_xa */
 	u32 key;		/* the current rkey (ibmw.rkey is the first) */
 	bool bound;		/* type 2: bound (else free); type 1: always */
@@ -295,6 +299,11 @@ struct tbr_mw {
 	u64 addr;
 	u64 length;		/* 0: no access (an unbound type 1 window) */
 	int access;		/* IB_ACCESS_REMOTE_* */
+};
+
+struct tbr_mw {
+	struct ib_mw ibmw;
+	struct tbr_mw_state *st;
 };
 
 /* IBV_WR_BIND_MW, as the send queue hands it to tbr_mw_bind() */

@@ -24,8 +24,8 @@
  * re-registered (a new key) refuses every access, as if invalidated, and
  * neither dereg_mr nor rereg_mr has to wait for windows. Every state change
  * and every access check holds the window's lock (inside the QP's lock);
- * dealloc takes the window out of the table and waits for RCU readers, so
- * a bound window can be deallocated at any time.
+ * the state lives apart from the ib_mw and is freed by RCU, so a bound
+ * window can be deallocated at any time without waiting.
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -46,48 +46,59 @@ static inline struct tbr_mw *to_tbr_mw(struct ib_mw *ibmw)
 static int tbr_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct tbr_dev *tdev = to_tbr_dev(ibmw->device);
-	struct tbr_mw *mw = to_tbr_mw(ibmw);
+	struct tbr_mw_state *st;
 	int err;
 
 	if (atomic_inc_return(&tdev->num_mw) > TBR_MAX_MW) {
 		err = -ENOMEM;
 		goto err_count;
 	}
-	spin_lock_init(&mw->lock);
-	err = xa_alloc_cyclic(&tdev->mw_xa, &mw->index, NULL,
+	st = kzalloc(sizeof(*st), TBR_GFP_USER);
+	if (!st) {
+		err = -ENOMEM;
+		goto err_count;
+	}
+	spin_lock_init(&st->lock);
+	st->pd = ibmw->pd;
+	st->type = ibmw->type;
+	err = xa_alloc_cyclic(&tdev->mw_xa, &st->index, NULL,
 			      XA_LIMIT(TBR_MAX_MR, TBR_MAX_MR + TBR_MAX_MW - 1),
 			      &tdev->mw_next, GFP_KERNEL);
 	if (err < 0)
-		goto err_count;
-	mw->key = mw->index << 8 | get_random_u8();
-	ibmw->rkey = mw->key;
-	mw->bound = ibmw->type == IB_MW_TYPE_1;
+		goto err_free;
+	st->key = st->index << 8 | get_random_u8();
+	st->bound = st->type == IB_MW_TYPE_1;
+	ibmw->rkey = st->key;
+	to_tbr_mw(ibmw)->st = st;
 	/* visible to lookups only once complete */
-	xa_store(&tdev->mw_xa, mw->index, mw, GFP_KERNEL);
+	xa_store(&tdev->mw_xa, st->index, st, GFP_KERNEL);
 	return 0;
 
+err_free:
+	kfree(st);
 err_count:
 	atomic_dec(&tdev->num_mw);
 	return err;
 }
 
 /*
- * Context: process. A bound window goes too: once the RCU readers are
- * through, no lookup can find it (the RDMA core frees it on return).
+ * Context: process. A bound window goes too: lookups still running under
+ * RCU may see its state until they end (an access that already passed the
+ * check completes, as one in flight on a deregistered MR would).
  */
 static int tbr_dealloc_mw(struct ib_mw *ibmw)
 {
 	struct tbr_dev *tdev = to_tbr_dev(ibmw->device);
-	struct tbr_mw *mw = to_tbr_mw(ibmw);
+	struct tbr_mw_state *st = to_tbr_mw(ibmw)->st;
 
-	xa_erase(&tdev->mw_xa, mw->index);
-	synchronize_rcu();
+	xa_erase(&tdev->mw_xa, st->index);
+	kfree_rcu(st, rcu);
 	atomic_dec(&tdev->num_mw);
 	return 0;
 }
 
 /* Context: RCU read side. The window of @key's index, or NULL. */
-static struct tbr_mw *tbr_mw_find(struct tbr_dev *tdev, u32 key)
+static struct tbr_mw_state *tbr_mw_find(struct tbr_dev *tdev, u32 key)
 {
 	if (!tbr_key_is_mw(key))
 		return NULL;
@@ -106,13 +117,15 @@ int tbr_mw_bind(struct tbr_qp *qp, const struct tbr_mw_bind *b)
 {
 	struct tbr_dev *tdev = to_tbr_dev(qp->ibqp.device);
 	struct ib_pd *pd = qp->ibqp.pd;
+	int access = b->access & TBR_MW_ACCESS_OK;
 	struct tbr_mr *mr = NULL;
-	struct tbr_mw *mw;
+	struct tbr_mw_state *mw;
 	unsigned long flags;
 	int err = -EINVAL;
 
+	/* LOCAL_WRITE means nothing to a window: ignored */
 	if (b->new_rkey >> 8 != b->mw_rkey >> 8 ||
-	    (b->access & ~TBR_MW_ACCESS_OK))
+	    (b->access & ~(TBR_MW_ACCESS_OK | IB_ACCESS_LOCAL_WRITE)))
 		return -EINVAL;
 	if (b->length) {
 		mr = tbr_mr_get(tdev, b->mr_lkey, pd, b->addr, b->length,
@@ -120,17 +133,17 @@ int tbr_mw_bind(struct tbr_qp *qp, const struct tbr_mw_bind *b)
 		if (!mr)
 			return -EINVAL;
 		if (!(mr->access & IB_ACCESS_MW_BIND) || mr->fast ||
-		    ((b->access & (IB_ACCESS_REMOTE_WRITE |
-				   IB_ACCESS_REMOTE_ATOMIC)) &&
+		    ((access & (IB_ACCESS_REMOTE_WRITE |
+				IB_ACCESS_REMOTE_ATOMIC)) &&
 		     !(mr->access & IB_ACCESS_LOCAL_WRITE)))
 			goto out_mr;
 	}
 	rcu_read_lock();
 	mw = tbr_mw_find(tdev, b->mw_rkey);
-	if (!mw || mw->ibmw.pd != pd)
+	if (!mw || mw->pd != pd)
 		goto out_rcu;
 	spin_lock_irqsave(&mw->lock, flags);
-	if (mw->ibmw.type == IB_MW_TYPE_2 && (mw->bound || !b->length))
+	if (mw->type == IB_MW_TYPE_2 && (mw->bound || !b->length))
 		goto out_unlock;
 	mw->key = b->new_rkey;
 	mw->bound = true;
@@ -138,7 +151,7 @@ int tbr_mw_bind(struct tbr_qp *qp, const struct tbr_mw_bind *b)
 	mw->mr_key = mr ? b->mr_lkey : 0;
 	mw->addr = b->addr;
 	mw->length = b->length;
-	mw->access = b->access;
+	mw->access = access;
 	err = 0;
 out_unlock:
 	spin_unlock_irqrestore(&mw->lock, flags);
@@ -157,14 +170,13 @@ out_mr:
  */
 int tbr_mw_inv(struct tbr_qp *qp, u32 rkey)
 {
-	struct tbr_mw *mw;
+	struct tbr_mw_state *mw;
 	unsigned long flags;
 	int err = -EINVAL;
 
 	rcu_read_lock();
 	mw = tbr_mw_find(to_tbr_dev(qp->ibqp.device), rkey);
-	if (mw && mw->ibmw.pd == qp->ibqp.pd &&
-	    mw->ibmw.type == IB_MW_TYPE_2) {
+	if (mw && mw->pd == qp->ibqp.pd && mw->type == IB_MW_TYPE_2) {
 		spin_lock_irqsave(&mw->lock, flags);
 		if (mw->bound && mw->key == rkey) {
 			mw->bound = false;
@@ -194,7 +206,7 @@ struct tbr_mr *tbr_rkey_get(struct tbr_qp *qp, u32 rkey, u64 va, u64 len,
 {
 	struct tbr_dev *tdev = to_tbr_dev(qp->ibqp.device);
 	struct ib_pd *pd = qp->ibqp.pd;
-	struct tbr_mw *mw;
+	struct tbr_mw_state *mw;
 	unsigned long flags;
 	u32 mr_key = 0;
 	bool ok;
@@ -203,10 +215,10 @@ struct tbr_mr *tbr_rkey_get(struct tbr_qp *qp, u32 rkey, u64 va, u64 len,
 		return tbr_mr_get(tdev, rkey, pd, va, len, access);
 	rcu_read_lock();
 	mw = tbr_mw_find(tdev, rkey);
-	if (mw && mw->ibmw.pd == pd) {
+	if (mw && mw->pd == pd) {
 		spin_lock_irqsave(&mw->lock, flags);
 		ok = mw->key == rkey && mw->bound && mw->length &&
-		     (mw->ibmw.type == IB_MW_TYPE_1 ||
+		     (mw->type == IB_MW_TYPE_1 ||
 		      mw->qpn == qp->ibqp.qp_num) &&
 		     (mw->access & access) == access &&
 		     va >= mw->addr && va + len >= va &&

@@ -361,6 +361,8 @@ static int op_local(void *ctx, u64 cookie)
 		return 0;
 	case 2:
 		return fast_inv(ep, key) ? 0 : -TBR_WC_LOC_QP_OP_ERR;
+	case 3:
+		return -(int)key;
 	}
 	return -TBR_WC_LOC_QP_OP_ERR;
 }

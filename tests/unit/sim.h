@@ -32,6 +32,7 @@
  * TBR_WR_LOCAL with cookie SIM_LOCAL_REG registers it (the new key must keep
  * the index byte 0xffffff00 of its key), SIM_LOCAL_INV or a SEND_INV
  * invalidates it. While valid its key is also an lkey for local SGEs.
+ * SIM_LOCAL_FAIL(status) is a local operation that fails with that status.
  */
 struct sim_mr {
 	uint32_t rkey;
@@ -45,6 +46,8 @@ struct sim_mr {
 
 #define SIM_LOCAL_REG(mr_idx, key)	(1ull << 62 | (uint64_t)(mr_idx) << 32 | (key))
 #define SIM_LOCAL_INV(key)		(2ull << 62 | (key))
+/* a local operation that fails with -@status (a refused window bind) */
+#define SIM_LOCAL_FAIL(status)		(3ull << 62 | (status))
 
 struct sim;
 

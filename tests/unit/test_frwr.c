@@ -186,13 +186,15 @@ static void test_frwr_stress_lossy(void **state)
  * A registration of an MR that is still valid, a registration that changes
  * the index of the key, an invalidation of a key that is not valid: each
  * fails in order (after the WRs before it completed) with LOC_QP_OP_ERR,
- * and the QP goes to error (later WRs flushed).
+ * and the QP goes to error (later WRs flushed). A local operation that fails
+ * with another status (a memory window bind: MW_BIND_ERR) completes with
+ * that one.
  */
 static void test_frwr_bad_local(void **state)
 {
 	unsigned int k;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		struct sim *s = tsim(TBR_QPT_RC, 110 + k, NULL, NULL);
 		struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
 		static uint8_t mem[4096], src[4096];
@@ -206,7 +208,8 @@ static void test_frwr_bad_local(void **state)
 		assert_true(sim_run(s, T_SEC));
 		cookie = k == 0 ? SIM_LOCAL_REG(m, next_key(key)) :
 			 k == 1 ? SIM_LOCAL_REG(m, key + 0x100) :
-				  SIM_LOCAL_INV(next_key(key));
+			 k == 2 ? SIM_LOCAL_INV(next_key(key)) :
+				  SIM_LOCAL_FAIL(TBR_WC_MW_BIND_ERR);
 		assert_int_equal(tpost(a, TBR_WR_WRITE, 2, src, 3000,
 				       taddr(mem), 0x77, 0), 0);
 		assert_int_equal(post_local(a, 3, cookie, 0), 0);
@@ -218,12 +221,13 @@ static void test_frwr_bad_local(void **state)
 		assert_int_equal(a->cq[1].wr_id, 2);
 		assert_int_equal(a->cq[1].status, TBR_WC_SUCCESS);
 		assert_int_equal(a->cq[2].wr_id, 3);
-		assert_int_equal(a->cq[2].status, TBR_WC_LOC_QP_OP_ERR);
+		assert_int_equal(a->cq[2].status, k == 3 ? TBR_WC_MW_BIND_ERR :
+							   TBR_WC_LOC_QP_OP_ERR);
 		assert_int_equal(a->cq[2].opcode, TBR_WC_LOCAL);
 		assert_int_equal(a->cq[3].wr_id, 4);
 		assert_int_equal(a->cq[3].status, TBR_WC_WR_FLUSH_ERR);
 		assert_true(tbr_tqp_in_error(a->qp));
-		/* the MR kept its registration (k == 0, 1) */
+		/* the MR kept its registration (k == 0, 1, 3) */
 		assert_true(a->mr[m].valid);
 		sim_free(s);
 	}
