@@ -26,6 +26,14 @@
  *   the rkey is refused (REM_ACCESS_ERR).
  * usage: verbs_mw [DEVICE]   (default tbrdma0; needs an IPv4 address on its
  * netdev). One line per case; FAIL: ... and exit 1 on any mismatch.
+ *
+ * Across two devices (hosts): verbs_mw DEVICE server, and verbs_mw DEVICE
+ * client SERVER_IPV4 (a TCP control channel on port MW_PORT): the server
+ * binds a type 2 window (IBV_WR_BIND_MW) and a type 1 (ibv_bind_mw), the
+ * client WRITEs, READs and runs an ATOMIC through them (the server checks
+ * its memory), invalidates the type 2 one with SEND_WITH_INV (the server's
+ * receive reports it), the server binds it again with a new key, which
+ * works, and the previous rkey is refused (REM_ACCESS_ERR).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +43,7 @@
 #include "common.h"
 
 #define BUF 8192
+#define MW_PORT 18533
 #define RIGHTS (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		IBV_ACCESS_REMOTE_ATOMIC)
 
@@ -285,6 +294,163 @@ static struct ibv_mw *alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 	return mw;
 }
 
+/* ---- across two devices ------------------------------------------------ */
+
+/* what the server tells the client after each bind */
+struct mw_keys {
+	uint64_t addr;		/* the server's buffer */
+	uint32_t rk2, rk1;	/* the type 2 and type 1 windows' rkeys */
+	uint32_t old2;		/* the type 2 window's previous rkey, or 0 */
+	uint32_t pad;
+};
+
+static void sync_step(int fd, uint32_t step, bool out)
+{
+	uint32_t v = step;
+
+	oob_xfer(fd, &v, sizeof(v), out);
+	CHECK(v == step, "control channel: step %u, expected %u", v, step);
+}
+
+/* one RC QP of the side's own, connected to the peer's over @fd */
+static void remote_connect(struct pair *p, struct ibv_pd *pd, int fd, bool server)
+{
+	struct { uint32_t qpn, psn; union ibv_gid gid; } me, peer;
+	struct ibv_qp *qp;
+
+	p->pd = pd;
+	p->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	CHECK(p->cq, "ibv_create_cq");
+	p->src = calloc(1, BUF);
+	CHECK(p->src, "calloc");
+	p->src_mr = ibv_reg_mr(pd, p->src, BUF, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(p->src_mr, "ibv_reg_mr src: %s", strerror(errno));
+	if (server) {
+		qp = p->b = make_qp(p, true);
+		p->bx = ibv_qp_to_qp_ex(p->b);
+	} else {
+		qp = p->a = make_qp(p, false);
+	}
+	me.qpn = qp->qp_num;
+	me.psn = server ? 0x300 : 0x400;
+	me.gid = gid;
+	if (server) {
+		oob_xfer(fd, &me, sizeof(me), true);
+		oob_xfer(fd, &peer, sizeof(peer), false);
+	} else {
+		oob_xfer(fd, &peer, sizeof(peer), false);
+		oob_xfer(fd, &me, sizeof(me), true);
+	}
+	rc_connect(qp, gid_index, peer.qpn, peer.psn, &peer.gid, me.psn);
+}
+
+static int remote_server(struct ibv_pd *pd)
+{
+	struct pair p = { 0 };
+	struct ibv_mw_bind mb = { .wr_id = WR_BIND, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_recv_wr rwr = { .wr_id = WR_RECV, .num_sge = 1 }, *rbad;
+	struct ibv_sge rs;
+	struct mw_keys k = { 0 };
+	struct ibv_mw *mw2, *mw1;
+	struct ibv_mr *mr;
+	uint64_t *counter;
+	struct ibv_wc w;
+	char *buf;
+	int fd, ret;
+
+	snprintf(die_ctx, sizeof(die_ctx), "verbs_mw server");
+	buf = calloc(1, BUF);
+	CHECK(buf, "calloc");
+	mr = ibv_reg_mr(pd, buf, BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	CHECK(mr, "ibv_reg_mr: %s", strerror(errno));
+	mw2 = alloc_mw(pd, IBV_MW_TYPE_2);
+	mw1 = alloc_mw(pd, IBV_MW_TYPE_1);
+	fd = oob_server(MW_PORT);
+	remote_connect(&p, pd, fd, true);
+	memset(buf + 4096, 'r', 1024);
+	counter = (uint64_t *)(buf + 2048);
+	*counter = 1000;
+	k.addr = (uintptr_t)buf;
+	k.rk2 = bind2(&p, mw2, mr, buf + 1024, 2048, RIGHTS, IBV_WC_SUCCESS,
+		      "type 2 bind");
+	bind_info(&mb.bind_info, mr, buf + 4096, 1024, IBV_ACCESS_REMOTE_READ);
+	ret = ibv_bind_mw(p.b, mw1, &mb);
+	CHECK(!ret, "ibv_bind_mw: %s", strerror(ret));
+	expect_wc(&p, WR_BIND, IBV_WC_SUCCESS, "type 1 bind");
+	k.rk1 = mw1->rkey;
+	oob_xfer(fd, &k, sizeof(k), true);
+	printf("server: type 2 window %#x, type 1 window %#x bound\n", k.rk2, k.rk1);
+
+	sync_step(fd, 1, false);	/* the client wrote, read, added */
+	expect_bytes(buf + 1024, 'w', 1024, "remote write through the type 2 window");
+	CHECK(*counter == 1000 + 5, "remote atomic: counter %llu, expected 1005",
+	      (unsigned long long)*counter);
+	expect_bytes(buf, 0, 1024, "before the type 2 window");
+	rs = (struct ibv_sge){ .addr = (uintptr_t)p.src, .length = 64,
+			       .lkey = p.src_mr->lkey };
+	rwr.sg_list = &rs;
+	CHECK(!ibv_post_recv(p.b, &rwr, &rbad), "ibv_post_recv");
+	sync_step(fd, 2, true);		/* the client may SEND_WITH_INV */
+	w = expect_wc(&p, WR_RECV, IBV_WC_SUCCESS, "SEND_WITH_INV received");
+	CHECK((w.wc_flags & IBV_WC_WITH_INV) && w.invalidated_rkey == k.rk2,
+	      "receive flags %#x rkey %#x, expected WITH_INV %#x", w.wc_flags,
+	      w.invalidated_rkey, k.rk2);
+	printf("server: SEND_WITH_INV of %#x received\n", k.rk2);
+	k.old2 = k.rk2;
+	k.rk2 = bind2(&p, mw2, mr, buf + 1024, 2048, RIGHTS, IBV_WC_SUCCESS,
+		      "type 2 bound again");
+	oob_xfer(fd, &k, sizeof(k), true);
+	sync_step(fd, 3, false);	/* the client is done */
+	expect_bytes(buf + 1024 + 1024, 'v', 1024, "write with the new rkey");
+	printf("verbs_mw server: ok\n");
+	return 0;
+}
+
+static int remote_client(struct ibv_pd *pd, const char *host)
+{
+	struct pair p = { 0 };
+	struct ibv_sge s;
+	struct ibv_send_wr wr = { .wr_id = WR_SEND, .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND_WITH_INV,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct mw_keys k;
+	int fd;
+
+	snprintf(die_ctx, sizeof(die_ctx), "verbs_mw client");
+	fd = oob_client(host, MW_PORT);
+	remote_connect(&p, pd, fd, false);
+	oob_xfer(fd, &k, sizeof(k), false);
+	memset(p.src, 'w', BUF);
+	rdma(&p, IBV_WR_RDMA_WRITE, k.addr + 1024, k.rk2, 1024, IBV_WC_SUCCESS,
+	     "write through the type 2 window");
+	rdma(&p, IBV_WR_RDMA_READ, k.addr + 4096, k.rk1, 1024, IBV_WC_SUCCESS,
+	     "read through the type 1 window");
+	expect_bytes(p.src, 'r', 1024, "read through the type 1 window");
+	rdma(&p, IBV_WR_ATOMIC_FETCH_AND_ADD, k.addr + 2048, k.rk2, 8,
+	     IBV_WC_SUCCESS, "atomic through the type 2 window");
+	CHECK(*(uint64_t *)p.src == 1000, "atomic fetched %llu, expected 1000",
+	      (unsigned long long)*(uint64_t *)p.src);
+	printf("client: WRITE, READ (type 1), ATOMIC through the windows\n");
+	sync_step(fd, 1, true);
+	sync_step(fd, 2, false);
+	s = (struct ibv_sge){ .addr = (uintptr_t)p.src, .length = 16,
+			      .lkey = p.src_mr->lkey };
+	wr.invalidate_rkey = k.rk2;
+	CHECK(!ibv_post_send(p.a, &wr, &bad), "ibv_post_send SEND_WITH_INV");
+	expect_wc(&p, WR_SEND, IBV_WC_SUCCESS, "SEND_WITH_INV");
+	oob_xfer(fd, &k, sizeof(k), false);
+	CHECK(k.old2 && k.rk2 != k.old2, "the server's new key");
+	memset(p.src, 'v', BUF);
+	rdma(&p, IBV_WR_RDMA_WRITE, k.addr + 2048, k.rk2, 1024, IBV_WC_SUCCESS,
+	     "write with the new rkey");
+	rdma(&p, IBV_WR_RDMA_WRITE, k.addr + 1024, k.old2, 8,
+	     IBV_WC_REM_ACCESS_ERR, "write with the invalidated rkey");
+	printf("client: SEND_WITH_INV, rebound: new rkey works, old REM_ACCESS_ERR\n");
+	sync_step(fd, 3, true);
+	printf("verbs_mw client: ok\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device_attr attr;
@@ -310,6 +476,10 @@ int main(int argc, char **argv)
 	pd1 = ibv_alloc_pd(ctx);
 	pd2 = ibv_alloc_pd(ctx);
 	CHECK(pd1 && pd2, "ibv_alloc_pd");
+	if (argc > 2 && !strcmp(argv[2], "server"))
+		return remote_server(pd1);
+	if (argc > 3 && !strcmp(argv[2], "client"))
+		return remote_client(pd1, argv[3]);
 	pair_up(&p1, pd1);
 	buf = calloc(1, BUF);
 	lbuf = calloc(1, BUF);

@@ -4,7 +4,9 @@
 # and ERR on the responder; receive WQE too small -> LOC_LEN_ERR / REM_INV_REQ_ERR; post_send in
 # RESET/INIT/RTR -> EINVAL, in ERR -> flush; too many SGEs, inline too big, bad opcode -> error
 # with bad_wr at the bad WR; RNR and transport retry exhaustion. QPs are reset between cases.
-# Afterwards the kernel log holds nothing from tbrdma above debug level.
+# Then memory windows across the pair (tests/progs/verbs_mw server/client: type 1 and 2 bound,
+# WRITE/READ/ATOMIC through them, SEND_WITH_INV, bound again: new rkey works, old one
+# REM_ACCESS_ERR). Afterwards the kernel log holds nothing from tbrdma above debug level.
 # vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
@@ -23,6 +25,14 @@ wait "$srv" || { cat /tmp/srv.log; fail "badinput server failed"; }
 cat /tmp/srv.log
 grep -q "badinput client: .* cases ok" /tmp/cli.log || fail "client did not finish"
 grep -q "badinput server: .* cases ok" /tmp/srv.log || fail "server did not finish"
+
+step "memory windows across the pair (verbs_mw)"
+MW=$TBR_TOP/build/progs/verbs_mw
+h1 "$MW" tbrdma1 server > /tmp/mwsrv.log 2>&1 &
+srv=$!
+"$MW" tbrdma0 client 10.88.0.2 || { cat /tmp/mwsrv.log; fail "verbs_mw client failed"; }
+wait "$srv" || { cat /tmp/mwsrv.log; fail "verbs_mw server failed"; }
+cat /tmp/mwsrv.log
 
 step "kernel log: nothing above debug level from tbrdma during the run"
 dmesg --level=$LEVELS | tail -n +"$((before + 1))" > /tmp/dmesg.new
