@@ -23,6 +23,9 @@
 
 #include "tbrdma.h"
 
+/* the object tables' locks, one lockdep class each (see tbr_dev_create) */
+static struct lock_class_key tbr_qp_xa_key, tbr_mr_xa_key, tbr_mw_xa_key;
+
 static char *host_id;
 module_param(host_id, charp, 0444);
 MODULE_PARM_DESC(host_id, "this host's stable identity (make install passes /etc/machine-id): device GUIDs derive from it and survive reloads; unset: random per load");
@@ -259,9 +262,18 @@ struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name)
 	tbr_mcast_init_dev(tdev);
 	tdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
+	/*
+	 * One lockdep class per table: xa_init_flags() keys its lock by call
+	 * site, so the three would share one, and the QP table's lock, taken
+	 * in softirq (the receive path's tbr_qp_get), would look like the MR
+	 * table's, taken with softirqs on (process context only).
+	 */
 	xa_init_flags(&tdev->qp_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	lockdep_set_class(&tdev->qp_xa.xa_lock, &tbr_qp_xa_key);
 	xa_init_flags(&tdev->mr_xa, XA_FLAGS_ALLOC1);
+	lockdep_set_class(&tdev->mr_xa.xa_lock, &tbr_mr_xa_key);
 	xa_init_flags(&tdev->mw_xa, XA_FLAGS_ALLOC);
+	lockdep_set_class(&tdev->mw_xa.xa_lock, &tbr_mw_xa_key);
 	err = tbr_loop_create(tdev);
 	if (err)
 		goto err_dealloc_only;
