@@ -10,7 +10,9 @@
 # ones inline in SENDs. Pass 2 loses one of the two rails in each copy (a takes its rail NIC down
 # once rail 0 carried a sixteenth of the copy's frames, and up again after it) and must complete
 # intact on the other, with no reconnect of the RPC transport (its connect count stays 1).
-# Then umount; no nfs/rpcrdma/svcrdma/tbrdma error in either dmesg (the harness fails on any
+# Then a removes tbrdma under the mount (rmmod must not hang), loads it again: the mount reconnects
+# to the new device, pass 1's files read back intact and a new set is written and checked by b.
+# Then umount, b removes tbrdma with nfsd's rdma listener up; no nfs/rpcrdma/svcrdma/tbrdma error in either dmesg (the harness fails on any
 # BUG/WARNING/hung task). Not in make check (minutes under TCG): run it with
 #   TBR_VM_TESTS=$PWD/tests/vm/ulp tests/vm/run -j 1 nfsrdma
 # and bigger files with VM_ENV=NFSRDMA_MIB NFSRDMA_MIB=64.
@@ -90,7 +92,16 @@ if [ "$VM_ROLE" = b ]; then
 		mkset "$EXPORT/b2a.$n"
 		publish "sums.$n" "$EXPORT/b2a.$n.sums"
 	done
+	# after a's tbrdma went and came back: a set written over the new connection
+	vm_wait a.sums.3 600
+	check "$EXPORT/a2b.3" "$VM_SHARED/a.sums.3" "after the reconnect: the server's copy"
+	step "after the reconnect: the server's copy of a's files matches"
+	vm_signal checked.3
 	vm_wait a.unmounted 300
+	# device removal with nfsd's rdma listener (a wildcard rdma_cm ID) and its connections
+	t0=$SECONDS
+	timeout 120 rmmod tbrdma || fail "rmmod tbrdma with nfsd's rdma listener failed or hung"
+	step "server: tbrdma removed with nfsd's rdma listener in $((SECONDS - t0)) s"
 	rpc.nfsd 0
 	exportfs -au
 	no_errors
@@ -185,6 +196,28 @@ sed -n "\\|^device $PEER:/ mounted on $MNT |,/^device /p" /proc/self/mountstats 
 	grep -E '^\s*(age|xprt):' | tee /tmp/xprt
 # xprt: rdma SRCPORT BINDS CONNECTS ...: the cuts were absorbed below the RC connection
 [ "$(awk '$1 == "xprt:" { print $5 }' /tmp/xprt)" = 1 ] || fail "the rdma transport reconnected"
+
+# device removal under the mount: xprtrdma must let go of tbrdma0 (6.1: RDMA_CM_EVENT_DEVICE_REMOVAL;
+# 6.12: also its ib_client's remove callback), rmmod must not hang; then tbrdma comes back on the same rails and the hard mount reconnects to
+# the new device: pass 1's files read back intact, a new set written and checked by b
+t0=$SECONDS
+timeout 120 rmmod tbrdma || fail "rmmod tbrdma under the NFS/RDMA mount failed or hung"
+step "tbrdma removed under the mount in $((SECONDS - t0)) s"
+[ ! -e /sys/class/infiniband/tbrdma0 ] || fail "tbrdma0 outlived its module"
+t0=$SECONDS
+eth_up 2
+echo 3 > /proc/sys/vm/drop_caches
+timeout 300 bash -c "cd '$MNT/a2b.1' && sha256sum --quiet -c /tmp/a2b.1.sums" ||
+	fail "pass 1's files did not read back intact after tbrdma came back"
+step "the mount reconnected over the new tbrdma0: pass 1's files read back intact ($((SECONDS - t0)) s)"
+mkdir /tmp/a2b.3
+cp /tmp/a2b.1/small /tmp/a2b.1/medium /tmp/a2b.3/
+(cd /tmp/a2b.3 && sha256sum small medium) > /tmp/a2b.3.sums
+cp -r /tmp/a2b.3 "$MNT/a2b.3" || fail "the copy to the server after the reconnect failed"
+sync -f "$MNT" || fail "sync after the reconnect failed"
+publish sums.3 /tmp/a2b.3.sums
+vm_wait b.checked.3 120
+sed -n "\\|^device $PEER:/ mounted on $MNT |,/^device /p" /proc/self/mountstats | grep -E '^\s*xprt:'
 
 t0=$SECONDS
 umount "$MNT" || fail "umount failed"
