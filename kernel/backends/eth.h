@@ -12,6 +12,7 @@
 #define TBRDMA_ETH_H
 
 #include <linux/if_ether.h>
+#include <linux/interrupt.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -52,8 +53,8 @@ struct tbe_peer {
 	u8 mac[ETH_ALEN];
 	struct list_head txq, rxq;
 	unsigned int txn, rxn;
-	struct work_struct tx_work;	/* the only sender: fragments stay in order */
-	struct delayed_work tx_retry;	/* queues tx_work after a back-off */
+	struct tasklet_struct tx_tasklet;	/* the only sender: fragments stay in order */
+	struct delayed_work tx_retry;	/* schedules tx_tasklet after a back-off */
 };
 
 struct tbe_bind {
@@ -106,7 +107,7 @@ void tbe_peer_free(struct tbe_peer *peer);
 
 /* eth_tx.c */
 extern const struct tbr_rail_ops tbe_rail_ops;
-void tbe_tx_work(struct work_struct *work);
+void tbe_tx_tasklet(struct tasklet_struct *t);
 void tbe_tx_retry(struct work_struct *work);
 void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_session,
 		    u8 flags);

@@ -10,13 +10,13 @@
  * so after an MTU shrink a rail keeps taking frames up to 4096 bytes
  * (rail->tx_max) if the peer reassembles (TBR_ETH_REASSEMBLES in its
  * hellos): a frame above the negotiated size goes out as FRAG frames of at
- * most that size, back to back and in order from the rail's one TX work.
+ * most that size, back to back and in order from the rail's one TX tasklet.
  * The receiver reassembles one frame at a time per peer
  * (tbr_eth_reasm_add(), kernel/core/tbr_eth_wire.c); a gap or an
  * inconsistent piece drops the partial frame (counted in frag_drops) and
  * the transport resends it. Wire format: docs/protocol.md, docs/eth.md.
  *
- * Context: tbe_frag_xmit() runs from the peer's TX work (process).
+ * Context: tbe_frag_xmit() runs from the peer's TX tasklet (softirq).
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
@@ -64,8 +64,8 @@ struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 d
 /*
  * Send @f (f->size > @frame) to @mac in pieces of at most @frame bytes with
  * their fragment header, as frame number @id. Every skb is built first, then
- * all go out in one BH-disabled run, so they reach the receiver's backlog
- * back to back; the first one refused ends the frame (the rest is dropped:
+ * all go out in one run (softirq: no receive runs in between), so they reach
+ * the receiver's backlog back to back; the first one refused ends the frame (the rest is dropped:
  * the receiver drops the partial frame). Returns the last dev_queue_xmit()
  * result, NET_XMIT_DROP without memory.
  */
@@ -85,21 +85,19 @@ int tbe_frag_xmit(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32
 		fr.offset = off;
 		tbr_eth_frag_build(fh, &fr);
 		skb = tbe_skb(peer->bind, mac, TBR_ETH_FRAG, peer->guid, pdf, fh, sizeof(fh),
-			      f->buf + off, min(chunk, f->size - off), GFP_KERNEL);
+			      f->buf + off, min(chunk, f->size - off), GFP_ATOMIC);
 		if (!skb) {
 			__skb_queue_purge(&q);
 			return NET_XMIT_DROP;
 		}
 		__skb_queue_tail(&q, skb);
 	}
-	local_bh_disable();
 	while ((skb = __skb_dequeue(&q))) {
 		rc = dev_queue_xmit(skb);
 		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)
 			break;
 		sent++;
 	}
-	local_bh_enable();
 	__skb_queue_purge(&q);
 	tbr_rail_count(peer->rail, TBR_CNT_FRAG_TX, sent);
 	return rc;

@@ -34,9 +34,9 @@ void tbe_peer_stop(struct tbe_peer *peer)
 	tbr_eth_reasm_reset(&peer->reasm);
 	spin_unlock_irqrestore(&peer->lock, flags);
 	/* nothing re-queues them once running is false (checked under lock) */
-	cancel_work_sync(&peer->tx_work);
+	tasklet_kill(&peer->tx_tasklet);
 	cancel_delayed_work_sync(&peer->tx_retry);
-	cancel_work_sync(&peer->tx_work);
+	tasklet_kill(&peer->tx_tasklet);
 	spin_lock_irqsave(&peer->lock, flags);
 	list_splice_init(&peer->txq, &tx);
 	list_splice_init(&peer->rxq, &rx);

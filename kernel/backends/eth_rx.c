@@ -103,7 +103,7 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 		spin_lock_init(&peer->lock);
 		INIT_LIST_HEAD(&peer->txq);
 		INIT_LIST_HEAD(&peer->rxq);
-		INIT_WORK(&peer->tx_work, tbe_tx_work);
+		tasklet_setup(&peer->tx_tasklet, tbe_tx_tasklet);
 		INIT_DELAYED_WORK(&peer->tx_retry, tbe_tx_retry);
 		list_add_tail_rcu(&peer->node, &bind->peers);
 		bind->npeers++;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: eth rails, transmit. The rail ops (a posted TX frame queues on its
- * peer, a posted RX buffer waits for eth_rx.c), the peer's TX work that
+ * peer, a posted RX buffer waits for eth_rx.c), the peer's TX tasklet that
  * turns queued frames into skbs (dev_queue_xmit; a frame completes when its
  * skb is handed to the driver, so the TX depth is the rail's credit
  * budget), and the hellos of the handshake (eth.c). The lowest of the
@@ -19,7 +19,7 @@
 #include "backends/eth.h"
 #include "uapi/tbrdma-netlink.h"
 
-#define TBE_TX_BUDGET	16	/* frames per TX work run */
+#define TBE_TX_BUDGET	16	/* frames per TX tasklet run */
 
 /* The backend's module parameters and workqueue (made by eth.c's init). */
 unsigned int tbe_hello_ms = 1000;
@@ -44,9 +44,20 @@ struct workqueue_struct *tbe_wq;
 
 /* ---- transmit --------------------------------------------------------- */
 
-void tbe_tx_work(struct work_struct *work)
+/*
+ * The peer's TX tasklet, its only sender (fragments stay in order): turns
+ * up to TBE_TX_BUDGET queued frames into skbs, then runs again. A tasklet,
+ * not a work item, because the latency path goes through it: tbe_tx()
+ * schedules it with the transport's locks held (IRQs off), and it runs as
+ * soon as the poster's context enables BH again. The user doorbell
+ * (tbr_post_send) and the RX and timer paths are all in or around BH, so a
+ * frame reaches dev_queue_xmit() (and, over a veth, the peer's receive
+ * softirq) without a context switch; from plain process context it runs
+ * in ksoftirqd. Context: softirq; takes no tbrdma lock around the driver.
+ */
+void tbe_tx_tasklet(struct tasklet_struct *t)
 {
-	struct tbe_peer *peer = container_of(work, struct tbe_peer, tx_work);
+	struct tbe_peer *peer = from_tasklet(peer, t, tx_tasklet);
 	struct tbe_bind *bind = peer->bind;
 	struct tbr_rail *rail = peer->rail;
 	unsigned int budget;
@@ -88,33 +99,30 @@ void tbe_tx_work(struct work_struct *work)
 		} else {
 			skb = tbe_skb(bind, mac, TBR_ETH_FRAME, peer->guid,
 				      (f->sof << 4) | (f->eof & 0xf), NULL, 0,
-				      f->buf, f->size, GFP_KERNEL);
-			local_bh_disable();
+				      f->buf, f->size, GFP_ATOMIC);
 			rc = skb ? dev_queue_xmit(skb) : NET_XMIT_DROP;
-			local_bh_enable();
 		}
 		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)
 			tbr_rail_count(rail, TBR_CNT_DROPS, 1);
 		f->flags = 0;
-		local_bh_disable();
 		f->callback(rail, f, false);
-		local_bh_enable();
 		if (rc != NET_XMIT_SUCCESS) {
 			/* congested (qdisc or receiver backlog full): back off */
 			queue_delayed_work(tbe_wq, &peer->tx_retry, 1);
 			return;
 		}
 	}
-	queue_work(tbe_wq, &peer->tx_work);
+	/* budget spent: let other softirq work in, then go on */
+	tasklet_schedule(&peer->tx_tasklet);
 }
 
-/* Through tx_work, which never runs twice at once: fragments stay in order. */
+/* After a back-off: the tasklet again (it checks peer->running itself). */
 void tbe_tx_retry(struct work_struct *work)
 {
 	struct tbe_peer *peer = container_of(to_delayed_work(work),
 					     struct tbe_peer, tx_retry);
 
-	queue_work(tbe_wq, &peer->tx_work);
+	tasklet_schedule(&peer->tx_tasklet);
 }
 
 void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_session,
@@ -156,10 +164,10 @@ static int tbe_tx(struct tbr_rail *rail, struct tbr_frame *f)
 	if (!err) {
 		list_add_tail(&f->list, &peer->txq);
 		peer->txn++;
+		/* under the lock: tbe_peer_stop() kills it once !running */
+		tasklet_schedule(&peer->tx_tasklet);
 	}
 	spin_unlock_irqrestore(&peer->lock, flags);
-	if (!err)
-		queue_work(tbe_wq, &peer->tx_work);
 	return err;
 }
 

@@ -825,17 +825,29 @@ static int tbr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int err = 0;
 	u32 prod;
 
-	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->user) {
-		/* the provider wrote the SQ: this is its doorbell */
+		/*
+		 * The provider wrote the SQ: this is its doorbell (a syscall,
+		 * process context, IRQs on). BH stays off around the QP lock
+		 * so that the backend's transmit (a tasklet the kick
+		 * schedules) and whatever it makes the link receive run here,
+		 * at local_bh_enable(), instead of waking ksoftirqd: the
+		 * latency path has no context switch.
+		 */
 		if (wr) {
-			err = -EINVAL;
-		} else if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD ||
-			   qp->state == IB_QPS_ERR) {
-			tbr_qp_kick_sq(qp);
+			*bad_wr = wr;
+			return -EINVAL;
 		}
-		goto out;
+		local_bh_disable();
+		spin_lock_irqsave(&qp->lock, flags);
+		if (qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD ||
+		    qp->state == IB_QPS_ERR)
+			tbr_qp_kick_sq(qp);
+		spin_unlock_irqrestore(&qp->lock, flags);
+		local_bh_enable();
+		return 0;
 	}
+	spin_lock_irqsave(&qp->lock, flags);
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD &&
 	    qp->state != IB_QPS_ERR) {
 		err = -EINVAL;

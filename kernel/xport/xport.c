@@ -586,16 +586,22 @@ static void tbr_x_after(struct tbr_xqp *x, u64 now)
 	tbr_x_arm(x);
 }
 
-/* Context: process. Go on where tbr_x_kick ran out of budget. */
+/*
+ * Context: process. Go on where tbr_x_kick ran out of budget; with BH off,
+ * so the backend's transmit tasklet runs here on local_bh_enable() (as for
+ * a doorbell, tbr_post_send), not in ksoftirqd.
+ */
 static void tbr_x_kick_work(struct work_struct *work)
 {
 	struct tbr_xqp *x = container_of(work, struct tbr_xqp, kick_work);
 	unsigned long flags;
 
+	local_bh_disable();
 	spin_lock_irqsave(&x->qp->lock, flags);
 	if (x->connected)
 		tbr_x_after(x, ktime_get_ns());
 	spin_unlock_irqrestore(&x->qp->lock, flags);
+	local_bh_enable();
 }
 
 static enum hrtimer_restart tbr_x_timer(struct hrtimer *t)

@@ -120,10 +120,13 @@ progress() {
 # shrink: both ends to MTU 1500 while every run named is still running; the link follows
 shrink() {
 	local n
-	mtu 1500
+	# checked before the MTU changes: with eth_fragment=0 the connection may
+	# fail (retry exceeded, what the negative step wants) before the second
+	# `ip link set` returns
 	for n in "$@"; do
 		running "$n" || { cat "/tmp/$n.cli"; fail "$n ended before the shrink: make it longer"; }
 	done
+	mtu 1500
 	wait_for 10 link_frame 1476
 }
 
