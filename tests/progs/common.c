@@ -157,3 +157,37 @@ void rc_connect(struct ibv_qp *qp, int gid_index, uint32_t qpn, uint32_t rpsn,
 			     IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC),
 	      "modify_qp -> RTS");
 }
+
+struct ibv_wc poll_wc_for(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status status,
+			const char *what)
+{
+	static struct ibv_wc kept[4];
+	static int nkept;
+	double end = now_s() + 5;
+	struct ibv_wc w;
+	int i, n;
+
+	for (i = 0; i < nkept; i++) {
+		if (kept[i].wr_id != wr_id)
+			continue;
+		w = kept[i];
+		kept[i] = kept[--nkept];
+		goto found;
+	}
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, &w);
+		CHECK(n >= 0, "%s: ibv_poll_cq %d", what, n);
+		if (n && w.wr_id == wr_id)
+			break;
+		if (n) {
+			CHECK(nkept < 4, "%s: unexpected %s", what, wc_str(&w));
+			kept[nkept++] = w;
+		}
+		CHECK(now_s() < end, "%s: no completion for wr_id %#llx within 5 s",
+		      what, (unsigned long long)wr_id);
+	}
+found:
+	CHECK(w.status == status, "%s: expected status %s, got %s", what,
+	      ibv_wc_status_str(status), wc_str(&w));
+	return w;
+}

@@ -46,5 +46,12 @@ int find_v4_gid(struct ibv_context *ctx, union ibv_gid *gid);
 double now_s(void);
 /* "wr_id 0x.. status N (text) opcode N byte_len N" in a static buffer */
 const char *wc_str(const struct ibv_wc *wc);
+/*
+ * The completion of @wr_id on @cq with @status within 5 s (else die, naming
+ * @what); completions of other wr_ids polled meanwhile (at most 4) are kept
+ * for a later call. Returns it.
+ */
+struct ibv_wc poll_wc_for(struct ibv_cq *cq, uint64_t wr_id, enum ibv_wc_status status,
+			const char *what);
 
 #endif

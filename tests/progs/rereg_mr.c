@@ -92,44 +92,6 @@ static void pair_up(struct pair *p, struct ibv_pd *pd)
 	rc_connect(p->b, gid_index, p->a->qp_num, 0x100, &gid, 0x200);
 }
 
-/*
- * A completion for wr_id @wr_id with @status within 5 s. Completions of
- * other wr_ids polled meanwhile (a receive may complete before the send
- * that fed it) are kept for the next call.
- */
-static void expect_wc(struct pair *p, uint64_t wr_id, enum ibv_wc_status status,
-		      const char *what)
-{
-	static struct ibv_wc kept[4];
-	static int nkept;
-	double end = now_s() + 5;
-	struct ibv_wc w;
-	int i, n;
-
-	for (i = 0; i < nkept; i++) {
-		if (kept[i].wr_id != wr_id)
-			continue;
-		w = kept[i];
-		kept[i] = kept[--nkept];
-		goto found;
-	}
-	for (;;) {
-		n = ibv_poll_cq(p->cq, 1, &w);
-		CHECK(n >= 0, "%s: ibv_poll_cq %d", what, n);
-		if (n && w.wr_id == wr_id)
-			break;
-		if (n) {
-			CHECK(nkept < 4, "%s: unexpected %s", what, wc_str(&w));
-			kept[nkept++] = w;
-		}
-		CHECK(now_s() < end, "%s: no completion for wr_id %#llx within 5 s",
-		      what, (unsigned long long)wr_id);
-	}
-found:
-	CHECK(w.status == status, "%s: expected status %s, got %s", what,
-	      ibv_wc_status_str(status), wc_str(&w));
-}
-
 /* a posts an RDMA @op of @len bytes between its src and @raddr/@rkey */
 static void rdma(struct pair *p, enum ibv_wr_opcode op, uint64_t raddr,
 		 uint32_t rkey, uint32_t len, enum ibv_wc_status status,
@@ -143,7 +105,7 @@ static void rdma(struct pair *p, enum ibv_wr_opcode op, uint64_t raddr,
 		*bad;
 
 	CHECK(!ibv_post_send(p->a, &wr, &bad), "%s: ibv_post_send", what);
-	expect_wc(p, op, status, what);
+	poll_wc_for(p->cq, op, status, what);
 }
 
 /* a SENDs from @addr with @lkey: the local access check */
@@ -160,9 +122,9 @@ static void send_from(struct pair *p, void *addr, uint32_t lkey,
 
 	CHECK(!ibv_post_recv(p->b, &rwr, &rbad), "%s: ibv_post_recv", what);
 	CHECK(!ibv_post_send(p->a, &wr, &bad), "%s: ibv_post_send", what);
-	expect_wc(p, 8, status, what);
+	poll_wc_for(p->cq, 8, status, what);
 	if (status == IBV_WC_SUCCESS)
-		expect_wc(p, 7, status, what);
+		poll_wc_for(p->cq, 7, status, what);
 }
 
 static void fill(char *b, char c, size_t n)

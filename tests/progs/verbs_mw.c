@@ -120,44 +120,6 @@ static void pair_up(struct pair *p, struct ibv_pd *pd)
 	rc_connect(p->b, gid_index, p->a->qp_num, 0x100, &gid, 0x200);
 }
 
-/*
- * The completion of wr_id @wr_id with @status within 5 s; completions of
- * other wr_ids polled meanwhile are kept for the next call. Returns it.
- */
-static struct ibv_wc expect_wc(struct pair *p, uint64_t wr_id,
-			       enum ibv_wc_status status, const char *what)
-{
-	static struct ibv_wc kept[4];
-	static int nkept;
-	double end = now_s() + 5;
-	struct ibv_wc w;
-	int i, n;
-
-	for (i = 0; i < nkept; i++) {
-		if (kept[i].wr_id != wr_id)
-			continue;
-		w = kept[i];
-		kept[i] = kept[--nkept];
-		goto found;
-	}
-	for (;;) {
-		n = ibv_poll_cq(p->cq, 1, &w);
-		CHECK(n >= 0, "%s: ibv_poll_cq %d", what, n);
-		if (n && w.wr_id == wr_id)
-			break;
-		if (n) {
-			CHECK(nkept < 4, "%s: unexpected %s", what, wc_str(&w));
-			kept[nkept++] = w;
-		}
-		CHECK(now_s() < end, "%s: no completion for wr_id %#llx within 5 s",
-		      what, (unsigned long long)wr_id);
-	}
-found:
-	CHECK(w.status == status, "%s: expected status %s, got %s", what,
-	      ibv_wc_status_str(status), wc_str(&w));
-	return w;
-}
-
 enum { WR_BIND = 1, WR_INV, WR_RDMA, WR_SEND, WR_RECV };
 
 /* a posts @op of @len bytes between its src and @raddr/@rkey */
@@ -180,7 +142,7 @@ static void rdma(struct pair *p, enum ibv_wr_opcode op, uint64_t raddr,
 		wr.wr.rdma.rkey = rkey;
 	}
 	CHECK(!ibv_post_send(p->a, &wr, &bad), "%s: ibv_post_send", what);
-	expect_wc(p, WR_RDMA, status, what);
+	poll_wc_for(p->cq, WR_RDMA, status, what);
 }
 
 static void bind_info(struct ibv_mw_bind_info *bi, struct ibv_mr *mr,
@@ -207,7 +169,7 @@ static uint32_t bind2(struct pair *p, struct ibv_mw *mw, struct ibv_mr *mr,
 	bind_info(&wr.bind_mw.bind_info, mr, addr, len, access);
 	CHECK(!ibv_post_send(p->b, &wr, &bad), "%s: ibv_post_send BIND_MW: %s",
 	      what, strerror(errno));
-	w = expect_wc(p, WR_BIND, status, what);
+	w = poll_wc_for(p->cq, WR_BIND, status, what);
 	if (status == IBV_WC_SUCCESS) {
 		CHECK(w.opcode == IBV_WC_BIND_MW, "%s: opcode %d, not BIND_MW",
 		      what, w.opcode);
@@ -232,7 +194,7 @@ static uint32_t bind2_wr(struct pair *p, struct ibv_mw *mw, struct ibv_mr *mr,
 	ibv_wr_bind_mw(p->bx, mw, rkey, &bi);
 	ret = ibv_wr_complete(p->bx);
 	CHECK(!ret, "%s: ibv_wr_complete: %s", what, strerror(ret));
-	expect_wc(p, WR_BIND, IBV_WC_SUCCESS, what);
+	poll_wc_for(p->cq, WR_BIND, IBV_WC_SUCCESS, what);
 	mw->rkey = rkey;
 	return rkey;
 }
@@ -247,7 +209,7 @@ static void local_inv(struct pair *p, uint32_t rkey, enum ibv_wc_status status,
 	struct ibv_wc w;
 
 	CHECK(!ibv_post_send(p->b, &wr, &bad), "%s: ibv_post_send LOCAL_INV", what);
-	w = expect_wc(p, WR_INV, status, what);
+	w = poll_wc_for(p->cq, WR_INV, status, what);
 	CHECK(status != IBV_WC_SUCCESS || w.opcode == IBV_WC_LOCAL_INV,
 	      "%s: opcode %d, not LOCAL_INV", what, w.opcode);
 }
@@ -270,8 +232,8 @@ static void send_inv(struct pair *p, uint32_t rkey, const char *what)
 	CHECK(!ibv_post_recv(p->b, &rwr, &rbad), "%s: ibv_post_recv", what);
 	CHECK(!ibv_post_send(p->a, &wr, &bad), "%s: ibv_post_send SEND_WITH_INV",
 	      what);
-	expect_wc(p, WR_SEND, IBV_WC_SUCCESS, what);
-	w = expect_wc(p, WR_RECV, IBV_WC_SUCCESS, what);
+	poll_wc_for(p->cq, WR_SEND, IBV_WC_SUCCESS, what);
+	w = poll_wc_for(p->cq, WR_RECV, IBV_WC_SUCCESS, what);
 	CHECK((w.wc_flags & IBV_WC_WITH_INV) && w.invalidated_rkey == rkey,
 	      "%s: receive flags %#x rkey %#x, expected WITH_INV %#x", what,
 	      w.wc_flags, w.invalidated_rkey, rkey);
@@ -376,7 +338,7 @@ static int remote_server(struct ibv_pd *pd)
 	bind_info(&mb.bind_info, mr, buf + 4096, 1024, IBV_ACCESS_REMOTE_READ);
 	ret = ibv_bind_mw(p.b, mw1, &mb);
 	CHECK(!ret, "ibv_bind_mw: %s", strerror(ret));
-	expect_wc(&p, WR_BIND, IBV_WC_SUCCESS, "type 1 bind");
+	poll_wc_for(p.cq, WR_BIND, IBV_WC_SUCCESS, "type 1 bind");
 	k.rk1 = mw1->rkey;
 	oob_xfer(fd, &k, sizeof(k), true);
 	printf("server: type 2 window %#x, type 1 window %#x bound\n", k.rk2, k.rk1);
@@ -391,7 +353,7 @@ static int remote_server(struct ibv_pd *pd)
 	rwr.sg_list = &rs;
 	CHECK(!ibv_post_recv(p.b, &rwr, &rbad), "ibv_post_recv");
 	sync_step(fd, 2, true);		/* the client may SEND_WITH_INV */
-	w = expect_wc(&p, WR_RECV, IBV_WC_SUCCESS, "SEND_WITH_INV received");
+	w = poll_wc_for(p.cq, WR_RECV, IBV_WC_SUCCESS, "SEND_WITH_INV received");
 	CHECK((w.wc_flags & IBV_WC_WITH_INV) && w.invalidated_rkey == k.rk2,
 	      "receive flags %#x rkey %#x, expected WITH_INV %#x", w.wc_flags,
 	      w.invalidated_rkey, k.rk2);
@@ -437,7 +399,7 @@ static int remote_client(struct ibv_pd *pd, const char *host)
 			      .lkey = p.src_mr->lkey };
 	wr.invalidate_rkey = k.rk2;
 	CHECK(!ibv_post_send(p.a, &wr, &bad), "ibv_post_send SEND_WITH_INV");
-	expect_wc(&p, WR_SEND, IBV_WC_SUCCESS, "SEND_WITH_INV");
+	poll_wc_for(p.cq, WR_SEND, IBV_WC_SUCCESS, "SEND_WITH_INV");
 	oob_xfer(fd, &k, sizeof(k), false);
 	CHECK(k.old2 && k.rk2 != k.old2, "the server's new key");
 	memset(p.src, 'v', BUF);
@@ -608,7 +570,7 @@ int main(int argc, char **argv)
 	ret = ibv_bind_mw(p1.b, mw1, &mb);
 	CHECK(!ret, "ibv_bind_mw: %s", strerror(ret));
 	CHECK(mw1->rkey != old, "ibv_bind_mw: rkey unchanged");
-	expect_wc(&p1, WR_BIND, IBV_WC_SUCCESS, "type 1 bind");
+	poll_wc_for(p1.cq, WR_BIND, IBV_WC_SUCCESS, "type 1 bind");
 	memset(p3.src, 'c', BUF);
 	rdma(&p3, IBV_WR_RDMA_WRITE, (uintptr_t)buf + 512, mw1->rkey, 1024,
 	     IBV_WC_SUCCESS, "write through a type 1 window from another QP");
@@ -617,7 +579,7 @@ int main(int argc, char **argv)
 	bind_info(&mb.bind_info, mr, buf + 4096, 1024, IBV_ACCESS_REMOTE_READ);
 	ret = ibv_bind_mw(p1.b, mw1, &mb);
 	CHECK(!ret, "ibv_bind_mw again: %s", strerror(ret));
-	expect_wc(&p1, WR_BIND, IBV_WC_SUCCESS, "type 1 bound again");
+	poll_wc_for(p1.cq, WR_BIND, IBV_WC_SUCCESS, "type 1 bound again");
 	rdma(&p3, IBV_WR_RDMA_READ, (uintptr_t)buf + 4096, mw1->rkey, 1024,
 	     IBV_WC_SUCCESS, "read through the rebound type 1 window");
 	rdma(&p3, IBV_WR_RDMA_WRITE, (uintptr_t)buf + 512, old, 8,
@@ -626,7 +588,7 @@ int main(int argc, char **argv)
 	bind_info(&mb.bind_info, NULL, NULL, 0, 0);
 	ret = ibv_bind_mw(p1.b, mw1, &mb);
 	CHECK(!ret, "ibv_bind_mw zero length: %s", strerror(ret));
-	expect_wc(&p1, WR_BIND, IBV_WC_SUCCESS, "zero-length type 1 bind");
+	poll_wc_for(p1.cq, WR_BIND, IBV_WC_SUCCESS, "zero-length type 1 bind");
 	rdma(&p3, IBV_WR_RDMA_READ, (uintptr_t)buf + 4096, mw1->rkey, 8,
 	     IBV_WC_REM_ACCESS_ERR, "read through a zero-length type 1 window");
 	pair_up(&p3, pd1);
@@ -696,7 +658,7 @@ int main(int argc, char **argv)
 		sw.wr.rdma.remote_addr = (uintptr_t)buf;
 		sw.wr.rdma.rkey = mr->rkey;
 		CHECK(!ibv_post_send(p1.b, &sw, &bad), "post with a window lkey");
-		expect_wc(&p1, WR_SEND, IBV_WC_LOC_PROT_ERR, "window rkey as lkey");
+		poll_wc_for(p1.cq, WR_SEND, IBV_WC_LOC_PROT_ERR, "window rkey as lkey");
 	}
 	pair_up(&p1, pd1);
 	printf("a window's rkey as an lkey: LOC_PROT_ERR\n");
