@@ -96,6 +96,18 @@ static void drain(struct pair *p)
 		;
 }
 
+/* the pair's PD, CQ and a's registered buffer, made once */
+static void pair_init(struct pair *p, struct ibv_pd *pd)
+{
+	p->pd = pd;
+	p->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	CHECK(p->cq, "ibv_create_cq");
+	p->src = calloc(1, BUF);
+	CHECK(p->src, "calloc");
+	p->src_mr = ibv_reg_mr(pd, p->src, BUF, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(p->src_mr, "ibv_reg_mr src: %s", strerror(errno));
+}
+
 /* new connected QPs on @pd (after an error completion the old ones are in
  * ERROR); the CQ and a's buffer are made once */
 static void pair_up(struct pair *p, struct ibv_pd *pd)
@@ -104,13 +116,7 @@ static void pair_up(struct pair *p, struct ibv_pd *pd)
 		CHECK(!ibv_destroy_qp(p->a) && !ibv_destroy_qp(p->b), "destroy_qp");
 		drain(p);
 	} else {
-		p->pd = pd;
-		p->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-		CHECK(p->cq, "ibv_create_cq");
-		p->src = calloc(1, BUF);
-		CHECK(p->src, "calloc");
-		p->src_mr = ibv_reg_mr(pd, p->src, BUF, IBV_ACCESS_LOCAL_WRITE);
-		CHECK(p->src_mr, "ibv_reg_mr src: %s", strerror(errno));
+		pair_init(p, pd);
 	}
 	p->a = make_qp(p, false);
 	p->b = make_qp(p, true);
@@ -280,13 +286,7 @@ static void remote_connect(struct pair *p, struct ibv_pd *pd, int fd, bool serve
 	struct { uint32_t qpn, psn; union ibv_gid gid; } me, peer;
 	struct ibv_qp *qp;
 
-	p->pd = pd;
-	p->cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	CHECK(p->cq, "ibv_create_cq");
-	p->src = calloc(1, BUF);
-	CHECK(p->src, "calloc");
-	p->src_mr = ibv_reg_mr(pd, p->src, BUF, IBV_ACCESS_LOCAL_WRITE);
-	CHECK(p->src_mr, "ibv_reg_mr src: %s", strerror(errno));
+	pair_init(p, pd);
 	if (server) {
 		qp = p->b = make_qp(p, true);
 		p->bx = ibv_qp_to_qp_ex(p->b);
