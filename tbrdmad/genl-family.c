@@ -60,6 +60,13 @@ struct nla_policy tbr_genl_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_ETH_HELLO_RX] = { .type = NLA_U64 },
 	[TBRDMA_ATTR_ETH_RX_FOREIGN] = { .type = NLA_U64 },
 	[TBRDMA_ATTR_LOOP_STATS] = { .type = NLA_NESTED },
+	[TBRDMA_ATTR_ROUTE_VERSION] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_ROUTES] = { .type = NLA_NESTED },
+	[TBRDMA_ATTR_ROUTE] = { .type = NLA_NESTED },
+	[TBRDMA_ATTR_ROUTE_DST] = { .type = NLA_U64 },
+	[TBRDMA_ATTR_ROUTE_NEXT_HOP] = { .type = NLA_U64 },
+	[TBRDMA_ATTR_ROUTE_HOPS] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_PDF] = { .type = NLA_U8 },
 };
 
 struct nla_policy tbr_genl_stat_policy[TBRDMA_STAT_MAX + 1] = {
@@ -82,6 +89,12 @@ static const TbrCounter counters[TBRDMA_STAT_MAX + 1] = {
 	[TBRDMA_STAT_FRAG_TX] = { "frag_tx", "FRAG-TX" },
 	[TBRDMA_STAT_FRAG_RX] = { "frag_rx", "FRAG-RX" },
 	[TBRDMA_STAT_FRAG_DROPS] = { "frag_drops", "FRAG-DROPS" },
+	[TBRDMA_STAT_FWD] = { "fwd", "FWD" },
+	[TBRDMA_STAT_ROUTED_RX] = { "routed_rx", "ROUTED-RX" },
+	[TBRDMA_STAT_FWD_DROP_HOPS] = { "fwd_drop_hops", "FWD-DROP-HOPS" },
+	[TBRDMA_STAT_FWD_DROP_NOROUTE] = { "fwd_drop_noroute", "FWD-DROP-NOROUTE" },
+	[TBRDMA_STAT_FWD_DROP_LOOP] = { "fwd_drop_loop", "FWD-DROP-LOOP" },
+	[TBRDMA_STAT_FWD_DROP_FULL] = { "fwd_drop_full", "FWD-DROP-FULL" },
 };
 
 const TbrCounter *tbr_counter(unsigned stat)

@@ -55,6 +55,13 @@ void *tbr_nl_msg_put(struct sk_buff *msg, u32 portid, u32 seq, int flags, u8 cmd
 void *tbr_nl_reply_put(struct sk_buff *msg, struct genl_info *info, u8 cmd);
 /* the device named by string attribute @attr, or an ERR_PTR (extack set) */
 struct tbr_dev *tbr_nl_dev(struct genl_info *info, int attr);
+/* the family's attribute policy (for nested attributes) */
+const struct nla_policy *tbr_nl_policy(void);
+
+/* ---- route_nl.c: the forwarding table's commands (docs/netlink.md) ------- */
+
+int tbr_nl_route_set(struct sk_buff *skb, struct genl_info *info);
+int tbr_nl_route_get(struct sk_buff *skb, struct genl_info *info);
 
 /* ---- sysfs.c ------------------------------------------------------------- */
 

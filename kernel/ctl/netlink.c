@@ -90,6 +90,13 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_ETH_HELLO_TX]	= { .type = NLA_U64 },
 	[TBRDMA_ATTR_ETH_HELLO_RX]	= { .type = NLA_U64 },
 	[TBRDMA_ATTR_ETH_RX_FOREIGN]	= { .type = NLA_U64 },
+	[TBRDMA_ATTR_ROUTE_VERSION]	= { .type = NLA_U32 },
+	[TBRDMA_ATTR_ROUTES]		= { .type = NLA_NESTED },
+	[TBRDMA_ATTR_ROUTE]		= { .type = NLA_NESTED },
+	[TBRDMA_ATTR_ROUTE_DST]		= { .type = NLA_U64 },
+	[TBRDMA_ATTR_ROUTE_NEXT_HOP]	= { .type = NLA_U64 },
+	[TBRDMA_ATTR_ROUTE_HOPS]	= NLA_POLICY_RANGE(NLA_U32, 1, TBRDMA_ROUTE_HOPS_MAX),
+	[TBRDMA_ATTR_PDF]		= NLA_POLICY_RANGE(NLA_U8, TBR_PDF_MGMT, TBR_PDF_ROUTED),
 };
 
 /* ---- message builders ----------------------------------------------------- */
@@ -110,6 +117,12 @@ static const u8 tbr_stat_attr[TBR_CNT_MAX] = {
 	[TBR_CNT_FRAG_TX]	= TBRDMA_STAT_FRAG_TX,
 	[TBR_CNT_FRAG_RX]	= TBRDMA_STAT_FRAG_RX,
 	[TBR_CNT_FRAG_DROPS]	= TBRDMA_STAT_FRAG_DROPS,
+	[TBR_CNT_FWD]		= TBRDMA_STAT_FWD,
+	[TBR_CNT_ROUTED_RX]	= TBRDMA_STAT_ROUTED_RX,
+	[TBR_CNT_FWD_DROP_HOPS]	= TBRDMA_STAT_FWD_DROP_HOPS,
+	[TBR_CNT_FWD_DROP_NOROUTE] = TBRDMA_STAT_FWD_DROP_NOROUTE,
+	[TBR_CNT_FWD_DROP_LOOP]	= TBRDMA_STAT_FWD_DROP_LOOP,
+	[TBR_CNT_FWD_DROP_FULL]	= TBRDMA_STAT_FWD_DROP_FULL,
 };
 
 static int tbr_put_stats_as(struct sk_buff *msg, int attr, atomic64_t *cnt)
@@ -606,12 +619,21 @@ out:
 static int tbr_nl_mgmt_send(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *data = info->attrs[TBRDMA_ATTR_MGMT_DATA];
+	u8 pdf = TBR_PDF_MGMT;
 	struct tbr_link *link;
 	struct tbr_dev *tdev;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_MGMT_DATA))
 		return -EINVAL;
+	/* a routed frame as a neighbour would send it (no DATA, no IP) */
+	if (info->attrs[TBRDMA_ATTR_PDF])
+		pdf = nla_get_u8(info->attrs[TBRDMA_ATTR_PDF]);
+	if (pdf != TBR_PDF_MGMT && pdf != TBR_PDF_ROUTED) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TBRDMA_ATTR_PDF],
+				    "only MGMT (2) or ROUTED (4)");
+		return -EINVAL;
+	}
 	mutex_lock(&tbr_ctl_mutex);
 	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
 	if (IS_ERR(tdev)) {
@@ -623,7 +645,7 @@ static int tbr_nl_mgmt_send(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(link);
 		goto out;
 	}
-	err = tbr_link_xmit(link, TBR_PDF_MGMT, nla_data(data), nla_len(data));
+	err = tbr_link_xmit(link, pdf, nla_data(data), nla_len(data));
 	tbr_link_put(link);
 	if (err == -ENETDOWN)
 		GENL_SET_ERR_MSG(info, "no rail of this link is up");
@@ -668,7 +690,21 @@ static const struct genl_small_ops tbr_genl_ops[] = {
 		.doit = tbr_nl_mgmt_send,
 		.flags = GENL_ADMIN_PERM,
 	},
+	{
+		.cmd = TBRDMA_CMD_ROUTE_SET,
+		.doit = tbr_nl_route_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_ROUTE_GET,
+		.doit = tbr_nl_route_get,
+	},
 };
+
+const struct nla_policy *tbr_nl_policy(void)
+{
+	return tbr_policy;
+}
 
 static struct genl_family tbr_genl = {
 	.name = TBRDMA_GENL_NAME,

@@ -122,6 +122,7 @@ struct tbr_dev *tbr_ctl_dev_new(bool host, const char *name)
 	if (IS_ERR(tdev))
 		return tdev;
 	INIT_LIST_HEAD(&tdev->rails.links);
+	tbr_route_init(tdev);
 	tdev->rails.host = host;
 	tdev->rails.slot = slot;
 	list_add_tail(&tdev->rails.node, &tbr_devices);
@@ -137,6 +138,7 @@ int tbr_ctl_dev_del(struct tbr_dev *tdev)
 	tbr_ctl_dev_rails_gone(tdev);
 	if (WARN_ON(!list_empty(&tdev->rails.links)))
 		return -EBUSY;
+	tbr_route_flush(tdev);		/* its routed links go with the rails */
 	list_del(&tdev->rails.node);
 	tbr_link_notify_dev(tdev, TBR_OBS_DEL);
 	tbr_dev_destroy(tdev);

@@ -25,6 +25,7 @@
 
 #include "tbrdma.h"
 #include "link/rail.h"
+#include "link/route.h"
 
 DEFINE_MUTEX(tbr_ctl_mutex);
 
@@ -102,7 +103,7 @@ static void tbr_notify_carrier(struct tbr_dev *tdev, bool on)
 }
 
 /* Context "bh". */
-static void tbr_notify_rx(struct tbr_rail *rail, u8 pdf, const void *data, u32 len)
+void tbr_notify_rx(struct tbr_rail *rail, u8 pdf, const void *data, u32 len)
 {
 	struct tbr_link_observer *obs;
 
@@ -165,6 +166,13 @@ struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid)
 	}
 	rcu_read_unlock();
 	return found;
+}
+
+struct tbr_link *tbr_link_get_route(struct tbr_dev *tdev, u64 guid)
+{
+	struct tbr_link *link = tbr_link_get_by_guid(tdev, guid);
+
+	return link ?: tbr_route_link_get(tdev, guid);
 }
 
 struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id)
@@ -339,6 +347,11 @@ static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
 		tbr_notify_rx(rail, f->eof, f->buf, f->size);
 		break;
+	case TBR_PDF_ROUTED:
+		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
+		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
+		tbr_route_rx(rail, f->buf, f->size);
+		break;
 	default:
 		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		break;
@@ -377,6 +390,7 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		if (ops && ops->tx_ready)
 			ops->tx_ready(link->tdev->rails.upper_ctx, link);
 		rcu_read_unlock();
+		tbr_route_tx_ready(link);
 	}
 }
 
@@ -475,6 +489,24 @@ void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len)
 	spin_unlock_irqrestore(&link->lock, flags);
 }
 
+void tbr_link_tx_send_pdf(void *buf, u8 pdf, u32 len)
+{
+	struct tbr_frame *f = tbr_frame_of(buf);
+	struct tbr_link *link = f->rail->link;
+	unsigned long flags;
+
+	if (WARN_ON_ONCE(!len || len > TBR_FRAME_SIZE_MAX))
+		len = 1;
+	spin_lock_irqsave(&link->lock, flags);
+	tbr_frame_send_locked(link, f, pdf, len);
+	spin_unlock_irqrestore(&link->lock, flags);
+}
+
+void tbr_link_tx_abort_buf(void *buf)
+{
+	tbr_link_tx_abort(tbr_frame_of(buf)->rail->link, buf);
+}
+
 void tbr_link_tx_abort(struct tbr_link *link, void *buf)
 {
 	struct tbr_frame *f = tbr_frame_of(buf);
@@ -497,8 +529,9 @@ int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len)
 
 	if (!len || len > TBR_FRAME_SIZE_MAX || pdf > 15)
 		return -EINVAL;
-	if (link->ops)
-		return -ENETUNREACH;	/* management and IP never loop back */
+	if (link->ops)	/* management and IP never loop back; routed: route.c */
+		return link->ops->xmit ? link->ops->xmit(link, pdf, data, len) :
+					 -ENETUNREACH;
 	spin_lock_irqsave(&link->lock, flags);
 	f = tbr_link_reserve_locked(link, len, &err);
 	if (f) {
@@ -514,6 +547,8 @@ u32 tbr_link_max_frame(struct tbr_link *link)
 	u32 i, max = TBR_FRAME_SIZE_MAX;
 	unsigned long flags;
 
+	if (link->ops && link->ops->max_frame)
+		return link->ops->max_frame(link);
 	spin_lock_irqsave(&link->lock, flags);
 	for (i = 0; i < TBR_LINK_MAX_RAILS; i++)
 		if (link->rails[i])

@@ -43,9 +43,10 @@ enum tbr_pdf {
 	TBR_PDF_DATA = 1,	/* transport frame (kernel/core, docs/protocol.md) */
 	TBR_PDF_MGMT = 2,	/* management datagram, daemon to daemon */
 	TBR_PDF_NET = 3,	/* Ethernet frame of the netdev tbrN (IP) */
+	TBR_PDF_ROUTED = 4,	/* one of the above for another host (route.c) */
 };
 #define TBR_PDF_RX_MASK		(BIT(TBR_PDF_DATA) | BIT(TBR_PDF_MGMT) | \
-				 BIT(TBR_PDF_NET))
+				 BIT(TBR_PDF_NET) | BIT(TBR_PDF_ROUTED))
 
 /* Counters (per rail and per link), u64 each, see docs/netlink.md. */
 enum tbr_cnt {
@@ -64,18 +65,28 @@ enum tbr_cnt {
 	TBR_CNT_FRAG_TX,	/* eth: fragments sent (frames above the MTU) */
 	TBR_CNT_FRAG_RX,	/* eth: frames reassembled from fragments */
 	TBR_CNT_FRAG_DROPS,	/* eth: partial frames and stray fragments dropped */
+	TBR_CNT_FWD,		/* routed frames forwarded out of this link */
+	TBR_CNT_ROUTED_RX,	/* routed frames for us that came in on it */
+	TBR_CNT_FWD_DROP_HOPS,	/* came in: hop limit spent (route.c) */
+	TBR_CNT_FWD_DROP_NOROUTE, /* came in: no route, next hop down */
+	TBR_CNT_FWD_DROP_LOOP,	/* came in: our own source, back where it came from, forged */
+	TBR_CNT_FWD_DROP_FULL,	/* came in: next hop's TX rings full */
 	TBR_CNT_MAX
 };
 
 /*
- * A link whose frames do not go over rails (the loopback link, loop.c) hands
- * the transmit API to these; context "any", as the functions they stand for.
+ * A link whose frames do not go over its own rails (the loopback link,
+ * loop.c; a routed link to a host that is not a neighbour, route.c) hands
+ * the transmit API to these; context "any", as the functions they stand
+ * for. max_frame and xmit are optional (4096; -ENETUNREACH).
  */
 struct tbr_link_ops {
 	void *(*tx_alloc)(struct tbr_link *link, u32 len);
 	void (*tx_send)(struct tbr_link *link, void *buf, u32 len);
 	void (*tx_abort)(struct tbr_link *link, void *buf);
 	unsigned int (*tx_credits)(struct tbr_link *link);
+	u32 (*max_frame)(struct tbr_link *link);
+	int (*xmit)(struct tbr_link *link, u8 pdf, const void *data, u32 len);
 };
 
 struct tbr_link {
@@ -126,6 +137,12 @@ void tbr_rails_set_upper(struct tbr_dev *tdev,
 
 /* Find a link by peer GUID or id and take a reference. Context "any". */
 struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid);
+/*
+ * The link that reaches @guid: the direct link to that neighbour if there
+ * is one, else the routed link the forwarding table made for it (route.c),
+ * else NULL. A reference is taken. Context "any".
+ */
+struct tbr_link *tbr_link_get_route(struct tbr_dev *tdev, u64 guid);
 struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id);
 void tbr_link_hold(struct tbr_link *link);
 void tbr_link_put(struct tbr_link *link);	/* context "any" */
@@ -177,6 +194,8 @@ void tbr_loop_destroy(struct tbr_dev *tdev);
 
 /* ---- device level -------------------------------------------------------- */
 
+struct tbr_fwd_table;
+
 /*
  * Per-device link state, embedded in struct tbr_dev (zeroed by
  * ib_alloc_device, so tbr_rails_set_upper() works before the registry lists
@@ -190,6 +209,9 @@ struct tbr_rails {
 	u32 next_link_id;
 	unsigned int rails_up;		/* over all links; tbr_ctl_mutex */
 	struct tbr_link *loop;		/* to ourselves, in no list (loop.c) */
+	/* routed links, one per host the table reaches over >1 hop (route.c) */
+	struct list_head routed;	/* tbr_ctl_mutex; readers RCU */
+	struct tbr_fwd_table __rcu *fwd;	/* replaced whole (route.c) */
 	/*
 	 * The sum of every link's counters, the loopback link's included,
 	 * since the device was made (links come and go with their rails):
@@ -247,5 +269,31 @@ void tbr_link_observer_add(struct tbr_link_observer *obs);
 void tbr_link_observer_del(struct tbr_link_observer *obs);
 /* For the device registry: tells every observer. tbr_ctl_mutex held. */
 void tbr_link_notify_dev(struct tbr_dev *tdev, enum tbr_obs_event ev);
+
+/* ---- forwarding (route.c, docs/protocol.md 7) ------------------------------ */
+
+struct tbr_route_entry;
+
+/*
+ * Context "process", tbr_ctl_mutex held. Replace @tdev's forwarding table by
+ * @n entries (tbr_route_table_check: sorted by destination), version
+ * @version (nonzero): readers see the old table or the new one, never a
+ * mix. Routed links are made for the new destinations more than one hop
+ * away and taken away (gone) for the ones no longer in it. 0, -EINVAL,
+ * -ENOMEM (the old table stays).
+ */
+int tbr_route_set(struct tbr_dev *tdev, const struct tbr_route_entry *e,
+		  u32 n, u32 version);
+/*
+ * Context "process", tbr_ctl_mutex held: call @fn for every entry of the
+ * table (stopping at its first nonzero return, which is returned), after
+ * telling the version and the number of entries with @fn's entry NULL.
+ */
+int tbr_route_walk(struct tbr_dev *tdev,
+		   int (*fn)(void *arg, u32 version, u32 n,
+			     const struct tbr_route_entry *e), void *arg);
+/* Registry: before the device is listed / once its rails are gone. */
+void tbr_route_init(struct tbr_dev *tdev);
+void tbr_route_flush(struct tbr_dev *tdev);
 
 #endif /* TBRDMA_LINK_H */

@@ -18,6 +18,9 @@
 #define TBRDMA_MGMT_MAX		4096
 /* Most rails on one emulated cable and on one link. */
 #define TBRDMA_RAILS_MAX	16
+/* Forwarding table: most entries, longest route (docs/protocol.md 7). */
+#define TBRDMA_ROUTES_MAX	1024
+#define TBRDMA_ROUTE_HOPS_MAX	16
 
 enum tbrdma_cmd {
 	TBRDMA_CMD_UNSPEC,
@@ -30,7 +33,8 @@ enum tbrdma_cmd {
 	TBRDMA_CMD_LINK_GET,		/* dump */
 	TBRDMA_CMD_RAIL_GET,		/* dump */
 	TBRDMA_CMD_RAIL_SET,		/* admin: DEV_NAME, LINK_ID, RAIL_ID, knobs */
-	TBRDMA_CMD_MGMT_SEND,		/* admin: DEV_NAME, LINK_ID|PEER_GUID, MGMT_DATA */
+	TBRDMA_CMD_MGMT_SEND,		/* admin: DEV_NAME, LINK_ID|PEER_GUID, MGMT_DATA
+					 * [, PDF] */
 	TBRDMA_CMD_MGMT_RECV,		/* event, group "mgmt" */
 	TBRDMA_CMD_DEV_EVENT,		/* event, group "events" */
 	TBRDMA_CMD_LINK_EVENT,		/* event, group "events" */
@@ -39,6 +43,9 @@ enum tbrdma_cmd {
 	TBRDMA_CMD_ETH_BIND,		/* admin: DEV_NAME, ETH_IFNAME */
 	TBRDMA_CMD_ETH_UNBIND,		/* admin: DEV_NAME, ETH_IFNAME */
 	TBRDMA_CMD_ETH_GET,		/* dump: eth bindings */
+	TBRDMA_CMD_ROUTE_SET,		/* admin: DEV_NAME, ROUTE_VERSION [, ROUTES]:
+					 * the forwarding table, replaced whole */
+	TBRDMA_CMD_ROUTE_GET,		/* DEV_NAME; reply: ROUTE_VERSION, ROUTES */
 	__TBRDMA_CMD_MAX,
 };
 #define TBRDMA_CMD_MAX (__TBRDMA_CMD_MAX - 1)
@@ -86,6 +93,14 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_ETH_HELLO_RX,	/* u64: hellos received */
 	TBRDMA_ATTR_ETH_RX_FOREIGN,	/* u64: frames dropped, source MAC not the peer's */
 	TBRDMA_ATTR_LOOP_STATS,		/* nest: TBRDMA_STAT_* of the loopback link */
+	TBRDMA_ATTR_ROUTE_VERSION,	/* u32: forwarding table version, != 0 (0: none) */
+	TBRDMA_ATTR_ROUTES,		/* nest of ROUTE, sorted by ROUTE_DST */
+	TBRDMA_ATTR_ROUTE,		/* nest: ROUTE_DST, ROUTE_NEXT_HOP, ROUTE_HOPS */
+	TBRDMA_ATTR_ROUTE_DST,		/* u64: destination device GUID */
+	TBRDMA_ATTR_ROUTE_NEXT_HOP,	/* u64: the neighbour's GUID frames leave to */
+	TBRDMA_ATTR_ROUTE_HOPS,		/* u32: 1..TBRDMA_ROUTE_HOPS_MAX */
+	TBRDMA_ATTR_PDF,		/* u8: MGMT_SEND's frame code, 2 (MGMT, default) or
+					 * 4 (a routed frame, whole: tests of forwarding) */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)
@@ -109,6 +124,12 @@ enum tbrdma_stat {
 	TBRDMA_STAT_FRAG_TX,
 	TBRDMA_STAT_FRAG_RX,
 	TBRDMA_STAT_FRAG_DROPS,
+	TBRDMA_STAT_FWD,		/* routed frames forwarded out of this link */
+	TBRDMA_STAT_ROUTED_RX,		/* routed frames for us that came in on it */
+	TBRDMA_STAT_FWD_DROP_HOPS,	/* came in, dropped: hop limit spent */
+	TBRDMA_STAT_FWD_DROP_NOROUTE,	/* came in, dropped: no route / next hop down */
+	TBRDMA_STAT_FWD_DROP_LOOP,	/* came in, dropped: own source, bounced, forged */
+	TBRDMA_STAT_FWD_DROP_FULL,	/* came in, dropped: next hop's rings full */
 	__TBRDMA_STAT_MAX,
 };
 #define TBRDMA_STAT_MAX (__TBRDMA_STAT_MAX - 1)

@@ -7,9 +7,12 @@
  * resolution, rdma_cm and the out-of-band TCP of perftest) work between
  * hosts: an Ethernet frame of at most 4096 bytes rides as one rail frame with
  * code TBR_PDF_NET. A unicast frame goes to the link of the peer that owns
- * the destination MAC (a peer's node GUID is the EUI-64 of its tbrN MAC);
- * broadcast and multicast go to every link. The carrier is on while at least
- * one link has a rail up.
+ * the destination MAC (a peer's node GUID is the EUI-64 of its tbrN MAC):
+ * a neighbour's link, or the routed link the forwarding table made for a
+ * host further away (link/route.c); broadcast and multicast go to every
+ * link and, routed, to every host further away (one copy each: ARP and ND
+ * reach every host of the fabric, no flooding, no loop). The carrier is on
+ * while at least one link has a rail up.
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
@@ -40,10 +43,13 @@ static netdev_tx_t tbr_netdev_xmit(struct sk_buff *skb, struct net_device *ndev)
 		list_for_each_entry_rcu(link, &tdev->rails.links, node)
 			if (!tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len))
 				sent++;
+		list_for_each_entry_rcu(link, &tdev->rails.routed, node)
+			if (!tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len))
+				sent++;
 		rcu_read_unlock();
 	} else {
 		addrconf_addr_eui48((u8 *)&guid, eth->h_dest);
-		link = tbr_link_get_by_guid(tdev, be64_to_cpu(guid));
+		link = tbr_link_get_route(tdev, be64_to_cpu(guid));
 		if (link) {
 			if (!tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len))
 				sent++;

@@ -138,7 +138,8 @@ static void tbr_x_qp_error(void *ctx, u32 status)
 /*
  * The link to the device whose tbrN has MAC @mac: our own loopback link
  * (loop.c) for our own MAC, else the link to the peer whose GUID is the
- * MAC's EUI-64, or NULL (no route). A reference is taken. Context: any.
+ * MAC's EUI-64 (a neighbour's, or the routed link to a far host: route.c),
+ * or NULL (no route). A reference is taken. Context: any.
  */
 static struct tbr_link *tbr_x_link_by_mac(struct tbr_dev *tdev, const u8 *mac)
 {
@@ -147,7 +148,7 @@ static struct tbr_link *tbr_x_link_by_mac(struct tbr_dev *tdev, const u8 *mac)
 	if (ether_addr_equal(mac, tdev->netdev->dev_addr))
 		return tbr_loop_get(tdev);
 	addrconf_addr_eui48((u8 *)&guid, mac);
-	return tbr_link_get_by_guid(tdev, be64_to_cpu(guid));
+	return tbr_link_get_route(tdev, be64_to_cpu(guid));	/* or routed */
 }
 
 static struct tbr_link *tbr_x_link(struct tbr_xqp *x)

@@ -11,6 +11,8 @@ fuzz_addrmap: guid2addr state files, valid and a few broken.
 fuzz_request: state socket request lines (docs/json.md).
 fuzz_eth:     sequences of eth rail frames after the Ethernet header (docs/eth.md), each a
               2-byte big-endian length and the frame: hellos, frames, fragments, broken.
+fuzz_route:   routed frames (docs/protocol.md 7): for us, to forward, hop limit 0/1, our own
+              source, broken; and bytes that read as a valid forwarding table.
 fuzz_nego's seeds are committed as they are (corpus/fuzz_nego).
 """
 import hashlib
@@ -78,6 +80,30 @@ def main(outdir):
     ud_seeds(outdir)
     daemon_seeds(outdir)
     eth_seeds(outdir)
+    route_seeds(outdir)
+
+
+def route_seeds(outdir):
+    me, far, nb = 0x0123456789ABCDEF, 0x1111222233334444, 0x5555666677778888  # fuzz_route.c's SELF
+
+    def rf(dst, src, hops=16, pdf=1, ver=1, flags=0, inner=bytes(range(48))):
+        return struct.pack(">BBBBIQQ", ver, pdf, hops, flags, 0, dst, src) + inner
+
+    def table(entries):
+        return b"".join(struct.pack(">QQI", d, n, h) for d, n, h in entries)
+
+    seeds = {
+        "for_us": rf(me, far),
+        "forward": rf(far, nb, 5, 3),
+        "hops0": rf(me, far, 0),
+        "hops1": rf(far, nb, 1),
+        "own_src": rf(far, me, 2, 2),
+        "bad_version": rf(far, nb, ver=2),
+        "bad_pdf": rf(far, nb, pdf=4),
+        "short": rf(me, far)[:24],
+        "table": table([(0x10, 0x10, 1), (0x20, 0x10, 2), (far, 0x10, 3)]),
+    }
+    write(outdir, "fuzz_route", seeds)
 
 
 def eth_seeds(outdir):

@@ -48,9 +48,13 @@ static void usage(FILE *f)
 "  rail-set DEV LINK RAIL [--drop PCT] [--dup PCT] [--reorder N] [--delay-us US]\n"
 "                         [--rate BPS[k|M|G]] [--cut | --restore]\n"
 "                                         fault knobs of an emu rail (both directions)\n"
-"  mgmt-send DEV LINK TEXT | --hex HEX [--repeat N [--seq]]\n"
+"  mgmt-send DEV LINK TEXT | --hex HEX [--repeat N [--seq]] [--pdf 4]\n"
 "                                         send management datagram(s) to the link's peer;\n"
-"                                         --seq appends -0, -1, ... (full TX rings are retried)\n"
+"                                         --seq appends -0, -1, ... (full TX rings are retried);\n"
+"                                         --pdf 4: send the bytes as a routed frame instead\n"
+"  route-set DEV VERSION [DST,NEXTHOP,HOPS ...]\n"
+"                                         replace DEV's forwarding table (GUIDs in hex, sorted)\n"
+"  routes DEV                             print DEV's forwarding table\n"
 "  mgmt-listen [DEV] [--count N] [--timeout S]\n"
 "                                         print received management datagrams\n"
 "  events [--count N] [--timeout S]       print device/link/rail events\n"
@@ -480,9 +484,11 @@ static int cmd_mgmt_send(int argc, char **argv)
 		{ "hex", required_argument, NULL, 'x' },
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "seq", no_argument, NULL, 's' },
+		{ "pdf", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static unsigned char buf[TBRDMA_MGMT_MAX + 32];
+	uint32_t pdf = 0;
 	const char *hex = NULL;
 	uint32_t repeat = 1, k, link;
 	bool seq = false;
@@ -498,6 +504,8 @@ static int cmd_mgmt_send(int argc, char **argv)
 			repeat = parse_u32(optarg, "--repeat", 1000000);
 		else if (c == 's')
 			seq = true;
+		else if (c == 'p')
+			pdf = parse_u32(optarg, "--pdf", 255);
 		else
 			die_usage("unknown option");
 	}
@@ -537,6 +545,8 @@ static int cmd_mgmt_send(int argc, char **argv)
 			nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[optind]);
 			nla_put_u32(m, TBRDMA_ATTR_LINK_ID, link);
 			nla_put(m, TBRDMA_ATTR_MGMT_DATA, n, buf);
+			if (pdf)
+				nla_put_u8(m, TBRDMA_ATTR_PDF, pdf);
 			err = tbr_genl_request(sk, m, NULL, NULL, errmsg, sizeof(errmsg));
 			if (err != -ENOBUFS || tries >= 20000)
 				break;
@@ -548,6 +558,78 @@ static int cmd_mgmt_send(int argc, char **argv)
 		}
 	}
 	return 0;
+}
+
+/* ---- forwarding table -------------------------------------------------------- */
+
+static int cmd_route_set(int argc, char **argv)
+{
+	struct nl_msg *m;
+	struct nlattr *routes, *r;
+	int i;
+
+	if (argc < 3)
+		die_usage("needs DEV VERSION [DST,NEXTHOP,HOPS ...]");
+	m = tbr_genl_msg(family, TBRDMA_CMD_ROUTE_SET, NLM_F_ACK, 65536);
+	if (!m)
+		fail("out of memory");
+	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[1]);
+	nla_put_u32(m, TBRDMA_ATTR_ROUTE_VERSION, parse_u32(argv[2], "VERSION", UINT32_MAX));
+	routes = nla_nest_start(m, TBRDMA_ATTR_ROUTES);
+	for (i = 3; i < argc; i++) {
+		unsigned long long dst, next;
+		unsigned int hops;
+		int used = 0;
+
+		if (sscanf(argv[i], "%llx,%llx,%u%n", &dst, &next, &hops, &used) != 3 ||
+		    argv[i][used])
+			die_usage("a route is DST,NEXTHOP,HOPS (GUIDs in hex)");
+		r = nla_nest_start(m, TBRDMA_ATTR_ROUTE);
+		if (!r || nla_put_u64(m, TBRDMA_ATTR_ROUTE_DST, dst) ||
+		    nla_put_u64(m, TBRDMA_ATTR_ROUTE_NEXT_HOP, next) ||
+		    nla_put_u32(m, TBRDMA_ATTR_ROUTE_HOPS, hops))
+			fail("too many routes for one message");
+		nla_nest_end(m, r);
+	}
+	nla_nest_end(m, routes);
+	return request(m, NULL, NULL);
+}
+
+static int route_cb(struct nl_msg *m, void *arg)
+{
+	struct nlattr **tb = parse(m), *r;
+	int rem;
+
+	(void)arg;
+	if (!tb)
+		return NL_OK;
+	printf("table dev=%s version=%u\n", tbr_nla_str(tb, TBRDMA_ATTR_DEV_NAME, "?"),
+	       tbr_nla_u32(tb, TBRDMA_ATTR_ROUTE_VERSION));
+	if (!tb[TBRDMA_ATTR_ROUTES])
+		return NL_OK;
+	nla_for_each_nested(r, tb[TBRDMA_ATTR_ROUTES], rem) {
+		struct nlattr *e[TBRDMA_ATTR_MAX + 1];
+
+		if (nla_parse_nested(e, TBRDMA_ATTR_MAX, r, tbr_genl_policy) < 0)
+			continue;
+		printf("route dst=%016" PRIx64 " next_hop=%016" PRIx64 " hops=%u link=%u\n",
+		       tbr_nla_u64(e, TBRDMA_ATTR_ROUTE_DST),
+		       tbr_nla_u64(e, TBRDMA_ATTR_ROUTE_NEXT_HOP),
+		       tbr_nla_u32(e, TBRDMA_ATTR_ROUTE_HOPS),
+		       tbr_nla_u32(e, TBRDMA_ATTR_LINK_ID));
+	}
+	return NL_OK;
+}
+
+static int cmd_routes(int argc, char **argv)
+{
+	struct nl_msg *m;
+
+	if (argc != 2)
+		die_usage("needs DEV");
+	m = msg_new(TBRDMA_CMD_ROUTE_GET, 0);
+	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[1]);
+	return request(m, route_cb, NULL);
 }
 
 /* ---- listeners ------------------------------------------------------------ */
@@ -755,6 +837,8 @@ static const struct {
 	{ "eth-bind", cmd_eth_bind },
 	{ "eth-unbind", cmd_eth_unbind },
 	{ "eth", cmd_eth },
+	{ "route-set", cmd_route_set },
+	{ "routes", cmd_routes },
 };
 
 int main(int argc, char **argv)

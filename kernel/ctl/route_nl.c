@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tbrdma: the forwarding table's generic netlink commands (docs/netlink.md
+ * "Routes"): ROUTE_SET replaces a device's table whole (tbrdmad pushes it
+ * after every sweep that changed it), ROUTE_GET returns it. The table
+ * itself and the forwarding live in link/route.c.
+ */
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+#include "tbrdma.h"
+#include "ctl/ctl.h"
+#include "core/tbr_route_wire.h"
+#include "uapi/tbrdma-netlink.h"
+
+static_assert(TBRDMA_ROUTES_MAX == TBR_ROUTE_TABLE_MAX &&
+	      TBRDMA_ROUTE_HOPS_MAX == TBR_ROUTE_HOPS_MAX);
+
+/*
+ * The entries of ROUTES into @e (room for TBRDMA_ROUTES_MAX); count or
+ * -errno. No ROUTES: an empty table (libnl drops an empty nest).
+ */
+static int tbr_nl_route_parse(struct genl_info *info, struct tbr_route_entry *e)
+{
+	struct nlattr *tb[TBRDMA_ATTR_MAX + 1], *r;
+	int rem, n = 0, err;
+
+	if (!info->attrs[TBRDMA_ATTR_ROUTES])
+		return 0;
+	nla_for_each_nested(r, info->attrs[TBRDMA_ATTR_ROUTES], rem) {
+		if (nla_type(r) != TBRDMA_ATTR_ROUTE) {
+			NL_SET_ERR_MSG_ATTR(info->extack, r, "ROUTES holds ROUTE only");
+			return -EINVAL;
+		}
+		if (n == TBRDMA_ROUTES_MAX) {
+			NL_SET_ERR_MSG_ATTR(info->extack, r, "too many routes");
+			return -E2BIG;
+		}
+		err = nla_parse_nested(tb, TBRDMA_ATTR_MAX, r, tbr_nl_policy(),
+				       info->extack);
+		if (err)
+			return err;
+		if (!tb[TBRDMA_ATTR_ROUTE_DST] || !tb[TBRDMA_ATTR_ROUTE_NEXT_HOP] ||
+		    !tb[TBRDMA_ATTR_ROUTE_HOPS]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, r,
+					    "a ROUTE needs ROUTE_DST, ROUTE_NEXT_HOP and ROUTE_HOPS");
+			return -EINVAL;
+		}
+		e[n].dst = nla_get_u64(tb[TBRDMA_ATTR_ROUTE_DST]);
+		e[n].next_hop = nla_get_u64(tb[TBRDMA_ATTR_ROUTE_NEXT_HOP]);
+		e[n].hops = nla_get_u32(tb[TBRDMA_ATTR_ROUTE_HOPS]);
+		n++;
+	}
+	return n;
+}
+
+int tbr_nl_route_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tbr_route_entry *e;
+	struct tbr_dev *tdev;
+	u32 version;
+	int n, err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_ROUTE_VERSION))
+		return -EINVAL;
+	version = nla_get_u32(info->attrs[TBRDMA_ATTR_ROUTE_VERSION]);
+	e = kvcalloc(TBRDMA_ROUTES_MAX, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	n = tbr_nl_route_parse(info, e);
+	if (n < 0) {
+		err = n;
+		goto out_free;
+	}
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	if (IS_ERR(tdev)) {
+		err = PTR_ERR(tdev);
+		goto out_unlock;
+	}
+	err = tbr_route_set(tdev, e, n, version);
+	if (err == -EINVAL)
+		GENL_SET_ERR_MSG(info, "invalid table: version 0, destinations not ascending, ourselves, or hops and next hop disagree");
+out_unlock:
+	mutex_unlock(&tbr_ctl_mutex);
+out_free:
+	kvfree(e);
+	return err;
+}
+
+struct tbr_nl_route_fill {
+	struct sk_buff *msg;
+	struct nlattr *routes;
+	struct tbr_dev *tdev;
+};
+
+static int tbr_nl_route_put(void *arg, u32 version, u32 n,
+			    const struct tbr_route_entry *e)
+{
+	struct tbr_nl_route_fill *fill = arg;
+	struct sk_buff *msg = fill->msg;
+	struct nlattr *nest;
+	struct tbr_link *link;
+	int err;
+
+	if (!e) {
+		if (nla_put_u32(msg, TBRDMA_ATTR_ROUTE_VERSION, version))
+			return -EMSGSIZE;
+		fill->routes = nla_nest_start(msg, TBRDMA_ATTR_ROUTES);
+		return fill->routes ? 0 : -EMSGSIZE;
+	}
+	nest = nla_nest_start(msg, TBRDMA_ATTR_ROUTE);
+	if (!nest)
+		return -EMSGSIZE;
+	err = nla_put_u64_64bit(msg, TBRDMA_ATTR_ROUTE_DST, e->dst, TBRDMA_ATTR_PAD) ||
+	      nla_put_u64_64bit(msg, TBRDMA_ATTR_ROUTE_NEXT_HOP, e->next_hop,
+				TBRDMA_ATTR_PAD) ||
+	      nla_put_u32(msg, TBRDMA_ATTR_ROUTE_HOPS, e->hops);
+	/* the next hop's link, when there is one */
+	link = err ? NULL : tbr_link_get_by_guid(fill->tdev, e->next_hop);
+	if (link) {
+		err = nla_put_u32(msg, TBRDMA_ATTR_LINK_ID, link->id);
+		tbr_link_put(link);
+	}
+	if (err)
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int tbr_nl_route_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tbr_nl_route_fill fill = {};
+	struct tbr_dev *tdev;
+	void *hdr;
+	int err;
+
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	if (IS_ERR(tdev)) {
+		err = PTR_ERR(tdev);
+		goto out;
+	}
+	fill.tdev = tdev;
+	fill.msg = genlmsg_new(TBRDMA_ROUTES_MAX * 64 + 256, GFP_KERNEL);
+	if (!fill.msg) {
+		err = -ENOMEM;
+		goto out;
+	}
+	hdr = tbr_nl_reply_put(fill.msg, info, TBRDMA_CMD_ROUTE_GET);
+	err = hdr ? 0 : -EMSGSIZE;
+	if (!err)
+		err = nla_put_string(fill.msg, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(tdev)) ?
+		      -EMSGSIZE : tbr_route_walk(tdev, tbr_nl_route_put, &fill);
+	if (err) {
+		nlmsg_free(fill.msg);
+		goto out;
+	}
+	nla_nest_end(fill.msg, fill.routes);
+	genlmsg_end(fill.msg, hdr);
+	err = genlmsg_reply(fill.msg, info);
+out:
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
