@@ -25,6 +25,7 @@ static void help(void)
 	       "  sweep                            re-read the kernel state, heavy sweep now (root)\n"
 	       "  fabric                           hosts, links, master, addresses of the fabric\n"
 	       "  peers                            known hosts: address, links, role, hops\n"
+	       "  routes                           the forwarding table: destination, next hop, path\n"
 	       "  counters [DEVICE]                traffic and error counters per device, link, rail\n"
 	       "  eth bind|unbind IFNAME [DEVICE]  NIC carries DEVICE's eth rails, or not (root)\n"
 	       "  version                          tbctl's and tbrdmad's versions\n\n"
@@ -61,6 +62,7 @@ static const struct {
 	{ "sweep", verb_sweep },
 	{ "fabric", verb_fabric },
 	{ "peers", verb_peers },
+	{ "routes", verb_routes },
 	{ "counters", verb_counters },
 	{ "eth", verb_eth },
 	{ "version", verb_version },

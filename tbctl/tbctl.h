@@ -81,6 +81,7 @@ int verb_rail(int argc, char **argv);
 int verb_sweep(int argc, char **argv);
 int verb_fabric(int argc, char **argv);
 int verb_peers(int argc, char **argv);
+int verb_routes(int argc, char **argv);
 int verb_counters(int argc, char **argv);
 int verb_eth(int argc, char **argv);
 

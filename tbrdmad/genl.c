@@ -23,6 +23,7 @@
 #include "genl.h"
 #include "json.h"
 #include "log.h"
+#include "routes.h"
 #include "util.h"
 
 #define REQ_TIMEOUT_SEC 3
@@ -351,6 +352,35 @@ int kernel_mgmt_send(Kernel *k, const char *device, uint32_t link, const void *d
 		return -ENOMEM;
 	}
 	return request(k, TBRDMA_CMD_MGMT_SEND, 0, m, NULL, &ctx, msg, msglen);
+}
+
+int kernel_route_set(Kernel *k, const char *device, uint32_t version, const RouteTable *t,
+		     char *msg, size_t msglen)
+{
+	struct dump_ctx ctx = { 0 };
+	struct nl_msg *m = tbr_genl_msg(k->family, TBRDMA_CMD_ROUTE_SET, NLM_F_ACK,
+					 256 + t->n * 64);
+	struct nlattr *routes, *r;
+
+	if (!m || nla_put_string(m, TBRDMA_ATTR_DEV_NAME, device) < 0 ||
+	    nla_put_u32(m, TBRDMA_ATTR_ROUTE_VERSION, version) < 0)
+		goto nomem;
+	routes = nla_nest_start(m, TBRDMA_ATTR_ROUTES);
+	if (!routes)
+		goto nomem;
+	for (size_t i = 0; i < t->n; i++) {
+		r = nla_nest_start(m, TBRDMA_ATTR_ROUTE);
+		if (!r || nla_put_u64(m, TBRDMA_ATTR_ROUTE_DST, t->r[i].dst) < 0 ||
+		    nla_put_u64(m, TBRDMA_ATTR_ROUTE_NEXT_HOP, t->r[i].next_hop) < 0 ||
+		    nla_put_u32(m, TBRDMA_ATTR_ROUTE_HOPS, t->r[i].hops) < 0)
+			goto nomem;
+		nla_nest_end(m, r);
+	}
+	nla_nest_end(m, routes);
+	return request(k, TBRDMA_CMD_ROUTE_SET, 0, m, NULL, &ctx, msg, msglen);
+nomem:
+	nlmsg_free(m);
+	return -ENOMEM;
 }
 
 /* ---- events ------------------------------------------------------------------------------ */

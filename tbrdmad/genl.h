@@ -49,5 +49,10 @@ int kernel_rail_set_cut(Kernel *k, const char *device, uint32_t link, uint32_t r
 /* MGMT_SEND of @len bytes on @device's link @link; 0 or -errno (ENETDOWN, ENOBUFS, ENOENT) */
 int kernel_mgmt_send(Kernel *k, const char *device, uint32_t link, const void *data, size_t len,
 		     char *msg, size_t msglen);
+/* ROUTE_SET: @device's forwarding table := the @n routes (sorted by destination), version
+ * @version; 0 or -errno with the kernel's message in @msg */
+struct RouteTable;
+int kernel_route_set(Kernel *k, const char *device, uint32_t version,
+		     const struct RouteTable *t, char *msg, size_t msglen);
 /* reads every pending event message; calls @fn for each; 0 or -errno */
 int kernel_process_events(Kernel *k, kernel_event_fn fn, void *userdata);

@@ -242,6 +242,16 @@ static int op_fabric(void *userdata, json_object *reply)
 	return 0;
 }
 
+static int op_routes(void *userdata, json_object *reply)
+{
+	Manager *m = userdata;
+
+	if (!m->sweep)
+		return -EOPNOTSUPP;
+	sweep_routes_json(m->sweep, reply);
+	return 0;
+}
+
 static void op_link_json(void *userdata, const Link *l, json_object *o)
 {
 	Manager *m = userdata;
@@ -253,6 +263,7 @@ const RequestOps manager_request_ops = {
 	.rail_set_cut = op_rail_set_cut,
 	.sweep = op_sweep,
 	.fabric = op_fabric,
+	.routes = op_routes,
 	.link_json = op_link_json,
 };
 

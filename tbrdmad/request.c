@@ -288,6 +288,21 @@ static json_object *m_fabric(const RequestContext *c, const char *method, json_o
 	return o;
 }
 
+static json_object *m_routes(const RequestContext *c, const char *method, json_object *req)
+{
+	json_object *o;
+
+	(void)req;
+	if (!c->ops || !c->ops->routes)
+		return json_error_new(method, ERR_UNAVAILABLE, "the sweep is not running");
+	o = json_reply_new(method);
+	if (c->ops->routes(c->userdata, o) < 0) {
+		json_object_put(o);
+		return json_error_new(method, ERR_UNAVAILABLE, "the sweep is disabled (Sweep=no)");
+	}
+	return o;
+}
+
 static const struct {
 	const char *name;
 	bool privileged;
@@ -302,6 +317,7 @@ static const struct {
 	{ "rail-enable", true, m_rail_enable },
 	{ "sweep", true, m_sweep },
 	{ "fabric", false, m_fabric },
+	{ "routes", false, m_routes },
 	{ "peers", false, inspect_peers },
 	{ "counters", false, inspect_counters },
 };

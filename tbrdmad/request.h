@@ -39,6 +39,8 @@ typedef struct RequestOps {
 	int (*sweep)(void *userdata, char *msg, size_t msglen);
 	/* adds the fabric's state to @reply (docs/json.md "fabric"); -EOPNOTSUPP with Sweep=no */
 	int (*fabric)(void *userdata, json_object *reply);
+	/* adds the routes (docs/json.md "routes"); -EOPNOTSUPP with Sweep=no */
+	int (*routes)(void *userdata, json_object *reply);
 	/* adds what the daemon knows beyond the kernel about link @l (rail negotiation) to @o */
 	void (*link_json)(void *userdata, const Link *l, json_object *o);
 } RequestOps;

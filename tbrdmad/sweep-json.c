@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The sweep as JSON (docs/json.md "fabric", the links' "negotiation"): read only. */
+#include <string.h>
+
 #include "addr.h"
 #include "json.h"
 #include "sweep-priv.h"
@@ -116,4 +118,36 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 	json_object_object_add(st, "records_refused", json_object_new_uint64(s->db.rejected));
 	json_object_object_add(st, "records_evicted", json_object_new_uint64(s->db.evicted));
 	json_object_object_add(o, "sweeps", st);
+}
+
+void sweep_routes_json(Sweep *s, json_object *o)
+{
+	json_object *a = json_object_new_array();
+	const Model *mo = &s->m->model;
+
+	json_object_object_add(o, "device", s->device[0] ? json_object_new_string(s->device) : NULL);
+	json_object_object_add(o, "self", guid_json(s->db.self));
+	json_object_object_add(o, "version", s->routes_set ?
+			       json_object_new_int64(s->route_version) : NULL);
+	json_object_object_add(o, "errors", json_object_new_uint64(s->route_errors));
+	for (size_t i = 0; s->routes_set && i < s->routes.n; i++) {
+		const Route *r = &s->routes.r[i];
+		json_object *x = json_object_new_object(), *p = json_object_new_array(), *link = NULL;
+		const HostRecord *h = fabric_find(&s->db, r->dst);
+
+		for (uint32_t k = 0; k < r->hops; k++)
+			json_object_array_add(p, guid_json(r->path[k]));
+		for (size_t j = 0; j < mo->n_links; j++)
+			if (!strcmp(mo->links[j].device, s->device) &&
+			    mo->links[j].peer_guid == r->next_hop)
+				link = json_object_new_int64(mo->links[j].id);
+		json_object_object_add(x, "destination", guid_json(r->dst));
+		json_object_object_add(x, "address", addr_json(h ? h->addr : 0));
+		json_object_object_add(x, "next_hop", guid_json(r->next_hop));
+		json_object_object_add(x, "link", link);
+		json_object_object_add(x, "hops", json_object_new_int64(r->hops));
+		json_object_object_add(x, "path", p);
+		json_object_array_add(a, x);
+	}
+	json_object_object_add(o, "routes", a);
 }

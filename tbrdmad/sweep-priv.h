@@ -12,6 +12,7 @@
 #include "fabric.h"
 #include "manager.h"
 #include "railneg.h"
+#include "routes.h"
 #include "sweep.h"
 #include "util.h"
 
@@ -39,6 +40,11 @@ struct Sweep {
 	uint64_t start_usec;		/* first run with our device: discovery for 2 hellos */
 	bool pending_heavy;		/* forced by request */
 	RailNeg *neg;			/* rail negotiation per link */
+	RouteTable routes;		/* what the kernel's forwarding table holds (pushed) */
+	bool routes_set;		/* routes went to the kernel (version route_version) */
+	uint32_t route_version;		/* of the last ROUTE_SET that succeeded */
+	uint32_t route_dev_index;	/* the device's RDMA index then */
+	uint64_t route_errors;		/* ROUTE_SETs that failed */
 	struct {			/* what frame_warn() last said per link */
 		uint32_t link, frame;
 		unsigned parts, skipped;

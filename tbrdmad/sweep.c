@@ -356,6 +356,43 @@ static void heavy_sweep(Sweep *s, uint64_t master, uint64_t now)
 	s->db.hosts[0].epoch = s->epoch;
 }
 
+/* Routing (docs/sweep.md "Routes"): min-hop routes from the database to every host reachable
+ * from us, pushed to the kernel's forwarding table whenever they differ from what it holds (and
+ * after a failed push, on every sweep until one succeeds). */
+static void route(Sweep *s, const Device *d)
+{
+	static RouteTable t;
+	char msg[256] = "", g[17], n[17];
+	size_t far = 0;
+	int r;
+
+	routes_compute(&s->db, &t);
+	/* (another index: the module was reloaded, its table is empty) */
+	if (s->routes_set && routes_equal(&t, &s->routes) && d->index == s->route_dev_index)
+		return;
+	r = kernel_route_set(&s->m->kernel, s->device, s->route_version + 1, &t, msg, sizeof(msg));
+	if (r < 0) {
+		if (!s->route_errors++ || s->routes_set)
+			log_warning_errno(r, "sweep: routes: setting the forwarding table of %s: %m%s%s",
+					  s->device, msg[0] ? ": " : "", msg);
+		s->routes_set = false;
+		return;
+	}
+	s->route_version++;
+	s->route_dev_index = d->index;
+	s->routes = t;
+	s->routes_set = true;
+	for (size_t i = 0; i < t.n; i++)
+		far += t.r[i].hops > 1;
+	log_info("sweep: routes: version %u, %zu destination(s), %zu over more than one hop%s",
+		 s->route_version, t.n, far, t.too_far ? ", some hosts too far (> 16 hops)" : "");
+	for (size_t i = 0; i < t.n; i++) {
+		guid_to_string(t.r[i].dst, g);
+		guid_to_string(t.r[i].next_hop, n);
+		log_debug("sweep: route: %s via %s, %u hop(s)", g, n, t.r[i].hops);
+	}
+}
+
 /* One sweep: the phases in order, then our database to every neighbour. */
 static void run(Sweep *s)
 {
@@ -374,6 +411,7 @@ static void run(Sweep *s)
 		persist(s, guids, n, dirty);
 		apply_address(s, d, master);
 		heavy_sweep(s, master, now);
+		route(s, d);
 	}
 	sweep_send_state(s, d);
 }

@@ -22,5 +22,7 @@ int sweep_mgmt_send(Sweep *s, const char *device, const Link *l, const uint8_t *
 		    char *err, size_t errlen);
 /* fills the "fabric" reply */
 void sweep_fabric_json(Sweep *s, json_object *reply);
+/* fills the "routes" reply (docs/json.md): the forwarding table as pushed to the kernel */
+void sweep_routes_json(Sweep *s, json_object *reply);
 /* adds the link's rail negotiation ("negotiation", docs/json.md) to its links JSON object */
 void sweep_link_json(Sweep *s, const Link *l, json_object *o);

@@ -170,9 +170,17 @@ struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid)
 
 struct tbr_link *tbr_link_get_route(struct tbr_dev *tdev, u64 guid)
 {
-	struct tbr_link *link = tbr_link_get_by_guid(tdev, guid);
+	struct tbr_link *link = tbr_link_get_by_guid(tdev, guid), *rl;
 
-	return link ?: tbr_route_link_get(tdev, guid);
+	if (link && READ_ONCE(link->rails_up))
+		return link;
+	/* no cable, or its rails are down (a cut in a ring): the long way */
+	rl = tbr_route_link_get(tdev, guid);
+	if (!rl)
+		return link;
+	if (link)
+		tbr_link_put(link);
+	return rl;
 }
 
 struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id)

@@ -138,9 +138,10 @@ void tbr_rails_set_upper(struct tbr_dev *tdev,
 /* Find a link by peer GUID or id and take a reference. Context "any". */
 struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid);
 /*
- * The link that reaches @guid: the direct link to that neighbour if there
- * is one, else the routed link the forwarding table made for it (route.c),
- * else NULL. A reference is taken. Context "any".
+ * The link that reaches @guid: the direct link to that neighbour if it has
+ * a rail up, else the routed link the forwarding table made for it
+ * (route.c), else the direct link (down) or NULL. A reference is taken.
+ * Context "any".
  */
 struct tbr_link *tbr_link_get_route(struct tbr_dev *tdev, u64 guid);
 struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id);

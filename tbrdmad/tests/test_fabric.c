@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tests of the sweep's pure logic (fabric.c): message codec with hostile input, election,
- * database merge/expiry, address allocator, guid2addr loader/saver. */
+ * database merge/expiry, address allocator, guid2addr loader/saver, routes (routes.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 #include <errno.h>
 
 #include "fabric.h"
+#include "routes.h"
 
 #define A(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
 #define REAL 1700000000000000ULL	/* CLOCK_REALTIME µs the tests' records are merged at */
@@ -634,6 +635,111 @@ static void test_map_hostile(void **state)
 	assert_int_equal(m.n, 1);
 }
 
+/* a fabric of @n hosts with GUIDs g[i], host i's neighbours the j with adj(i, j), seen by g[me] */
+static void topo(Fabric *f, const uint64_t *g, size_t n, size_t me,
+		 bool (*adj)(size_t i, size_t j, size_t n))
+{
+	memset(f, 0, sizeof(*f));
+	f->self = g[me];
+	for (size_t i = 0; i < n; i++) {
+		HostRecord *h = &f->hosts[f->n_hosts++];
+
+		h->guid = g[i];
+		for (size_t j = 0; j < n; j++)
+			if (j != i && adj(i, j, n))
+				h->neigh[h->n_neigh++] = g[j];
+	}
+}
+
+static bool chain(size_t i, size_t j, size_t n) { (void)n; return i + 1 == j || j + 1 == i; }
+static bool ring(size_t i, size_t j, size_t n) { return (i + 1) % n == j || (j + 1) % n == i; }
+
+/* every host's table: routes to all others, sorted, min-hop; following the tables hop by hop
+ * from any host reaches any other in exactly its hop count (no loop), along the path shown */
+static void check_tables(const uint64_t *g, size_t n, bool (*adj)(size_t, size_t, size_t),
+			 const unsigned *want_hops)
+{
+	static Fabric f;
+	static RouteTable t[8];
+
+	for (size_t me = 0; me < n; me++) {
+		topo(&f, g, n, me, adj);
+		routes_compute(&f, &t[me]);
+		assert_int_equal(t[me].n, n - 1);
+		for (size_t i = 1; i < t[me].n; i++)
+			assert_true(t[me].r[i - 1].dst < t[me].r[i].dst);
+	}
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = 0; b < n; b++) {
+			size_t x = a, steps = 0;
+			const Route *first = NULL;
+
+			if (a == b)
+				continue;
+			while (x != b) {
+				const Route *r = NULL;
+				size_t y;
+
+				for (size_t i = 0; i < t[x].n; i++)
+					if (t[x].r[i].dst == g[b])
+						r = &t[x].r[i];
+				assert_non_null(r);
+				if (!first)
+					first = r;
+				for (y = 0; y < n && g[y] != r->next_hop; y++)
+					;
+				assert_true(y < n && adj(x, y, n));	/* a neighbour */
+				assert_int_equal(first->path[steps], g[y]);	/* the path shown */
+				x = y;
+				assert_true(++steps <= n);
+			}
+			assert_int_equal(steps, first->hops);
+			if (want_hops)
+				assert_int_equal(first->hops, want_hops[(b + n - a) % n]);
+		}
+}
+
+static void test_routes(void **state)
+{
+	static const uint64_t g4[] = { 0x40, 0x10, 0x30, 0x20 };
+	static const uint64_t g5[] = { 0x11, 0x55, 0x33, 0x22, 0x44 };
+	static const uint64_t g6[] = { 0x16, 0x15, 0x14, 0x13, 0x12, 0x11 };
+	static const unsigned ring5[] = { 0, 1, 2, 2, 1 }, ring6[] = { 0, 1, 2, 3, 2, 1 };
+	static Fabric f;
+	static RouteTable t, u;
+	uint64_t cand[] = { 7, 9 };
+	unsigned pick[2] = { 0, 0 };
+
+	(void)state;
+	check_tables(g4, 4, chain, NULL);
+	check_tables(g5, 5, ring, ring5);
+	check_tables(g6, 6, ring, ring6);	/* the far side of an even ring: two equal paths */
+	/* the chain A-B-C-D from A: B 1 hop, C 2, D 3, all through B */
+	topo(&f, g4, 4, 0, chain);
+	routes_compute(&f, &t);
+	assert_int_equal(t.n, 3);
+	for (size_t i = 0; i < t.n; i++) {
+		assert_int_equal(t.r[i].next_hop, 0x10);
+		assert_int_equal(t.r[i].hops, t.r[i].dst == 0x10 ? 1 : t.r[i].dst == 0x30 ? 2 : 3);
+	}
+	assert_true(routes_equal(&t, &t));
+	/* a one-way link is no link: D does not list C, so D is unreachable */
+	f.hosts[3].n_neigh = 0;
+	routes_compute(&f, &u);
+	assert_int_equal(u.n, 2);
+	assert_false(routes_equal(&t, &u));
+	/* no record of ourselves: no routes */
+	f.self = 0x99;
+	routes_compute(&f, &u);
+	assert_int_equal(u.n, 0);
+	/* equal paths: destinations spread over both next hops */
+	for (uint64_t d = 1; d <= 64; d++)
+		pick[route_pick(d, cand, 2) == 9]++;
+	assert_true(pick[0] >= 16 && pick[1] >= 16);
+	assert_int_equal(route_pick(5, cand, 1), 7);
+	assert_int_equal(route_pick(5, cand, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_map_file),
 		cmocka_unit_test(test_map_save_symlink),
 		cmocka_unit_test(test_map_hostile),
+		cmocka_unit_test(test_routes),
 	};
 
 	return cmocka_run_group_tests_name("tbrdmad_fabric", tests, NULL, NULL);

@@ -51,7 +51,7 @@ setup() {
 
 @test "--json output of every read verb is valid JSON with schema 1" {
 	local v
-	for v in status devices links rails version fabric peers counters "links tbrdma0" \
+	for v in status devices links rails version fabric peers routes counters "links tbrdma0" \
 		"rails tbrdma0"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr "$TBCTL" --json $v
@@ -72,6 +72,16 @@ setup() {
 	assert_success
 	echo "$output" | jq -e '.schema == 1 and .ok == true and .method == "peers"'
 	echo "$output" | jq -e '.sweep == true and .peers == [] and .self == null and .master == null'
+}
+
+@test "routes --json: no device, no table yet; the human table says so" {
+	run --separate-stderr "$TBCTL" --json routes
+	assert_success
+	echo "$output" | jq -e '.method == "routes" and .routes == [] and .version == null'
+	echo "$output" | jq -e '.errors == 0 and .device == null and .self == null'
+	run --separate-stderr "$TBCTL" routes
+	assert_success
+	echo "$output" | grep -q "table version (none)"
 }
 
 @test "peers with Sweep=no: sweep false, still answered" {

@@ -7,7 +7,8 @@
 # hop limit 0 and 1, an unknown destination, B's own source, a frame for B claiming C's GUID:
 # each dropped and counted with its reason on B's link from A. Tables that disagree (C sends D's
 # frames back to B) lose the frames, counted as loops, instead of circling. A table replaced
-# without D: A reaches D no longer; the routes put back: it does again.
+# without D: A reaches D no longer; the routes put back: it does again. (tbrdmad's routes:
+# route-sweep.sh.)
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
@@ -104,46 +105,47 @@ step "hostile routed frames from A to B: dropped and counted"
 # rf DST SRC HOPLIMIT: a routed frame (docs/protocol.md 7) carrying 16 bytes of DATA
 rf() { printf '0101%02x0000000000%s%s%032x' "$3" "$1" "$2" 0; }
 inject() { "$CTL" mgmt-send tbrdma0 1 --pdf 4 --hex "$1" || fail "inject failed"; }
-A=${GUID[0]} B=${GUID[1]} C=${GUID[2]} D=${GUID[3]}
+GA=${GUID[0]} GB=${GUID[1]} GC=${GUID[2]} GD=${GUID[3]}
 declare -A BEFORE
 for c in fwd_drop_hops fwd_drop_noroute fwd_drop_loop routed_rx; do
-	BEFORE[$c]=$(cnt tbrdma1 "$A" "$c")
+	BEFORE[$c]=$(cnt tbrdma1 "$GA" "$c")
 done
-inject "$(rf "$D" "$A" 0)"		# hop limit 0
-inject "$(rf "$D" "$A" 1)"		# hop limit 1, not for B
-inject "$(rf 0badc0ffee000001 "$A" 16)"	# nobody's
-inject "$(rf "$D" "$B" 16)"		# B's own source came back
-inject "$(rf "$B" "$C" 16)"		# for B, claims C, came from A
+inject "$(rf "$GD" "$GA" 0)"		# hop limit 0
+inject "$(rf "$GD" "$GA" 1)"		# hop limit 1, not for B
+inject "$(rf 0badc0ffee000001 "$GA" 16)"	# nobody's
+inject "$(rf "$GD" "$GB" 16)"		# B's own source came back
+inject "$(rf "$GB" "$GC" 16)"		# for B, claims C, came from A
 "$CTL" mgmt-send tbrdma0 1 --pdf 3 --hex 00 2>/dev/null && fail "MGMT_SEND sent a NET frame"
-is_cnt() { [ "$(cnt tbrdma1 "$A" "$1")" = "$2" ]; }
+is_cnt() { [ "$(cnt tbrdma1 "$GA" "$1")" = "$2" ]; }
 # (the frames cross the emulated cable asynchronously: the last one's count is awaited)
 wait_for 5 is_cnt fwd_drop_loop $((BEFORE[fwd_drop_loop] + 2))
 is_cnt fwd_drop_hops $((BEFORE[fwd_drop_hops] + 2)) ||
 	{ "$CTL" links tbrdma1; fail "hop limit drops not counted"; }
 is_cnt fwd_drop_noroute $((BEFORE[fwd_drop_noroute] + 1)) ||
 	{ "$CTL" links tbrdma1; fail "unknown destination not counted"; }
-[ "$(cnt tbrdma1 "$A" routed_rx)" = "${BEFORE[routed_rx]}" ] ||
+[ "$(cnt tbrdma1 "$GA" routed_rx)" = "${BEFORE[routed_rx]}" ] ||
 	{ "$CTL" links tbrdma1; fail "a hostile frame was delivered"; }
-"$CTL" links tbrdma1 | grep "peer=$A"
+"$CTL" links tbrdma1 | grep "peer=$GA"
 
 step "tables that disagree: C sends D's frames back to B, counted as loops, no circling"
 # shellcheck disable=SC2046
 "$CTL" route-set tbrdma2 2 $(for ((d = 0; d < N; d++)); do
 	[ "$d" = 2 ] && continue
-	if [ "$d" = 3 ]; then echo "$D,$B,3"; elif [ "$d" = 1 ]; then echo "$B,$B,1"; else echo "$A,$B,2"; fi
+	if [ "$d" = 3 ]; then echo "$GD,$GB,3"; elif [ "$d" = 1 ]; then echo "$GB,$GB,1"; else echo "$GA,$GB,2"; fi
 	done | sort) || fail "route-set tbrdma2 v2"
-l0=$(cnt tbrdma2 "$B" fwd_drop_loop)
+l0=$(cnt tbrdma2 "$GB" fwd_drop_loop)
 in_h 0 ping -c 3 -i 0.2 -W 1 "$(addr 3)" > /dev/null && fail "A reached D with C's route bent back"
-l1=$(cnt tbrdma2 "$B" fwd_drop_loop)
+l1=$(cnt tbrdma2 "$GB" fwd_drop_loop)
 echo "C's loop drops: $l0 -> $l1"
 ((l1 > l0)) || fail "C did not count the frames it would have sent back"
 set_routes 2 3
 
 step "A's table replaced without D: unreachable; put back: reachable"
 set_routes 0 2 3
-"$CTL" routes tbrdma0 | grep -q "dst=$D" && fail "D still in A's table"
+"$CTL" routes tbrdma0 | grep -q "dst=$GD" && fail "D still in A's table"
 in_h 0 ping -c 2 -i 0.2 -W 1 "$(addr 3)" > /dev/null && fail "A reached D without a route"
 set_routes 0 3
 in_h 0 ping -c 2 -i 0.2 -W 5 "$(addr 3)" > /dev/null || fail "A cannot reach D again"
+
 "$CTL" links | grep '^link'
 echo "route-chain: OK"

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Routes over a multi-hop fabric (docs/sweep.md "Routes"): from the sweep's database, min-hop
+ * routes from this host to every host reachable over two-way links, equal-cost next hops
+ * balanced by a hash of the destination GUID, as the kernel's forwarding table wants them
+ * (docs/netlink.md ROUTE_SET: sorted by destination). Pure, unit-tested in tests/test_fabric.c. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric.h"
+
+#define ROUTE_HOPS_MAX	16	/* TBRDMA_ROUTE_HOPS_MAX: longer routes are left out */
+
+typedef struct Route {
+	uint64_t dst, next_hop;
+	uint32_t hops;
+	uint64_t path[ROUTE_HOPS_MAX];	/* the hosts after us, the last is dst (every host picks
+					 * its next hop by the same rule from the same database) */
+} Route;
+
+typedef struct RouteTable {
+	Route r[FABRIC_HOSTS_MAX];
+	size_t n;
+	size_t too_far;			/* reachable, but more than ROUTE_HOPS_MAX hops away */
+} RouteTable;
+
+/* The next hop from @from towards @dst chosen among @cand[0..@n) (the neighbours of @from one
+ * hop closer to @dst, ascending GUIDs): a hash of @dst picks one, so the destinations spread
+ * over equal paths and every host on the way agrees with every other. */
+uint64_t route_pick(uint64_t dst, const uint64_t *cand, size_t n);
+/* @t := the routes of f->self (none if our record is absent), sorted by destination */
+void routes_compute(const Fabric *f, RouteTable *t);
+/* same destinations, next hops and hop counts (what the kernel's table holds) */
+bool routes_equal(const RouteTable *a, const RouteTable *b);

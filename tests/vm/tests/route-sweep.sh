@@ -1,0 +1,76 @@
+# tbrdmad's routes (issue 15, docs/sweep.md "Routes"): four emulated hosts A-B-C-D cabled as a
+# line (fabric.lib fabric_chain), no route set by hand: A cannot reach D. One tbrdmad per host:
+# they agree on one fabric (4 hosts, 3 links), every daemon computes its min-hop table and gives
+# it to its kernel (tbctl routes --json and the kernel's ROUTE_GET agree: 3 routes each; from A,
+# D at 3 hops via B, path B > C > D), A pings D on the daemons' addresses and ibv_rc_pingpong
+# runs A -> D over their RoCE GIDs. The cable B-C cut: A's routes to C and D are withdrawn
+# within a few sweeps and D is unreachable; restored: the routes come back and A reaches D.
+# vm-timeout: 240
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/tests/rail.lib"
+. "$TBR_TOP/tests/vm/tests/fabric.lib"
+
+step "four hosts A-B-C-D cabled as a line, no routes"
+fabric_chain 4
+GB=${GUID[1]} GC=${GUID[2]} GD=${GUID[3]}	# (not D: daemons.sh's tbrdmad)
+ping -c 1 -W 2 10.89.0.4 > /dev/null && fail "A reached D with no route"
+
+step "one tbrdmad per host: one fabric, routes in every kernel"
+t0=$SECONDS
+for ((h = 0; h < N; h++)); do rm -rf "/tmp/st$h"; start_d "$h"; done
+for ((i = 0; i < 300; i++)); do agree 4 x 3 && break; sleep 0.1; done
+agree 4 x 3 || { dump_all; "$CTL" links | grep '^link'; fail "no agreement on 4 hosts, 3 links"; }
+echo "agreed after $((SECONDS - t0)) s"
+# routes_ok H N: host H's daemon reports N routes, each over a kernel link, and H's kernel table
+# holds N routes
+routes_ok() {
+	"$T" --socket "$(sock "$1")" routes --json > "/tmp/routes.$1" || return 1
+	jq -e --argjson n "$2" '(.routes | length) == $n and .version != null
+		and all(.routes[]; .link != null)' "/tmp/routes.$1" > /dev/null || return 1
+	[ "$("$CTL" routes "tbrdma$1" | grep -c '^route ')" = "$2" ]
+}
+for ((h = 0; h < N; h++)); do wait_for 15 routes_ok "$h" 3; done
+echo "routes after $((SECONDS - t0)) s"
+"$T" --socket "$(sock 0)" routes
+"$CTL" routes tbrdma0
+jq -e --arg b "$GB" --arg c "$GC" --arg d "$GD" '[.routes[] | select(.destination == $d)][0]
+	| .hops == 3 and .next_hop == $b and .path == [$b, $c, $d]' /tmp/routes.0 > /dev/null ||
+	{ cat /tmp/routes.0; fail "A's route to D is not B > C > D"; }
+"$CTL" routes tbrdma0 | grep -q "^route dst=$GD next_hop=$GB hops=3 link=1$" ||
+	fail "A's kernel has not the route to D"
+grep -q "sweep: routes: version [0-9]*, 3 destination(s), 2 over more than one hop" \
+	/tmp/tbrdmad-0.log || fail "host 0: no routes logged"
+DA=$(addr_of 3)
+AA=$(addr_of 0)
+in_h 0 ping -c 3 -i 0.2 -W 5 "$DA" > /dev/null || fail "ping A -> D ($DA, the daemon's address)"
+
+step "ibv_rc_pingpong A -> D over the daemons' GIDs"
+export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
+wait_for 10 gid_index tbrdma0 "$AA"
+wait_for 10 in_h 3 bash -c "$(declare -f gid_index); gid_index tbrdma3 $DA"
+G0=$(gid_index tbrdma0 "$AA")
+G3=$(in_h 3 bash -c "$(declare -f gid_index); gid_index tbrdma3 $DA")
+in_h 3 ibv_rc_pingpong -d tbrdma3 -g "$G3" -s 4096 -n 50 > /tmp/srv.log 2>&1 &
+srv=$!
+wait_for 10 in_h 3 sh -c "[ -n \"\$(ss -ltnH 'sport = :18515')\" ]"
+timeout 60 ibv_rc_pingpong -d tbrdma0 -g "$G0" -s 4096 -n 50 "$DA" > /tmp/cli.log 2>&1 ||
+	{ cat /tmp/cli.log /tmp/srv.log; fail "ibv_rc_pingpong client failed"; }
+wait "$srv" || { cat /tmp/srv.log; fail "ibv_rc_pingpong server failed"; }
+grep 'iters in' /tmp/cli.log
+
+step "cut the cable B-C: A's routes to C and D withdrawn; restore: back"
+"$CTL" rail-set tbrdma1 2 0 --cut || fail "cut failed"
+t0=$SECONDS
+wait_for 15 routes_ok 0 1
+echo "withdrawn after $((SECONDS - t0)) s"
+"$CTL" routes tbrdma0
+in_h 0 ping -c 1 -W 1 "$DA" > /dev/null && fail "A reached D across a cut cable"
+"$CTL" rail-set tbrdma1 2 0 --restore || fail "restore failed"
+t0=$SECONDS
+wait_for 20 routes_ok 0 3
+echo "back after $((SECONDS - t0)) s"
+in_h 0 ping -c 2 -i 0.2 -W 5 "$DA" > /dev/null || fail "ping A -> D after the restore"
+grep "sweep: routes:" /tmp/tbrdmad-0.log
+for ((h = 0; h < N; h++)); do kill "${PID[$h]}"; done
+wait
+echo "route-sweep: OK"
