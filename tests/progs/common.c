@@ -124,6 +124,8 @@ int find_v4_gid(struct ibv_context *ctx, union ibv_gid *gid)
 	die("no IPv4-mapped GID (add an IPv4 address to the netdev)");
 }
 
+int rc_timeout = 14;
+
 void rc_connect(struct ibv_qp *qp, int gid_index, uint32_t qpn, uint32_t rpsn,
 		const union ibv_gid *gid, uint32_t psn)
 {
@@ -148,7 +150,7 @@ void rc_connect(struct ibv_qp *qp, int gid_index, uint32_t qpn, uint32_t rpsn,
 	      "modify_qp -> RTR");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
+	a.timeout = rc_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = psn;

@@ -34,7 +34,9 @@ void oob_xfer(int fd, void *p, size_t n, bool out);
 struct ibv_context *open_device(const char *name);
 /* an RC QP to RTR then RTS towards remote QP @qpn at @gid (its first PSN
  * @rpsn), with ours starting at @psn: path MTU the port's active MTU,
- * 16 READ/ATOMIC each way, timeout 14, retries 7, RNR retries infinite */
+ * 16 READ/ATOMIC each way, timeout rc_timeout (default 14 = 67 ms),
+ * retries 7, RNR retries infinite */
+extern int rc_timeout;
 void rc_connect(struct ibv_qp *qp, int gid_index, uint32_t qpn, uint32_t rpsn,
 		const union ibv_gid *gid, uint32_t psn);
 

@@ -833,7 +833,8 @@ static void client_loop(uint64_t seed, uint64_t mib, int atomics)
 static void usage(void)
 {
 	printf("usage: integrity [-d DEV] [-g GID_INDEX] [-p PORT] [--seed N] [--mib N]\n"
-	       "                 [--max-size BYTES] [--atomics] server | client HOST\n");
+	       "                 [--max-size BYTES] [--atomics] [--timeout T] server | client HOST\n"
+	       "  --timeout T: the QP's IBTA local ACK timeout, 4.096 us * 2^T (default 14)\n");
 	exit(2);
 }
 
@@ -842,14 +843,14 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "dev", 1, 0, 'd' }, { "gid", 1, 0, 'g' }, { "port", 1, 0, 'p' },
 		{ "seed", 1, 0, 's' }, { "mib", 1, 0, 'm' }, { "max-size", 1, 0, 'M' },
-		{ "atomics", 0, 0, 'a' }, { 0 },
+		{ "atomics", 0, 0, 'a' }, { "timeout", 1, 0, 't' }, { 0 },
 	};
 	const char *dev = "tbrdma0";
 	uint64_t seed = 1, mib = 64;
 	int port = 18600, force_atomics = 0, atomics, server, c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((c = getopt_long(argc, argv, "d:g:p:s:m:M:a", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:g:p:s:m:M:at:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
@@ -858,6 +859,7 @@ int main(int argc, char **argv)
 		case 'm': mib = strtoull(optarg, NULL, 0); break;
 		case 'M': max_size = strtoull(optarg, NULL, 0); break;
 		case 'a': force_atomics = 1; break;
+		case 't': rc_timeout = atoi(optarg); break;
 		default: usage();
 		}
 	}
@@ -870,6 +872,7 @@ int main(int argc, char **argv)
 	snprintf(die_ctx, sizeof(die_ctx), "integrity %s", role);
 	server_side = server;
 	CHECK(max_size >= 1 && max_size <= (1ULL << 30), "--max-size out of range");
+	CHECK(rc_timeout >= 1 && rc_timeout <= 31, "--timeout out of range (1..31)");
 
 	ctx = open_device(dev);
 	setup(force_atomics, &atomics);
