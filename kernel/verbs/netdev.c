@@ -15,8 +15,11 @@
  * while at least one link has a rail up.
  */
 #include <linux/etherdevice.h>
+#include <linux/icmpv6.h>
+#include <linux/ip.h>
 #include <linux/netdevice.h>
 #include <net/addrconf.h>
+#include <net/icmp.h>
 
 #include "tbrdma.h"
 #include "link/rail.h"
@@ -24,6 +27,25 @@
 struct tbr_netdev_priv {
 	struct tbr_dev *tdev;	/* set once the ib_device exists */
 };
+
+/*
+ * A unicast packet its link refused as too large (a routed link's frames
+ * carry 24 bytes less than tbrN's MTU allows, docs/protocol.md 7): tell the
+ * sender the link's largest frame as the path MTU, as a tunnel does, so TCP
+ * and PMTU discovery shrink their packets; the packet is dropped. IPv4
+ * without DF: dropped only.
+ */
+static void tbr_netdev_too_big(struct sk_buff *skb, u32 frame)
+{
+	u32 mtu = frame - ETH_HLEN;
+
+	if (skb->protocol == htons(ETH_P_IP) &&
+	    pskb_network_may_pull(skb, sizeof(struct iphdr)) &&
+	    (ip_hdr(skb)->frag_off & htons(IP_DF)))
+		icmp_ndo_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, htonl(mtu));
+	else if (skb->protocol == htons(ETH_P_IPV6) && mtu >= IPV6_MIN_MTU)
+		icmpv6_ndo_send(skb, ICMPV6_PKT_TOOBIG, 0, mtu);
+}
 
 /* Context: softirq or process with BH off (ndo_start_xmit). */
 static netdev_tx_t tbr_netdev_xmit(struct sk_buff *skb, struct net_device *ndev)
@@ -51,8 +73,12 @@ static netdev_tx_t tbr_netdev_xmit(struct sk_buff *skb, struct net_device *ndev)
 		addrconf_addr_eui48((u8 *)&guid, eth->h_dest);
 		link = tbr_link_get_route(tdev, be64_to_cpu(guid));
 		if (link) {
-			if (!tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len))
+			int err = tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len);
+
+			if (!err)
 				sent++;
+			else if (err == -EMSGSIZE)
+				tbr_netdev_too_big(skb, tbr_link_max_frame(link));
 			tbr_link_put(link);
 		}
 	}
@@ -111,6 +137,8 @@ static void tbr_netdev_setup(struct net_device *ndev)
 	ndev->min_mtu = ETH_MIN_MTU;
 	ndev->max_mtu = 4096 - ETH_HLEN;
 	ndev->mtu = 4096 - ETH_HLEN;
+	/* keep the route on the skb: "too big" ICMPs need it (tbr_netdev_too_big) */
+	netif_keep_dst(ndev);
 	eth_hw_addr_random(ndev);
 }
 

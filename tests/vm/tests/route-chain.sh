@@ -1,8 +1,9 @@
 # Multi-hop forwarding (issue 15, docs/protocol.md 7): four emulated hosts A-B-C-D in one VM
 # cabled as a line (fabric.lib fabric_chain, one rail per cable, no daemons). Before any route
 # A cannot reach D; each host then gets its forwarding table over genl ROUTE_SET (min-hop, as
-# tbrdmad computes it) and every host pings every other over tbrN (ARP/IP routed hop by hop),
-# ibv_rc_pingpong and rping (rdma_cm) run A -> D across 3 hops, and B and C count forwarded
+# tbrdmad computes it) and every host pings every other over tbrN (ARP/IP routed hop by hop), a
+# packet too large for the routed path gets ICMP "fragmentation needed" with the path MTU (4058)
+# and 8 MiB of TCP A -> D arrive intact (PMTU discovery); ibv_rc_pingpong and rping (rdma_cm) run A -> D across 3 hops, and B and C count forwarded
 # frames. Hostile input injected on the cable A-B (routed frames through MGMT_SEND --pdf 4):
 # hop limit 0 and 1, an unknown destination, B's own source, a frame for B claiming C's GUID:
 # each dropped and counted with its reason on B's link from A. Tables that disagree (C sends D's
@@ -63,6 +64,31 @@ for ((h = 0; h < N; h++)); do
 	done
 done
 in_h 0 ping -c 20 -i 0.05 -s 3000 -W 5 "$(addr 3)" | tail -2
+
+step "path MTU: too large for the routed path, answered with its MTU (4058); TCP bulk A -> D"
+in_h 0 ping -c 1 -M "do" -s 4050 -W 2 "$(addr 3)" > /tmp/pmtu.log 2>&1 &&
+	fail "a 4078-byte IP packet crossed a routed path"
+grep -Eq 'mtu ?= ?4058' /tmp/pmtu.log || { cat /tmp/pmtu.log; fail "no 'fragmentation needed, mtu 4058'"; }
+# 8 MiB over TCP (full-sized segments: PMTU discovery must shrink them), checked by SHA-256
+in_h 3 timeout 60 python3 -c '
+import hashlib, socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 18700)); s.listen(1); c, _ = s.accept(); h = hashlib.sha256(); n = 0
+while True:
+    b = c.recv(1 << 16)
+    if not b: break
+    h.update(b); n += len(b)
+print(n, h.hexdigest())' > /tmp/tcp-srv.log 2>&1 &
+srv=$!
+wait_for 10 in_h 3 sh -c "[ -n \"\$(ss -ltnH 'sport = :18700')\" ]"
+head -c 8388608 /dev/urandom > /tmp/tcp.bin
+timeout 60 python3 -c '
+import socket, sys
+c = socket.create_connection((sys.argv[1], 18700)); c.sendall(open("/tmp/tcp.bin", "rb").read())
+c.close()' "$(addr 3)" || fail "TCP client A -> D failed"
+wait "$srv" || { cat /tmp/tcp-srv.log; fail "TCP server on D failed"; }
+[ "$(cat /tmp/tcp-srv.log)" = "8388608 $(sha256sum < /tmp/tcp.bin | cut -d' ' -f1)" ] ||
+	{ cat /tmp/tcp-srv.log; fail "TCP A -> D: bytes differ"; }
 
 # cnt DEV PEERGUID COUNTER: the counter of DEV's link to PEERGUID
 cnt() {
