@@ -23,7 +23,8 @@ static void help(void)
 	       "  rails [DEVICE]                   rails (ring pairs) with state and counters\n"
 	       "  rail disable|enable DEV LINK RAIL  cut / restore a rail (root)\n"
 	       "  sweep                            re-read the kernel state, heavy sweep now (root)\n"
-	       "  fabric                           hosts, links, master, addresses of the fabric\n"
+	       "  fabric [--dot]                   hosts, links, master, addresses of the fabric;\n"
+	       "                                   --dot: Graphviz dot text with this host's routes\n"
 	       "  peers                            known hosts: address, links, role, hops\n"
 	       "  routes                           the forwarding table: destination, next hop, path\n"
 	       "  counters [DEVICE]                traffic and error counters per device, link, rail\n"
@@ -70,11 +71,12 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SOCKET = 256, OPT_JSON, OPT_NO_LEGEND };
+	enum { OPT_SOCKET = 256, OPT_JSON, OPT_NO_LEGEND, OPT_DOT };
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, OPT_SOCKET },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "no-legend", no_argument, NULL, OPT_NO_LEGEND },
+		{ "dot", no_argument, NULL, OPT_DOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,6 +97,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_JSON: arg.json = true; break;
 		case OPT_NO_LEGEND: arg.legend = false; break;
+		case OPT_DOT: arg.dot = true; break;
 		case 'h': help(); return EXIT_OK;
 		case ':':
 			return usage_error("option %s needs an argument", argv[optind - 1]);

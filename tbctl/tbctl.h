@@ -21,6 +21,7 @@ typedef struct Options {
 	bool json;
 	bool color;
 	bool legend;
+	bool dot;		/* fabric: Graphviz dot text */
 } Options;
 
 extern Options arg;

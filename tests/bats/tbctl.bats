@@ -84,6 +84,15 @@ setup() {
 	echo "$output" | grep -q "table version (none)"
 }
 
+@test "fabric --dot: a Graphviz graph, empty without a kernel" {
+	run --separate-stderr "$TBCTL" fabric --dot
+	assert_success
+	[ "${lines[0]}" = "graph tbrdma_fabric {" ]
+	[ "${lines[-1]}" = "}" ]
+	run --separate-stderr "$TBCTL" fabric --dot extra
+	[ "$status" = 2 ]
+}
+
 @test "peers with Sweep=no: sweep false, still answered" {
 	local d
 	d=$(mktemp -d /tmp/tbctl-bats.XXXXXX)

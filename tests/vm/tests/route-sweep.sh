@@ -2,8 +2,8 @@
 # line (fabric.lib fabric_chain), no route set by hand: A cannot reach D. One tbrdmad per host:
 # they agree on one fabric (4 hosts, 3 links), every daemon computes its min-hop table and gives
 # it to its kernel (tbctl routes --json and the kernel's ROUTE_GET agree: 3 routes each; from A,
-# D at 3 hops via B, path B > C > D), A pings D on the daemons' addresses and ibv_rc_pingpong
-# runs A -> D over their RoCE GIDs. The cable B-C cut: A's routes to C and D are withdrawn
+# D at 3 hops via B, path B > C > D; tbctl fabric --dot draws the links A's routes use), A pings
+# D on the daemons' addresses and ibv_rc_pingpong runs A -> D over their RoCE GIDs. The cable B-C cut: A's routes to C and D are withdrawn
 # within a few sweeps and D is unreachable; restored: the routes come back and A reaches D.
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -40,6 +40,13 @@ jq -e --arg b "$GB" --arg c "$GC" --arg d "$GD" '[.routes[] | select(.destinatio
 	fail "A's kernel has not the route to D"
 grep -q "sweep: routes: version [0-9]*, 3 destination(s), 2 over more than one hop" \
 	/tmp/tbrdmad-0.log || fail "host 0: no routes logged"
+"$T" --socket "$(sock 0)" fabric --dot | tee /tmp/fabric.dot
+# from A: the link A-B carries its 3 routes, B-C 2 (to C and D), C-D 1
+dot_ok() {
+	[ "$(grep -c 'penwidth' /tmp/fabric.dot)" = 3 ] && grep -q 'label="3 routes"' /tmp/fabric.dot &&
+		grep -q 'label="2 routes"' /tmp/fabric.dot && grep -q 'label="1 route"' /tmp/fabric.dot
+}
+dot_ok || fail "fabric --dot: not the routes' links"
 DA=$(addr_of 3)
 AA=$(addr_of 0)
 in_h 0 ping -c 3 -i 0.2 -W 5 "$DA" > /dev/null || fail "ping A -> D ($DA, the daemon's address)"
