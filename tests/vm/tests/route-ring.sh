@@ -100,8 +100,10 @@ wait_for 15 all_ping
 wait "$icli" || { tail -20 /tmp/icli.log; tail -20 /tmp/isrv.log; "$CTL" links | grep '^link'
 	fail "integrity 0 -> 2 failed across the cut"; }
 wait "$isrv" || { tail -20 /tmp/isrv.log; fail "integrity server failed"; }
-tail -3 /tmp/icli.log
+tail -2 /tmp/icli.log
+grep "total" /tmp/isrv.log
 grep -q "integrity client: ok" /tmp/icli.log || fail "integrity client did not finish"
+grep -q "integrity server: ok" /tmp/isrv.log || fail "integrity server did not finish"
 echo "integrity finished $((SECONDS - t0)) s after the cut"
 "$CTL" rail-set tbrdma0 1 0 --restore || fail "restore failed"
 t0=$SECONDS

@@ -3,7 +3,7 @@
 # they agree on one fabric (4 hosts, 3 links), every daemon computes its min-hop table and gives
 # it to its kernel (tbctl routes --json and the kernel's ROUTE_GET agree: 3 routes each; from A,
 # D at 3 hops via B, path B > C > D; tbctl fabric --dot draws the links A's routes use), A pings
-# D on the daemons' addresses and ibv_rc_pingpong runs A -> D over their RoCE GIDs. The cable B-C cut: A's routes to C and D are withdrawn
+# D on the daemons' IPv4 and IPv6 addresses and ibv_rc_pingpong runs A -> D over their RoCE GIDs. The cable B-C cut: A's routes to C and D are withdrawn
 # within a few sweeps and D is unreachable; restored: the routes come back and A reaches D.
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -50,6 +50,11 @@ dot_ok || fail "fabric --dot: not the routes' links"
 DA=$(addr_of 3)
 AA=$(addr_of 0)
 in_h 0 ping -c 3 -i 0.2 -W 5 "$DA" > /dev/null || fail "ping A -> D ($DA, the daemon's address)"
+# IPv6 (Pool6=, GUID-derived): neighbour discovery's multicast reaches D routed, as ARP does
+DA6=$(jq -r '.address6' /tmp/fab.3)
+case "$DA6" in ""|null) fail "no IPv6 address for D" ;; esac
+wait_for 10 in_h 0 ping -6 -c 1 -W 2 "$DA6"
+in_h 0 ping -6 -c 3 -i 0.2 -W 5 "$DA6" > /dev/null || fail "ping -6 A -> D ($DA6)"
 
 step "ibv_rc_pingpong A -> D over the daemons' GIDs"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
