@@ -99,33 +99,15 @@ fwd_sum() { # forwarded frames out of every link of host $1
 }
 
 step "ibv_rc_pingpong A -> D across 3 hops"
-export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
-wait_for 10 gid_index tbrdma0 "$(addr 0)"
-wait_for 10 in_h 3 bash -c "$(declare -f gid_index); gid_index tbrdma3 $(addr 3)"
-G0=$(gid_index tbrdma0 "$(addr 0)")
-G3=$(in_h 3 bash -c "$(declare -f gid_index); gid_index tbrdma3 $(addr 3)")
 b0=$(fwd_sum 1) c0=$(fwd_sum 2)
-in_h 3 ibv_rc_pingpong -d tbrdma3 -g "$G3" -s 4096 -n 200 > /tmp/srv.log 2>&1 &
-srv=$!
-wait_for 10 in_h 3 sh -c "[ -n \"\$(ss -ltnH 'sport = :18515')\" ]"
-timeout 60 ibv_rc_pingpong -d tbrdma0 -g "$G0" -s 4096 -n 200 "$(addr 3)" > /tmp/cli.log 2>&1 ||
-	{ cat /tmp/cli.log /tmp/srv.log; "$CTL" links | grep '^link'; fail "ibv_rc_pingpong client failed"; }
-wait "$srv" || { cat /tmp/srv.log; fail "ibv_rc_pingpong server failed"; }
-grep 'iters in' /tmp/cli.log
+rc_pingpong_to 3 "$(addr 3)" "$(addr 0)" 200
 b1=$(fwd_sum 1) c1=$(fwd_sum 2)
 echo "forwarded: B $b0 -> $b1, C $c0 -> $c1"
 # 200 round trips of 4096 bytes, two frames each way at least, both ways through B and C
 ((b1 - b0 >= 800 && c1 - c0 >= 800)) || fail "B or C forwarded too few frames"
 
 step "rping (rdma_cm) A -> D"
-modprobe rdma_ucm
-in_h 3 timeout 60 rping -s -a "$(addr 3)" -C 10 -v > /tmp/srv.log 2>&1 &
-srv=$!
-sleep 3
-timeout 60 rping -c -a "$(addr 3)" -C 10 -v > /tmp/cli.log 2>&1 ||
-	{ cat /tmp/cli.log /tmp/srv.log; fail "rping client failed"; }
-wait "$srv" || { cat /tmp/srv.log; fail "rping server failed"; }
-[ "$(grep -c 'ping data' /tmp/cli.log)" = 10 ] || { cat /tmp/cli.log; fail "rping: not 10 pings"; }
+rping_to 3 "$(addr 3)" 10
 
 step "hostile routed frames from A to B: dropped and counted"
 # rf DST SRC HOPLIMIT: a routed frame (docs/protocol.md 7) carrying 16 bytes of DATA

@@ -57,18 +57,7 @@ wait_for 10 in_h 0 ping -6 -c 1 -W 2 "$DA6"
 in_h 0 ping -6 -c 3 -i 0.2 -W 5 "$DA6" > /dev/null || fail "ping -6 A -> D ($DA6)"
 
 step "ibv_rc_pingpong A -> D over the daemons' GIDs"
-export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
-wait_for 10 gid_index tbrdma0 "$AA"
-wait_for 10 in_h 3 bash -c "$(declare -f gid_index); gid_index tbrdma3 $DA"
-G0=$(gid_index tbrdma0 "$AA")
-G3=$(in_h 3 bash -c "$(declare -f gid_index); gid_index tbrdma3 $DA")
-in_h 3 ibv_rc_pingpong -d tbrdma3 -g "$G3" -s 4096 -n 50 > /tmp/srv.log 2>&1 &
-srv=$!
-wait_for 10 in_h 3 sh -c "[ -n \"\$(ss -ltnH 'sport = :18515')\" ]"
-timeout 60 ibv_rc_pingpong -d tbrdma0 -g "$G0" -s 4096 -n 50 "$DA" > /tmp/cli.log 2>&1 ||
-	{ cat /tmp/cli.log /tmp/srv.log; fail "ibv_rc_pingpong client failed"; }
-wait "$srv" || { cat /tmp/srv.log; fail "ibv_rc_pingpong server failed"; }
-grep 'iters in' /tmp/cli.log
+rc_pingpong_to 3 "$DA" "$AA" 50
 
 step "cut the cable B-C: A's routes to C and D withdrawn; restore: back"
 "$CTL" rail-set tbrdma1 2 0 --cut || fail "cut failed"
