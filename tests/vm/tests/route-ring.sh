@@ -52,6 +52,8 @@ PROG=$TBR_TOP/build/progs/integrity
 # (the QPs' local ACK timeout 18, 1.07 s, x 8 tries: longer than the re-routing below; the
 # default 14, 67 ms x 8, is not, measured: RETRY_EXC_ERR, docs/sweep.md "Routes")
 TMO=${ROUTE_RING_TIMEOUT:-18}
+G0=$(host_gid 0 "${ADDR[0]}")
+G2=$(host_gid 2 "${ADDR[2]}")
 in_h 2 "$PROG" -d tbrdma2 -g "$G2" --timeout "$TMO" server > /tmp/isrv.log 2>&1 &
 isrv=$!
 wait_for 10 in_h 2 sh -c "[ -n \"\$(ss -ltnH)\" ]"
