@@ -10,6 +10,8 @@
 #                   the ibv_*_pingpong examples: -g): server in h1 on tbrdma1, client here on
 #                   tbrdma0 to 10.88.0.2, same ARGS; output in /tmp/cli.log and /tmp/srv.log;
 #                   fails with both logs and the links if either side fails
+#   pair_diag       what a failed transfer needs: the links and rails, and the transport's
+#                   non-zero device counters of both ends (retransmits, timeouts, ...)
 #   host_ns H DEV NETDEV  emulated host H: RDMA device DEV and its netdev NETDEV into namespace hH
 #                   (made if absent; rdma netns exclusive mode must be set first), lo up there
 # shellcheck shell=bash
@@ -53,6 +55,12 @@ pair_up() {
 	export GID0 GID1
 }
 
+pair_diag() {
+	"$CTL" links
+	grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/* | grep -v ':0$' || true
+	h1 grep -H . /sys/class/infiniband/tbrdma1/ports/1/hw_counters/* | grep -v ':0$' || true
+}
+
 pair_listening() { [ -n "$(h1 ss -ltnH "sport = :${1:-18515}")" ]; }
 
 pair_run() {
@@ -63,7 +71,7 @@ pair_run() {
 	wait_for 20 pair_listening
 	if ! "$tool" -d tbrdma0 "$gopt" "$GID0" "$@" 10.88.0.2 > /tmp/cli.log 2>&1; then
 		cat /tmp/cli.log /tmp/srv.log
-		"$CTL" links
+		pair_diag
 		fail "$tool $*: client failed"
 	fi
 	wait "$srv" || { cat /tmp/srv.log; fail "$tool $*: server failed"; }

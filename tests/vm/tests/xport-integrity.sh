@@ -18,8 +18,8 @@ integrity() {
 	h1 "$PROG" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
 	srv=$!
 	"$PROG" -d tbrdma0 -g "$GID0" --seed "$SEED" --mib "$1" client 10.88.0.2 2>&1 |
-		tee /tmp/cli.log || { cat /tmp/srv.log; "$CTL" links; fail "integrity client failed (seed $SEED)"; }
-	wait "$srv" || { cat /tmp/srv.log; "$CTL" links; fail "integrity server failed (seed $SEED)"; }
+		tee /tmp/cli.log || { cat /tmp/srv.log; pair_diag; fail "integrity client failed (seed $SEED)"; }
+	wait "$srv" || { cat /tmp/srv.log; pair_diag; fail "integrity server failed (seed $SEED)"; }
 	cat /tmp/srv.log
 	grep -q "integrity client: ok" /tmp/cli.log || fail "client did not finish"
 	grep -q "integrity server: ok" /tmp/srv.log || fail "server did not finish"
