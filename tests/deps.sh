@@ -22,7 +22,7 @@ packages() {
 build-essential gcc-12 make pkg-config kmod cpio zstd xz-utils file
 libelf1 libssl3 zlib1g pahole
 libibverbs-dev librdmacm-dev ibverbs-utils rdmacm-utils ibverbs-providers rdma-core perftest
-python3-pyverbs nvme-cli nfs-kernel-server nfs-common
+python3-pyverbs nvme-cli nfs-kernel-server nfs-common ucx-utils libucx0 openmpi-bin libopenmpi-dev
 libnl-3-dev libnl-genl-3-dev libnl-route-3-dev libsystemd-dev libjson-c-dev libsmartcols-dev
 libgcrypt20-dev
 libcmocka-dev clang libclang-rt-14-dev llvm

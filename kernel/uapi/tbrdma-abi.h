@@ -146,6 +146,17 @@ struct tbrdma_recv_wqe {
 #define TBRDMA_WC_WITH_IMM	(1U << 1)	/* IBV_WC_WITH_IMM */
 #define TBRDMA_WC_WITH_INV	(1U << 3)	/* IBV_WC_WITH_INV */
 
+/*
+ * RoCE has no service level on the wire: a UD receive's sl reports its network header type
+ * instead, as mlx5 does (libibverbs' ibv_wc has no other field for it, and UCX's UD transport
+ * reads it to find the destination address in the 40-byte GRH buffer): a UDP header (RoCE v2)
+ * and the L3 header, IPv6 or IPv4 (then the GRH buffer is 20 zero bytes + the IPv4 header).
+ */
+#define TBRDMA_CQE_SL_ROCE_V2	0x8
+#define TBRDMA_CQE_SL_IPV6	0x1
+#define TBRDMA_CQE_SL_IPV4	0x2
+#define TBRDMA_CQE_SL_L3_MASK	0x7
+
 struct tbrdma_cqe {
 	__u64 wr_id;
 	__u32 status;

@@ -28,6 +28,15 @@ static u32 tbr_wc_flags_to_user(int f)
 	return u;
 }
 
+/* the CQE's sl: a UD receive's network header type (tbrdma-abi.h), else the wc's sl */
+static u8 tbr_wc_sl_to_user(const struct ib_wc *wc)
+{
+	if (!(wc->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE))
+		return wc->sl;
+	return TBRDMA_CQE_SL_ROCE_V2 | (wc->network_hdr_type == RDMA_NETWORK_IPV4 ?
+					TBRDMA_CQE_SL_IPV4 : TBRDMA_CQE_SL_IPV6);
+}
+
 static int tbr_wc_flags_from_user(u32 u)
 {
 	int f = 0;
@@ -120,7 +129,7 @@ int tbr_cq_post(struct tbr_cq *cq, const struct ib_wc *wc, bool solicited)
 		.wc_flags = tbr_wc_flags_to_user(wc->wc_flags),
 		.pkey_index = wc->pkey_index,
 		.slid = wc->slid,
-		.sl = wc->sl,
+		.sl = tbr_wc_sl_to_user(wc),
 		.dlid_path_bits = wc->dlid_path_bits,
 	};
 	if (cq->wc_qp)
@@ -310,7 +319,14 @@ static int tbr_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		w->src_qp = cqe->src_qp;
 		w->pkey_index = cqe->pkey_index;
 		w->slid = cqe->slid;
-		w->sl = cqe->sl;
+		if ((w->wc_flags & IB_WC_GRH) && (cqe->sl & TBRDMA_CQE_SL_ROCE_V2)) {
+			w->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+			w->network_hdr_type =
+				(cqe->sl & TBRDMA_CQE_SL_L3_MASK) == TBRDMA_CQE_SL_IPV4 ?
+				RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+		} else {
+			w->sl = cqe->sl;
+		}
 		w->dlid_path_bits = cqe->dlid_path_bits;
 		w->port_num = 1;
 		q->done++;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "tbrdma-abi.h"
 
 #define BUF 65536
 #define QKEY 0x11111111
@@ -672,6 +673,12 @@ static struct ibv_wc ud_send(bool ex, struct ibv_cq_ex *cq, struct ibv_qp *ua,
 	      w.imm_data == htonl(0x5d00 + id), "ud recv %s src_qp %u flags %#x",
 	      wc_str(&w), w.src_qp, w.wc_flags);
 	same(abuf, bbuf + 40, 1000, "ud data after the GRH");
+	/* an IPv4 RoCE v2 datagram: 20 zero bytes + the IPv4 header (daddr last), and the packet
+	 * type in sl as mlx5 reports it (UCX's UD transport finds the destination by it) */
+	CHECK(bbuf[20] == 0x45 && !memcmp(bbuf + 36, gid.raw + 12, 4) &&
+	      w.sl == (TBRDMA_CQE_SL_ROCE_V2 | TBRDMA_CQE_SL_IPV4),
+	      "ud recv: GRH buffer byte 20 %#x, last 4 %08x, sl %#x", (uint8_t)bbuf[20],
+	      ntohl(*(uint32_t *)(bbuf + 36)), w.sl);
 	return w;
 }
 

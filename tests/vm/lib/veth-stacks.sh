@@ -1,0 +1,80 @@
+# tests/vm/lib/veth-stacks.sh: tbrdma and rdma_rxe over the same veth pair in one VM, the
+# like-for-like comparison of bench/vm/veth.sh and tests/vm/tests/ucx-mpi.sh (source after
+# guest.sh and bench/vm/bench.lib).
+#   veth_tbrdma [shared]  veth pair ve0a/ve0b (MTU 9000); tbrdma's eth backend: tbrdma0 on ve0a
+#                (tbr0 10.88.0.1, initial namespace) <-> tbrdma1 on ve0b (tbr1 10.88.0.2 and
+#                tbrdma1 in namespace h1, rdma netns exclusive mode); with "shared" tbrdma1 stays
+#                visible in every namespace (rdma netns shared mode: processes of the initial
+#                namespace can open both devices; its GIDs still come from tbr1 in h1); sets
+#                TGID0 and TGID1
+#   veth_rxe     rxe0 on ve0a (10.77.0.1) <-> rxe1 on ve0b (10.77.0.2), both in the initial
+#                namespace (rxe in 6.1 works only there), with policy routing so traffic between
+#                the two local addresses crosses the veth pair instead of the loopback device;
+#                sets A, B, RGID0 and RGID1
+# shellcheck shell=bash
+CTL=$TBR_TOP/build/tools/tbrdma-ctl
+export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
+h1() { ip netns exec h1 "$@"; }
+links_up() { "$CTL" links "$1" | grep -q "^link dev=$1 .*rails_up=$2 "; }
+
+veth_tbrdma() {
+	modprobe veth
+	tbr_load eth_hello_ms=200
+	"$CTL" dev-new > /dev/null || fail "dev-new failed"
+	ip link add ve0a type veth peer name ve0b
+	ip link set ve0a mtu 9000
+	ip link set ve0b mtu 9000
+	"$CTL" eth-bind tbrdma0 ve0a || fail "eth-bind ve0a"
+	"$CTL" eth-bind tbrdma1 ve0b || fail "eth-bind ve0b"
+	ip link set ve0a up
+	ip link set ve0b up
+	wait_for 15 links_up tbrdma0 1
+	if [ "${1:-}" != shared ]; then
+		rdma system set netns exclusive
+		ip netns add h1
+		rdma dev set tbrdma1 netns h1
+	else
+		ip netns add h1
+	fi
+	ip link set tbr1 netns h1
+	ip link set tbr0 up
+	h1 ip link set lo up
+	h1 ip link set tbr1 up
+	ip addr add 10.88.0.1/24 dev tbr0
+	h1 ip addr add 10.88.0.2/24 dev tbr1
+	wait_for 10 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
+	wait_for 10 gid_index tbrdma0 10.88.0.1
+	wait_for 10 h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2"
+	TGID0=$(gid_index tbrdma0 10.88.0.1)
+	TGID1=$(h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2")
+	export TGID0 TGID1
+	ping -c 2 -W 5 10.88.0.2 > /dev/null || fail "no IP over tbrdma's eth rail"
+}
+
+veth_rxe() {
+	local i
+	rxe_load
+	A=10.77.0.1 B=10.77.0.2
+	ip addr add $A/32 dev ve0a
+	ip addr add $B/32 dev ve0b
+	for i in all default ve0a ve0b; do
+		sysctl -qw net.ipv4.conf.$i.rp_filter=0 net.ipv4.conf.$i.accept_local=1
+	done
+	sysctl -qw net.ipv4.conf.ve0a.arp_ignore=1 net.ipv4.conf.ve0b.arp_ignore=1
+	# locally sent traffic to the other end's address leaves through the veth; the local table
+	# is consulted after that, so received packets are still delivered locally
+	ip rule add pref 10 iif lo to $B lookup 100
+	ip rule add pref 11 iif lo to $A lookup 101
+	ip route add $B dev ve0a src $A table 100
+	ip route add $A dev ve0b src $B table 101
+	ip rule del pref 0 lookup local
+	ip rule add pref 50 lookup local
+	ip neigh replace $B lladdr "$(cat /sys/class/net/ve0b/address)" dev ve0a nud permanent
+	ip neigh replace $A lladdr "$(cat /sys/class/net/ve0a/address)" dev ve0b nud permanent
+	rdma link add rxe0 type rxe netdev ve0a
+	rdma link add rxe1 type rxe netdev ve0b
+	wait_for 10 gid_index rxe0 $A
+	wait_for 10 gid_index rxe1 $B
+	RGID0=$(gid_index rxe0 $A)
+	RGID1=$(gid_index rxe1 $B)
+}
