@@ -27,12 +27,20 @@ host_ns() {
 	ip netns exec "h$1" ip link set lo up
 }
 
-# pair_split: tbrdma1 and tbr1 (both existing, cabled or eth-bound) into namespace h1,
-# 10.88.0.1/.2 on tbr0/tbr1, tbrdma0 ACTIVE; sets GID0/GID1 (their IPv4-mapped RoCE v2 GIDs)
+# pair_split [shared]: tbrdma1 and tbr1 (both existing, cabled or eth-bound) into namespace h1,
+# 10.88.0.1/.2 on tbr0/tbr1, tbrdma0 ACTIVE; sets GID0/GID1 (their IPv4-mapped RoCE v2 GIDs).
+# shared: only tbr1 moves; tbrdma1 stays visible in every namespace (rdma netns shared mode),
+# so processes of the initial namespace can open both devices (its GIDs still come from tbr1)
 pair_split() {
-	# exclusive mode can only be chosen while init_net is the only namespace
-	rdma system set netns exclusive
-	host_ns 1 tbrdma1 tbr1
+	if [ "${1:-}" = shared ]; then
+		[ -e /run/netns/h1 ] || ip netns add h1
+		ip link set tbr1 netns h1
+		h1 ip link set lo up
+	else
+		# exclusive mode can only be chosen while init_net is the only namespace
+		rdma system set netns exclusive
+		host_ns 1 tbrdma1 tbr1
+	fi
 	ip link set tbr0 up
 	h1 ip link set tbr1 up
 	ip addr add 10.88.0.1/24 dev tbr0

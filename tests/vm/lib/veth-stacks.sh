@@ -1,20 +1,15 @@
 # tests/vm/lib/veth-stacks.sh: tbrdma and rdma_rxe over the same veth pair in one VM, the
 # like-for-like comparison of bench/vm/veth.sh and tests/vm/tests/ucx-mpi.sh (source after
-# guest.sh and bench/vm/bench.lib).
+# guest.sh and bench/vm/bench.lib; brings in tests/vm/lib/pair.sh).
 #   veth_tbrdma [shared]  veth pair ve0a/ve0b (MTU 9000); tbrdma's eth backend: tbrdma0 on ve0a
 #                (tbr0 10.88.0.1, initial namespace) <-> tbrdma1 on ve0b (tbr1 10.88.0.2 and
-#                tbrdma1 in namespace h1, rdma netns exclusive mode); with "shared" tbrdma1 stays
-#                visible in every namespace (rdma netns shared mode: processes of the initial
-#                namespace can open both devices; its GIDs still come from tbr1 in h1); sets
-#                TGID0 and TGID1
+#                tbrdma1 in namespace h1: pair.sh's pair_split [shared]); sets TGID0 and TGID1
 #   veth_rxe     rxe0 on ve0a (10.77.0.1) <-> rxe1 on ve0b (10.77.0.2), both in the initial
 #                namespace (rxe in 6.1 works only there), with policy routing so traffic between
 #                the two local addresses crosses the veth pair instead of the loopback device;
 #                sets A, B, RGID0 and RGID1
 # shellcheck shell=bash
-CTL=$TBR_TOP/build/tools/tbrdma-ctl
-export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
-h1() { ip netns exec h1 "$@"; }
+. "$TBR_TOP/tests/vm/lib/pair.sh"
 links_up() { "$CTL" links "$1" | grep -q "^link dev=$1 .*rails_up=$2 "; }
 
 veth_tbrdma() {
@@ -29,24 +24,8 @@ veth_tbrdma() {
 	ip link set ve0a up
 	ip link set ve0b up
 	wait_for 15 links_up tbrdma0 1
-	if [ "${1:-}" != shared ]; then
-		rdma system set netns exclusive
-		ip netns add h1
-		rdma dev set tbrdma1 netns h1
-	else
-		ip netns add h1
-	fi
-	ip link set tbr1 netns h1
-	ip link set tbr0 up
-	h1 ip link set lo up
-	h1 ip link set tbr1 up
-	ip addr add 10.88.0.1/24 dev tbr0
-	h1 ip addr add 10.88.0.2/24 dev tbr1
-	wait_for 10 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
-	wait_for 10 gid_index tbrdma0 10.88.0.1
-	wait_for 10 h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2"
-	TGID0=$(gid_index tbrdma0 10.88.0.1)
-	TGID1=$(h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2")
+	pair_split "$@"
+	TGID0=$GID0 TGID1=$GID1
 	export TGID0 TGID1
 	ping -c 2 -W 5 10.88.0.2 > /dev/null || fail "no IP over tbrdma's eth rail"
 }
