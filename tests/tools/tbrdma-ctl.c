@@ -57,7 +57,8 @@ static void usage(FILE *f)
 "  routes DEV                             print DEV's forwarding table\n"
 "  route-wait SECS DEV,DST,HOPS ...       poll the tables (every 5 ms, one process) until each DEV\n"
 "                                         routes to DST over HOPS hops; prints the wall-clock time\n"
-"                                         (us) each first held; exit 1 if one did not in SECS\n"
+"                                         (us) each first held (and \"polling since\" once after the\n"
+"                                         first round); exit 1 if one did not in SECS\n"
 "  mgmt-listen [DEV] [--count N] [--timeout S]\n"
 "                                         print received management datagrams\n"
 "  events [--count N] [--timeout S]       print device/link/rail events\n"
@@ -677,6 +678,7 @@ static int cmd_route_wait(int argc, char **argv)
 	struct route_cond c[32];
 	uint64_t end;
 	int n = argc - 2, i, left;
+	bool polling = false;
 	char *e;
 
 	if (n < 1 || n > 32)
@@ -710,6 +712,12 @@ static int cmd_route_wait(int argc, char **argv)
 		}
 		if (!left)
 			return 0;
+		if (!polling) {
+			/* a caller may start us first and wait for this line: then act */
+			printf("polling since realtime_us=%" PRIu64 "\n", realtime_us());
+			fflush(stdout);
+			polling = true;
+		}
 		if (realtime_us() > end)
 			break;
 		usleep(5000);
