@@ -455,6 +455,10 @@ hop count in turn (BENCH_HOPS_RUNS rounds), so load that comes and goes hits all
 All four hosts, their forwarding softirqs and perftest share the VM's two vCPUs: a forwarding
 host is not a separate machine here, and each hop adds a copy in the forwarder's receive softirq
 and a trip through the emulated cable; the ratios, not the absolute figures, are the result.
+A 0.00 or inf figure is measured once more (bench.lib). About a minute on a near-idle host; at
+load average 11-15 (other engineers' builds and VMs) the step took 3-7 minutes and half the
+latency cells sat at one 4 ms timer tick per iteration (as in section 3): look at the load
+above before reading the table.
 
 $(hops_md)
 HDR
