@@ -298,7 +298,7 @@ headline_md() {
 		done
 	fi
 	if [ -s "$OUT/hops.csv" ]; then
-		local h m o bw= lat=
+		local h m o bw='' lat=''
 		for h in 1 2 3; do
 			read -r m _ <<< "$(hops_stat "$h" ib_write_bw)"
 			read -r o _ <<< "$(hops_stat 1 ib_write_bw)"
@@ -325,7 +325,7 @@ fi
 hops_meta() {
 	[ -s "$OUT/hops.env" ] || return 0
 	(
-		# shellcheck disable=SC1091
+		# shellcheck disable=SC1090,SC1091
 		. <(sed 's/^\([a-z_]*\)=\(.*\)$/\1="\2"/' "$OUT/hops.env")
 		[ "${quick:-0}" = 1 ] && q="a BENCH_QUICK=1 smoke run, " || q=
 		echo "Run ${date:-?}, commit ${commit:-?}, $q${wall_s:-?} s (boot included);" \
