@@ -6,18 +6,23 @@
 #   3. vm.csv        tbrdma vs rdma_rxe in QEMU: veth pair in one VM (bench/vm/veth.sh); two VMs
 #                    over 1, 2, 4 rails (bench/vm/rails.sh, one boot)
 #      stripe.csv    N = 1, 2, 4, 8 rate-capped emu rails vs one (bench/vm/stripe.sh)
+#   4. hops.csv      ib_write_bw 64 KiB and ib_write_lat 64 B at 1, 2 and 3 hops, one boot
+#                    (bench/vm/hops.sh: a chain of four emulated hosts with routes; issue 15),
+#                    BENCH_HOPS_RUNS rounds; its own metadata in hops.env (meta.env describes
+#                    steps 1-3 and is rewritten only when one of them runs)
 # The VM scripts are not tests: tests/vm/run boots them from bench/vm (TBR_VM_TESTS), so
 # `make check` never runs them.
-# Environment: BENCH_QUICK=1 (a short smoke run, minutes), BENCH_STEPS="core cpu vm" (a subset,
+# Environment: BENCH_QUICK=1 (a short smoke run, minutes), BENCH_STEPS="core cpu vm hops" (a subset,
 # or "collect": only re-read the VM logs in build/bench/vm;
-# the others' CSVs are kept from the last run), BENCH_VM="veth rails stripe".
+# the others' CSVs are kept from the last run), BENCH_VM="veth rails stripe" (step 3; step 4
+# boots bench/vm/hops.sh).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/.." && pwd)
 OUT=$TOP/docs/bench
 B=$TOP/build/bench
 QUICK=${BENCH_QUICK:-}
-STEPS=${BENCH_STEPS:-core cpu vm}
+STEPS=${BENCH_STEPS:-core cpu vm hops}
 VMS=${BENCH_VM:-veth rails stripe}
 mkdir -p "$OUT" "$B"
 T0=$(date +%s)
@@ -30,14 +35,18 @@ if [ -n "$QUICK" ]; then
 	VM_BW_SIZES="4096 65536" VM_LAT_SIZES="64" VM_BW_BYTES=1048576 VM_LAT_ITERS=50
 	VM_RAILS_BW_SIZES="65536" VM_RAILS_LAT_SIZES="64" VM_RAILS_N="1 2"
 	STRIPE_MSGS=8
+	HOPS_RUNS=1 HOPS_BW_BYTES=4194304 HOPS_LAT_ITERS=50
 else
 	RAILS=1,2,3,4,5,6,7,8 SIZES=64,256,1K,4K,16K,64K,256K,1M,4M SECS=0.4
 	CG_SIZES="64 1024 4096 65536 1048576" CG_RAILS="1 4"
 	VM_BW_SIZES="64 4096 65536 1048576" VM_LAT_SIZES="64 4096" VM_BW_BYTES=4194304 VM_LAT_ITERS=200
 	VM_RAILS_BW_SIZES="4096 65536" VM_RAILS_LAT_SIZES="64" VM_RAILS_N="1 2 4"
 	STRIPE_MSGS=16
+	HOPS_RUNS=3 HOPS_BW_BYTES=16777216 HOPS_LAT_ITERS=200
 fi
-[ "$STEPS" = collect ] || {
+# steps 1-3 (meta.env describes them: a hops-only run leaves it alone)
+main_steps() { has core || has cpu || has vm; }
+meta() {
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "quick=${QUICK:-0}"
 	echo "nproc=$(nproc)"
@@ -45,7 +54,8 @@ fi
 	echo "kernel=$(uname -srm)"
 	echo "load_before=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null)"
-} > "$B/meta.env"
+}
+! main_steps || meta > "$B/meta.env"
 
 make -s -C "$HERE" || exit 1
 
@@ -85,8 +95,7 @@ if has cpu; then
 	mv "$B/cpu.csv.tmp" "$OUT/cpu.csv"
 fi
 
-if has vm; then
-	log "3. VMs (QEMU): $VMS"
+vm_conf() {
 	cat > "$B/vm.conf" <<CONF
 BENCH_BW_SIZES="$VM_BW_SIZES"
 BENCH_LAT_SIZES="$VM_LAT_SIZES"
@@ -96,7 +105,14 @@ BENCH_RAILS_BW_SIZES="$VM_RAILS_BW_SIZES"
 BENCH_RAILS_LAT_SIZES="$VM_RAILS_LAT_SIZES"
 BENCH_RAILS_N="$VM_RAILS_N"
 BENCH_STRIPE_MSGS=$STRIPE_MSGS
+BENCH_HOPS_RUNS=$HOPS_RUNS
+BENCH_HOPS_BW_BYTES=$HOPS_BW_BYTES
+BENCH_HOPS_LAT_ITERS=$HOPS_LAT_ITERS
 CONF
+}
+if has vm; then
+	log "3. VMs (QEMU): $VMS"
+	vm_conf
 	# shellcheck disable=SC2086
 	TBR_VM_TESTS=$HERE/vm TBR_VM_RESULTS=$B/vm "$TOP/tests/vm/run" -j 1 $VMS | tee "$B/vm-run.log" >&2
 fi
@@ -119,12 +135,39 @@ if has vm || has collect; then
 	case " $VMS " in *" stripe "*) mv "$B/stripe.csv.tmp" "$OUT/stripe.csv" ;; esac
 	case "$VMS" in *veth*|*rails*) mv "$B/vm.csv.tmp" "$OUT/vm.csv" ;; esac
 fi
-if [ "$STEPS" != collect ]; then
+if has hops; then
+	log "4. hops (QEMU): 1, 2, 3 hops, $HOPS_RUNS round(s)"
+	vm_conf
+	H0=$(date +%s)
+	meta > "$B/hops.env"
+	TBR_VM_TESTS=$HERE/vm TBR_VM_RESULTS=$B/vm "$TOP/tests/vm/run" -j 1 hops | tee "$B/hops-run.log" >&2
+	echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$B/hops.env"
+	echo "wall_s=$(($(date +%s) - H0))" >> "$B/hops.env"
+fi
+# hops.csv: one row per run (HOPS,TOOL,SIZE,VALUE) out of the guest's log (also on collect)
+if { has hops || has collect; } && [ -f "$B/vm/hops/a/script.log" ]; then
+	echo "hops,tool,size,value" > "$B/hops.csv.tmp"
+	grep -a '^BENCH,hops,' "$B/vm/hops/a/script.log" | tr -d '\r' | cut -d, -f3- >> "$B/hops.csv.tmp"
+	if [ "$(wc -l < "$B/hops.csv.tmp")" -gt 1 ]; then
+		mv "$B/hops.csv.tmp" "$OUT/hops.csv"
+		[ ! -f "$B/hops.env" ] || cp "$B/hops.env" "$OUT/hops.env"
+	else
+		log "hops: no figures in $B/vm/hops/a/script.log"
+	fi
+fi
+if main_steps; then
 	echo "steps=$STEPS" >> "$B/meta.env"
 	echo "load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$B/meta.env"
 	echo "wall_s=$(($(date +%s) - T0))" >> "$B/meta.env"
 fi
-cp "$B/meta.env" "$OUT/meta.env"
-log "4. report: docs/bench.md, docs/bench/*.png"
-"$HERE/report.sh" || exit 1
+if main_steps || has collect; then
+	[ ! -f "$B/meta.env" ] || cp "$B/meta.env" "$OUT/meta.env"
+fi
+if main_steps || has collect; then
+	log "5. report: docs/bench.md, docs/bench/*.png"
+	"$HERE/report.sh" || exit 1
+else	# (docs/bench.md holds hand-written notes too: a hops-only run rewrites only its section)
+	log "5. report: section 5 of docs/bench.md"
+	"$HERE/report.sh" --only hops || exit 1
+fi
 log "done in $(($(date +%s) - T0)) s"

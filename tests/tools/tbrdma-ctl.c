@@ -55,6 +55,10 @@ static void usage(FILE *f)
 "  route-set DEV VERSION [DST,NEXTHOP,HOPS ...]\n"
 "                                         replace DEV's forwarding table (GUIDs in hex, sorted)\n"
 "  routes DEV                             print DEV's forwarding table\n"
+"  route-wait SECS DEV,DST,HOPS ...       poll the tables (every 5 ms, one process) until each DEV\n"
+"                                         routes to DST over HOPS hops; prints the wall-clock time\n"
+"                                         (us) each first held (and \"polling since\" once after the\n"
+"                                         first round); exit 1 if one did not in SECS\n"
 "  mgmt-listen [DEV] [--count N] [--timeout S]\n"
 "                                         print received management datagrams\n"
 "  events [--count N] [--timeout S]       print device/link/rail events\n"
@@ -632,6 +636,99 @@ static int cmd_routes(int argc, char **argv)
 	return request(m, route_cb, NULL);
 }
 
+/* route-wait: one condition and whether the last ROUTE_GET showed it */
+struct route_cond {
+	const char *dev;
+	uint64_t dst;
+	uint32_t hops;
+	bool seen;
+	uint64_t at_us;
+};
+
+static int route_cond_cb(struct nl_msg *m, void *arg)
+{
+	struct route_cond *c = arg;
+	struct nlattr **tb = parse(m), *r;
+	int rem;
+
+	if (!tb || !tb[TBRDMA_ATTR_ROUTES])
+		return NL_OK;
+	nla_for_each_nested(r, tb[TBRDMA_ATTR_ROUTES], rem) {
+		struct nlattr *e[TBRDMA_ATTR_MAX + 1];
+
+		if (nla_parse_nested(e, TBRDMA_ATTR_MAX, r, tbr_genl_policy) < 0)
+			continue;
+		if (tbr_nla_u64(e, TBRDMA_ATTR_ROUTE_DST) == c->dst &&
+		    tbr_nla_u32(e, TBRDMA_ATTR_ROUTE_HOPS) == c->hops)
+			c->seen = true;
+	}
+	return NL_OK;
+}
+
+static uint64_t realtime_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static int cmd_route_wait(int argc, char **argv)
+{
+	struct route_cond c[32];
+	uint64_t end;
+	int n = argc - 2, i, left;
+	bool polling = false;
+	char *e;
+
+	if (n < 1 || n > 32)
+		die_usage("needs SECS and 1..32 DEV,DST,HOPS");
+	end = realtime_us() + (uint64_t)(strtod(argv[1], NULL) * 1e6);
+	for (i = 0; i < n; i++) {
+		char *a = strdup(argv[i + 2]), *d = strchr(a, ','), *h = d ? strchr(d + 1, ',') : NULL;
+
+		if (!h)
+			die_usage("a condition is DEV,DST,HOPS");
+		*d = *h = '\0';
+		c[i] = (struct route_cond){ .dev = a, .dst = strtoull(d + 1, &e, 16),
+					    .hops = (uint32_t)atoi(h + 1) };
+	}
+	for (left = n;;) {
+		for (i = 0; i < n; i++) {
+			struct nl_msg *m;
+
+			if (c[i].at_us)
+				continue;
+			m = msg_new(TBRDMA_CMD_ROUTE_GET, 0);
+			nla_put_string(m, TBRDMA_ATTR_DEV_NAME, c[i].dev);
+			request(m, route_cond_cb, &c[i]);
+			if (c[i].seen) {
+				c[i].at_us = realtime_us();
+				printf("held dev=%s dst=%016" PRIx64 " hops=%u realtime_us=%" PRIu64 "\n",
+				       c[i].dev, c[i].dst, c[i].hops, c[i].at_us);
+				fflush(stdout);
+				left--;
+			}
+		}
+		if (!left)
+			return 0;
+		if (!polling) {
+			/* a caller may start us first and wait for this line: then act */
+			printf("polling since realtime_us=%" PRIu64 "\n", realtime_us());
+			fflush(stdout);
+			polling = true;
+		}
+		if (realtime_us() > end)
+			break;
+		usleep(5000);
+	}
+	for (i = 0; i < n; i++)
+		if (!c[i].at_us)
+			printf("timeout dev=%s dst=%016" PRIx64 " hops=%u\n", c[i].dev, c[i].dst,
+			       c[i].hops);
+	return 1;
+}
+
 /* ---- listeners ------------------------------------------------------------ */
 
 static long listen_left = -1;	/* messages still to print, -1: forever */
@@ -839,6 +936,7 @@ static const struct {
 	{ "eth", cmd_eth },
 	{ "route-set", cmd_route_set },
 	{ "routes", cmd_routes },
+	{ "route-wait", cmd_route_wait },
 };
 
 int main(int argc, char **argv)

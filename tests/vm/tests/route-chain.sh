@@ -10,7 +10,7 @@
 # frames back to B) lose the frames, counted as loops, instead of circling. A table replaced
 # without D: A reaches D no longer; the routes put back: it does again. (tbrdmad's routes:
 # route-sweep.sh.)
-# vm-timeout: 240
+# vm-timeout: 480
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 . "$TBR_TOP/tests/vm/tests/fabric.lib"
@@ -22,24 +22,6 @@ fabric_chain 4
 addr() { echo "10.89.0.$(($1 + 1))"; }
 in_h 0 ping -c 1 -W 1 "$(addr 1)" > /dev/null || fail "no ping between neighbours A and B"
 in_h 0 ping -c 1 -W 2 "$(addr 3)" > /dev/null && fail "A reached D with no route"
-
-# routes_of H [EXCEPT]: host H's min-hop table on the line, one DST,NEXTHOP,HOPS per line,
-# sorted by destination GUID (ROUTE_SET wants them ascending), host EXCEPT left out
-routes_of() {
-	local h=$1 d
-	for ((d = 0; d < N; d++)); do
-		[ "$d" = "$h" ] || [ "$d" = "${2:-x}" ] && continue
-		if ((d > h)); then
-			echo "${GUID[$d]},${GUID[$((h + 1))]},$((d - h))"
-		else
-			echo "${GUID[$d]},${GUID[$((h - 1))]},$((h - d))"
-		fi
-	done | sort
-}
-set_routes() { # set_routes H VERSION [EXCEPT]
-	# shellcheck disable=SC2046
-	"$CTL" route-set "tbrdma$1" "$2" $(routes_of "$1" "${3:-x}") || fail "route-set tbrdma$1 failed"
-}
 
 step "forwarding tables: min-hop routes on every host"
 "$CTL" route-set tbrdma0 0 && fail "version 0 accepted"
@@ -94,26 +76,94 @@ wait "$srv" || { cat /tmp/tcp-srv.log; fail "TCP server on D failed"; }
 cnt() {
 	"$CTL" links "$1" | sed -n "s/^link dev=$1 .* peer=$2 .* $3=\([0-9]*\).*/\1/p"
 }
-fwd_sum() { # forwarded frames out of every link of host $1
-	"$CTL" links "tbrdma$1" | sed -n 's/^link .* fwd=\([0-9]*\).*/\1/p' | paste -sd+ | bc
+
+# The forwarding counters, exactly: C forwards to D exactly what B forwarded to C less what C
+# dropped coming in (counted by reason), and D takes (routed_rx) exactly what C forwarded less
+# D's drops; the same for D's frames back through C and B to A. What A put on its cable to B
+# less what B forwarded and dropped were frames for B itself (not routed): measured 0-1 per step
+# (one NET frame each way, B's and C's own: no daemons run here), at most 4 accepted.
+# Retransmissions are frames too, on both sides of each equation. (tx_frames counts completed
+# frames: the last ones are awaited.)
+GA=${GUID[0]} GB=${GUID[1]} GC=${GUID[2]} GD=${GUID[3]}
+# snap: the counters of the equations as name=value words, out of one link dump: A's and D's
+# tx_frames to B and C, B's and C's fwd out of each link, and the frames B and C dropped coming
+# in on each (every fwd_drop_* reason, rx_nobuf, rx_errors)
+snap() {
+	"$CTL" links | awk -v a="$GA" -v b="$GB" -v c="$GC" -v d="$GD" '
+	function v(k, i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2) + 0 }
+	function drops(s) {
+		s = v("fwd_drop_hops") + v("fwd_drop_noroute") + v("fwd_drop_loop")
+		return s + v("fwd_drop_full") + v("rx_nobuf") + v("rx_errors")
+	}
+	/^link / {
+		for (i = 1; i <= NF; i++) if ($i ~ /^peer=/) p = substr($i, 6)
+		if ($2 == "dev=tbrdma0" && p == b) { o["atx"] = v("tx_frames"); o["arx"] = v("routed_rx"); o["add"] = drops() }
+		if ($2 == "dev=tbrdma3" && p == c) { o["dtx"] = v("tx_frames"); o["drx"] = v("routed_rx"); o["ddd"] = drops() }
+		if ($2 == "dev=tbrdma1" && p == c) { o["bfc"] = v("fwd"); o["bdc"] = drops() }
+		if ($2 == "dev=tbrdma1" && p == a) { o["bfa"] = v("fwd"); o["bda"] = drops() }
+		if ($2 == "dev=tbrdma2" && p == d) { o["cfd"] = v("fwd"); o["cdd"] = drops() }
+		if ($2 == "dev=tbrdma2" && p == b) { o["cfb"] = v("fwd"); o["cdb"] = drops() }
+	}
+	END { n = split("atx arx add dtx drx ddd bfc bfa cfd cfb bda bdc cdb cdd", k, " ")
+		for (i = 1; i <= n; i++) printf "%s=%d ", k[i], o[k[i]]; print "" }'
+}
+declare -A S0 S1
+fwd_begin() { local kv; for kv in $(snap); do S0[${kv%=*}]=${kv#*=}; done; }
+# d NAME: the step's delta of one counter
+d() { echo $((S1[$1] - S0[$1])); }
+balanced() {
+	local kv
+	for kv in $(snap); do S1[${kv%=*}]=${kv#*=}; done
+	# hop by hop, exactly; what A and D sent less what their neighbours forwarded and dropped:
+	# the frames for the neighbour itself (not routed), none or a few
+	(($(d cfd) == $(d bfc) - $(d cdb) && $(d drx) == $(d cfd) - $(d ddd) &&
+	  $(d bfa) == $(d cfb) - $(d bdc) && $(d arx) == $(d bfa) - $(d add) &&
+	  $(d atx) - $(d bfc) - $(d bda) >= 0 && $(d atx) - $(d bfc) - $(d bda) <= 4 &&
+	  $(d dtx) - $(d cfb) - $(d cdd) >= 0 && $(d dtx) - $(d cfb) - $(d cdd) <= 4))
+}
+fwd_check() { # fwd_check MIN: the equations hold, A and D sent at least MIN frames together
+	local i
+	for ((i = 0; i < 50; i++)); do balanced && break; sleep 0.1; done
+	echo "A -> D: A sent $(d atx) to B ($(($(d atx) - $(d bfc) - $(d bda))) not routed), B dropped" \
+		"$(d bda) and forwarded $(d bfc), C dropped $(d cdb) and forwarded $(d cfd), D took $(d drx)"
+	echo "D -> A: D sent $(d dtx) to C ($(($(d dtx) - $(d cfb) - $(d cdd))) not routed), C dropped" \
+		"$(d cdd) and forwarded $(d cfb), B dropped $(d bdc) and forwarded $(d bfa), A took $(d arx)"
+	balanced || { "$CTL" links | grep '^link'; fail "forwarded frames differ from what A and D sent"; }
+	(($(d atx) + $(d dtx) >= $1)) || fail "A and D sent fewer than $1 frames"
 }
 
 step "ibv_rc_pingpong A -> D across 3 hops"
-b0=$(fwd_sum 1) c0=$(fwd_sum 2)
+fwd_begin
 rc_pingpong_to 3 "$(addr 3)" "$(addr 0)" 200
-b1=$(fwd_sum 1) c1=$(fwd_sum 2)
-echo "forwarded: B $b0 -> $b1, C $c0 -> $c1"
-# 200 round trips of 4096 bytes, two frames each way at least, both ways through B and C
-((b1 - b0 >= 800 && c1 - c0 >= 800)) || fail "B or C forwarded too few frames"
+# 200 round trips of 4096 bytes: two frames each way at least
+fwd_check 800
 
 step "rping (rdma_cm) A -> D"
 rping_to 3 "$(addr 3)" 10
+
+step "integrity A -> D (verified RC traffic, 3 hops): B and C forward exactly what A and D send"
+fwd_begin
+PROG=$TBR_TOP/build/progs/integrity
+G0=$(host_gid 0 "$(addr 0)")
+G3=$(host_gid 3 "$(addr 3)")
+in_h 3 "$PROG" -d tbrdma3 -g "$G3" server > /tmp/isrv.log 2>&1 &
+isrv=$!
+wait_for 10 in_h 3 sh -c "[ -n \"\$(ss -ltnH)\" ]"
+t0=$SECONDS
+timeout 120 "$PROG" -d tbrdma0 -g "$G0" --seed 15 --mib "${ROUTE_CHAIN_MIB:-32}" client "$(addr 3)" \
+	> /tmp/icli.log 2>&1 || { tail -20 /tmp/icli.log; tail -20 /tmp/isrv.log; fail "integrity A -> D failed"; }
+wait "$isrv" || { tail -20 /tmp/isrv.log; fail "integrity server on D failed"; }
+grep -q "integrity client: ok" /tmp/icli.log || fail "integrity client did not finish"
+grep -q "integrity server: ok" /tmp/isrv.log || fail "integrity server did not finish"
+tail -1 /tmp/icli.log
+echo "integrity A -> D: $((SECONDS - t0)) s"
+# 32 MiB in frames of at most 4024 bytes
+fwd_check $((${ROUTE_CHAIN_MIB:-32} * 1048576 / 4024))
 
 step "hostile routed frames from A to B: dropped and counted"
 # rf DST SRC HOPLIMIT: a routed frame (docs/protocol.md 7) carrying 16 bytes of DATA
 rf() { printf '0101%02x0000000000%s%s%032x' "$3" "$1" "$2" 0; }
 inject() { "$CTL" mgmt-send tbrdma0 1 --pdf 4 --hex "$1" || fail "inject failed"; }
-GA=${GUID[0]} GB=${GUID[1]} GC=${GUID[2]} GD=${GUID[3]}
 declare -A BEFORE
 for c in fwd_drop_hops fwd_drop_noroute fwd_drop_loop routed_rx; do
 	BEFORE[$c]=$(cnt tbrdma1 "$GA" "$c")
