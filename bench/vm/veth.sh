@@ -5,10 +5,8 @@
 # crosses the veth pair instead of the loopback device.
 # vm-timeout: 900
 . "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/lib/pair.sh"	# CTL, RDMAV_DRIVERS, h1, pair_split
 . "$TBR_TOP/bench/vm/bench.lib"
-CTL=$TBR_TOP/build/tools/tbrdma-ctl
-export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
-h1() { ip netns exec h1 "$@"; }
 links_up() { "$CTL" links "$1" | grep -q "^link dev=$1 .*rails_up=$2 "; }
 
 step "setup: veth pair ve0a/ve0b, MTU 9000"
@@ -24,20 +22,8 @@ ip link set ve0b mtu 9000
 ip link set ve0a up
 ip link set ve0b up
 wait_for 15 links_up tbrdma0 1
-rdma system set netns exclusive
-ip netns add h1
-rdma dev set tbrdma1 netns h1
-ip link set tbr1 netns h1
-ip link set tbr0 up
-h1 ip link set lo up
-h1 ip link set tbr1 up
-ip addr add 10.88.0.1/24 dev tbr0
-h1 ip addr add 10.88.0.2/24 dev tbr1
-wait_for 10 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
-wait_for 10 gid_index tbrdma0 10.88.0.1
-wait_for 10 h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2"
-TGID0=$(gid_index tbrdma0 10.88.0.1)
-TGID1=$(h1 bash -c "$(declare -f gid_index); gid_index tbrdma1 10.88.0.2")
+pair_split	# tests/vm/lib/pair.sh: tbrdma1/tbr1 into h1, addresses, GID0/GID1
+TGID0=$GID0 TGID1=$GID1
 ping -c 2 -W 5 10.88.0.2 > /dev/null || fail "no IP over tbrdma's eth rail"
 
 step "rxe on the same veth pair"
