@@ -56,7 +56,7 @@ static int __init tbr_init(void)
 		err = PTR_ERR(tdev);
 		goto err_sysfs;
 	}
-	err = tbr_nl_init();
+	err = tbr_nl_init(tbr_route_nl_ops, tbr_route_nl_n_ops);
 	if (err)
 		goto err_devs;
 	tbr_ctl_start();	/* optional backends (tb) log and go on without */

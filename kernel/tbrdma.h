@@ -434,18 +434,19 @@ int tbr_recv_post(struct tbr_queue *q, u32 max_sge, const struct ib_recv_wr **wr
 
 /* mr.c */
 extern const struct ib_device_ops tbr_mr_ops;
-int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr);
 struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, struct ib_pd *pd,
 			  u64 iova, u64 len, int access);
 void tbr_mr_put(struct tbr_mr *mr);
 int tbr_mr_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
 
 /*
- * mr_fast.c: fast registration MRs (alloc_mr, map_mr_sg) and the local
+ * mr_fast.c: fast registration MRs (their state, map_mr_sg) and the local
  * operations on them. tbr_mr_fast_reg/inv run under the posting QP's lock
  * (REG_MR, LOCAL_INV) or the receiving QP's (SEND_WITH_INV); 0 or -EINVAL.
  */
 extern const struct ib_device_ops tbr_mr_fast_ops;
+/* the state of a new fast registration MR (mr.c's alloc_mr), or an ERR_PTR */
+struct tbr_mr_fast *tbr_mr_fast_new(enum ib_mr_type type, u32 max_num_sg);
 int tbr_mr_fast_reg(struct tbr_qp *qp, struct tbr_mr *mr, u32 key, int access);
 int tbr_mr_fast_inv(struct tbr_dev *tdev, struct ib_pd *pd, u32 key);
 int tbr_mr_fast_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len,

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tests/check.sh: what `make check` runs. Installs dependencies, builds, then runs every suite:
-#   build   the module against Debian's 6.1 and 6.12 headers (W=1 must be warning-free)
+#   build   the module against Debian's 6.1 and 6.12 headers (W=1 must be warning-free), then
+#           tests/lint/kernel-layers.py on its objects (no call circle, link layer clean)
 #   unit    host unit tests of the transport core (cmocka, TAP), plain and ASan+UBSan
 #   bats    tbrdmad's unit tests (cmocka, TAP, plain and ASan+UBSan) and the bats tests of
 #           tbrdmad/tbctl on the host (tests/bats, no kernel module needed)
@@ -56,6 +57,15 @@ suite_build() {
 			else
 				record "PASS build/kmod-$series ($kver, W=1 clean)"
 			fi
+			# the layering rules of docs/architecture.md, on the objects just built
+			layers=$LOG/layers-$series.log
+			tests/lint/kernel-layers.py "build/kmod/$kver/tbrdma" > "$layers" 2>&1
+			grep -E '^(PASS|FAIL) ' "$layers" |
+				sed -E "s#^(PASS|FAIL) layers/#\1 build/layers-$series/#" |
+				while IFS= read -r l; do record "$l"; done
+			grep '^  | ' "$layers" | head -10
+			grep -q '^PASS layers/no-circle' "$layers" || grep -q '^FAIL' "$layers" ||
+				record "FAIL build/layers-$series: kernel-layers.py failed ($layers)"
 		else
 			record "FAIL build/kmod-$series: build failed ($out)"
 			tail -n 10 "$out" | sed 's/^/  | /'

@@ -376,7 +376,6 @@ static const struct tbr_rail_ops emu_rail_ops = {
 	.set_fault = emu_set_fault,
 	.get_fault = emu_get_fault,
 	.set_cut = emu_set_cut,
-	.fill_info = emu_fill_info,
 };
 
 
@@ -612,12 +611,17 @@ static const struct genl_small_ops emu_nl_ops[] = {
 	},
 };
 
+static const struct tbr_backend_ctl emu_ctl = {
+	.nl_ops = emu_nl_ops,
+	.n_nl_ops = ARRAY_SIZE(emu_nl_ops),
+	.fill_rail = emu_fill_info,
+};
+
 const struct tbr_backend tbr_emu_backend = {
 	.kind = "emu",
 	.rail_ops = &emu_rail_ops,
 	.init = emu_init,
 	.dev_gone = emu_dev_gone,
 	.exit = emu_exit,
-	.nl_ops = emu_nl_ops,
-	.n_nl_ops = ARRAY_SIZE(emu_nl_ops),
+	.ctl = &emu_ctl,
 };

@@ -442,6 +442,12 @@ static void tbe_stop(void)
 	rdma_link_unregister(&tbe_rdma_link_ops);
 }
 
+static const struct tbr_backend_ctl tbe_ctl = {
+	.nl_ops = tbe_nl_ops,
+	.n_nl_ops = ARRAY_SIZE(tbe_nl_ops),
+	.fill_rail = tbe_fill_info,
+};
+
 const struct tbr_backend tbr_eth_backend = {
 	.kind = "eth",
 	.rail_ops = &tbe_rail_ops,
@@ -450,6 +456,5 @@ const struct tbr_backend tbr_eth_backend = {
 	.stop = tbe_stop,
 	.dev_gone = tbe_dev_gone,
 	.exit = tbe_exit,
-	.nl_ops = tbe_nl_ops,
-	.n_nl_ops = ARRAY_SIZE(tbe_nl_ops),
+	.ctl = &tbe_ctl,
 };

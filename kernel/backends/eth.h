@@ -107,6 +107,8 @@ void tbe_peer_free(struct tbe_peer *peer);
 
 /* eth_tx.c */
 extern const struct tbr_rail_ops tbe_rail_ops;
+/* RAIL_GET: the netdev and the peer's MAC (struct tbr_backend_ctl.fill_rail) */
+int tbe_fill_info(struct tbr_rail *rail, struct sk_buff *msg);
 void tbe_tx_tasklet(struct tasklet_struct *t);
 void tbe_tx_retry(struct work_struct *work);
 void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_session,

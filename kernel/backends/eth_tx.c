@@ -191,7 +191,7 @@ static int tbe_rx(struct tbr_rail *rail, struct tbr_frame *f)
 }
 
 /* tbr_ctl_mutex held: the binding and its netdev are alive. */
-static int tbe_fill_info(struct tbr_rail *rail, struct sk_buff *msg)
+int tbe_fill_info(struct tbr_rail *rail, struct sk_buff *msg)
 {
 	struct tbe_peer *peer = rail->priv;
 	struct tbe_bind *bind = peer->bind;
@@ -211,5 +211,4 @@ static int tbe_fill_info(struct tbr_rail *rail, struct sk_buff *msg)
 const struct tbr_rail_ops tbe_rail_ops = {
 	.tx = tbe_tx,
 	.rx = tbe_rx,
-	.fill_info = tbe_fill_info,
 };

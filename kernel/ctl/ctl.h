@@ -16,6 +16,21 @@
 
 #include "link/rail.h"
 
+/*
+ * A backend's control-plane side (struct tbr_backend.ctl), every member
+ * optional:
+ *  nl_ops     its own generic netlink commands (emu cables, eth bindings),
+ *             joined to the family by tbr_nl_init().
+ *  fill_rail  context "process", tbr_ctl_mutex held: add its own
+ *             attributes to a RAIL_GET reply of its @rail (eth: the netdev;
+ *             emu: the fault knobs and cut state).
+ */
+struct tbr_backend_ctl {
+	const struct genl_small_ops *nl_ops;
+	unsigned int n_nl_ops;
+	int (*fill_rail)(struct tbr_rail *rail, struct sk_buff *msg);
+};
+
 /* ---- registry.c ---------------------------------------------------------- */
 
 /* Devices, in creation order (struct tbr_rails.node); tbr_ctl_mutex. */
@@ -45,7 +60,11 @@ void tbr_ctl_del_all(void);			/* takes tbr_ctl_mutex */
 
 /* ---- netlink.c ----------------------------------------------------------- */
 
-int tbr_nl_init(void);
+/*
+ * Register the family: its generic commands, @more (main.c: route_nl.c's)
+ * and every backend's own (struct tbr_backend_ctl.nl_ops).
+ */
+int tbr_nl_init(const struct genl_small_ops *more, unsigned int n_more);
 void tbr_nl_exit(void);
 
 /* For the backends' commands, which run under tbr_ctl_mutex: */
@@ -60,8 +79,9 @@ const struct nla_policy *tbr_nl_policy(void);
 
 /* ---- route_nl.c: the forwarding table's commands (docs/netlink.md) ------- */
 
-int tbr_nl_route_set(struct sk_buff *skb, struct genl_info *info);
-int tbr_nl_route_get(struct sk_buff *skb, struct genl_info *info);
+/* ROUTE_SET and ROUTE_GET, for tbr_nl_init(); they use the helpers above */
+extern const struct genl_small_ops tbr_route_nl_ops[];
+extern const unsigned int tbr_route_nl_n_ops;
 
 /* ---- sysfs.c ------------------------------------------------------------- */
 

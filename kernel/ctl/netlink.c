@@ -241,34 +241,35 @@ static void tbr_nl_event_send(struct sk_buff *msg, void *hdr, int err, u8 event,
 	genlmsg_multicast_allns(&tbr_genl, msg, 0, group);
 }
 
-static void tbr_nl_dev_event(struct tbr_dev *tdev, enum tbr_obs_event ev)
+/* One event: DEV_EVENT (@tdev), LINK_EVENT (@link) or RAIL_EVENT (@rail). */
+static void tbr_nl_obj_event(u8 cmd, enum tbr_obs_event ev, struct tbr_dev *tdev,
+			     struct tbr_link *link, struct tbr_rail *rail)
 {
 	struct sk_buff *msg;
 	void *hdr;
+	int err;
 
-	msg = tbr_nl_event_new(TBRDMA_CMD_DEV_EVENT, &hdr, NLMSG_GOODSIZE, GFP_KERNEL);
-	if (msg)
-		tbr_nl_event_send(msg, hdr, tbr_put_dev(msg, tdev), ev, TBR_MCGRP_EVENTS);
+	msg = tbr_nl_event_new(cmd, &hdr, NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	err = rail ? tbr_put_rail(msg, rail) : link ? tbr_put_link(msg, link) :
+	      tbr_put_dev(msg, tdev);
+	tbr_nl_event_send(msg, hdr, err, ev, TBR_MCGRP_EVENTS);
+}
+
+static void tbr_nl_dev_event(struct tbr_dev *tdev, enum tbr_obs_event ev)
+{
+	tbr_nl_obj_event(TBRDMA_CMD_DEV_EVENT, ev, tdev, NULL, NULL);
 }
 
 static void tbr_nl_link_event(struct tbr_link *link, enum tbr_obs_event ev)
 {
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = tbr_nl_event_new(TBRDMA_CMD_LINK_EVENT, &hdr, NLMSG_GOODSIZE, GFP_KERNEL);
-	if (msg)
-		tbr_nl_event_send(msg, hdr, tbr_put_link(msg, link), ev, TBR_MCGRP_EVENTS);
+	tbr_nl_obj_event(TBRDMA_CMD_LINK_EVENT, ev, NULL, link, NULL);
 }
 
 static void tbr_nl_rail_event(struct tbr_rail *rail, enum tbr_obs_event ev)
 {
-	struct sk_buff *msg;
-	void *hdr;
-
-	msg = tbr_nl_event_new(TBRDMA_CMD_RAIL_EVENT, &hdr, NLMSG_GOODSIZE, GFP_KERNEL);
-	if (msg)
-		tbr_nl_event_send(msg, hdr, tbr_put_rail(msg, rail), ev, TBR_MCGRP_EVENTS);
+	tbr_nl_obj_event(TBRDMA_CMD_RAIL_EVENT, ev, NULL, NULL, rail);
 }
 
 /* Context "bh": a MGMT frame's RX completion. */
@@ -485,6 +486,7 @@ full:
 static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
 {
 	unsigned int credits = READ_ONCE(rail->tx_free);
+	const struct tbr_backend_ctl *ctl;
 
 	if (tbr_put_rail(skb, rail) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_DEPTH, rail->tx_depth) ||
@@ -493,7 +495,8 @@ static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
 	    nla_put_u32(skb, TBRDMA_ATTR_MAX_FRAME, READ_ONCE(rail->max_frame)))
 		return -EMSGSIZE;
 	/* the backend's own: eth its netdev, emu its fault knobs and cut state */
-	if (rail->ops->fill_info && rail->ops->fill_info(rail, skb))
+	ctl = rail->backend->ctl;
+	if (ctl && ctl->fill_rail && ctl->fill_rail(rail, skb))
 		return -EMSGSIZE;
 	return tbr_put_stats(skb, rail->cnt);
 }
@@ -690,15 +693,6 @@ static const struct genl_small_ops tbr_genl_ops[] = {
 		.doit = tbr_nl_mgmt_send,
 		.flags = GENL_ADMIN_PERM,
 	},
-	{
-		.cmd = TBRDMA_CMD_ROUTE_SET,
-		.doit = tbr_nl_route_set,
-		.flags = GENL_ADMIN_PERM,
-	},
-	{
-		.cmd = TBRDMA_CMD_ROUTE_GET,
-		.doit = tbr_nl_route_get,
-	},
 };
 
 const struct nla_policy *tbr_nl_policy(void)
@@ -718,28 +712,32 @@ static struct genl_family tbr_genl = {
 	.n_mcgrps = ARRAY_SIZE(tbr_mcgrps),
 };
 
-/* the generic commands above and every backend's own, for the family */
+/* the generic commands above, the caller's and every backend's own */
 static struct genl_small_ops *tbr_genl_all_ops;
 
-int tbr_nl_init(void)
+int tbr_nl_init(const struct genl_small_ops *more, unsigned int n_more)
 {
 	const struct tbr_backend *const *bk;
 	unsigned int i, n, nbk;
 	int err;
 
 	nbk = tbr_ctl_backends(&bk);
-	n = ARRAY_SIZE(tbr_genl_ops);
+	n = ARRAY_SIZE(tbr_genl_ops) + n_more;
 	for (i = 0; i < nbk; i++)
-		n += bk[i]->n_nl_ops;
+		n += bk[i]->ctl ? bk[i]->ctl->n_nl_ops : 0;
 	tbr_genl_all_ops = kcalloc(n, sizeof(*tbr_genl_all_ops), GFP_KERNEL);
 	if (!tbr_genl_all_ops)
 		return -ENOMEM;
 	memcpy(tbr_genl_all_ops, tbr_genl_ops, sizeof(tbr_genl_ops));
 	n = ARRAY_SIZE(tbr_genl_ops);
+	memcpy(tbr_genl_all_ops + n, more, n_more * sizeof(*tbr_genl_all_ops));
+	n += n_more;
 	for (i = 0; i < nbk; i++) {
-		memcpy(tbr_genl_all_ops + n, bk[i]->nl_ops,
-		       bk[i]->n_nl_ops * sizeof(*tbr_genl_all_ops));
-		n += bk[i]->n_nl_ops;
+		if (!bk[i]->ctl)
+			continue;
+		memcpy(tbr_genl_all_ops + n, bk[i]->ctl->nl_ops,
+		       bk[i]->ctl->n_nl_ops * sizeof(*tbr_genl_all_ops));
+		n += bk[i]->ctl->n_nl_ops;
 	}
 	tbr_genl.small_ops = tbr_genl_all_ops;
 	tbr_genl.n_small_ops = n;

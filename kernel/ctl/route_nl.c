@@ -55,7 +55,7 @@ static int tbr_nl_route_parse(struct genl_info *info, struct tbr_route_entry *e)
 	return n;
 }
 
-int tbr_nl_route_set(struct sk_buff *skb, struct genl_info *info)
+static int tbr_nl_route_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct tbr_route_entry *e;
 	struct tbr_dev *tdev;
@@ -129,7 +129,7 @@ static int tbr_nl_route_put(void *arg, u32 version, u32 n,
 	return 0;
 }
 
-int tbr_nl_route_get(struct sk_buff *skb, struct genl_info *info)
+static int tbr_nl_route_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct tbr_nl_route_fill fill = {};
 	struct tbr_dev *tdev;
@@ -164,3 +164,16 @@ out:
 	mutex_unlock(&tbr_ctl_mutex);
 	return err;
 }
+
+const struct genl_small_ops tbr_route_nl_ops[] = {
+	{
+		.cmd = TBRDMA_CMD_ROUTE_SET,
+		.doit = tbr_nl_route_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_ROUTE_GET,
+		.doit = tbr_nl_route_get,
+	},
+};
+const unsigned int tbr_route_nl_n_ops = ARRAY_SIZE(tbr_route_nl_ops);

@@ -170,12 +170,13 @@ struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid)
 
 struct tbr_link *tbr_link_get_route(struct tbr_dev *tdev, u64 guid)
 {
+	const struct tbr_link_router *router = READ_ONCE(tdev->rails.router);
 	struct tbr_link *link = tbr_link_get_by_guid(tdev, guid), *rl;
 
 	if (link && READ_ONCE(link->rails_up))
 		return link;
 	/* no cable, or its rails are down (a cut in a ring): the long way */
-	rl = tbr_route_link_get(tdev, guid);
+	rl = router ? router->link_get(tdev, guid) : NULL;
 	if (!rl)
 		return link;
 	if (link)
@@ -321,6 +322,7 @@ static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 {
 	struct tbr_link *link = rail->link;
 	const struct tbr_link_upper_ops *ops;
+	const struct tbr_link_router *router;
 	unsigned long flags;
 
 	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
@@ -358,7 +360,11 @@ static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 	case TBR_PDF_ROUTED:
 		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
 		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
-		tbr_route_rx(rail, f->buf, f->size);
+		router = READ_ONCE(link->tdev->rails.router);
+		if (router)
+			router->rx(rail, f->buf, f->size);
+		else
+			tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		break;
 	default:
 		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
@@ -374,6 +380,7 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 {
 	struct tbr_link *link = rail->link;
 	const struct tbr_link_upper_ops *ops;
+	const struct tbr_link_router *router;
 	unsigned long flags;
 	bool wake;
 
@@ -398,7 +405,9 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		if (ops && ops->tx_ready)
 			ops->tx_ready(link->tdev->rails.upper_ctx, link);
 		rcu_read_unlock();
-		tbr_route_tx_ready(link);
+		router = READ_ONCE(link->tdev->rails.router);
+		if (router)
+			router->tx_ready(link);
 	}
 }
 

@@ -196,6 +196,7 @@ void tbr_loop_destroy(struct tbr_dev *tdev);
 /* ---- device level -------------------------------------------------------- */
 
 struct tbr_fwd_table;
+struct tbr_link_router;
 
 /*
  * Per-device link state, embedded in struct tbr_dev (zeroed by
@@ -213,6 +214,7 @@ struct tbr_rails {
 	/* routed links, one per host the table reaches over >1 hop (route.c) */
 	struct list_head routed;	/* tbr_ctl_mutex; readers RCU */
 	struct tbr_fwd_table __rcu *fwd;	/* replaced whole (route.c) */
+	const struct tbr_link_router *router;	/* route.c's hooks (route.h) */
 	/*
 	 * The sum of every link's counters, the loopback link's included,
 	 * since the device was made (links come and go with their rails):

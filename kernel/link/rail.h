@@ -21,8 +21,7 @@
 
 #include "link/link.h"
 
-struct sk_buff;
-struct genl_small_ops;
+struct tbr_backend_ctl;
 
 /* ---- frames (the NHI ring_frame, without DMA addresses) ---------------- */
 
@@ -70,12 +69,6 @@ struct tbr_rail_ops {
 	int (*set_fault)(struct tbr_rail *rail, const struct tbr_rail_fault *f);
 	void (*get_fault)(struct tbr_rail *rail, struct tbr_rail_fault *f);
 	int (*set_cut)(struct tbr_rail *rail, bool cut);
-	/*
-	 * Optional, context "process" with tbr_ctl_mutex held: add the
-	 * backend's own attributes to a RAIL_GET reply (eth: the netdev; emu:
-	 * its fault knobs and cut state).
-	 */
-	int (*fill_info)(struct tbr_rail *rail, struct sk_buff *msg);
 };
 
 /*
@@ -90,8 +83,9 @@ struct tbr_rail_ops {
  *  dev_gone  @tdev is being deleted: remove its rails ("process",
  *            tbr_ctl_mutex held).
  *  exit      module unload, after every device went.
- *  nl_ops    the backend's own generic netlink commands (emu cables, eth
- *            bindings), registered with the family (ctl/netlink.c).
+ *  ctl       what the control plane asks of the backend (ctl/ctl.h: its
+ *            own genl commands, its attributes in rail dumps); the link
+ *            layer never looks at it.
  */
 struct tbr_backend {
 	const char *kind;	/* "emu", "eth", "tb": dumps, sysfs */
@@ -101,8 +95,7 @@ struct tbr_backend {
 	void (*stop)(void);
 	void (*dev_gone)(struct tbr_dev *tdev);
 	void (*exit)(void);
-	const struct genl_small_ops *nl_ops;
-	unsigned int n_nl_ops;
+	const struct tbr_backend_ctl *ctl;
 };
 
 /*

@@ -76,7 +76,7 @@ static struct tbr_link *tbr_route_link_find(struct tbr_dev *tdev, u64 guid)
 	return NULL;
 }
 
-struct tbr_link *tbr_route_link_get(struct tbr_dev *tdev, u64 guid)
+static struct tbr_link *tbr_route_link_get(struct tbr_dev *tdev, u64 guid)
 {
 	struct tbr_link *rl;
 
@@ -195,7 +195,7 @@ static const struct tbr_link_ops tbr_route_link_ops = {
 	.xmit = tbr_route_xmit,
 };
 
-void tbr_route_tx_ready(struct tbr_link *link)
+static void tbr_route_tx_ready(struct tbr_link *link)
 {
 	struct tbr_dev *tdev = link->tdev;
 	const struct tbr_link_upper_ops *ops;
@@ -265,7 +265,7 @@ out:
 	rcu_read_unlock();
 }
 
-void tbr_route_rx(struct tbr_rail *rail, void *buf, u32 len)
+static void tbr_route_rx(struct tbr_rail *rail, void *buf, u32 len)
 {
 	struct tbr_link *link = rail->link, *next;
 	struct tbr_dev *tdev = link->tdev;
@@ -315,9 +315,16 @@ drop:
 
 /* ---- the table (control plane) -------------------------------------- */
 
+static const struct tbr_link_router tbr_router = {
+	.rx = tbr_route_rx,
+	.tx_ready = tbr_route_tx_ready,
+	.link_get = tbr_route_link_get,
+};
+
 void tbr_route_init(struct tbr_dev *tdev)
 {
 	INIT_LIST_HEAD(&tdev->rails.routed);
+	WRITE_ONCE(tdev->rails.router, &tbr_router);
 }
 
 /* tbr_ctl_mutex held */

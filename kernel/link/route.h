@@ -19,16 +19,23 @@ void tbr_notify_rx(struct tbr_rail *rail, u8 pdf, const void *data, u32 len);
 void tbr_link_tx_send_pdf(void *buf, u8 pdf, u32 len);
 void tbr_link_tx_abort_buf(void *buf);
 
-/* route.c, for link.c */
 /*
- * A frame with code TBR_PDF_ROUTED arrived on @rail (counted received):
- * deliver it, forward it (the hop limit is decremented in @buf) or drop it,
- * counted on the rail's link. Context "bh".
+ * route.c, for link.c: the forwarding hooks, which tbr_route_init() sets
+ * in the device's struct tbr_rails (router) before the device has a rail,
+ * so link.c calls route.c through them and never by name.
+ *  rx        a frame with code TBR_PDF_ROUTED arrived on @rail (counted
+ *            received): deliver it, forward it (the hop limit is
+ *            decremented in @buf) or drop it, counted on the rail's link.
+ *            Context "bh".
+ *  tx_ready  TX descriptors came free on rail link @link: wake routed
+ *            links over it. Context "bh".
+ *  link_get  the routed link to @guid, with a reference, or NULL. Context
+ *            "any".
  */
-void tbr_route_rx(struct tbr_rail *rail, void *buf, u32 len);
-/* TX descriptors came free on rail link @link: wake routed links over it. */
-void tbr_route_tx_ready(struct tbr_link *link);
-/* The routed link to @guid, with a reference, or NULL. Context "any". */
-struct tbr_link *tbr_route_link_get(struct tbr_dev *tdev, u64 guid);
+struct tbr_link_router {
+	void (*rx)(struct tbr_rail *rail, void *buf, u32 len);
+	void (*tx_ready)(struct tbr_link *link);
+	struct tbr_link *(*link_get)(struct tbr_dev *tdev, u64 guid);
+};
 
 #endif /* TBRDMA_LINK_ROUTE_H */

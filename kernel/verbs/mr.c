@@ -52,7 +52,7 @@ static u32 tbr_mr_key_byte(struct tbr_dev *tdev)
  * Context: process. Publish @mr under a new key (a fast registration MR:
  * its ibmr keys; lookups find it once a REG_MR made it valid).
  */
-int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr)
+static int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr)
 {
 	u32 key;
 	int err;
@@ -77,6 +77,33 @@ int tbr_mr_add(struct tbr_dev *tdev, struct tbr_mr *mr)
 	/* visible to lookups only once complete */
 	xa_store(&tdev->mr_xa, mr->index, mr, GFP_KERNEL);
 	return 0;
+}
+
+/* A fast registration MR (kernel ULPs), its state mr_fast.c's. */
+static struct ib_mr *tbr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+				  u32 max_num_sg)
+{
+	struct tbr_dev *tdev = to_tbr_dev(ibpd->device);
+	struct tbr_mr_fast *fast;
+	struct tbr_mr *mr;
+	int err;
+
+	fast = tbr_mr_fast_new(type, max_num_sg);
+	if (IS_ERR(fast))
+		return ERR_CAST(fast);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		kvfree(fast);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->fast = fast;
+	err = tbr_mr_add(tdev, mr);
+	if (err) {
+		kvfree(fast);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
 }
 
 static struct ib_mr *tbr_get_dma_mr(struct ib_pd *ibpd, int access)
@@ -372,6 +399,7 @@ int tbr_mr_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 }
 
 const struct ib_device_ops tbr_mr_ops = {
+	.alloc_mr = tbr_alloc_mr,
 	.get_dma_mr = tbr_get_dma_mr,
 	.reg_user_mr = tbr_reg_user_mr,
 	.rereg_user_mr = tbr_rereg_user_mr,

@@ -4,9 +4,10 @@
  * memory management extensions kernel ULPs (nvme-rdma, nvmet-rdma, rpcrdma)
  * need.
  *
- * alloc_mr makes an MR with a key index and a page list of max_num_sg
- * entries, and no valid key. map_mr_sg (ib_sg_to_pages) fills the page list
- * and ibmr.iova/length/page_size; the ULP may rotate the key byte
+ * alloc_mr (mr.c, with the state tbr_mr_fast_new makes here) makes an MR
+ * with a key index and a page list of max_num_sg entries, and no valid key.
+ * map_mr_sg (ib_sg_to_pages) fills the page list and
+ * ibmr.iova/length/page_size; the ULP may rotate the key byte
  * (ib_update_fast_reg_key). Nothing of that is visible to lookups: only the
  * IB_WR_REG_MR work request, when the send queue reaches it (xport_mem.c,
  * in order with the QP's other WRs), takes a snapshot of iova, length and
@@ -38,34 +39,19 @@ struct tbr_mr_fast {
 			    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 			    IB_ACCESS_RELAXED_ORDERING)
 
-static struct ib_mr *tbr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
-				  u32 max_num_sg)
+struct tbr_mr_fast *tbr_mr_fast_new(enum ib_mr_type type, u32 max_num_sg)
 {
-	struct tbr_dev *tdev = to_tbr_dev(ibpd->device);
-	struct tbr_mr *mr;
-	int err;
+	struct tbr_mr_fast *f;
 
 	if (type != IB_MR_TYPE_MEM_REG)
 		return ERR_PTR(-EINVAL);
 	if (!max_num_sg || max_num_sg > TBR_MAX_FAST_REG_PAGES)
 		return ERR_PTR(-EINVAL);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
+	f = kvzalloc(struct_size(f, pages, max_num_sg), GFP_KERNEL);
+	if (!f)
 		return ERR_PTR(-ENOMEM);
-	mr->fast = kvzalloc(struct_size(mr->fast, pages, max_num_sg),
-			    GFP_KERNEL);
-	if (!mr->fast) {
-		kfree(mr);
-		return ERR_PTR(-ENOMEM);
-	}
-	mr->fast->max_pages = max_num_sg;
-	err = tbr_mr_add(tdev, mr);
-	if (err) {
-		kvfree(mr->fast);
-		kfree(mr);
-		return ERR_PTR(err);
-	}
-	return &mr->ibmr;
+	f->max_pages = max_num_sg;
+	return f;
 }
 
 static int tbr_mr_fast_set_page(struct ib_mr *ibmr, u64 addr)
@@ -179,6 +165,5 @@ void tbr_mr_fast_free(struct tbr_mr *mr)
 }
 
 const struct ib_device_ops tbr_mr_fast_ops = {
-	.alloc_mr = tbr_alloc_mr,
 	.map_mr_sg = tbr_map_mr_sg,
 };
