@@ -50,7 +50,8 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 		    *addrs = json_object_new_array(), *st = json_object_new_object();
 	HostRecord *mr;
 	uint64_t now = now_usec(CLOCK_MONOTONIC);
-	bool converged = s->db.n_hosts > 0, reach[FABRIC_HOSTS_MAX];
+	/* converged: a master elected, and every host names it */
+	bool converged = s->db.n_hosts > 0 && s->master, reach[FABRIC_HOSTS_MAX];
 
 	json_object_object_add(o, "device", s->device[0] ? json_object_new_string(s->device) : NULL);
 	json_object_object_add(o, "netdev", s->netdev[0] ? json_object_new_string(s->netdev) : NULL);
