@@ -55,7 +55,9 @@ no_xd() { ! xd_dev; }
 port_is() { grep -q "$1" /sys/class/infiniband/tbrdma0/ports/1/state; }
 
 step "make install (tbrdma.ko in updates/), the stand-in next to it ($(el))"
-[ "$VM_ROLE" = b ] || echo "$K" > "$S/a.kver"
+# written then renamed: the host script reads it as soon as the name exists (over 9p it
+# once read the file empty: make install with no KVER)
+[ "$VM_ROLE" = b ] || { echo "$K" > "$S/a.kver.tmp" && mv "$S/a.kver.tmp" "$S/a.kver"; }
 vm_wait host.installed 120
 # the harness binds /lib/modules/KVER read-only from the host: a tmpfs overlay makes it what it
 # is on a real machine, writable for make install's modules and depmod's index (the .host script
