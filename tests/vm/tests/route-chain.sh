@@ -141,6 +141,9 @@ fwd_check 800
 step "rping (rdma_cm) A -> D"
 rping_to 3 "$(addr 3)" 10
 
+step "ibv_rc_pingpong and rping between every pair of hosts"
+all_pairs_rdma "$(addr 0)" "$(addr 1)" "$(addr 2)" "$(addr 3)"
+
 step "integrity A -> D (verified RC traffic, 3 hops): B and C forward exactly what A and D send"
 fwd_begin
 PROG=$TBR_TOP/build/progs/integrity

@@ -46,6 +46,8 @@ all_ping || fail "not every host reaches every other"
 step "ibv_rc_pingpong 0 -> 2 and rping 0 -> 3 (two hops each)"
 rc_pingpong_to 2 "${ADDR[2]}" "${ADDR[0]}" 50
 rping_to 3 "${ADDR[3]}" 5
+step "ibv_rc_pingpong and rping between every pair of hosts"
+all_pairs_rdma "${ADDR[@]}"
 
 step "cut the cable 0-1 under verified RC traffic 0 -> 2: re-routed, no error, no lost byte"
 PROG=$TBR_TOP/build/progs/integrity
