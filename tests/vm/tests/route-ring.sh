@@ -7,7 +7,7 @@
 # hops via 4, 3, 2), every host still pings every other, and the transfer ends without an error
 # completion or a wrong byte (its retransmissions took the new path 0-4-3-2); restored: routes
 # back to min-hop.
-# vm-timeout: 420
+# vm-timeout: 600
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 . "$TBR_TOP/tests/vm/tests/fabric.lib"
