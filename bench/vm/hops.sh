@@ -13,7 +13,6 @@ trap - ERR	# (fabric.lib's dumps the daemons' state: there are none here)
 RUNS=${BENCH_HOPS_RUNS:-3}
 BW_BYTES=${BENCH_HOPS_BW_BYTES:-16777216}
 LAT_ITERS=${BENCH_HOPS_LAT_ITERS:-200}
-addr() { echo "10.89.0.$(($1 + 1))"; }
 
 verbs_slim
 step "four hosts A-B-C-D cabled as a line, min-hop routes"

@@ -19,7 +19,6 @@ trap - ERR	# (fabric.lib's dumps the daemons' state: there are none here)
 step "four hosts A-B-C-D (tbrdma0..3) cabled as a line"
 fabric_chain 4
 "$CTL" links | grep '^link'
-addr() { echo "10.89.0.$(($1 + 1))"; }
 in_h 0 ping -c 1 -W 1 "$(addr 1)" > /dev/null || fail "no ping between neighbours A and B"
 in_h 0 ping -c 1 -W 2 "$(addr 3)" > /dev/null && fail "A reached D with no route"
 
