@@ -7,6 +7,8 @@
  *   2. a 1 MiB ping-pong, ITERS round trips: rank 0 sends a buffer filled from (seed, iter),
  *      rank 1 checks it and sends back its bytes inverted, rank 0 checks those.
  * Prints the wall time of each part and "mpi_check: ok"; exits 1 at the first wrong value.
+ * Each rank then prints when it started and ended (CLOCK_REALTIME, seconds) and how long its
+ * MPI_Init and MPI_Finalize took: the phases a transport's connection set-up and teardown cost.
  * Usage: mpirun -np 2 mpi_check [ITERS]   (default 100)
  */
 #include <mpi.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ALLREDUCE_N 4096
 #define PINGPONG_BYTES (1 << 20)
@@ -99,13 +102,23 @@ static double pingpong(int rank, long iters)
 	return t0;
 }
 
+static double now(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int main(int argc, char **argv)
 {
 	long iters = argc > 1 ? atol(argv[1]) : 100;
-	double t_all, t_pp;
+	double t_start = now(CLOCK_REALTIME), t_all, t_pp, t_init, t_fin;
 	int rank, size;
 
+	t_init = now(CLOCK_MONOTONIC);
 	MPI_Init(&argc, &argv);
+	t_init = now(CLOCK_MONOTONIC) - t_init;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (size != 2 || iters < 1) {
@@ -125,7 +138,12 @@ int main(int argc, char **argv)
 		       t_pp, 2.0 * iters * PINGPONG_BYTES / t_pp / 1e6);
 		printf("mpi_check: total %.3f s\n", t_all + t_pp);
 		printf("mpi_check: ok\n");
+		fflush(stdout);
 	}
+	t_fin = now(CLOCK_MONOTONIC);
 	MPI_Finalize();
+	t_fin = now(CLOCK_MONOTONIC) - t_fin;
+	printf("mpi_check: rank %d: started %.3f, MPI_Init %.3f s, MPI_Finalize %.3f s, ended %.3f\n",
+	       rank, t_start, t_init, t_fin, now(CLOCK_REALTIME));
 	return 0;
 }
