@@ -7,6 +7,9 @@
 # same way (tests/progs/rereg_mr.c); UD multicast, a group of three QPs, detach, bad input
 # (tests/progs/mcast.c); memory windows of type 1 and 2 (bind, remote use checked against the
 # window, LOCAL_INV, SEND_WITH_INV, stale keys, bad binds; tests/progs/verbs_mw.c).
+# Also on the debug kernel when it is cached (make check's debug subset: every verbs object
+# created, used, destroyed and leak-checked under KASAN, lockdep and kmemleak; ~150 s there).
+# vm-kernel: 6.1 debug
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
