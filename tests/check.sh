@@ -1,7 +1,9 @@
 #!/bin/bash
 # tests/check.sh: what `make check` runs. Installs dependencies, builds, then runs every suite:
 #   build   the module against Debian's 6.1 and 6.12 headers (W=1 must be warning-free), then
-#           tests/lint/kernel-layers.py on its objects (no call circle, link layer clean)
+#           tests/lint/kernel-layers.py on its objects (no call circle, link layer clean), then
+#           provider/pabi-check (the provider's pabiN.h against the installed libibverbs, and
+#           against rdma-core's tags if TBR_RDMA_CORE_GIT names a mirror of rdma-core)
 #   unit    host unit tests of the transport core (cmocka, TAP), plain and ASan+UBSan
 #   bats    tbrdmad's unit tests (cmocka, TAP, plain and ASan+UBSan) and the bats tests of
 #           tbrdmad/tbctl on the host (tests/bats, no kernel module needed)
@@ -71,6 +73,14 @@ suite_build() {
 			tail -n 10 "$out" | sed 's/^/  | /'
 		fi
 	done
+	# the provider's private-ABI header (provider/pabiN.h) against the installed libibverbs, and
+	# against rdma-core's own tags when TBR_RDMA_CORE_GIT names a git mirror of rdma-core
+	out=$LOG/pabi.log
+	{ make -s -C provider check; provider/pabi-check tags; } > "$out" 2>&1
+	grep -E '^(PASS|FAIL) ' "$out" | while IFS= read -r l; do record "$l"; done
+	grep '^SKIP ' "$out"
+	grep -q '^PASS pabi/installed/provider' "$out" || grep -q '^FAIL' "$out" ||
+		record "FAIL pabi/installed: make -C provider check failed ($out)"
 }
 
 suite_unit() {
