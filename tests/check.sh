@@ -168,6 +168,11 @@ kimg0=$(kernel_images)
 if ! tests/deps.sh; then
 	record "FAIL deps: tests/deps.sh failed"
 else
+	# the VMs' Debian 13 root (tests of vm-kernel trixie): debootstrap is mostly download, so
+	# on an empty cache it runs beside the build; tests/vm/run waits for it (its lock)
+	case " $SUITES " in *" vm "*)
+		nice -n 10 tests/vm/lib/setup-userspace trixie > "$LOG/userspace.log" 2>&1 & ;;
+	esac
 	# the build suite compiles the module (W=1, as `make` does) first, so `make all` reuses it
 	case " $SUITES " in *" build "*) suite_build ;; esac
 	if ! make -s -j"$JOBS" all > "$LOG/make.log" 2>&1; then
