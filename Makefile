@@ -145,7 +145,7 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu
 PROVIDER_DIR ?= /usr/lib/$(MULTIARCH)/libibverbs
 INSTALL ?= install
 # the provider's file: libtbrdma-rdmavN.so, N the installed libibverbs' private ABI (provider/)
-PROVIDER_LIB = libtbrdma-rdmav$(shell provider/pabi-check installed --print-pabi 2>/dev/null | tail -1).so
+PROVIDER_LIB = libtbrdma-rdmav$(firstword $(shell provider/pabi-check installed --print-pabi 2>/dev/null | tail -1)).so
 # every file install puts (modules-load.d: with MODULES_LOAD=yes), relative to DESTDIR; the
 # configuration is handled on its own
 INSTALLED = $(SBINDIR)/tbrdmad $(BINDIR)/tbctl $(MODDIR)/tbrdma.ko \
