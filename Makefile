@@ -24,7 +24,7 @@ daemon:
 	$(MAKE) -C tbrdmad
 	$(MAKE) -C tbctl
 
-# userspace provider (libtbrdma-rdmav34.so) and the C programs VM tests run
+# userspace provider (libtbrdma-rdmavN.so, N: libibverbs' private ABI) and the C programs VM tests run
 provider progs:
 	$(MAKE) -C $(if $(filter progs,$@),tests/progs,provider)
 
@@ -144,13 +144,15 @@ MODULES_LOAD ?= no
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 PROVIDER_DIR ?= /usr/lib/$(MULTIARCH)/libibverbs
 INSTALL ?= install
+# the provider's file: libtbrdma-rdmavN.so, N the installed libibverbs' private ABI (provider/)
+PROVIDER_LIB = libtbrdma-rdmav$(firstword $(shell provider/pabi-check installed --print-pabi 2>/dev/null | tail -1)).so
 # every file install puts (modules-load.d: with MODULES_LOAD=yes), relative to DESTDIR; the
 # configuration is handled on its own
 INSTALLED = $(SBINDIR)/tbrdmad $(BINDIR)/tbctl $(MODDIR)/tbrdma.ko \
 	$(UNITDIR)/tbrdmad.service $(UNITDIR)/tbrdmad.socket $(UDEVRULESDIR)/70-tbrdma.rules $(UDEVRULESDIR)/90-tbrdma-eth.rules \
 	$(NETWORKDIR)/70-tbrdma.link $(MODPROBEDIR)/tbrdma.conf \
 	$(MANDIR)/man8/tbrdmad.8 $(MANDIR)/man8/tbctl.8 $(MANDIR)/man5/tbrdmad.conf.5 \
-	$(BASHCOMPDIR)/tbctl /etc/libibverbs.d/tbrdma.driver $(PROVIDER_DIR)/libtbrdma-rdmav34.so \
+	$(BASHCOMPDIR)/tbctl /etc/libibverbs.d/tbrdma.driver $(PROVIDER_DIR)/$(PROVIDER_LIB) \
 	$(MODULESLOADDIR)/tbrdma.conf
 
 # install-user: everything but the module and its modprobe.d/modules-load.d files (what the

@@ -232,8 +232,8 @@ struct ibv_cq_ex *tbr_create_cq_ex(struct ibv_context *ibctx,
 		return NULL;
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
+	ret = tbr_pabi_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp), 0);
 	if (ret)
 		goto err_free;
 	ret = cq_map(cq, ibctx, &resp.drv);

@@ -111,8 +111,8 @@ struct ibv_qp *tbr_create_qp_ex(struct ibv_context *ibctx,
 		return NULL;
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = ibv_cmd_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp));
+	ret = tbr_pabi_create_qp_ex2(ibctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				     &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_free;
 	ret = qp_map(qp, ibctx, &resp.drv, attr->srq != NULL,

@@ -397,8 +397,8 @@ static struct verbs_context *tbr_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 	memset(&resp, 0, sizeof(resp));
-	if (ibv_cmd_get_context(&ctx->vctx, &cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp)))
+	if (tbr_pabi_get_context(&ctx->vctx, &cmd, sizeof(cmd), &resp.ibv_resp,
+				 sizeof(resp)))
 		goto err;
 	if (resp.drv.abi_version != TBRDMA_UVERBS_ABI_VERSION ||
 	    resp.drv.ring_hdr_size != TBRDMA_RING_HDR_SIZE) {
@@ -449,5 +449,5 @@ static const struct verbs_device_ops tbr_dev_ops = {
 
 static void __attribute__((constructor)) tbr_register(void)
 {
-	verbs_register_driver_34(&tbr_dev_ops);
+	tbr_pabi_register_driver(&tbr_dev_ops);
 }

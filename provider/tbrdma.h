@@ -9,7 +9,19 @@
 
 #include <pthread.h>
 
+/* the private libibverbs ABI of the installed library: provider/Makefile
+ * passes TBR_PABI (the N of its IBVERBS_PRIVATE_N) */
+#if TBR_PABI == 34
 #include "pabi34.h"
+#elif TBR_PABI == 57
+#include "pabi57.h"
+#elif TBR_PABI == 59
+#include "pabi59.h"
+#elif TBR_PABI == 64
+#include "pabi64.h"
+#else
+#error "no pabiN.h for this TBR_PABI (provider/Makefile sets it)"
+#endif
 #include "tbrdma-abi.h"
 
 struct tbr_context {

@@ -1,7 +1,9 @@
 #!/bin/bash
 # tests/check.sh: what `make check` runs. Installs dependencies, builds, then runs every suite:
 #   build   the module against Debian's 6.1 and 6.12 headers (W=1 must be warning-free), then
-#           tests/lint/kernel-layers.py on its objects (no call circle, link layer clean)
+#           tests/lint/kernel-layers.py on its objects (no call circle, link layer clean), then
+#           provider/pabi-check (the provider's pabiN.h against the installed libibverbs, and
+#           against rdma-core's tags if TBR_RDMA_CORE_GIT names a mirror of rdma-core)
 #   unit    host unit tests of the transport core (cmocka, TAP), plain and ASan+UBSan
 #   bats    tbrdmad's unit tests (cmocka, TAP, plain and ASan+UBSan) and the bats tests of
 #           tbrdmad/tbctl on the host (tests/bats, no kernel module needed)
@@ -71,6 +73,14 @@ suite_build() {
 			tail -n 10 "$out" | sed 's/^/  | /'
 		fi
 	done
+	# the provider's private-ABI header (provider/pabiN.h) against the installed libibverbs, and
+	# against rdma-core's own tags when TBR_RDMA_CORE_GIT names a git mirror of rdma-core
+	out=$LOG/pabi.log
+	{ make -s -C provider check; provider/pabi-check tags; } > "$out" 2>&1
+	grep -E '^(PASS|FAIL) ' "$out" | while IFS= read -r l; do record "$l"; done
+	grep '^SKIP ' "$out"
+	grep -q '^PASS pabi/installed/provider' "$out" || grep -q '^FAIL' "$out" ||
+		record "FAIL pabi/installed: make -C provider check failed ($out)"
 }
 
 suite_unit() {
@@ -158,6 +168,11 @@ kimg0=$(kernel_images)
 if ! tests/deps.sh; then
 	record "FAIL deps: tests/deps.sh failed"
 else
+	# the VMs' Debian 13 root (tests of vm-kernel trixie): debootstrap is mostly download, so
+	# on an empty cache it runs beside the build; tests/vm/run waits for it (its lock)
+	case " $SUITES " in *" vm "*)
+		nice -n 10 tests/vm/lib/setup-userspace trixie > "$LOG/userspace.log" 2>&1 & ;;
+	esac
 	# the build suite compiles the module (W=1, as `make` does) first, so `make all` reuses it
 	case " $SUITES " in *" build "*) suite_build ;; esac
 	if ! make -s -j"$JOBS" all > "$LOG/make.log" 2>&1; then

@@ -33,7 +33,7 @@ files() {
 	755 /usr/local/sbin/tbrdmad
 	755 /usr/local/bin/tbctl
 	644 /lib/modules/$KVER/updates/tbrdma.ko
-	755 /usr/lib/$MULTIARCH/libibverbs/libtbrdma-rdmav34.so
+	755 /usr/lib/$MULTIARCH/libibverbs/libtbrdma-rdmav$("$TOP/provider/pabi-check" installed --print-pabi | tail -1 | cut -d' ' -f1).so
 	644 /etc/libibverbs.d/tbrdma.driver
 	644 /usr/local/lib/systemd/system/tbrdmad.service
 	644 /usr/local/lib/systemd/system/tbrdmad.socket

@@ -3,6 +3,9 @@
 # ibv_rc_pingpong (1 B .. 1 MiB), ibv_srq_pingpong and ibv_uc_pingpong pass through the
 # kernel-bypass provider; an SRQ armed with a limit raises IBV_EVENT_SRQ_LIMIT_REACHED when
 # real traffic drains it below the limit, exactly once (tests/progs/srq_limit).
+# On 6.1 with the host's (Debian 12) user space, and as xport-pingpong@trixie on Debian 13 (6.12,
+# rdma-core 56): make check's one run of Debian 13's user space (docs/testing.md).
+# vm-kernel: 6.1 trixie
 # vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
