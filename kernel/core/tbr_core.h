@@ -297,6 +297,7 @@ struct tbr_tqp_counters {
 	u64 spurious_retransmits; /* fast retransmits the peer reported as
 				   * duplicates (DSACK): reordering, not loss */
 	u64 read_hole_rtx;	/* READ chunks re-requested by the hole timer */
+	u64 tail_probes;	/* tail loss probes sent (tbr_req_loss.c) */
 };
 
 /* Creation-time configuration. */

@@ -36,6 +36,7 @@ void tbr_resp_reset(struct tbr_tqp *qp)
 	qp->uc_drop_msn = 0;
 	qp->ack_pending = 0;
 	qp->dsack = 0;
+	qp->hole_acked = 0;
 	qp->ack_count = 0;
 	qp->ack_deadline = TBR_NO_DEADLINE;
 	qp->rnr_nak_valid = 0;
@@ -81,6 +82,8 @@ static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 	tbr_tx_put(qp, buf, hl + 8 * nwords, 0);
 	if (syn == TBR_SYN_ACK) {
 		qp->cnt.acks_sent++;
+		qp->hole_acked = span != 0;
+		qp->hole_hi = qp->rcv_hi;
 		qp->dsack = 0;
 		qp->ack_pending = 0;
 		qp->ack_count = 0;
@@ -849,7 +852,15 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		tbr_uc_arm(qp, now);
 		return 0;
 	}
-	tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
+	/*
+	 * The last ACK reported holes and all of them are filled now: say so
+	 * at once, the requester may be waiting on them (its RACK would take
+	 * a frame only late on a slow rail for lost after ~ 1 RTT, before the
+	 * coalescing delay ran out). At most one such ACK per ACK with holes.
+	 */
+	tbr_resp_ack(qp, now, (h->flags & TBR_F_ACKREQ) ||
+			      (qp->hole_acked &&
+			       tbr_psn_diff(qp->epsn, qp->hole_hi) >= 0));
 	return 0;
 }
 

@@ -699,6 +699,7 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 	v[TBR_XCNT_FAST_RETRANSMITS] += c->fast_retransmits;
 	v[TBR_XCNT_SPURIOUS_RETRANSMITS] += c->spurious_retransmits;
 	v[TBR_XCNT_TIMEOUTS] += c->timeouts;
+	v[TBR_XCNT_TAIL_PROBES] += c->tail_probes;
 	v[TBR_XCNT_DUPLICATES] += c->duplicates;
 	v[TBR_XCNT_OUT_OF_WINDOW] += c->out_of_window;
 	v[TBR_XCNT_RX_MALFORMED] += c->rx_malformed;
