@@ -162,7 +162,7 @@ struct tbr_tqp {
 	u64 rto_deadline;	/* TBR_NO_DEADLINE: not armed */
 	u64 pto_deadline;	/* tail loss probe, TBR_NO_DEADLINE: not armed */
 	u8 tlp_sent;		/* a probe went out since the last progress */
-	u8 tail_ackreq;		/* the last new frame asked for an ACK now */
+	u8 tail_flags;		/* TBR_F_* of the last new frame sent */
 	u64 rnr_until;		/* TBR_NO_DEADLINE: not waiting */
 	u8 rtx_active;		/* retransmission sweep in progress */
 	u8 halted;		/* fatal NAK received: start no new WR */

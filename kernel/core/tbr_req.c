@@ -52,7 +52,7 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	qp->rto_deadline = TBR_NO_DEADLINE;
 	qp->pto_deadline = TBR_NO_DEADLINE;
 	qp->tlp_sent = 0;
-	qp->tail_ackreq = 0;
+	qp->tail_flags = 0;
 	qp->rnr_until = TBR_NO_DEADLINE;
 	qp->rtx_active = 0;
 	qp->halted = 0;
@@ -338,10 +338,7 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 	if (retrans)
 		qp->cnt.retransmits++;
 	else
-		/* READ/ATOMIC requests are answered at once, ACKREQ or not */
-		qp->tail_ackreq = (h.flags & TBR_F_ACKREQ) ||
-				  h.opcode == TBR_OP_READ_REQ ||
-				  tbr_op_atomic(h.opcode);
+		qp->tail_flags = h.flags;
 	return 0;
 }
 

@@ -309,7 +309,9 @@ void tbr_req_tlp_arm(struct tbr_tqp *qp, u64 now)
 		return;
 	pto = 2 * qp->srtt > qp->rtt_hi ? 2 * qp->srtt : qp->rtt_hi;
 	pto += tbr_req_reo_wnd(qp);
-	if (!qp->tail_ackreq)
+	/* READ/ATOMIC requests are answered at once, ACKREQ or not */
+	if (!(qp->tail_flags & TBR_F_ACKREQ) &&
+	    !tbr_wr(qp, qp->psn_msn[(qp->snd_nxt - 1) & qp->wmask])->rd)
 		pto += qp->conn.ack_delay_ns;
 	if (now < qp->rack_arm_at)
 		pto *= 2;

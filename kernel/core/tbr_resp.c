@@ -738,7 +738,7 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	bool uc = qp->cfg.type == TBR_QPT_UC;
 	u32 w = tbr_win(qp), n = 1, i;
 	struct tbr_rmsg *s;
-	bool fresh;
+	bool fresh, urgent;
 	s32 d;
 	int ret;
 
@@ -828,6 +828,7 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		s->solicited = 1;
 	s->seen = 1;
 	qp->ack_count++;
+	urgent = h->flags & TBR_F_ACKREQ;
 	if (!d && qp->rcv_hi == qp->epsn) {
 		/* In order, nothing received beyond: the window moves at once. */
 		for (i = 0; i < n; i++)
@@ -845,6 +846,15 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		if (tbr_psn_diff(tbr_psn_add(h->psn, n), qp->rcv_hi) > 0)
 			qp->rcv_hi = tbr_psn_add(h->psn, n);
 		tbr_resp_advance(qp);
+		/*
+		 * The last ACK reported holes and all of them are filled now:
+		 * say so at once, the requester may be waiting on them (its
+		 * RACK would take a frame only late on a slow rail for lost
+		 * after ~1 RTT, before the coalescing delay ran out). At most
+		 * one such ACK per ACK with holes.
+		 */
+		if (qp->hole_acked && tbr_psn_diff(qp->epsn, qp->hole_hi) >= 0)
+			urgent = true;
 	}
 	if (qp->error)
 		return 0;
@@ -852,15 +862,7 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		tbr_uc_arm(qp, now);
 		return 0;
 	}
-	/*
-	 * The last ACK reported holes and all of them are filled now: say so
-	 * at once, the requester may be waiting on them (its RACK would take
-	 * a frame only late on a slow rail for lost after ~ 1 RTT, before the
-	 * coalescing delay ran out). At most one such ACK per ACK with holes.
-	 */
-	tbr_resp_ack(qp, now, (h->flags & TBR_F_ACKREQ) ||
-			      (qp->hole_acked &&
-			       tbr_psn_diff(qp->epsn, qp->hole_hi) >= 0));
+	tbr_resp_ack(qp, now, urgent);
 	return 0;
 }
 
