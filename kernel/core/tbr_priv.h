@@ -428,10 +428,17 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now);
 void tbr_req_rd_hole_check(struct tbr_tqp *qp, struct tbr_swqe *w,
 			   u32 psn, u64 now);
 void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now);
-/* tbr_req_loss.c: arm the tail loss probe after a transmission or progress,
- * and send it when due */
-void tbr_req_tlp_arm(struct tbr_tqp *qp, u64 now);
+/* tbr_req_loss.c: arm the tail loss probe after a transmission or progress
+ * (through tbr_req_tlp_arm()), and send it when due */
+void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now);
 void tbr_req_tlp(struct tbr_tqp *qp, u64 now);
+
+static inline void tbr_req_tlp_arm(struct tbr_tqp *qp, u64 now)
+{
+	if (qp->pto_deadline == TBR_NO_DEADLINE && !qp->tlp_sent &&
+	    qp->una != qp->snd_nxt)
+		tbr_req_tlp_set(qp, now);
+}
 /* tbr_req.c: send frame @psn again; the PSNs sent */
 u32 tbr_req_resend(struct tbr_tqp *qp, u32 psn);
 /* tbr_req.c: last not-done PSN in [@psn, @end), which holds @psn itself */

@@ -278,21 +278,24 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
  * sent after a hole to be delivered; when the last frames of a flight are
  * lost (a ping-pong's only frame, or its ACK) nothing is, and only the
  * retransmit timer (2.1 s with rdma_cm's default) would end the wait. So
- * once per flight, a probe timeout after the last transmission or progress
- * without further progress resends the last not-done PSN; its ACK (a DSACK
+ * once per flight, a probe timeout after the first transmission since the
+ * last progress (or after that progress, with frames outstanding) without
+ * further progress resends the last not-done PSN (armed once, like the
+ * retransmit timer, so a stream does not move the timer per frame); its ACK (a DSACK
  * when only the ACK had been lost) or the SACK hole it reveals restarts
  * loss detection.
  *
- * PTO = max(2 srtt, rtt_hi) + reo_wnd (+ ack_delay when the newest frame
- * did not ask for an immediate ACK), doubled while RACK still learns the
- * rails (TBR_RACK_WARMUP). RFC 8985's 2 SRTT assumes one path whose RTT
+ * PTO = max(2 srtt, rtt_hi + srtt / 2) + reo_meas (+ ack_delay when the
+ * newest frame did not ask for an immediate ACK), doubled while RACK still
+ * learns the rails (TBR_RACK_WARMUP). RFC 8985's 2 SRTT assumes one path whose RTT
  * varies little around its mean. Here frames and ACKs are sprayed over
  * rails of different latency: a frame and its ACK may both ride the slowest
  * rails, and a message's frames (a READ's responses) arrive spread over the
  * rails' skew, so the mean says little about when the last answer is due.
  * rtt_hi, the largest recent RTT sample (decaying 1/32 per smaller one),
- * covers the slowest pair of rails and reo_wnd (which holds the measured
- * lateness) the spread on top; a slow rail is not taken for a lost frame.
+ * covers the slowest pair of rails, srtt / 2 a margin, and reo_meas (the
+ * lateness measured between frames, tbr_req_delivered()) the spread on top;
+ * a slow rail is not taken for a lost frame.
  * Armed only with an RTT measured and when it expires before the retransmit
  * timer (RFC 8985: PTO = min(PTO, RTO)).
  *
@@ -300,15 +303,17 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
  * out), and the retransmit timer keeps running, so a dead peer fails the QP
  * after exactly retry_cnt + 1 timeouts, probe or not.
  */
-void tbr_req_tlp_arm(struct tbr_tqp *qp, u64 now)
+void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now)
 {
-	u64 pto;
+	u64 pto, hi;
 
-	if (qp->cfg.type != TBR_QPT_RC || qp->tlp_sent || !qp->srtt ||
-	    qp->una == qp->snd_nxt)
+	if (!qp->srtt || !qp->conn.tail_probe || qp->cfg.type != TBR_QPT_RC)
 		return;
-	pto = 2 * qp->srtt > qp->rtt_hi ? 2 * qp->srtt : qp->rtt_hi;
-	pto += tbr_req_reo_wnd(qp);
+	pto = 2 * qp->srtt;
+	hi = qp->rtt_hi + qp->srtt / 2;
+	if (hi > pto)
+		pto = hi;
+	pto += qp->reo_meas;
 	/* READ/ATOMIC requests are answered at once, ACKREQ or not */
 	if (!(qp->tail_flags & TBR_F_ACKREQ) &&
 	    !tbr_wr(qp, qp->psn_msn[(qp->snd_nxt - 1) & qp->wmask])->rd)
