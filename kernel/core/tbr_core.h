@@ -297,6 +297,7 @@ struct tbr_tqp_counters {
 	u64 spurious_retransmits; /* fast retransmits the peer reported as
 				   * duplicates (DSACK): reordering, not loss */
 	u64 read_hole_rtx;	/* READ chunks re-requested by the hole timer */
+	u64 tail_probes;	/* tail loss probes sent (tbr_req_loss.c) */
 };
 
 /* Creation-time configuration. */
@@ -356,6 +357,7 @@ struct tbr_tqp_conn {
 	u64 reo_wnd_min_ns;	/* floor of the reordering window */
 	u64 reo_wnd_max_ns;	/* ceiling; 0 = timeout_ns / 2 */
 	u64 uc_reorder_ns;	/* UC responder: time a hole may stay open */
+	u8 tail_probe;		/* RC: tail loss probes (default 1) */
 };
 
 /* timeouts in a row with the tx path full that are not counted as retries */

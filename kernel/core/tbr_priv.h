@@ -139,6 +139,7 @@ struct tbr_tqp {
 	u64 rack_rtt;		/* RTT measured on that delivery */
 	u64 min_rtt;		/* smallest RTT sample, TBR_NO_DEADLINE: none */
 	u64 srtt;		/* smoothed RTT */
+	u64 rtt_hi;		/* largest recent RTT (slowest rails), decaying */
 	u64 reo_meas;		/* reordering measured on the rails (ns) */
 	u64 rack_deadline;	/* retry a verdict that found tx full */
 	u64 rack_arm_at;	/* no verdicts before (learning the rails) */
@@ -159,6 +160,9 @@ struct tbr_tqp {
 				 * nothing sent again: not counted as retries */
 	u32 rnr_left;
 	u64 rto_deadline;	/* TBR_NO_DEADLINE: not armed */
+	u64 pto_deadline;	/* tail loss probe, TBR_NO_DEADLINE: not armed */
+	u8 tlp_sent;		/* a probe went out since the last progress */
+	u8 tail_flags;		/* TBR_F_* of the last new frame sent */
 	u64 rnr_until;		/* TBR_NO_DEADLINE: not waiting */
 	u8 rtx_active;		/* retransmission sweep in progress */
 	u8 halted;		/* fatal NAK received: start no new WR */
@@ -187,6 +191,8 @@ struct tbr_tqp {
 	u32 acache_pos;
 	u8 ack_pending;
 	u32 dsack;		/* TBR_ACK_DSACK | PSN of a duplicate, or 0 */
+	u8 hole_acked;		/* the last ACK reported holes ... */
+	u32 hole_hi;		/* ... before this PSN (its rcv_hi) */
 	u8 uc_dropping;
 	u32 uc_drop_msn;	/* UC: incomplete msgs below this are dropped */
 	u32 ack_count;
@@ -422,8 +428,30 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now);
 void tbr_req_rd_hole_check(struct tbr_tqp *qp, struct tbr_swqe *w,
 			   u32 psn, u64 now);
 void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now);
+/* tbr_req_loss.c: arm the tail loss probe after a transmission or progress
+ * (through tbr_req_tlp_arm()), and send it when due */
+void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now);
+void tbr_req_tlp(struct tbr_tqp *qp, u64 now);
+
+static inline void tbr_req_tlp_arm(struct tbr_tqp *qp, u64 now)
+{
+	if (qp->pto_deadline == TBR_NO_DEADLINE && !qp->tlp_sent &&
+	    qp->una != qp->snd_nxt)
+		tbr_req_tlp_set(qp, now);
+}
 /* tbr_req.c: send frame @psn again; the PSNs sent */
 u32 tbr_req_resend(struct tbr_tqp *qp, u32 psn);
+/* tbr_req.c: last not-done PSN in [@psn, @end), which holds @psn itself */
+u32 tbr_req_last_missing(struct tbr_tqp *qp, u32 psn, u32 end);
+
+/*
+ * Frames sent again that may spend a retry: every retransmission except the
+ * tail loss probes, which are no timeout and never count toward retry_cnt.
+ */
+static inline u64 tbr_req_rtx_count(const struct tbr_tqp *qp)
+{
+	return qp->cnt.retransmits - qp->cnt.tail_probes;
+}
 /* tbr_req.c: complete @w (message @msn) with @status, QP to error */
 void tbr_req_fail(struct tbr_tqp *qp, struct tbr_swqe *w, u32 msn,
 		  u32 status);

@@ -29,7 +29,7 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	memset(qp->amb, 0, w / 8);
 	qp->rd_out = 0;
 	qp->retries_left = qp->conn.retry_cnt;
-	qp->rtx_mark = qp->cnt.retransmits;
+	qp->rtx_mark = tbr_req_rtx_count(qp);
 	qp->blocked_rtos = 0;
 	qp->rack_valid = 0;
 	qp->rack_ts = 0;
@@ -37,6 +37,7 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	qp->rack_psn = qp->conn.sq_psn;
 	qp->min_rtt = TBR_NO_DEADLINE;
 	qp->srtt = 0;
+	qp->rtt_hi = 0;
 	qp->reo_meas = 0;
 	qp->reo_mult = TBR_REO_MULT_INIT;
 	qp->reo_persist = TBR_REO_PERSIST;
@@ -49,6 +50,9 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	qp->rd_hole_retry = 0;
 	qp->rnr_left = qp->conn.rnr_retry;
 	qp->rto_deadline = TBR_NO_DEADLINE;
+	qp->pto_deadline = TBR_NO_DEADLINE;
+	qp->tlp_sent = 0;
+	qp->tail_flags = 0;
 	qp->rnr_until = TBR_NO_DEADLINE;
 	qp->rtx_active = 0;
 	qp->halted = 0;
@@ -333,6 +337,8 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 	tbr_tx_put(qp, buf, hl + paylen, paylen);
 	if (retrans)
 		qp->cnt.retransmits++;
+	else
+		qp->tail_flags = h.flags;
 	return 0;
 }
 
@@ -452,15 +458,19 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 static void tbr_req_progress_made(struct tbr_tqp *qp, u64 now)
 {
 	qp->retries_left = qp->conn.retry_cnt;
-	qp->rtx_mark = qp->cnt.retransmits;
+	qp->rtx_mark = tbr_req_rtx_count(qp);
 	qp->blocked_rtos = 0;
 	qp->rto_deadline = TBR_NO_DEADLINE;
-	if (qp->una != qp->snd_nxt)
+	qp->pto_deadline = TBR_NO_DEADLINE;
+	qp->tlp_sent = 0;
+	if (qp->una != qp->snd_nxt) {
 		tbr_req_arm(qp, now);
+		tbr_req_tlp_arm(qp, now);
+	}
 }
 
 /* Last not-done PSN in [psn, end), which holds at least @psn itself. */
-static u32 tbr_req_last_missing(struct tbr_tqp *qp, u32 psn, u32 end)
+u32 tbr_req_last_missing(struct tbr_tqp *qp, u32 psn, u32 end)
 {
 	u32 p = tbr_psn_add(end, TBR_PSN_MASK);
 
@@ -653,6 +663,8 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 	 * or in the tbr_req_rack() before. Whoever else marks PSNs done or
 	 * fails a WR advances itself.
 	 */
+	if (qp->snd_nxt != snd0)
+		tbr_req_tlp_arm(qp, now);
 	if (qp->sq_next != next0 || qp->snd_nxt != snd0 ||
 	    tbr_req_head_failed(qp))
 		tbr_req_advance(qp);
@@ -864,9 +876,12 @@ void tbr_req_timer(struct tbr_tqp *qp, u64 now)
 		tbr_req_start_sweep(qp);
 		tbr_req_arm(qp, now);
 	}
+	if (now >= qp->pto_deadline)
+		tbr_req_tlp(qp, now);
 	if (qp->rto_deadline == TBR_NO_DEADLINE || now < qp->rto_deadline)
 		return;
 	qp->rto_deadline = TBR_NO_DEADLINE;
+	qp->pto_deadline = TBR_NO_DEADLINE;
 	if (qp->una == qp->snd_nxt)
 		return;
 	qp->cnt.timeouts++;
@@ -877,7 +892,7 @@ void tbr_req_timer(struct tbr_tqp *qp, u64 now)
 	 * the last progress or retransmission, so a peer that stopped draining
 	 * its rings still fails the QP in the end.
 	 */
-	if (qp->cnt.retransmits != qp->rtx_mark) {
+	if (tbr_req_rtx_count(qp) != qp->rtx_mark) {
 		qp->blocked_rtos = 0;		/* frames did go out again */
 	} else if (qp->tx_blocked && qp->blocked_rtos < TBR_BLOCKED_RTO_MAX) {
 		qp->blocked_rtos++;
@@ -885,7 +900,7 @@ void tbr_req_timer(struct tbr_tqp *qp, u64 now)
 		tbr_req_arm(qp, now);
 		return;
 	}
-	qp->rtx_mark = qp->cnt.retransmits;
+	qp->rtx_mark = tbr_req_rtx_count(qp);
 	if (!qp->retries_left) {
 		struct tbr_swqe *w = tbr_wr(qp, qp->sq_head);
 
@@ -907,6 +922,8 @@ u64 tbr_req_deadline(const struct tbr_tqp *qp)
 		d = qp->rack_deadline;
 	if (qp->rnr_until < d)
 		d = qp->rnr_until;
+	if (!qp->tx_blocked && qp->pto_deadline < d)
+		d = qp->pto_deadline;
 	return d;
 }
 
@@ -927,6 +944,8 @@ void tbr_req_flush(struct tbr_tqp *qp)
 	memset(qp->frx, 0, tbr_win(qp) / 4);
 	memset(qp->amb, 0, tbr_win(qp) / 8);
 	qp->rto_deadline = TBR_NO_DEADLINE;
+	qp->pto_deadline = TBR_NO_DEADLINE;
+	qp->tlp_sent = 0;
 	qp->rnr_until = TBR_NO_DEADLINE;
 	qp->rack_deadline = TBR_NO_DEADLINE;
 	qp->rd_hole_deadline = TBR_NO_DEADLINE;

@@ -93,6 +93,10 @@ void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
 	qp->rack_rtt = rtt;
 	if (rtt < qp->min_rtt)
 		qp->min_rtt = rtt;
+	if (rtt > qp->rtt_hi)
+		qp->rtt_hi = rtt;
+	else
+		qp->rtt_hi -= (qp->rtt_hi - rtt) / 32;
 	if (!qp->srtt) {
 		qp->srtt = rtt;
 		qp->rack_arm_at = now + TBR_RACK_WARMUP * rtt;
@@ -153,7 +157,7 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
  * stalls for a moment with frames still queued on some rails from looking
  * like loss, since its next ACK carries the measurement (rack_rtt,
  * reo_meas) that explains the delay. Tail losses with nothing delivered
- * after them are left to the retransmit timer.
+ * after them are found by the tail loss probe (tbr_req_tlp()).
  * READ/ATOMIC holes: see tbr_req_rd_hole().
  */
 void tbr_req_rack(struct tbr_tqp *qp, u64 now)
@@ -267,4 +271,105 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
 	for (; q != next; q = tbr_psn_add(q, 1))
 		tbr_bm_set(qp->rtxd, q & qp->wmask);
 	qp->cnt.read_hole_rtx++;
+}
+
+/*
+ * Tail loss probe (after RACK-TLP, RFC 8985 section 7). RACK needs a frame
+ * sent after a hole to be delivered; when the last frames of a flight are
+ * lost (a ping-pong's only frame, or its ACK) nothing is, and only the
+ * retransmit timer (2.1 s with rdma_cm's default) would end the wait. So
+ * once per flight, a probe timeout after the first transmission since the
+ * last progress (or after that progress, with frames outstanding) without
+ * further progress resends the last not-done PSN (armed once, like the
+ * retransmit timer, so a stream does not move the timer per frame); its ACK (a DSACK
+ * when only the ACK had been lost) or the SACK hole it reveals restarts
+ * loss detection.
+ *
+ * PTO = max(2 srtt, rtt_hi + srtt / 2) + reo_meas (+ ack_delay when the
+ * newest frame did not ask for an immediate ACK), doubled while RACK still
+ * learns the rails (TBR_RACK_WARMUP). RFC 8985's 2 SRTT assumes one path whose RTT
+ * varies little around its mean. Here frames and ACKs are sprayed over
+ * rails of different latency: a frame and its ACK may both ride the slowest
+ * rails, and a message's frames (a READ's responses) arrive spread over the
+ * rails' skew, so the mean says little about when the last answer is due.
+ * rtt_hi, the largest recent RTT sample (decaying 1/32 per smaller one),
+ * covers the slowest pair of rails, srtt / 2 a margin, and reo_meas (the
+ * lateness measured between frames, tbr_req_delivered()) the spread on top;
+ * a slow rail is not taken for a lost frame.
+ * Armed only with an RTT measured and when it expires before the retransmit
+ * timer (RFC 8985: PTO = min(PTO, RTO)).
+ *
+ * A probe is no timeout: it spends no retry (tbr_req_rtx_count() leaves it
+ * out), and the retransmit timer keeps running, so a dead peer fails the QP
+ * after exactly retry_cnt + 1 timeouts, probe or not.
+ */
+void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now)
+{
+	u64 pto, hi;
+
+	if (!qp->srtt || !qp->conn.tail_probe || qp->cfg.type != TBR_QPT_RC)
+		return;
+	pto = 2 * qp->srtt;
+	hi = qp->rtt_hi + qp->srtt / 2;
+	if (hi > pto)
+		pto = hi;
+	pto += qp->reo_meas;
+	/* READ/ATOMIC requests are answered at once, ACKREQ or not */
+	if (!(qp->tail_flags & TBR_F_ACKREQ) &&
+	    !tbr_wr(qp, qp->psn_msn[(qp->snd_nxt - 1) & qp->wmask])->rd)
+		pto += qp->conn.ack_delay_ns;
+	if (now < qp->rack_arm_at)
+		pto *= 2;
+	if (qp->rto_deadline != TBR_NO_DEADLINE &&
+	    now + pto >= qp->rto_deadline)
+		return;
+	qp->pto_deadline = now + pto;
+}
+
+void tbr_req_tlp(struct tbr_tqp *qp, u64 now)
+{
+	u32 p, qi, next;
+
+	qp->pto_deadline = TBR_NO_DEADLINE;
+	if (qp->una == qp->snd_nxt || qp->tlp_sent || qp->rtx_active ||
+	    qp->error || qp->rnr_until != TBR_NO_DEADLINE)
+		return;
+	p = tbr_req_last_missing(qp, qp->una, qp->snd_nxt);
+	qi = p & qp->wmask;
+	if (tbr_bm_test(qp->rdm, qi)) {
+		struct tbr_swqe *w = tbr_wr(qp, qp->psn_msn[qi]);
+
+		if (w->opcode == TBR_WR_READ) {
+			/*
+			 * A READ request always starts at the first response
+			 * of its chunk not received yet, as the timeout sweep
+			 * and the hole check send it: the responder takes the
+			 * PSNs a request covers as received, so a request for
+			 * only the chunk's tail, taken before the lost request
+			 * for all of it, would make every later request for
+			 * the chunk overlap taken PSNs and be refused for good.
+			 */
+			u32 idx = (u32)tbr_psn_diff(p, w->first_psn);
+			u32 c = tbr_psn_add(w->first_psn,
+					    idx - idx % qp->read_chunk);
+
+			if (tbr_psn_diff(c, qp->una) < 0)
+				c = qp->una;
+			p = tbr_psn_add(c, tbr_bm_run(qp->done, tbr_win(qp), c,
+						      (u32)tbr_psn_diff(p, c)));
+			qi = p & qp->wmask;
+		}
+	}
+	if (qp->halted && (s32)(qp->psn_msn[qi] - qp->halt_msn) >= 0)
+		return;
+	next = tbr_req_resend(qp, p);
+	if (next == p)
+		return;		/* tx full: no lost tail, a busy path */
+	qp->tlp_sent = 1;
+	qp->cnt.tail_probes++;
+	/* RACK times these from now on; their delivery is ambiguous (Karn) */
+	for (; p != next; p = tbr_psn_add(p, 1)) {
+		qp->xts[p & qp->wmask] = now;
+		tbr_bm_set(qp->amb, p & qp->wmask);
+	}
 }

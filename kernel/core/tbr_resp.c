@@ -36,6 +36,7 @@ void tbr_resp_reset(struct tbr_tqp *qp)
 	qp->uc_drop_msn = 0;
 	qp->ack_pending = 0;
 	qp->dsack = 0;
+	qp->hole_acked = 0;
 	qp->ack_count = 0;
 	qp->ack_deadline = TBR_NO_DEADLINE;
 	qp->rnr_nak_valid = 0;
@@ -81,6 +82,8 @@ static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 	tbr_tx_put(qp, buf, hl + 8 * nwords, 0);
 	if (syn == TBR_SYN_ACK) {
 		qp->cnt.acks_sent++;
+		qp->hole_acked = span != 0;
+		qp->hole_hi = qp->rcv_hi;
 		qp->dsack = 0;
 		qp->ack_pending = 0;
 		qp->ack_count = 0;
@@ -735,7 +738,7 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	bool uc = qp->cfg.type == TBR_QPT_UC;
 	u32 w = tbr_win(qp), n = 1, i;
 	struct tbr_rmsg *s;
-	bool fresh;
+	bool fresh, urgent;
 	s32 d;
 	int ret;
 
@@ -825,6 +828,7 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		s->solicited = 1;
 	s->seen = 1;
 	qp->ack_count++;
+	urgent = h->flags & TBR_F_ACKREQ;
 	if (!d && qp->rcv_hi == qp->epsn) {
 		/* In order, nothing received beyond: the window moves at once. */
 		for (i = 0; i < n; i++)
@@ -842,6 +846,15 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		if (tbr_psn_diff(tbr_psn_add(h->psn, n), qp->rcv_hi) > 0)
 			qp->rcv_hi = tbr_psn_add(h->psn, n);
 		tbr_resp_advance(qp);
+		/*
+		 * The last ACK reported holes and all of them are filled now:
+		 * say so at once, the requester may be waiting on them (its
+		 * RACK would take a frame only late on a slow rail for lost
+		 * after ~1 RTT, before the coalescing delay ran out). At most
+		 * one such ACK per ACK with holes.
+		 */
+		if (qp->hole_acked && tbr_psn_diff(qp->epsn, qp->hole_hi) >= 0)
+			urgent = true;
 	}
 	if (qp->error)
 		return 0;
@@ -849,7 +862,7 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		tbr_uc_arm(qp, now);
 		return 0;
 	}
-	tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
+	tbr_resp_ack(qp, now, urgent);
 	return 0;
 }
 

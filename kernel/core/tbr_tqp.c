@@ -23,6 +23,7 @@ void tbr_tqp_conn_defaults(struct tbr_tqp_conn *conn)
 	conn->reo_wnd_min_ns = 1000;		/* 1 us */
 	conn->reo_wnd_max_ns = 0;		/* timeout_ns / 2 */
 	conn->uc_reorder_ns = 1000000;		/* 1 ms */
+	conn->tail_probe = 1;
 }
 
 struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,

@@ -44,6 +44,11 @@
 #include "core/tbr_core.h"
 #include "xport/xport.h"
 
+/* docs/protocol.md 3.4; off only to measure what the probe changes */
+static bool tail_probe = true;
+module_param(tail_probe, bool, 0644);
+MODULE_PARM_DESC(tail_probe, "RC tail loss probes for QPs connected from now on (default 1)");
+
 /* ---- receive WQEs and completions ---------------------------------------- */
 
 static int tbr_x_get_recv(void *ctx, struct tbr_tqp_recv *out)
@@ -699,6 +704,7 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 	v[TBR_XCNT_FAST_RETRANSMITS] += c->fast_retransmits;
 	v[TBR_XCNT_SPURIOUS_RETRANSMITS] += c->spurious_retransmits;
 	v[TBR_XCNT_TIMEOUTS] += c->timeouts;
+	v[TBR_XCNT_TAIL_PROBES] += c->tail_probes;
 	v[TBR_XCNT_DUPLICATES] += c->duplicates;
 	v[TBR_XCNT_OUT_OF_WINDOW] += c->out_of_window;
 	v[TBR_XCNT_RX_MALFORMED] += c->rx_malformed;
@@ -768,6 +774,7 @@ static void tbr_x_conn(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
 	conn->retry_cnt = qp->attr.retry_cnt;
 	conn->rnr_retry = qp->attr.rnr_retry;
 	conn->min_rnr_timer_ns = tbr_rnr_timer_ns(qp->attr.min_rnr_timer);
+	conn->tail_probe = READ_ONCE(tail_probe);
 }
 
 /*

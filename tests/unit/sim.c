@@ -267,6 +267,13 @@ static void sim_schedule(struct sim *s, struct sim_frame *f)
 	f->at = s->now + s->base_ns + rail * s->f.rail_skew_ns +
 		(s->f.jitter_ns ? sim_rand(s) % s->f.jitter_ns : 0);
 	f->seq = s->seq++;
+	if (s->f.drop_to[f->dst]) {
+		s->f.drop_to[f->dst]--;
+		s->dropped++;
+		s->inflight--;
+		frame_put(s, f);
+		return;
+	}
 	if ((s->f.rail_down_mask >> rail) & 1 ||
 	    sim_rand(s) % 100 < s->f.drop_pct) {
 		s->dropped++;

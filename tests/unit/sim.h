@@ -91,6 +91,8 @@ struct sim_faults {
 	unsigned int tx_cap;		/* max frames in flight, 0 = unlimited */
 	uint64_t stall_until;		/* nothing delivered before: a peer that
 					 * stops draining its rings (with tx_cap) */
+	unsigned int drop_to[2];	/* lose the next N frames sent to ep[i]
+					 * (a chosen frame: a ping-pong's tail) */
 };
 
 struct sim {

@@ -938,6 +938,178 @@ static void test_loss_recovered_before_timeout(void **state)
 	}
 }
 
+/*
+ * One ping-pong step: @op of @len bytes from ep0, run until it completed.
+ * Returns the virtual time it took.
+ */
+static uint64_t ping(struct sim *s, enum tbr_wr_opcode op, void *loc,
+		     uint32_t len, void *remote, uint64_t wr_id)
+{
+	struct sim_ep *a = &s->ep[0];
+	uint32_t n = a->ncq;
+	uint64_t t0 = s->now;
+
+	assert_int_equal(tpost(a, op, wr_id, loc, len, taddr(remote), 9, 0),
+			 0);
+	while (a->ncq == n && s->now - t0 < 10 * T_SEC)
+		sim_run_until(s, s->now + 1000);
+	assert_int_equal(a->ncq, n + 1);
+	assert_int_equal(a->cq[n].status, TBR_WC_SUCCESS);
+	assert_int_equal(a->cq[n].wr_id, wr_id);
+	return s->now - t0;
+}
+
+/*
+ * Tail loss probe: a ping-pong's lost tail (its only request frame, the
+ * ACK, a READ request or response) is repaired within a few RTTs by one
+ * probe, not by the retransmit timer (50 ms here), over skewed rails; the
+ * probe spends no retry and reports no spurious fast retransmit.
+ */
+static void test_tlp_lost_tail(void **state)
+{
+	/* @n frames to ep[@to] lost: the whole flight or its answer */
+	static const struct {
+		enum tbr_wr_opcode op;
+		uint32_t len;
+		int to;
+		unsigned int n;
+	} v[] = {
+		{ TBR_WR_WRITE, 64, 1, 1 },	/* the request frame */
+		{ TBR_WR_WRITE, 64, 0, 1 },	/* its ACK */
+		{ TBR_WR_WRITE, 3000, 1, 3 },	/* all 3 frames */
+		{ TBR_WR_WRITE, 3000, 0, 1 },	/* the ACK of 3 frames */
+		{ TBR_WR_READ, 64, 1, 1 },	/* the READ request */
+		{ TBR_WR_READ, 64, 0, 1 },	/* the READ response */
+		{ TBR_WR_READ, 3000, 1, 1 },	/* a 3-response READ request */
+		{ TBR_WR_READ, 3000, 0, 3 },	/* all 3 READ responses */
+		{ TBR_WR_FETCH_ADD, 8, 1, 1 },	/* the ATOMIC request */
+		{ TBR_WR_FETCH_ADD, 8, 0, 1 },	/* the ATOMIC response */
+	};
+	unsigned int k, i;
+
+	for (k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		struct sim *s = tsim(TBR_QPT_RC, 500 + k, NULL, long_rto);
+		const struct tbr_tqp_counters *c = tbr_tqp_counters(s->ep[0].qp);
+		static uint8_t remote[4096], loc[4096];
+		uint64_t rtt_max = 0, t;
+
+		s->f.rails = 4;
+		s->f.rail_skew_ns = 1500;
+		sim_add_mr(&s->ep[1], 9, remote, sizeof(remote),
+			   SIM_ACC_READ | SIM_ACC_WRITE | SIM_ACC_ATOMIC);
+		/* RTT learned on a clean ping-pong */
+		for (i = 0; i < 40; i++) {
+			t = ping(s, v[k].op, loc, v[k].len, remote, i);
+			if (t > rtt_max)
+				rtt_max = t;
+		}
+		assert_int_equal(c->tail_probes, 0);
+		assert_int_equal(c->retransmits, 0);
+		s->f.drop_to[v[k].to] = v[k].n;
+		t = ping(s, v[k].op, loc, v[k].len, remote, 100);
+		TDBG("k=%u rtt_max=%llu t=%llu probes=%llu rtx=%llu\n", k,
+		     (unsigned long long)rtt_max, (unsigned long long)t,
+		     (unsigned long long)c->tail_probes,
+		     (unsigned long long)c->retransmits);
+		assert_int_equal(s->dropped, v[k].n);
+		assert_int_equal(c->timeouts, 0);
+		assert_int_equal(c->tail_probes, 1);
+		assert_int_equal(c->spurious_retransmits, 0);
+		/* a few RTTs, three orders of magnitude below the timeout */
+		assert_true(t < 10 * rtt_max);
+		assert_true(t < 50000000 / 100);
+		/* still in step: the next ping-pong is clean */
+		ping(s, v[k].op, loc, v[k].len, remote, 101);
+		sim_free(s);
+	}
+}
+
+/*
+ * No probe without a loss: ping-pongs of 1..4096 bytes over rails of
+ * different latency (frames and ACKs sprayed, the slowest rail several RTTs
+ * of the fastest behind) and over one jittery rail never see a probe or
+ * any other retransmission.
+ */
+static void test_tlp_no_spurious(void **state)
+{
+	static const struct {
+		unsigned int rails;
+		uint64_t skew;
+		bool rnd;
+		uint64_t jitter;
+	} v[] = {
+		{ 2, 2000, false, 0 }, { 4, 3000, false, 0 },
+		{ 8, 2000, false, 0 }, { 8, 1500, true, 0 },
+		{ 4, 700, true, 3000 }, { 1, 0, false, 5000 },
+	};
+	static const enum tbr_wr_opcode ops[] = {
+		TBR_WR_WRITE, TBR_WR_READ, TBR_WR_SEND,
+	};
+	unsigned int k, i;
+
+	for (k = 0; k < 3 * sizeof(v) / sizeof(v[0]); k++) {
+		struct sim *s = tsim(TBR_QPT_RC, 600 + k, NULL, long_rto);
+		const struct tbr_tqp_counters *c = tbr_tqp_counters(s->ep[0].qp);
+		static uint8_t remote[4096], loc[4096];
+		unsigned int j = k / 3;
+
+		s->f.rails = v[j].rails;
+		s->f.rail_skew_ns = v[j].skew;
+		s->f.spray_random = v[j].rnd;
+		s->f.jitter_ns = v[j].jitter;
+		sim_add_mr(&s->ep[1], 9, remote, sizeof(remote),
+			   SIM_ACC_READ | SIM_ACC_WRITE);
+		for (i = 0; i < 500; i++) {
+			if (ops[k % 3] == TBR_WR_SEND)
+				sim_post_recv(&s->ep[1], i, remote, 4096);
+			ping(s, ops[k % 3], loc, 1 + (i * 61) % 4096, remote, i);
+		}
+		TDBG("k=%u probes=%llu fast=%llu spur=%llu tmo=%llu rtx=%llu\n", k, (unsigned long long)c->fast_retransmits, (unsigned long long)c->spurious_retransmits, (unsigned long long)c->timeouts,
+		     (unsigned long long)c->tail_probes,
+		     (unsigned long long)c->retransmits);
+		assert_int_equal(s->dropped, 0);
+		assert_int_equal(c->tail_probes, 0);
+		assert_int_equal(c->timeouts, 0);
+		/* nor a fast retransmit: the frame that fills the holes an
+		 * ACK reported is acknowledged at once, not after ack_delay */
+		assert_int_equal(c->retransmits, 0);
+		assert_int_equal(tbr_tqp_counters(s->ep[1].qp)->duplicates, 0);
+		sim_free(s);
+	}
+}
+
+/*
+ * A probe is no timeout: against a peer that went silent after the RTT was
+ * measured, the QP fails after exactly retry_cnt + 1 timeouts of the
+ * programmed length, the probe neither spending a retry nor delaying them.
+ */
+static void test_tlp_spends_no_retry(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 700, NULL, retry_3);
+	struct sim_ep *a = &s->ep[0];
+	const struct tbr_tqp_counters *c = tbr_tqp_counters(a->qp);
+	static uint8_t remote[64], loc[64];
+	uint64_t t0;
+	int i;
+
+	sim_add_mr(&s->ep[1], 9, remote, sizeof(remote),
+		   SIM_ACC_READ | SIM_ACC_WRITE);
+	for (i = 0; i < 20; i++)
+		ping(s, TBR_WR_WRITE, loc, 64, remote, i);
+	s->f.drop_pct = 100;
+	t0 = s->now;
+	assert_int_equal(tpost(a, TBR_WR_WRITE, 50, loc, 64, taddr(remote),
+			       9, 0), 0);
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(c->tail_probes, 1);
+	assert_int_equal(c->timeouts, 4);
+	assert_int_equal(a->cq[20].status, TBR_WC_RETRY_EXC_ERR);
+	/* 4 timeouts of 100 us from the first transmission, not later */
+	assert_true(s->now - t0 >= 4 * 100000);
+	assert_true(s->now - t0 < 4 * 100000 + 50000);
+	sim_free(s);
+}
+
 static void test_fence_and_rd_limit(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 50, small_win, NULL);
@@ -1026,6 +1198,9 @@ int main(void)
 		cmocka_unit_test(test_fence_and_rd_limit),
 		cmocka_unit_test(test_rails_skew_no_spurious_rtx),
 		cmocka_unit_test(test_loss_recovered_before_timeout),
+		cmocka_unit_test(test_tlp_lost_tail),
+		cmocka_unit_test(test_tlp_no_spurious),
+		cmocka_unit_test(test_tlp_spends_no_retry),
 		cmocka_unit_test(test_post_validation),
 	};
 
