@@ -1,6 +1,7 @@
 # Tail losses over 4 emulated rails with 5% drop + 5% duplicate on every rail (both directions),
-# issue 19's case: rping -V (TLP_PINGS, default 2000, verified pings; rdma_cm programs a ~2.1 s
-# retransmit timeout) must finish in < 60 s, and ibv_rc_pingpong -c (64 B, 1000 iterations,
+# issue 19's case: rping -V (TLP_PINGS, default 500, verified pings; rdma_cm programs a ~2.1 s
+# retransmit timeout) must average < 300 ms a ping (measured under TCG: ~80 ms with the probe,
+# ~1 s without), and ibv_rc_pingpong -c (64 B, 1000 iterations,
 # timeout 67 ms) must average < 10 ms per iteration. Without the tail loss probe a lost last frame
 # (or its ACK) of a ping-pong waits for that timer: ~1 ping/s and 57 ms per iteration were
 # measured. The rail counters prove the faults happened, the device's tail_probes counter that
@@ -9,7 +10,7 @@
 # vm-timeout: 420
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
-PINGS=${TLP_PINGS:-2000}
+PINGS=${TLP_PINGS:-500}
 
 pair_up 4
 modprobe rdma_ucm
@@ -42,7 +43,8 @@ rc_pp() {
 step "rping -V: $PINGS verified pings over 4 faulty rails"
 rping_v "$PINGS"
 echo "rping -V: $PINGS pings in $SECS s"
-[ "$(echo "$SECS < 60" | bc)" = 1 ] || { pair_diag; fail "rping took $SECS s (>= 60 s)"; }
+[ "$(echo "$SECS < $PINGS * 0.3" | bc)" = 1 ] ||
+	{ pair_diag; fail "rping took $SECS s for $PINGS pings (>= 300 ms each)"; }
 
 step "ibv_rc_pingpong -c: 64 B x 1000 over 4 faulty rails"
 rc_pp 1000
