@@ -161,7 +161,7 @@ struct tbr_tqp {
 	u32 rnr_left;
 	u64 rto_deadline;	/* TBR_NO_DEADLINE: not armed */
 	u64 pto_deadline;	/* tail loss probe, TBR_NO_DEADLINE: not armed */
-	u8 tlp_sent;		/* a probe went out since the last progress */
+	u8 tlp_sent;		/* probes sent since the last progress */
 	u8 tail_flags;		/* TBR_F_* of the last new frame sent */
 	u64 rnr_until;		/* TBR_NO_DEADLINE: not waiting */
 	u8 rtx_active;		/* retransmission sweep in progress */
@@ -391,6 +391,7 @@ void tbr_resp_advance(struct tbr_tqp *qp);
 #define TBR_REO_MULT_MAX	64
 #define TBR_REO_PERSIST		16
 #define TBR_RACK_WARMUP		8	/* first RTTs without verdicts */
+#define TBR_TLP_MAX		3	/* tail loss probes per flight */
 
 static inline struct tbr_swqe *tbr_wr(struct tbr_tqp *qp, u32 msn)
 {

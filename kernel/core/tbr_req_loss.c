@@ -277,13 +277,17 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
  * Tail loss probe (after RACK-TLP, RFC 8985 section 7). RACK needs a frame
  * sent after a hole to be delivered; when the last frames of a flight are
  * lost (a ping-pong's only frame, or its ACK) nothing is, and only the
- * retransmit timer (2.1 s with rdma_cm's default) would end the wait. So
- * once per flight, a probe timeout after the first transmission since the
- * last progress (or after that progress, with frames outstanding) without
- * further progress resends the last not-done PSN (armed once, like the
- * retransmit timer, so a stream does not move the timer per frame); its ACK (a DSACK
- * when only the ACK had been lost) or the SACK hole it reveals restarts
- * loss detection.
+ * retransmit timer (2.1 s with rdma_cm's default) would end the wait. So a
+ * probe timeout after the first transmission since the last progress (or
+ * after that progress, with frames outstanding) without further progress
+ * resends the last not-done PSN (armed once, like the retransmit timer, so
+ * a stream does not move the timer per frame); its ACK (a DSACK when only
+ * the ACK had been lost) or the SACK hole it reveals restarts loss
+ * detection. RFC 8985 sends one probe and leaves the rest to the RTO, a
+ * few RTTs away on one path; here the RTO is the QP's local ACK timeout,
+ * thousands of RTTs (67 ms to 2.1 s against ~100 us), so a lost probe (or
+ * its lost ACK: one in ten on a 5% lossy rail) would cost all of it. Up to
+ * TBR_TLP_MAX probes go out per flight, each PTO twice the one before.
  *
  * PTO = max(2 srtt, rtt_hi + srtt / 2) + reo_meas (+ ack_delay when the
  * newest frame did not ask for an immediate ACK), doubled while RACK still
@@ -297,7 +301,7 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
  * lateness measured between frames, tbr_req_delivered()) the spread on top;
  * a slow rail is not taken for a lost frame.
  * Armed only with an RTT measured and when it expires before the retransmit
- * timer (RFC 8985: PTO = min(PTO, RTO)).
+ * timer (RFC 8985: PTO = min(PTO, RTO)); the n-th probe after 2^(n-1) PTO.
  *
  * A probe is no timeout: it spends no retry (tbr_req_rtx_count() leaves it
  * out), and the retransmit timer keeps running, so a dead peer fails the QP
@@ -320,6 +324,7 @@ void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now)
 		pto += qp->conn.ack_delay_ns;
 	if (now < qp->rack_arm_at)
 		pto *= 2;
+	pto <<= qp->tlp_sent;
 	if (qp->rto_deadline != TBR_NO_DEADLINE &&
 	    now + pto >= qp->rto_deadline)
 		return;
@@ -331,8 +336,8 @@ void tbr_req_tlp(struct tbr_tqp *qp, u64 now)
 	u32 p, qi, next;
 
 	qp->pto_deadline = TBR_NO_DEADLINE;
-	if (qp->una == qp->snd_nxt || qp->tlp_sent || qp->rtx_active ||
-	    qp->error || qp->rnr_until != TBR_NO_DEADLINE)
+	if (qp->una == qp->snd_nxt || qp->tlp_sent >= TBR_TLP_MAX ||
+	    qp->rtx_active || qp->error || qp->rnr_until != TBR_NO_DEADLINE)
 		return;
 	p = tbr_req_last_missing(qp, qp->una, qp->snd_nxt);
 	qi = p & qp->wmask;
@@ -365,11 +370,13 @@ void tbr_req_tlp(struct tbr_tqp *qp, u64 now)
 	next = tbr_req_resend(qp, p);
 	if (next == p)
 		return;		/* tx full: no lost tail, a busy path */
-	qp->tlp_sent = 1;
+	qp->tlp_sent++;
 	qp->cnt.tail_probes++;
 	/* RACK times these from now on; their delivery is ambiguous (Karn) */
 	for (; p != next; p = tbr_psn_add(p, 1)) {
 		qp->xts[p & qp->wmask] = now;
 		tbr_bm_set(qp->amb, p & qp->wmask);
 	}
+	if (qp->tlp_sent < TBR_TLP_MAX)
+		tbr_req_tlp_set(qp, now);
 }

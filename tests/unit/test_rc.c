@@ -962,28 +962,32 @@ static uint64_t ping(struct sim *s, enum tbr_wr_opcode op, void *loc,
 /*
  * Tail loss probe: a ping-pong's lost tail (its only request frame, the
  * ACK, a READ request or response) is repaired within a few RTTs by one
- * probe, not by the retransmit timer (50 ms here), over skewed rails; the
- * probe spends no retry and reports no spurious fast retransmit.
+ * probe, and a lost probe by the next one (up to TBR_TLP_MAX), not by the
+ * retransmit timer (50 ms here), over skewed rails; the probes spend no
+ * retry and report no spurious fast retransmit.
  */
 static void test_tlp_lost_tail(void **state)
 {
-	/* @n frames to ep[@to] lost: the whole flight or its answer */
+	/* @n frames to ep[@to] lost: the whole flight or its answer, and
+	 * then the probes or their answers; repaired by @probes probes */
 	static const struct {
 		enum tbr_wr_opcode op;
 		uint32_t len;
 		int to;
-		unsigned int n;
+		unsigned int n, probes;
 	} v[] = {
-		{ TBR_WR_WRITE, 64, 1, 1 },	/* the request frame */
-		{ TBR_WR_WRITE, 64, 0, 1 },	/* its ACK */
-		{ TBR_WR_WRITE, 3000, 1, 3 },	/* all 3 frames */
-		{ TBR_WR_WRITE, 3000, 0, 1 },	/* the ACK of 3 frames */
-		{ TBR_WR_READ, 64, 1, 1 },	/* the READ request */
-		{ TBR_WR_READ, 64, 0, 1 },	/* the READ response */
-		{ TBR_WR_READ, 3000, 1, 1 },	/* a 3-response READ request */
-		{ TBR_WR_READ, 3000, 0, 3 },	/* all 3 READ responses */
-		{ TBR_WR_FETCH_ADD, 8, 1, 1 },	/* the ATOMIC request */
-		{ TBR_WR_FETCH_ADD, 8, 0, 1 },	/* the ATOMIC response */
+		{ TBR_WR_WRITE, 64, 1, 1, 1 },	/* the request frame */
+		{ TBR_WR_WRITE, 64, 0, 1, 1 },	/* its ACK */
+		{ TBR_WR_WRITE, 3000, 1, 3, 1 },	/* all 3 frames */
+		{ TBR_WR_WRITE, 3000, 0, 1, 1 },	/* the ACK of 3 frames */
+		{ TBR_WR_READ, 64, 1, 1, 1 },	/* the READ request */
+		{ TBR_WR_READ, 64, 0, 1, 1 },	/* the READ response */
+		{ TBR_WR_READ, 3000, 1, 1, 1 },	/* a 3-response READ request */
+		{ TBR_WR_READ, 3000, 0, 3, 1 },	/* all 3 READ responses */
+		{ TBR_WR_FETCH_ADD, 8, 1, 1, 1 },	/* the ATOMIC request */
+		{ TBR_WR_FETCH_ADD, 8, 0, 1, 1 },	/* the ATOMIC response */
+		{ TBR_WR_WRITE, 64, 1, 2, 2 },	/* the frame and the probe */
+		{ TBR_WR_WRITE, 64, 0, 2, 2 },	/* its ACK and the probe's */
 	};
 	unsigned int k, i;
 
@@ -1013,10 +1017,11 @@ static void test_tlp_lost_tail(void **state)
 		     (unsigned long long)c->retransmits);
 		assert_int_equal(s->dropped, v[k].n);
 		assert_int_equal(c->timeouts, 0);
-		assert_int_equal(c->tail_probes, 1);
+		assert_int_equal(c->tail_probes, v[k].probes);
 		assert_int_equal(c->spurious_retransmits, 0);
-		/* a few RTTs, three orders of magnitude below the timeout */
-		assert_true(t < 10 * rtt_max);
+		/* a few RTTs (each further probe after twice the wait before
+		 * it), orders of magnitude below the timeout */
+		assert_true(t < (10u << (v[k].probes - 1)) * rtt_max);
 		assert_true(t < 50000000 / 100);
 		/* still in step: the next ping-pong is clean */
 		ping(s, v[k].op, loc, v[k].len, remote, 101);
@@ -1081,7 +1086,7 @@ static void test_tlp_no_spurious(void **state)
 /*
  * A probe is no timeout: against a peer that went silent after the RTT was
  * measured, the QP fails after exactly retry_cnt + 1 timeouts of the
- * programmed length, the probe neither spending a retry nor delaying them.
+ * programmed length, the probes neither spending a retry nor delaying them.
  */
 static void test_tlp_spends_no_retry(void **state)
 {
@@ -1101,7 +1106,8 @@ static void test_tlp_spends_no_retry(void **state)
 	assert_int_equal(tpost(a, TBR_WR_WRITE, 50, loc, 64, taddr(remote),
 			       9, 0), 0);
 	assert_true(sim_run(s, T_SEC));
-	assert_int_equal(c->tail_probes, 1);
+	/* all the probes a flight gets go out before the first timeout */
+	assert_int_equal(c->tail_probes, 3);	/* TBR_TLP_MAX */
 	assert_int_equal(c->timeouts, 4);
 	assert_int_equal(a->cq[20].status, TBR_WC_RETRY_EXC_ERR);
 	/* 4 timeouts of 100 us from the first transmission, not later */

@@ -49,14 +49,16 @@ wait_for() {
 }
 
 # gid_index DEV IPV4: the index of DEV's RoCE v2 GID ::ffff:IPV4 (fails while it is absent)
+# (builtins only: a fork per GID costs seconds under TCG)
 gid_index() {
-	local want g i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	local want g i v t
+	printf -v want '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ }
 	for g in /sys/class/infiniband/$1/ports/1/gids/*; do
 		i=${g##*/}
-		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
-		grep -q 'RoCE v2' "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null &&
-			{ echo "$i"; return 0; }
+		read -r v 2> /dev/null < "$g" || continue
+		[ "$v" = "$want" ] || continue
+		read -r t 2> /dev/null < "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" || continue
+		[ "$t" = "RoCE v2" ] && { echo "$i"; return 0; }
 	done
 	return 1
 }
