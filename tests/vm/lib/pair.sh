@@ -66,7 +66,8 @@ pair_up() {
 pair_diag() {
 	"$CTL" links
 	grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/* | grep -v ':0$' || true
-	h1 grep -H . /sys/class/infiniband/tbrdma1/ports/1/hw_counters/* | grep -v ':0$' || true
+	# (the glob expanded inside h1, where tbrdma1's sysfs is)
+	h1 sh -c 'grep -H . /sys/class/infiniband/tbrdma1/ports/1/hw_counters/*' | grep -v ':0$' || true
 }
 
 pair_listening() { [ -n "$(h1 ss -ltnH "sport = :${1:-18515}")" ]; }
