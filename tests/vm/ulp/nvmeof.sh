@@ -115,13 +115,15 @@ pass 2 1048576 "$MIB"
 rail_tx() { "$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* tx_frames=\([0-9]*\).*/\1/p"; }
 rail1=$(echo "$RAIL_IFS" | sed -n 2p)
 before=$(rail_tx 0)
-# the cut comes once rail 0 carried a quarter of the write's frames (a 1 MiB write is ~256 READ
-# response frames from a over both rails); "during the write" is checked as soon as dd returns
+# the cut comes once rail 0 carried a sixteenth of the write's frames (a 1 MiB write is ~256
+# READ response frames from a over both rails; on the debug kernel a quarter was too late: each
+# poll costs seconds there and the write ended first); "during the write" is checked as soon as
+# dd returns
 rm -f /tmp/cut.done
 (
-	want=$((before + MIB * 32))
+	want=$((before + MIB * 8))
 	t=$((SECONDS + 300))
-	while [ "$(rail_tx 0)" -le "$want" ] && [ "$SECONDS" -lt "$t" ]; do sleep 0.2; done
+	while [ "$(rail_tx 0)" -le "$want" ] && [ "$SECONDS" -lt "$t" ]; do sleep 0.05; done
 	ip link set "$rail1" down
 	: > /tmp/cut.done
 	echo "rail 1 ($rail1) down after $(( $(rail_tx 0) - before )) frames on rail 0"
