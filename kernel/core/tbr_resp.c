@@ -733,6 +733,40 @@ static int tbr_resp_ud(struct tbr_tqp *qp, const struct tbr_hdr *h)
 	return 0;
 }
 
+/*
+ * RC fast path: a WRITE that is a whole message in one frame, at the next
+ * PSN and the next message expected, with nothing received beyond it and no
+ * READ/ATOMIC job pending. What the general path does with it (create its
+ * slot, place it, move the window by one, find the slot complete and retire
+ * it at once) reduces to: place, move epsn, rcv_hi and emsn by one. True
+ * when done; false (nothing changed) when the frame takes the general path,
+ * which also reports a failed placement.
+ */
+static bool tbr_resp_write_fast(struct tbr_tqp *qp, const struct tbr_hdr *h,
+				u64 now)
+{
+	u32 len = h->paylen;
+
+	if (h->opcode != TBR_OP_WRITE || qp->cfg.type != TBR_QPT_RC ||
+	    h->psn != qp->epsn || qp->rcv_hi != qp->epsn ||
+	    h->msn != qp->emsn || qp->njobs || h->offset ||
+	    h->msg_len != len || len > qp->cfg.mtu ||
+	    tbr_resp_slot_of(qp, h->msn)->state != TBR_RMSG_FREE)
+		return false;
+	if (len && (h->va + len < h->va ||
+		    qp->ops->mr_write(qp->ctx, h->rkey, h->va, h->payload, len)))
+		return false;
+	qp->rpsn_msn[h->psn & qp->wmask] = h->msn;
+	if ((s32)(h->msn - qp->msn_hi) >= 0)
+		qp->msn_hi = h->msn + 1;
+	qp->epsn = tbr_psn_add(h->psn, 1);
+	qp->rcv_hi = qp->epsn;
+	qp->emsn++;
+	qp->ack_count++;
+	tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
+	return true;
+}
+
 int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
 	bool uc = qp->cfg.type == TBR_QPT_UC;
@@ -744,6 +778,8 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 
 	if (qp->cfg.type == TBR_QPT_UD)
 		return tbr_resp_ud(qp, h);
+	if (tbr_resp_write_fast(qp, h, now))
+		return 0;
 
 	d = tbr_psn_diff(h->psn, qp->epsn);
 	if (d < 0)
