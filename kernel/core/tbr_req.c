@@ -146,7 +146,21 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		return -EIO;
 	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
 		return -ENOSPC;
-	ret = tbr_wr_check(qp, wr, &len);
+	/*
+	 * The common shape (RC or UC, SEND or WRITE, one SGE, no inline
+	 * data) needs only the length checks of tbr_wr_check().
+	 */
+	if (qp->cfg.type != TBR_QPT_UD && wr->num_sge == 1 && wr->sgl &&
+	    (wr->opcode == TBR_WR_WRITE || wr->opcode == TBR_WR_SEND) &&
+	    !(wr->flags & ~(TBR_WR_SIGNALED | TBR_WR_SOLICITED |
+			    TBR_WR_FENCE | TBR_WR_MORE))) {
+		len = wr->sgl[0].length;
+		ret = len > TBR_MSG_MAX ||
+		      tbr_frames((u32)len, qp->cfg.mtu) >=
+		      (1u << (TBR_PSN_BITS - 1)) ? -EINVAL : 0;
+	} else {
+		ret = tbr_wr_check(qp, wr, &len);
+	}
 	if (ret) {
 		/* a chain cut short goes out at once (TBR_WR_MORE) */
 		tbr_tqp_end_chain(qp, now);
@@ -225,107 +239,22 @@ static const u8 tbr_wr_wc_op[] = {
 };
 
 /*
- * Build and transmit the frame(s) starting at PSN @psn of @w: a data frame,
- * a READ request covering @nresp response PSNs, or an ATOMIC request.
- * Returns 0, -EAGAIN when no tx buffer is available, or -EIO when the local
- * SGE list cannot be read (w->status is set).
+ * Fill the payload of the frame in @buf (header of @hl bytes) with @paylen
+ * bytes from offset @off of @w and send it. Returns 0, or -EIO when the
+ * local SGE list cannot be read (w->status is set, @buf given back).
  */
-static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
-			u32 nresp, bool retrans)
+static inline int tbr_req_emit(struct tbr_tqp *qp, struct tbr_swqe *w,
+			       u8 *buf, u32 hl, u32 off, u32 paylen, u8 flags,
+			       bool retrans)
 {
-	u32 mtu = qp->cfg.mtu;
-	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
-	struct tbr_hdr h;
-	u32 hl, paylen = 0;
-	u8 *buf;
 	int ret;
 
-	/*
-	 * tbr_hdr_build() reads only the fields of h.opcode, all set below,
-	 * and h.offset is where the payload starts.
-	 */
-	h.psn = psn;
-	h.conn_id = qp->conn.conn_id;
-	h.dqpn = qp->conn.dest_qpn;
-	h.msn = w->wmsn;
-	h.flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
-
-	if (qp->cfg.type == TBR_QPT_UD) {
-		h.opcode = w->opcode == TBR_WR_SEND_IMM ? TBR_OP_UD_SEND_IMM :
-							   TBR_OP_UD_SEND;
-		h.conn_id = w->conn_id;
-		h.dqpn = w->remote_qpn;
-		h.qkey = w->qkey;
-		h.src_qpn = qp->cfg.qpn;
-		h.imm = w->imm;
-		h.offset = 0;	/* of the payload copied below */
-		paylen = w->length;
-	} else {
-		h.opcode = tbr_wr_wire_op[w->opcode];
-	}
-
-	switch (h.opcode) {
-	case TBR_OP_READ_REQ:
-		h.offset = idx * mtu;
-		h.msg_len = w->length;
-		h.req_len = w->length - h.offset;
-		if (h.req_len > nresp * mtu)
-			h.req_len = nresp * mtu;
-		h.rkey = w->rkey;
-		h.va = w->remote_addr;
-		break;
-	case TBR_OP_CMP_SWAP:
-	case TBR_OP_FETCH_ADD:
-		h.rkey = w->rkey;
-		h.va = w->remote_addr;
-		if (h.opcode == TBR_OP_CMP_SWAP) {
-			h.compare = w->compare_add;
-			h.swap_add = w->swap;
-		} else {
-			h.swap_add = w->compare_add;
-			h.compare = 0;
-		}
-		break;
-	case TBR_OP_UD_SEND:
-	case TBR_OP_UD_SEND_IMM:
-		break;
-	default:
-		h.offset = idx * mtu;
-		h.msg_len = w->length;
-		paylen = w->length - h.offset;
-		if (paylen > mtu)
-			paylen = mtu;
-		h.rmsn = w->rmsn;
-		h.imm = w->imm;
-		h.rkey = w->rkey;
-		h.va = w->remote_addr;
-		if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
-			h.flags |= TBR_F_ACKREQ;
-		if (w->ordered && (h.opcode == TBR_OP_WRITE ||
-				   h.opcode == TBR_OP_WRITE_IMM))
-			h.flags |= TBR_F_ORDERED;
-		if ((w->flags & TBR_WR_SOLICITED) &&
-		    (h.opcode == TBR_OP_SEND || h.opcode == TBR_OP_SEND_IMM ||
-		     h.opcode == TBR_OP_SEND_INV ||
-		     h.opcode == TBR_OP_WRITE_IMM))
-			h.flags |= TBR_F_SOLICITED;
-		break;
-	}
-	if (!(psn & (tbr_win(qp) / 4 - 1)))
-		h.flags |= TBR_F_ACKREQ;
-	h.paylen = (u16)paylen;
-
-	hl = tbr_hdr_len(h.opcode);
-	buf = tbr_tx_get(qp, hl + paylen);
-	if (!buf)
-		return -EAGAIN;
-	tbr_hdr_build(buf, &h);
 	if (paylen) {
 		if (w->flags & TBR_WR_INLINE) {
-			memcpy(buf + hl, w->inline_data + h.offset, paylen);
+			memcpy(buf + hl, w->inline_data + off, paylen);
 		} else {
 			ret = qp->ops->sgl_read(qp->ctx, w->sge, w->num_sge,
-						h.offset, buf + hl, paylen);
+						off, buf + hl, paylen);
 			if (ret) {
 				qp->ops->tx_abort(qp->ctx, buf);
 				w->status = ret < 0 && -ret <= TBR_WC_RNR_RETRY_EXC_ERR ?
@@ -338,8 +267,102 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 	if (retrans)
 		qp->cnt.retransmits++;
 	else
-		qp->tail_flags = h.flags;
+		qp->tail_flags = flags;
 	return 0;
+}
+
+/*
+ * Build and transmit the frame(s) starting at PSN @psn of @w: a data frame,
+ * a READ request covering @nresp response PSNs, or an ATOMIC request.
+ * Returns 0, -EAGAIN when no tx buffer is available, or -EIO when the local
+ * SGE list cannot be read (w->status is set).
+ */
+static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
+			u32 nresp, bool retrans)
+{
+	u32 mtu = qp->cfg.mtu;
+	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
+	u8 flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
+	struct tbr_hdr h;
+	u32 hl, paylen = 0;
+	u8 op, *buf;
+
+	if (!(psn & (tbr_win(qp) / 4 - 1)))
+		flags |= TBR_F_ACKREQ;
+	op = qp->cfg.type == TBR_QPT_UD ? 0 : tbr_wr_wire_op[w->opcode];
+	if (op && op != TBR_OP_READ_REQ && !tbr_op_atomic(op)) {
+		/* SEND*, WRITE*: straight into the frame (tbr_wire.h) */
+		u32 off = idx * mtu;
+
+		paylen = w->length - off;
+		if (paylen > mtu)
+			paylen = mtu;
+		if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
+			flags |= TBR_F_ACKREQ;
+		if (w->ordered && (op == TBR_OP_WRITE || op == TBR_OP_WRITE_IMM))
+			flags |= TBR_F_ORDERED;
+		if ((w->flags & TBR_WR_SOLICITED) && op != TBR_OP_WRITE)
+			flags |= TBR_F_SOLICITED;
+		hl = tbr_hdr_len(op);
+		buf = tbr_tx_get(qp, hl + paylen);
+		if (!buf)
+			return -EAGAIN;
+		tbr_put_base(buf, op, flags, qp->conn.conn_id, (u16)paylen,
+			     qp->conn.dest_qpn, psn);
+		tbr_put_data_ext(buf, op, w->wmsn, off, w->length, w->rmsn,
+				 w->imm, w->rkey, w->remote_addr);
+		return tbr_req_emit(qp, w, buf, hl, off, paylen, flags,
+				    retrans);
+	}
+
+	/*
+	 * READ and ATOMIC requests, UD datagrams: tbr_hdr_build() reads only
+	 * the fields of h.opcode, all set below, and h.offset is where the
+	 * payload starts.
+	 */
+	h.psn = psn;
+	h.conn_id = qp->conn.conn_id;
+	h.dqpn = qp->conn.dest_qpn;
+	h.msn = w->wmsn;
+	h.flags = flags;
+	h.opcode = op;
+	h.offset = 0;
+	if (!op) {
+		h.opcode = w->opcode == TBR_WR_SEND_IMM ? TBR_OP_UD_SEND_IMM :
+							   TBR_OP_UD_SEND;
+		h.conn_id = w->conn_id;
+		h.dqpn = w->remote_qpn;
+		h.qkey = w->qkey;
+		h.src_qpn = qp->cfg.qpn;
+		h.imm = w->imm;
+		paylen = w->length;
+	} else if (op == TBR_OP_READ_REQ) {
+		h.offset = idx * mtu;
+		h.msg_len = w->length;
+		h.req_len = w->length - h.offset;
+		if (h.req_len > nresp * mtu)
+			h.req_len = nresp * mtu;
+		h.rkey = w->rkey;
+		h.va = w->remote_addr;
+	} else {
+		h.rkey = w->rkey;
+		h.va = w->remote_addr;
+		if (h.opcode == TBR_OP_CMP_SWAP) {
+			h.compare = w->compare_add;
+			h.swap_add = w->swap;
+		} else {
+			h.swap_add = w->compare_add;
+			h.compare = 0;
+		}
+	}
+	h.paylen = (u16)paylen;
+
+	hl = tbr_hdr_len(h.opcode);
+	buf = tbr_tx_get(qp, hl + paylen);
+	if (!buf)
+		return -EAGAIN;
+	tbr_hdr_build(buf, &h);
+	return tbr_req_emit(qp, w, buf, hl, h.offset, paylen, h.flags, retrans);
 }
 
 /*

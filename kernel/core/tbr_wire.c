@@ -119,33 +119,20 @@ u32 tbr_hdr_build(void *buf, const struct tbr_hdr *h)
 	u8 *p = buf;
 	u8 *e = p + TBR_BASE_HDR_LEN;
 
-	p[0] = TBR_WIRE_VERSION;
-	p[1] = h->opcode;
-	p[2] = h->flags;
-	p[3] = 0;
-	tbr_put_be16(h->conn_id, p + 4);
-	tbr_put_be16(h->paylen, p + 6);
-	tbr_put_be32(h->dqpn & TBR_QPN_MASK, p + 8);
-	tbr_put_be32(h->psn & TBR_PSN_MASK, p + 12);
+	tbr_put_base(p, h->opcode, h->flags, h->conn_id, h->paylen, h->dqpn,
+		     h->psn);
 
 	switch (h->opcode) {
 	case TBR_OP_SEND:
 	case TBR_OP_SEND_IMM:
 	case TBR_OP_SEND_INV:
-		tbr_put_be32(h->msn, e);
-		tbr_put_be32(h->offset, e + 4);
-		tbr_put_be32(h->msg_len, e + 8);
-		tbr_put_be32(h->rmsn, e + 12);
-		tbr_put_be32(h->imm, e + 16);
-		break;
-	case TBR_OP_WRITE_IMM:
-		tbr_put_be32(h->rmsn, e + 24);
-		tbr_put_be32(h->imm, e + 28);
-		fallthrough;
 	case TBR_OP_WRITE:
+	case TBR_OP_WRITE_IMM:
+		return tbr_put_data_ext(p, h->opcode, h->msn, h->offset,
+					h->msg_len, h->rmsn, h->imm, h->rkey,
+					h->va);
 	case TBR_OP_READ_REQ:
-		if (h->opcode == TBR_OP_READ_REQ)
-			tbr_put_be32(h->req_len, e + 24);
+		tbr_put_be32(h->req_len, e + 24);
 		tbr_put_be32(h->msn, e);
 		tbr_put_be32(h->offset, e + 4);
 		tbr_put_be32(h->msg_len, e + 8);
