@@ -676,7 +676,6 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 			tbr_req_mark(qp, qp->cur_psn, n, TBR_NO_DEADLINE);
 		qp->cur_psn = tbr_psn_add(qp->cur_psn, n);
 		qp->snd_nxt = qp->cur_psn;
-		tbr_req_arm(qp, now);
 		if (qp->cur_psn == tbr_psn_add(w->first_psn, w->npsn))
 			qp->sq_next++;
 	}
@@ -686,8 +685,11 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 	 * or in the tbr_req_rack() before. Whoever else marks PSNs done or
 	 * fails a WR advances itself.
 	 */
-	if (qp->snd_nxt != snd0)
+	if (qp->snd_nxt != snd0) {
+		if (!qp->error)
+			tbr_req_arm(qp, now);	/* once for what went out */
 		tbr_req_tlp_arm(qp, now);
+	}
 	if (qp->sq_next != next0 || qp->snd_nxt != snd0 ||
 	    tbr_req_head_failed(qp))
 		tbr_req_advance(qp);

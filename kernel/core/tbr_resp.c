@@ -767,7 +767,9 @@ static bool tbr_resp_write_fast(struct tbr_tqp *qp, const struct tbr_hdr *h,
 	return true;
 }
 
-int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
+/* Everything but the fast path: out of line, its frame set-up is large. */
+static tbr_noinline int tbr_resp_rx_slow(struct tbr_tqp *qp,
+					 const struct tbr_hdr *h, u64 now)
 {
 	bool uc = qp->cfg.type == TBR_QPT_UC;
 	u32 w = tbr_win(qp), n = 1, i;
@@ -778,8 +780,6 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 
 	if (qp->cfg.type == TBR_QPT_UD)
 		return tbr_resp_ud(qp, h);
-	if (tbr_resp_write_fast(qp, h, now))
-		return 0;
 
 	d = tbr_psn_diff(h->psn, qp->epsn);
 	if (d < 0)
@@ -900,6 +900,13 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	}
 	tbr_resp_ack(qp, now, urgent);
 	return 0;
+}
+
+int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
+{
+	if (tbr_resp_write_fast(qp, h, now))
+		return 0;
+	return tbr_resp_rx_slow(qp, h, now);
 }
 
 void tbr_resp_pump(struct tbr_tqp *qp, u64 now)
