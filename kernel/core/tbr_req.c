@@ -134,6 +134,20 @@ void tbr_tqp_end_chain(struct tbr_tqp *qp, u64 now)
 	tbr_req_pump(qp, now);
 }
 
+/*
+ * The common shape of a send WR: RC or UC, SEND or WRITE, one SGE, no
+ * inline data. It needs only the length checks of tbr_wr_check(), and of
+ * the WQE only what such a WR uses (the UD and ATOMIC fields are not read).
+ */
+static bool tbr_post_fast(const struct tbr_tqp *qp,
+			  const struct tbr_send_wr *wr)
+{
+	return qp->cfg.type != TBR_QPT_UD && wr->num_sge == 1 && wr->sgl &&
+	       (wr->opcode == TBR_WR_WRITE || wr->opcode == TBR_WR_SEND) &&
+	       !(wr->flags & ~(TBR_WR_SIGNALED | TBR_WR_SOLICITED |
+			       TBR_WR_FENCE | TBR_WR_MORE));
+}
+
 int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 {
 	struct tbr_swqe *w;
@@ -146,14 +160,7 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		return -EIO;
 	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
 		return -ENOSPC;
-	/*
-	 * The common shape (RC or UC, SEND or WRITE, one SGE, no inline
-	 * data) needs only the length checks of tbr_wr_check().
-	 */
-	if (qp->cfg.type != TBR_QPT_UD && wr->num_sge == 1 && wr->sgl &&
-	    (wr->opcode == TBR_WR_WRITE || wr->opcode == TBR_WR_SEND) &&
-	    !(wr->flags & ~(TBR_WR_SIGNALED | TBR_WR_SOLICITED |
-			    TBR_WR_FENCE | TBR_WR_MORE))) {
+	if (tbr_post_fast(qp, wr)) {
 		len = wr->sgl[0].length;
 		ret = len > TBR_MSG_MAX ||
 		      tbr_frames((u32)len, qp->cfg.mtu) >=
@@ -168,6 +175,26 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	}
 
 	w = tbr_wr(qp, qp->sq_tail);
+	if (tbr_post_fast(qp, wr)) {
+		w->wr_id = wr->wr_id;
+		w->remote_addr = wr->remote_addr;
+		w->length = (u32)len;
+		w->rkey = wr->rkey;
+		w->imm = wr->imm;
+		w->opcode = wr->opcode;
+		w->flags = wr->flags;
+		w->num_sge = 1;
+		w->status = 0;
+		w->rd = 0;
+		w->ordered = 0;
+		w->sge[0] = wr->sgl[0];
+		w->npsn = tbr_frames(w->length, qp->cfg.mtu);
+		w->first_psn = qp->next_psn;
+		qp->next_psn = tbr_psn_add(qp->next_psn, w->npsn);
+		w->rmsn = w->opcode == TBR_WR_SEND ? qp->next_rmsn++ : 0;
+		w->wmsn = qp->next_wmsn++;
+		goto queued;
+	}
 	/* the SGEs / inline bytes: only the num_sge / length posted are read */
 	memset(w, 0, offsetof(struct tbr_swqe, sge));
 	w->wr_id = wr->wr_id;
@@ -205,6 +232,7 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		w->rmsn = qp->next_rmsn++;
 	if (w->opcode != TBR_WR_LOCAL)
 		w->wmsn = qp->next_wmsn++;
+queued:
 	qp->sq_tail++;
 	if (w->flags & TBR_WR_MORE) {
 		if (qp->sq_tail - qp->sq_head <= qp->sq_mask)
