@@ -756,14 +756,18 @@ static bool tbr_resp_write_fast(struct tbr_tqp *qp, const struct tbr_hdr *h,
 	if (len && (h->va + len < h->va ||
 		    qp->ops->mr_write(qp->ctx, h->rkey, h->va, h->payload, len)))
 		return false;
-	qp->rpsn_msn[h->psn & qp->wmask] = h->msn;
-	if ((s32)(h->msn - qp->msn_hi) >= 0)
-		qp->msn_hi = h->msn + 1;
+	/* rpsn_msn and msn_hi serve UC only */
 	qp->epsn = tbr_psn_add(h->psn, 1);
 	qp->rcv_hi = qp->epsn;
 	qp->emsn++;
 	qp->ack_count++;
-	tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
+	/* tbr_resp_ack() when it has nothing to do but note the ACK owed */
+	if (!(h->flags & TBR_F_ACKREQ) &&
+	    qp->ack_count < qp->conn.ack_every &&
+	    qp->ack_deadline != TBR_NO_DEADLINE)
+		qp->ack_pending = 1;
+	else
+		tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
 	return true;
 }
 
