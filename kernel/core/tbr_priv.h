@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tbr_priv.h - transport core internals shared by tbr_tqp.c, tbr_req.c and
+ * tbr_priv.h - transport core internals shared by tbr_tqp.c, tbr_req*.c and
  * tbr_resp.c. Not part of the API. Locking: none; see tbr_core.h.
  */
 #ifndef TBR_PRIV_H
