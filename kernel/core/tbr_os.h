@@ -166,4 +166,7 @@ static inline unsigned int tbr_msb64(u64 x)
 
 #define TBR_NO_DEADLINE		U64_MAX
 
+/* a function kept out of line (a slow path with a large stack frame) */
+#define tbr_noinline		__attribute__((__noinline__))
+
 #endif /* TBR_OS_H */

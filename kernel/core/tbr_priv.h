@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tbr_priv.h - transport core internals shared by tbr_tqp.c, tbr_req.c and
+ * tbr_priv.h - transport core internals shared by tbr_tqp.c, tbr_req*.c and
  * tbr_resp.c. Not part of the API. Locking: none; see tbr_core.h.
  */
 #ifndef TBR_PRIV_H
@@ -113,6 +113,8 @@ struct tbr_tqp {
 	u8 connected;
 	u8 error;
 	u8 tx_blocked;		/* last tx_alloc() failed */
+	u16 rx_ops;		/* bit op: frames of opcode op valid for
+				 * the QP's type (tbr_tqp_rx) */
 	struct tbr_tqp_counters cnt;
 
 	/* ---- requester ---- */

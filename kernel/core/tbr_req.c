@@ -3,7 +3,8 @@
  * tbr_req.c - requester half of the transport core: send queue, framing,
  * PSN window with selective acknowledgement, retransmission (timeout and
  * SACK-driven fast retransmit), RNR backoff, READ/ATOMIC responses and
- * in-order send completions. Loss detection: tbr_req_loss.c.
+ * in-order send completions. Posting WRs: tbr_req_post.c; loss detection:
+ * tbr_req_loss.c.
  *
  * Locking: none; the caller serializes all calls for a QP (tbr_core.h).
  */
@@ -58,149 +59,6 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	qp->halted = 0;
 }
 
-u32 tbr_tqp_sq_space(const struct tbr_tqp *qp)
-{
-	return qp->cfg.sq_depth - (qp->sq_tail - qp->sq_head);
-}
-
-static int tbr_wr_check(const struct tbr_tqp *qp, const struct tbr_send_wr *wr,
-			u64 *lenp)
-{
-	u64 len = 0;
-	u32 i;
-
-	switch (qp->cfg.type) {
-	case TBR_QPT_UD:
-		if (wr->opcode != TBR_WR_SEND && wr->opcode != TBR_WR_SEND_IMM)
-			return -EINVAL;
-		if (wr->remote_qpn & ~TBR_QPN_MASK)
-			return -EINVAL;
-		break;
-	case TBR_QPT_UC:
-		if (wr->opcode != TBR_WR_SEND && wr->opcode != TBR_WR_SEND_IMM &&
-		    wr->opcode != TBR_WR_WRITE && wr->opcode != TBR_WR_WRITE_IMM &&
-		    wr->opcode != TBR_WR_LOCAL)
-			return -EINVAL;
-		break;
-	case TBR_QPT_RC:
-		if (wr->opcode > TBR_WR_LOCAL)
-			return -EINVAL;
-		break;
-	}
-	if (wr->opcode == TBR_WR_LOCAL) {
-		if (!qp->ops->local || wr->num_sge || (wr->flags & TBR_WR_INLINE))
-			return -EINVAL;
-		*lenp = 0;
-		return 0;
-	}
-	if (wr->flags & ~(TBR_WR_SIGNALED | TBR_WR_SOLICITED | TBR_WR_INLINE |
-			  TBR_WR_FENCE | TBR_WR_MORE))
-		return -EINVAL;
-	if (wr->flags & TBR_WR_INLINE) {
-		if (tbr_wr_is_rd(wr->opcode) || wr->inline_len > TBR_MAX_INLINE ||
-		    (wr->inline_len && !wr->inline_data))
-			return -EINVAL;
-		len = wr->inline_len;
-	} else {
-		if (wr->num_sge > TBR_MAX_SGE || (wr->num_sge && !wr->sgl))
-			return -EINVAL;
-		for (i = 0; i < wr->num_sge; i++)
-			len += wr->sgl[i].length;
-	}
-	if (len > TBR_MSG_MAX)
-		return -EINVAL;
-	/* Frame index must stay unambiguous in 24-bit PSN space. */
-	if (tbr_frames((u32)len, qp->cfg.mtu) >= (1u << (TBR_PSN_BITS - 1)))
-		return -EINVAL;
-	if (tbr_wr_is_atomic(wr->opcode) &&
-	    (len != 8 || (wr->remote_addr & 7)))
-		return -EINVAL;
-	if (qp->cfg.type == TBR_QPT_UD && len > qp->cfg.mtu)
-		return -EINVAL;
-	*lenp = len;
-	return 0;
-}
-
-void tbr_tqp_end_chain(struct tbr_tqp *qp, u64 now)
-{
-	struct tbr_swqe *w;
-
-	if (qp->sq_next == qp->sq_tail)
-		return;
-	w = tbr_wr(qp, qp->sq_tail - 1);
-	if (!(w->flags & TBR_WR_MORE))
-		return;
-	w->flags &= ~TBR_WR_MORE;
-	tbr_req_pump(qp, now);
-}
-
-int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
-{
-	struct tbr_swqe *w;
-	u64 len;
-	int ret;
-
-	if (!qp->connected)
-		return -EINVAL;
-	if (qp->error)
-		return -EIO;
-	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
-		return -ENOSPC;
-	ret = tbr_wr_check(qp, wr, &len);
-	if (ret) {
-		/* a chain cut short goes out at once (TBR_WR_MORE) */
-		tbr_tqp_end_chain(qp, now);
-		return ret;
-	}
-
-	w = tbr_wr(qp, qp->sq_tail);
-	/* the SGEs / inline bytes: only the num_sge / length posted are read */
-	memset(w, 0, offsetof(struct tbr_swqe, sge));
-	w->wr_id = wr->wr_id;
-	w->opcode = wr->opcode;
-	w->flags = wr->flags;
-	w->length = (u32)len;
-	w->remote_addr = wr->remote_addr;
-	w->rkey = wr->rkey;
-	w->imm = wr->imm;
-	w->compare_add = wr->compare_add;
-	w->swap = wr->swap;
-	w->remote_qpn = wr->remote_qpn;
-	w->qkey = (wr->remote_qkey & 0x80000000u) ? qp->cfg.qkey :
-						      wr->remote_qkey;
-	w->conn_id = wr->conn_id;
-	if (wr->flags & TBR_WR_INLINE) {
-		if (wr->inline_len)
-			memcpy(w->inline_data, wr->inline_data, wr->inline_len);
-	} else {
-		w->num_sge = (u8)wr->num_sge;
-		if (wr->num_sge == 1)
-			w->sge[0] = wr->sgl[0];
-		else if (wr->num_sge)
-			memcpy(w->sge, wr->sgl, sizeof(*w->sge) * wr->num_sge);
-	}
-	if (w->opcode == TBR_WR_LOCAL)
-		w->npsn = 0;	/* retires once the PSNs before it are done */
-	else
-		w->npsn = tbr_wr_is_atomic(w->opcode) ? 1 :
-			  tbr_frames(w->length, qp->cfg.mtu);
-	w->first_psn = qp->next_psn;
-	qp->next_psn = tbr_psn_add(qp->next_psn, w->npsn);
-	if (w->opcode == TBR_WR_SEND || w->opcode == TBR_WR_SEND_IMM ||
-	    w->opcode == TBR_WR_SEND_INV || w->opcode == TBR_WR_WRITE_IMM)
-		w->rmsn = qp->next_rmsn++;
-	if (w->opcode != TBR_WR_LOCAL)
-		w->wmsn = qp->next_wmsn++;
-	qp->sq_tail++;
-	if (w->flags & TBR_WR_MORE) {
-		if (qp->sq_tail - qp->sq_head <= qp->sq_mask)
-			return 0;	/* the next post transmits it */
-		w->flags &= ~TBR_WR_MORE;
-	}
-	tbr_req_pump(qp, now);
-	return 0;
-}
-
 static const u8 tbr_wr_wire_op[] = {
 	[TBR_WR_SEND]		= TBR_OP_SEND,
 	[TBR_WR_SEND_IMM]	= TBR_OP_SEND_IMM,
@@ -225,107 +83,22 @@ static const u8 tbr_wr_wc_op[] = {
 };
 
 /*
- * Build and transmit the frame(s) starting at PSN @psn of @w: a data frame,
- * a READ request covering @nresp response PSNs, or an ATOMIC request.
- * Returns 0, -EAGAIN when no tx buffer is available, or -EIO when the local
- * SGE list cannot be read (w->status is set).
+ * Fill the payload of the frame in @buf (header of @hl bytes) with @paylen
+ * bytes from offset @off of @w and send it. Returns 0, or -EIO when the
+ * local SGE list cannot be read (w->status is set, @buf given back).
  */
-static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
-			u32 nresp, bool retrans)
+static inline int tbr_req_emit(struct tbr_tqp *qp, struct tbr_swqe *w,
+			       u8 *buf, u32 hl, u32 off, u32 paylen, u8 flags,
+			       bool retrans)
 {
-	u32 mtu = qp->cfg.mtu;
-	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
-	struct tbr_hdr h;
-	u32 hl, paylen = 0;
-	u8 *buf;
 	int ret;
 
-	/*
-	 * tbr_hdr_build() reads only the fields of h.opcode, all set below,
-	 * and h.offset is where the payload starts.
-	 */
-	h.psn = psn;
-	h.conn_id = qp->conn.conn_id;
-	h.dqpn = qp->conn.dest_qpn;
-	h.msn = w->wmsn;
-	h.flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
-
-	if (qp->cfg.type == TBR_QPT_UD) {
-		h.opcode = w->opcode == TBR_WR_SEND_IMM ? TBR_OP_UD_SEND_IMM :
-							   TBR_OP_UD_SEND;
-		h.conn_id = w->conn_id;
-		h.dqpn = w->remote_qpn;
-		h.qkey = w->qkey;
-		h.src_qpn = qp->cfg.qpn;
-		h.imm = w->imm;
-		h.offset = 0;	/* of the payload copied below */
-		paylen = w->length;
-	} else {
-		h.opcode = tbr_wr_wire_op[w->opcode];
-	}
-
-	switch (h.opcode) {
-	case TBR_OP_READ_REQ:
-		h.offset = idx * mtu;
-		h.msg_len = w->length;
-		h.req_len = w->length - h.offset;
-		if (h.req_len > nresp * mtu)
-			h.req_len = nresp * mtu;
-		h.rkey = w->rkey;
-		h.va = w->remote_addr;
-		break;
-	case TBR_OP_CMP_SWAP:
-	case TBR_OP_FETCH_ADD:
-		h.rkey = w->rkey;
-		h.va = w->remote_addr;
-		if (h.opcode == TBR_OP_CMP_SWAP) {
-			h.compare = w->compare_add;
-			h.swap_add = w->swap;
-		} else {
-			h.swap_add = w->compare_add;
-			h.compare = 0;
-		}
-		break;
-	case TBR_OP_UD_SEND:
-	case TBR_OP_UD_SEND_IMM:
-		break;
-	default:
-		h.offset = idx * mtu;
-		h.msg_len = w->length;
-		paylen = w->length - h.offset;
-		if (paylen > mtu)
-			paylen = mtu;
-		h.rmsn = w->rmsn;
-		h.imm = w->imm;
-		h.rkey = w->rkey;
-		h.va = w->remote_addr;
-		if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
-			h.flags |= TBR_F_ACKREQ;
-		if (w->ordered && (h.opcode == TBR_OP_WRITE ||
-				   h.opcode == TBR_OP_WRITE_IMM))
-			h.flags |= TBR_F_ORDERED;
-		if ((w->flags & TBR_WR_SOLICITED) &&
-		    (h.opcode == TBR_OP_SEND || h.opcode == TBR_OP_SEND_IMM ||
-		     h.opcode == TBR_OP_SEND_INV ||
-		     h.opcode == TBR_OP_WRITE_IMM))
-			h.flags |= TBR_F_SOLICITED;
-		break;
-	}
-	if (!(psn & (tbr_win(qp) / 4 - 1)))
-		h.flags |= TBR_F_ACKREQ;
-	h.paylen = (u16)paylen;
-
-	hl = tbr_hdr_len(h.opcode);
-	buf = tbr_tx_get(qp, hl + paylen);
-	if (!buf)
-		return -EAGAIN;
-	tbr_hdr_build(buf, &h);
 	if (paylen) {
 		if (w->flags & TBR_WR_INLINE) {
-			memcpy(buf + hl, w->inline_data + h.offset, paylen);
+			memcpy(buf + hl, w->inline_data + off, paylen);
 		} else {
 			ret = qp->ops->sgl_read(qp->ctx, w->sge, w->num_sge,
-						h.offset, buf + hl, paylen);
+						off, buf + hl, paylen);
 			if (ret) {
 				qp->ops->tx_abort(qp->ctx, buf);
 				w->status = ret < 0 && -ret <= TBR_WC_RNR_RETRY_EXC_ERR ?
@@ -338,8 +111,116 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 	if (retrans)
 		qp->cnt.retransmits++;
 	else
-		qp->tail_flags = h.flags;
+		qp->tail_flags = flags;
 	return 0;
+}
+
+/*
+ * tbr_req_xmit() for a READ or ATOMIC request or a UD datagram (@op 0),
+ * through tbr_hdr_build(): out of line, its struct tbr_hdr stays off the
+ * data frames' path.
+ */
+static tbr_noinline int tbr_req_xmit_hdr(struct tbr_tqp *qp,
+					 struct tbr_swqe *w, u32 psn,
+					 u32 nresp, bool retrans, u8 op,
+					 u8 flags)
+{
+	u32 mtu = qp->cfg.mtu;
+	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
+	struct tbr_hdr h;
+	u32 hl, paylen = 0;
+	u8 *buf;
+
+	/*
+	 * tbr_hdr_build() reads only the fields of h.opcode, all set below,
+	 * and h.offset is where the payload starts.
+	 */
+	h.psn = psn;
+	h.conn_id = qp->conn.conn_id;
+	h.dqpn = qp->conn.dest_qpn;
+	h.msn = w->wmsn;
+	h.flags = flags;
+	h.opcode = op;
+	h.offset = 0;
+	if (!op) {
+		h.opcode = w->opcode == TBR_WR_SEND_IMM ? TBR_OP_UD_SEND_IMM :
+							   TBR_OP_UD_SEND;
+		h.conn_id = w->conn_id;
+		h.dqpn = w->remote_qpn;
+		h.qkey = w->qkey;
+		h.src_qpn = qp->cfg.qpn;
+		h.imm = w->imm;
+		paylen = w->length;
+	} else if (op == TBR_OP_READ_REQ) {
+		h.offset = idx * mtu;
+		h.msg_len = w->length;
+		h.req_len = w->length - h.offset;
+		if (h.req_len > nresp * mtu)
+			h.req_len = nresp * mtu;
+		h.rkey = w->rkey;
+		h.va = w->remote_addr;
+	} else {
+		h.rkey = w->rkey;
+		h.va = w->remote_addr;
+		if (h.opcode == TBR_OP_CMP_SWAP) {
+			h.compare = w->compare_add;
+			h.swap_add = w->swap;
+		} else {
+			h.swap_add = w->compare_add;
+			h.compare = 0;
+		}
+	}
+	h.paylen = (u16)paylen;
+
+	hl = tbr_hdr_len(h.opcode);
+	buf = tbr_tx_get(qp, hl + paylen);
+	if (!buf)
+		return -EAGAIN;
+	tbr_hdr_build(buf, &h);
+	return tbr_req_emit(qp, w, buf, hl, h.offset, paylen, h.flags, retrans);
+}
+
+/*
+ * Build and transmit the frame(s) starting at PSN @psn of @w: a data frame,
+ * a READ request covering @nresp response PSNs, or an ATOMIC request.
+ * Returns 0, -EAGAIN when no tx buffer is available, or -EIO when the local
+ * SGE list cannot be read (w->status is set).
+ */
+static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
+			u32 nresp, bool retrans)
+{
+	u32 mtu = qp->cfg.mtu;
+	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
+	u8 flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
+	u32 hl, off, paylen;
+	u8 op, *buf;
+
+	if (!(psn & (tbr_win(qp) / 4 - 1)))
+		flags |= TBR_F_ACKREQ;
+	op = qp->cfg.type == TBR_QPT_UD ? 0 : tbr_wr_wire_op[w->opcode];
+	if (!op || op == TBR_OP_READ_REQ || tbr_op_atomic(op))
+		return tbr_req_xmit_hdr(qp, w, psn, nresp, retrans, op, flags);
+
+	/* SEND*, WRITE*: straight into the frame (tbr_wire.h) */
+	off = idx * mtu;
+	paylen = w->length - off;
+	if (paylen > mtu)
+		paylen = mtu;
+	if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
+		flags |= TBR_F_ACKREQ;
+	if (w->ordered && (op == TBR_OP_WRITE || op == TBR_OP_WRITE_IMM))
+		flags |= TBR_F_ORDERED;
+	if ((w->flags & TBR_WR_SOLICITED) && op != TBR_OP_WRITE)
+		flags |= TBR_F_SOLICITED;
+	hl = tbr_hdr_len(op);
+	buf = tbr_tx_get(qp, hl + paylen);
+	if (!buf)
+		return -EAGAIN;
+	tbr_put_base(buf, op, flags, qp->conn.conn_id, (u16)paylen,
+		     qp->conn.dest_qpn, psn);
+	tbr_put_data_ext(buf, op, w->wmsn, off, w->length, w->rmsn, w->imm,
+			 w->rkey, w->remote_addr);
+	return tbr_req_emit(qp, w, buf, hl, off, paylen, flags, retrans);
 }
 
 /*
@@ -653,7 +534,6 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 			tbr_req_mark(qp, qp->cur_psn, n, TBR_NO_DEADLINE);
 		qp->cur_psn = tbr_psn_add(qp->cur_psn, n);
 		qp->snd_nxt = qp->cur_psn;
-		tbr_req_arm(qp, now);
 		if (qp->cur_psn == tbr_psn_add(w->first_psn, w->npsn))
 			qp->sq_next++;
 	}
@@ -663,8 +543,11 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 	 * or in the tbr_req_rack() before. Whoever else marks PSNs done or
 	 * fails a WR advances itself.
 	 */
-	if (qp->snd_nxt != snd0)
+	if (qp->snd_nxt != snd0) {
+		if (!qp->error)
+			tbr_req_arm(qp, now);	/* once for what went out */
 		tbr_req_tlp_arm(qp, now);
+	}
 	if (qp->sq_next != next0 || qp->snd_nxt != snd0 ||
 	    tbr_req_head_failed(qp))
 		tbr_req_advance(qp);

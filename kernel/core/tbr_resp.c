@@ -733,7 +733,47 @@ static int tbr_resp_ud(struct tbr_tqp *qp, const struct tbr_hdr *h)
 	return 0;
 }
 
-int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
+/*
+ * RC fast path: a WRITE that is a whole message in one frame, at the next
+ * PSN and the next message expected, with nothing received beyond it and no
+ * READ/ATOMIC job pending. What the general path does with it (create its
+ * slot, place it, move the window by one, find the slot complete and retire
+ * it at once) reduces to: place, move epsn, rcv_hi and emsn by one. True
+ * when done; false (nothing changed) when the frame takes the general path,
+ * which also reports a failed placement.
+ */
+static bool tbr_resp_write_fast(struct tbr_tqp *qp, const struct tbr_hdr *h,
+				u64 now)
+{
+	u32 len = h->paylen;
+
+	if (h->opcode != TBR_OP_WRITE || qp->cfg.type != TBR_QPT_RC ||
+	    h->psn != qp->epsn || qp->rcv_hi != qp->epsn ||
+	    h->msn != qp->emsn || qp->njobs || h->offset ||
+	    h->msg_len != len || len > qp->cfg.mtu ||
+	    tbr_resp_slot_of(qp, h->msn)->state != TBR_RMSG_FREE)
+		return false;
+	if (len && (h->va + len < h->va ||
+		    qp->ops->mr_write(qp->ctx, h->rkey, h->va, h->payload, len)))
+		return false;
+	/* rpsn_msn and msn_hi serve UC only */
+	qp->epsn = tbr_psn_add(h->psn, 1);
+	qp->rcv_hi = qp->epsn;
+	qp->emsn++;
+	qp->ack_count++;
+	/* tbr_resp_ack() when it has nothing to do but note the ACK owed */
+	if (!(h->flags & TBR_F_ACKREQ) &&
+	    qp->ack_count < qp->conn.ack_every &&
+	    qp->ack_deadline != TBR_NO_DEADLINE)
+		qp->ack_pending = 1;
+	else
+		tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
+	return true;
+}
+
+/* Everything but the fast path: out of line, its frame set-up is large. */
+static tbr_noinline int tbr_resp_rx_slow(struct tbr_tqp *qp,
+					 const struct tbr_hdr *h, u64 now)
 {
 	bool uc = qp->cfg.type == TBR_QPT_UC;
 	u32 w = tbr_win(qp), n = 1, i;
@@ -864,6 +904,13 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	}
 	tbr_resp_ack(qp, now, urgent);
 	return 0;
+}
+
+int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
+{
+	if (tbr_resp_write_fast(qp, h, now))
+		return 0;
+	return tbr_resp_rx_slow(qp, h, now);
 }
 
 void tbr_resp_pump(struct tbr_tqp *qp, u64 now)

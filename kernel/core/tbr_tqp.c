@@ -26,6 +26,20 @@ void tbr_tqp_conn_defaults(struct tbr_tqp_conn *conn)
 	conn->tail_probe = 1;
 }
 
+static bool tbr_op_valid_for(const struct tbr_tqp *qp, u8 op)
+{
+	switch (qp->cfg.type) {
+	case TBR_QPT_UD:
+		return op == TBR_OP_UD_SEND || op == TBR_OP_UD_SEND_IMM;
+	case TBR_QPT_UC:
+		return op == TBR_OP_SEND || op == TBR_OP_SEND_IMM ||
+		       op == TBR_OP_WRITE || op == TBR_OP_WRITE_IMM;
+	case TBR_QPT_RC:
+		return op != TBR_OP_UD_SEND && op != TBR_OP_UD_SEND_IMM;
+	}
+	return false;
+}
+
 struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 			     const struct tbr_ops *ops, void *ctx)
 {
@@ -44,6 +58,9 @@ struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 	if (!qp)
 		return NULL;
 	qp->cfg = *cfg;
+	for (w = 1; w <= TBR_OP_MAX; w++)
+		if (tbr_op_valid_for(qp, (u8)w))
+			qp->rx_ops |= 1u << w;
 	qp->mtu_max = cfg->mtu;
 	qp->ops = ops;
 	qp->ctx = ctx;
@@ -234,20 +251,6 @@ static bool tbr_op_to_requester(u8 op)
 	       op == TBR_OP_ATOMIC_RESP;
 }
 
-static bool tbr_op_valid_for(const struct tbr_tqp *qp, u8 op)
-{
-	switch (qp->cfg.type) {
-	case TBR_QPT_UD:
-		return op == TBR_OP_UD_SEND || op == TBR_OP_UD_SEND_IMM;
-	case TBR_QPT_UC:
-		return op == TBR_OP_SEND || op == TBR_OP_SEND_IMM ||
-		       op == TBR_OP_WRITE || op == TBR_OP_WRITE_IMM;
-	case TBR_QPT_RC:
-		return op != TBR_OP_UD_SEND && op != TBR_OP_UD_SEND_IMM;
-	}
-	return false;
-}
-
 /*
  * Send what either half owes. A half with nothing that could go out is not
  * called: the responder without jobs or an ACK due, the requester with
@@ -277,7 +280,7 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	}
 	if ((h.dqpn != qp->cfg.qpn &&
 	     !(qp->cfg.type == TBR_QPT_UD && h.dqpn == TBR_QPN_MCAST)) ||
-	    !tbr_op_valid_for(qp, h.opcode) ||
+	    !((qp->rx_ops >> h.opcode) & 1) ||
 	    (qp->cfg.type != TBR_QPT_UD && h.conn_id != qp->conn.conn_id)) {
 		qp->cnt.rx_invalid++;
 		return -EINVAL;

@@ -162,6 +162,48 @@ int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h);
  */
 u32 tbr_hdr_build(void *buf, const struct tbr_hdr *h);
 
+/*
+ * The base header and the extension of a SEND, SEND_IMM, SEND_INV, WRITE or
+ * WRITE_IMM frame, field by field: what tbr_hdr_build() writes for them (it
+ * uses these), for the requester's data frames without a struct tbr_hdr.
+ * The extension helper returns the header length.
+ */
+static inline void tbr_put_base(u8 *p, u8 op, u8 flags, u16 conn_id,
+				u16 paylen, u32 dqpn, u32 psn)
+{
+	p[0] = TBR_WIRE_VERSION;
+	p[1] = op;
+	p[2] = flags;
+	p[3] = 0;
+	tbr_put_be16(conn_id, p + 4);
+	tbr_put_be16(paylen, p + 6);
+	tbr_put_be32(dqpn & TBR_QPN_MASK, p + 8);
+	tbr_put_be32(psn & TBR_PSN_MASK, p + 12);
+}
+
+static inline u32 tbr_put_data_ext(u8 *p, u8 op, u32 msn, u32 offset,
+				   u32 msg_len, u32 rmsn, u32 imm, u32 rkey,
+				   u64 va)
+{
+	u8 *e = p + TBR_BASE_HDR_LEN;
+
+	tbr_put_be32(msn, e);
+	tbr_put_be32(offset, e + 4);
+	tbr_put_be32(msg_len, e + 8);
+	if (op != TBR_OP_WRITE && op != TBR_OP_WRITE_IMM) {
+		tbr_put_be32(rmsn, e + 12);
+		tbr_put_be32(imm, e + 16);
+		return TBR_BASE_HDR_LEN + TBR_EXT_SEND_LEN;
+	}
+	tbr_put_be32(rkey, e + 12);
+	tbr_put_be64(va, e + 16);
+	if (op == TBR_OP_WRITE)
+		return TBR_BASE_HDR_LEN + TBR_EXT_WRITE_LEN;
+	tbr_put_be32(rmsn, e + 24);
+	tbr_put_be32(imm, e + 28);
+	return TBR_BASE_HDR_LEN + TBR_EXT_WRITE_IMM_LEN;
+}
+
 /* ACK bitmap word @i (bit b covers PSN epsn + 64 * i + b). */
 static inline u64 tbr_ack_word(const struct tbr_hdr *h, u32 i)
 {
