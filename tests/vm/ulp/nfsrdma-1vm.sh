@@ -12,7 +12,9 @@
 # rdma_create_id(xprt->xprt_net, ...) (verbs.c, the mounting process's namespace); with rdma
 # netns exclusive mode each side's rdma_cm sees only its own device, so the RPC traffic crosses
 # the emulated rails (asserted: tbrdma0's rail frame counters grow by at least a frame per 4 KiB,
-# TBR_FRAME_MAX, of every copy).
+# TBR_FRAME_MAX, of every copy). 6.1's cma_listen_on_all gives the wildcard listener a child on
+# every device, tbrdma0's too, but the child keeps h1's namespace and a connect request is matched
+# in the receiving netdev's namespace, so only tbrdma1's serves.
 # Two passes, each a set of random files (3000 B, 200 KiB and NFSRDMA_MIB MiB, default 8): the
 # client copies its set onto the export (checked by sha256 on the server side, read back with the
 # page cache dropped), then the server writes a set into the export and the client copies it out
