@@ -3,9 +3,9 @@
 # retransmit timeout) must average < 150 ms a ping and see fewer than one timeout per 50 pings
 # (measured under TCG: 2000 in 9.5 s idle, 10.7 s beside route-ring, 72 s in a loaded make check;
 # 0.5-2.8 s a ping without probes; the issue's target is 2000 in < 60 s), and ibv_rc_pingpong
-# -c (64 B, 1000 iterations, timeout 67 ms; as the client times it) must average < 10 ms per
-# iteration (0.4-2.5 ms with, 14-17 ms without) and see fewer than 20 timeouts (0-1 with, ~200
-# lost tails without). Without the tail loss probes a lost last frame (or its ACK) of a
+# -c (64 B, 1000 iterations, timeout 67 ms; as the client times it) must average < 20 ms per
+# iteration (0.4-5.5 ms with, 14-17 ms without on a quiet host) and see fewer than 20 timeouts
+# (0-1 with, ~200 lost tails without). Without the tail loss probes a lost last frame (or its ACK) of a
 # ping-pong waits for that timer. The rail counters prove the faults happened, the device's
 # tail_probes counter that probes repaired them. Then, same boot, for comparison (printed, not
 # asserted): the module parameter tail_probe=0, TLP_OFF_PINGS (default 5) pings, 200 iterations.
@@ -74,7 +74,9 @@ pp_probes=$(($(dev_count tail_probes) - probes0))
 pp_tmo=$(($(dev_count timeouts) - tmo0))
 printf 'ibv_rc_pingpong -c: %.2f ms per iteration; %d tail probes, %d timeouts\n' \
 	"$MS" "$pp_probes" "$pp_tmo"
-[ "$(echo "$MS < 10 * $SLOW" | bc)" = 1 ] || { pair_diag; fail "ibv_rc_pingpong: $MS ms per iteration"; }
+# 20 ms: a sanity bound only (5.5 ms beside two other VM tests, 0.35-0.7 ms on a quiet host; a
+# loaded make check is slower still); the timeouts below are what tells probes from none
+[ "$(echo "$MS < 20 * $SLOW" | bc)" = 1 ] || { pair_diag; fail "ibv_rc_pingpong: $MS ms per iteration"; }
 # without probes each of the ~200 lost tails is a timeout; with them only
 # TBR_TLP_MAX probes lost in a row are
 [ "$pp_tmo" -lt 20 ] || { pair_diag; fail "ibv_rc_pingpong: $pp_tmo timeouts in 1000 iterations"; }
