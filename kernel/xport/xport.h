@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tbrdma: the transport glue's private state (xport.c, xport_mem.c): the
- * per-QP struct tbr_xqp and the core's memory callbacks.
+ * tbrdma: the transport glue's private state (xport.c, xport_tx.c,
+ * xport_mem.c): the per-QP struct tbr_xqp, the core's transmit callbacks
+ * and its memory callbacks.
  */
 #ifndef TBR_XPORT_H
 #define TBR_XPORT_H
@@ -64,6 +65,22 @@ static inline struct tbr_dev *xqp_dev(struct tbr_xqp *x)
 {
 	return to_tbr_dev(x->qp->ibqp.device);
 }
+
+/*
+ * The transmit side (xport_tx.c). tbr_x_link: the connected QP's link (a
+ * reference kept in x->link; looked up again once its cable is gone), or
+ * NULL when no rail reaches the peer. tx_alloc/tx_send/tx_abort are the
+ * core's callbacks. tbr_x_ud_route: resolve a UD/GSI send's address handle
+ * and prepend its address block; returns 0, TBR_X_HOLD or -IB_WC_*.
+ * Context: qp->lock held.
+ */
+#define TBR_X_HOLD	1	/* the WR waits until the core has drained */
+struct tbr_link *tbr_x_link(struct tbr_xqp *x);
+void *tbr_x_tx_alloc(void *ctx, u32 len);
+void tbr_x_tx_send(void *ctx, void *frame, u32 len);
+void tbr_x_tx_abort(void *ctx, void *frame);
+int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
+		   struct tbr_send_wr *wr, struct tbr_sge *sgl, u8 *ibuf);
 
 /*
  * The core's memory callbacks (xport_mem.c): scatter lists of the QP's own
