@@ -28,6 +28,7 @@
 # vm-timeout: 600
 # vm-kernel: 6.1 6.12
 . "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/ulp/cut.lib"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 MIB=${NFSRDMA_MIB:-8}
 VERS=${NFSRDMA_VERS:-4.2}
@@ -101,9 +102,6 @@ rdma resource show cm_id | tee /tmp/cm0 | grep -q "tbrdma0/1 .*CONNECT.*dst-addr
 h1 rdma resource show cm_id | tee /tmp/cm1 | grep -q "tbrdma1/1 .*CONNECT.*src-addr $SRV:20049" ||
 	{ cat /tmp/cm1; fail "no connected rdma_cm ID on tbrdma1 from $SRV:20049"; }
 
-rail_ctr() { # rail_ctr ID COUNTER: tbrdma0's rail counter
-	"$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* $2=\([0-9]*\).*/\1/p"
-}
 frames() { # tx and rx frames of both of tbrdma0's rails
 	echo $(($(rail_ctr 0 tx_frames) + $(rail_ctr 0 rx_frames) + $(rail_ctr 1 tx_frames) + $(rail_ctr 1 rx_frames)))
 }
@@ -114,34 +112,8 @@ crossed() {
 	echo "$2: $d frames on the rails for $BYTES bytes"
 	[ "$d" -ge $((BYTES / 4096)) ] || fail "$2: only $d frames crossed the rails"
 }
-cutter() {
-	local c=$1 before want t at
-	before=$(rail_ctr 0 "$c")
-	want=$((before + MIB * 8))
-	rm -f /tmp/cut.done
-	(
-		t=$((SECONDS + 300))
-		while [ "$(rail_ctr 0 "$c")" -le "$want" ] && [ "$SECONDS" -lt "$t" ]; do sleep 0.1; done
-		"$CTL" rail-set tbrdma0 1 1 --cut > /dev/null
-		at=$(rail_ctr 0 "$c")
-		echo "$at" > /tmp/cut.done
-		echo "rail 1 cut after $((at - before)) $c on rail 0"
-	) &
-	CUTTER=$!
-}
-cut_done() {
-	local now at
-	now=$(rail_ctr 0 "$1")
-	[ -e /tmp/cut.done ] || fail "the copy ended before the rail was cut"
-	wait "$CUTTER"
-	at=$(cat /tmp/cut.done)
-	echo "rail 0 carried $((now - at)) $1 after the cut"
-	[ "$((now - at))" -ge $((MIB * 32)) ] || fail "the rail was cut too late in the copy"
-	links_up 1 || fail "rails_up is not 1 with rail 1 cut"
-	"$CTL" links tbrdma0 | sed 's/ drop_ppm.* tx_frames=/ tx_frames=/; s/ rx_frames.*//'
-	"$CTL" rail-set tbrdma0 1 1 --restore > /dev/null || fail "restore rail 1 failed"
-	wait_for 30 links_up 2 || fail "rail 1 did not come back"
-}
+rail_cut() { "$CTL" rail-set tbrdma0 1 1 --cut > /dev/null; }
+rail_restore() { "$CTL" rail-set tbrdma0 1 1 --restore > /dev/null; }
 links_up() { "$CTL" links tbrdma0 | grep -q "^link dev=tbrdma0 .*rails_up=$1 "; }
 
 pass() {

@@ -23,6 +23,7 @@
 # vm-timeout: 900
 # vm-kernel: 6.1 6.12
 . "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/ulp/cut.lib"
 . "$TBR_TOP/tests/vm/tests/eth.lib"
 ETH_LOAD_ARGS=(eth_hello_ms=250)
 MIB=${NFSRDMA_MIB:-8}
@@ -128,43 +129,9 @@ grep " $MNT " /proc/mounts
 grep -q " $MNT nfs.*proto=rdma" /proc/mounts || fail "$MNT is not an NFS mount over rdma"
 step "mounted $SRC on $MNT over rdma, vers=$VERS ($((SECONDS - t0)) s)"
 
-rail_ctr() { # rail_ctr ID COUNTER: a rail's counter from tbrdma-ctl links
-	"$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* $2=\([0-9]*\).*/\1/p"
-}
 rail1=$(echo "$RAIL_IFS" | sed -n 2p)
-# cutter COUNTER: in the background, take rail 1 down once rail 0's COUNTER rose by a sixteenth of
-# the copy's frames (~256 frames of 4 KiB a MiB over both rails; reading the counter lags by
-# hundreds of frames under TCG); /tmp/cut.done holds rail 0's COUNTER at the cut
-cutter() {
-	local c=$1 before want t at
-	before=$(rail_ctr 0 "$c")
-	want=$((before + MIB * 8))
-	rm -f /tmp/cut.done
-	(
-		t=$((SECONDS + 300))
-		while [ "$(rail_ctr 0 "$c")" -le "$want" ] && [ "$SECONDS" -lt "$t" ]; do sleep 0.1; done
-		ip link set "$rail1" down
-		at=$(rail_ctr 0 "$c")
-		echo "$at" > /tmp/cut.done
-		echo "rail 1 ($rail1) down after $((at - before)) $c on rail 0"
-	) &
-	CUTTER=$!
-}
-# cut_done COUNTER: the cut came during the copy and rail 0 alone carried an eighth of its frames
-# (or more) after it; the link goes on with one rail; then rail 1 comes back
-cut_done() {
-	local now at
-	now=$(rail_ctr 0 "$1")
-	[ -e /tmp/cut.done ] || fail "the copy ended before the rail was cut"
-	wait "$CUTTER"
-	at=$(cat /tmp/cut.done)
-	echo "rail 0 carried $((now - at)) $1 after the cut"
-	[ "$((now - at))" -ge $((MIB * 32)) ] || fail "the rail was cut too late in the copy"
-	wait_for 30 links_up 1
-	"$CTL" links tbrdma0 | sed 's/ drop_ppm.* tx_frames=/ tx_frames=/; s/ rx_frames.*//'
-	ip link set "$rail1" up
-	wait_for 30 links_up 2
-}
+rail_cut() { ip link set "$rail1" down; }
+rail_restore() { ip link set "$rail1" up; }
 
 # pass N [cut]: a's set onto the export, checked by b and read back over the wire; then b's set
 # copied out of the export and checked against b's sums; with "cut", rail 1 goes down in each copy
