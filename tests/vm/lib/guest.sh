@@ -37,6 +37,12 @@ vm_wait() {
 	fail "timed out waiting for $1"
 }
 
+# klog_has BRE: the kernel log has a line matching BRE. Not `dmesg | grep -q`: under pipefail,
+# grep -q leaves at the first match and dmesg, still writing a long log, dies of SIGPIPE and
+# fails the pipeline (eth-harden@6.12 once: "full table not logged" with the line in the log).
+# grep -c reads to the end (and the guests' /dev has no fd/ for a process substitution)
+klog_has() { dmesg | grep -c -- "$1" > /dev/null; }
+
 # wait_for SECONDS CMD...: poll until CMD succeeds
 wait_for() {
 	local t=$1 i

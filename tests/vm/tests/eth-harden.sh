@@ -33,13 +33,13 @@ python3 "$PEER" churn hb 12 --wait 15 | tee /tmp/churn || fail "a new peer was i
 [ "$(grep -c '^accepted' /tmp/churn)" = 12 ] || fail "not all 12 accepted"
 p=$(peers_of tbrdma0 ha)
 [ -n "$p" ] && [ "$p" -le 8 ] || fail "peers=$p"
-dmesg | grep -q 'ha: eth peer [0-9a-f]* expired' || fail "no expiry logged"
+klog_has 'ha: eth peer [0-9a-f]* expired' || fail "no expiry logged"
 
 step "9 live peers at once: 8 get in, the full table is logged"
 rc=0; python3 "$PEER" flood hb 9 --time 4 > /tmp/flood || rc=$?
 cat /tmp/flood
 [ "$rc" = 1 ] && [ "$(grep -c '^accepted' /tmp/flood)" = 8 ] || fail "flood: rc $rc"
-dmesg | grep -q 'ha: eth peer table full (8 live peers)' || fail "full table not logged"
+klog_has 'ha: eth peer table full (8 live peers)' || fail "full table not logged"
 
 step "a real device, recreated twice, joins each time"
 for i in 1 2; do
@@ -71,7 +71,7 @@ d=$("$CTL" dev-new) || fail "dev-new"
 "$CTL" cable-new tbrdma0 "$d" --rails 1 > /dev/null || fail "cable-new"
 "$CTL" eth-bind tbrdma0 ha || fail "eth-bind ha"
 "$CTL" eth-bind "$d" hb || fail "eth-bind hb"
-wait_for 15 sh -c "dmesg | grep -q 'ha: $(guid_of "$d") is reached over another backend: no eth rail'"
+wait_for 15 klog_has "ha: $(guid_of "$d") is reached over another backend: no eth rail"
 "$CTL" links tbrdma0 | grep -q "backend=eth" && fail "an eth rail joined the emu link"
 "$CTL" dev-del "$d" || fail "dev-del"
 "$CTL" eth-unbind tbrdma0 ha || fail "eth-unbind ha"

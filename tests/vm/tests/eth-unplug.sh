@@ -45,7 +45,7 @@ else
 	grep -q "rails=1 " /tmp/links || fail "the unplugged NIC's rail is still in the link"
 	echo "rail 0 tx_frames: $before0 before, $mid0 at unplug, $end0 at the end ($((SECONDS - t0))s after)"
 	[ "$end0" -gt $((mid0 + 1000)) ] || fail "the surviving rail carried no traffic after the unplug"
-	dmesg | grep -q "unregistered, its eth rails go" || fail "no unregister handling logged"
+	klog_has "unregistered, its eth rails go" || fail "no unregister handling logged"
 fi
 vm_signal finished
 vm_wait "$other.finished" 120

@@ -86,9 +86,9 @@ r1=$(guid_of tbrdma0)
 rmmod tbrdma
 tbr_load
 [ "$(guid_of tbrdma0)" != "$r1" ] || fail "no host_id: the same GUID twice"
-dmesg | grep -q 'no host_id: device GUIDs are random' || fail "random GUIDs not logged"
+klog_has 'no host_id: device GUIDs are random' || fail "random GUIDs not logged"
 rmmod tbrdma
 tbr_load host_id=short 2> /dev/null && fail "a 5-character host_id was accepted"
 tbr_load 'host_id=has blank inside' 2> /dev/null && fail "a host_id with a blank was accepted"
-dmesg | grep -q 'host_id must be 8..64 printable characters' || fail "refusal not logged"
+klog_has 'host_id must be 8..64 printable characters' || fail "refusal not logged"
 echo "guid-stable: ok"

@@ -6,5 +6,5 @@
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 
 insmod "$TBR_KO_DIR/tbr_selftest_debug/tbr_selftest_debug.ko" bug=uaf || true   # refuses to stay loaded
-dmesg | grep -q 'BUG: KASAN' || fail "no 'BUG: KASAN' report"
+klog_has 'BUG: KASAN' || fail "no 'BUG: KASAN' report"
 exit 0

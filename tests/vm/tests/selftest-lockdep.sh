@@ -7,5 +7,5 @@
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 
 insmod "$TBR_KO_DIR/tbr_selftest_debug/tbr_selftest_debug.ko" bug=lockdep || true   # refuses to stay loaded
-dmesg | grep -q 'possible circular locking dependency' || fail "no 'possible circular locking dependency' report"
+klog_has 'possible circular locking dependency' || fail "no 'possible circular locking dependency' report"
 exit 0

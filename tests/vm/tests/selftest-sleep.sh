@@ -7,5 +7,5 @@
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 
 insmod "$TBR_KO_DIR/tbr_selftest_debug/tbr_selftest_debug.ko" bug=sleep || true   # refuses to stay loaded
-dmesg | grep -q 'BUG: sleeping function called from invalid context' || fail "no 'BUG: sleeping function called from invalid context' report"
+klog_has 'BUG: sleeping function called from invalid context' || fail "no 'BUG: sleeping function called from invalid context' report"
 exit 0

@@ -29,9 +29,9 @@ for round in 1 2; do
 	for want in driver=registered dir=registered key=tbrdma protocol=1.1.1 nego=1.0 services=0 rails=0; do
 		grep -qw -- "$want" <<< "$state" || fail "tb_state lacks $want: $state"
 	done
-	dmesg | grep -q 'tbrdma: tb: service driver registered, XDomain property directory "tbrdma"' ||
+	klog_has 'tbrdma: tb: service driver registered, XDomain property directory "tbrdma"' ||
 		fail "no registration line in dmesg"
-	dmesg | grep -q 'Thunderbolt backend not available' && fail "tb backend failed"
+	klog_has 'Thunderbolt backend not available' && fail "tb backend failed"
 	rdma dev show | grep -q tbrdma0 || fail "tbrdma0 missing"
 
 	step "round $round: thunderbolt-net next to us"

@@ -39,8 +39,8 @@ if [ "$VM_ROLE" = a ]; then
 	cat $P/fault_xd_drop
 	grep -q 'dropped=24$' $P/fault_xd_drop || fail "not 24 READYs lost: $(cat $P/fault_xd_drop)"
 	dmesg | grep -E 'READY (not )?answered' || true
-	dmesg | grep -q 'tbrdma: READY not answered after 10 tries' || fail "no give-up warning"
-	dmesg | grep -q 'tbrdma: READY answered after 1[1-9] tries' || fail "no late READY answer"
+	klog_has 'tbrdma: READY not answered after 10 tries' || fail "no give-up warning"
+	klog_has 'tbrdma: READY answered after 1[1-9] tries' || fail "no late READY answer"
 fi
 
 step "b injects malformed, truncated, replayed and lying negotiation packets"

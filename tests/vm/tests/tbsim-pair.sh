@@ -57,8 +57,8 @@ grep -qx DEVTYPE=thunderbolt_service "$SVC/uevent" || fail "service uevent: $(ca
 step "negotiation, rails"
 tb_up 2
 dmesg | grep -E 'tbrdma: (peer|[0-9] rail)' || true
-dmesg | grep -q 'tbrdma: peer .*, 20 Gb/s x2 lanes, software CM: asking for 2 rail(s)' || fail "no probe line"
-dmesg | grep -q 'tbrdma: 2 rail(s) to .*: rings 256/256, e2e on, paths on' || fail "no rails line"
+klog_has 'tbrdma: peer .*, 20 Gb/s x2 lanes, software CM: asking for 2 rail(s)' || fail "no probe line"
+klog_has 'tbrdma: 2 rail(s) to .*: rings 256/256, e2e on, paths on' || fail "no rails line"
 grep -q 'services=1 rails=2' /sys/module/tbrdma/parameters/tb_state || fail "tb_state: $(cat /sys/module/tbrdma/parameters/tb_state)"
 vm_signal up
 vm_wait "$other.up" 120
@@ -160,7 +160,7 @@ rmmod thunderbolt || fail "rmmod of the stand-in"
 tbsim_load cable_mac=52:54: fw_cm=1
 [ "$(cat $TBD/domain0/security)" = user ] || fail "fw CM security $(cat $TBD/domain0/security)"
 tb_up 1
-dmesg | grep -q 'tbrdma: peer .*, 20 Gb/s x2 lanes, firmware CM: asking for 1 rail(s)' || fail "no firmware-CM probe line"
+klog_has 'tbrdma: peer .*, 20 Gb/s x2 lanes, firmware CM: asking for 1 rail(s)' || fail "no firmware-CM probe line"
 grep -q 'services=1 rails=1' /sys/module/tbrdma/parameters/tb_state || fail "tb_state: $(cat /sys/module/tbrdma/parameters/tb_state)"
 vm_signal up2
 vm_wait "$other.up2" 120

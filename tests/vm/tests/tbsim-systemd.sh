@@ -117,7 +117,7 @@ within 30 test -e "$SVC/driver"
 
 step "HELLO/READY, 2 rails; udev starts tbrdmad; FABRIC UP ($(el))"
 within 90 jqs '.summary.links_up==1 and .summary.rails_up==2'
-dmesg | grep -q 'tbrdma: 2 rail(s) to ' || fail "no rails line in dmesg"
+klog_has 'tbrdma: 2 rail(s) to ' || fail "no rails line in dmesg"
 within 30 systemctl is-active -q tbrdmad
 wanted=$(systemctl show -P WantedBy tbrdmad.service)
 echo "tbrdmad.service WantedBy: $wanted"
