@@ -9,7 +9,7 @@
 # ping-pong waits for that timer. The rail counters prove the faults happened, the device's
 # tail_probes counter that probes repaired them. Then, same boot, for comparison (printed, not
 # asserted): the module parameter tail_probe=0, TLP_OFF_PINGS (default 5) pings, 200 iterations.
-# vm-timeout: 420
+# vm-timeout: 600
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 PINGS=${TLP_PINGS:-2000}
@@ -24,19 +24,22 @@ for r in 0 1 2 3; do
 	"$CTL" rail-set tbrdma0 1 "$r" --drop 5 --dup 5 || fail "rail-set $r failed"
 done
 
-# rping_v N: N verified pings; sets SECS
+# rping_v N SECS: N verified pings, the client given SECS (+ 30 s) and the server 30 s more (it
+# starts first and must outlive a client that made it); sets SECS to the client's time
 rping_v() {
-	h1 timeout 200 rping -s -a 10.88.0.2 -C "$1" -V > /tmp/srv.log 2>&1 &
-	local srv=$! t0
+	local srv t0 rc=0 limit=$(($2 + 30))
+	h1 timeout $((limit + 30)) rping -s -a 10.88.0.2 -C "$1" -V > /tmp/srv.log 2>&1 &
+	srv=$!
 	sleep 3
 	t0=$(date +%s.%N)
-	if ! timeout 200 rping -c -a 10.88.0.2 -C "$1" -V > /tmp/cli.log 2>&1; then
+	if ! timeout "$limit" rping -c -a 10.88.0.2 -C "$1" -V > /tmp/cli.log 2>&1; then
 		cat /tmp/cli.log /tmp/srv.log
 		pair_diag
-		fail "rping client failed"
+		fail "rping client failed or ran out of its $limit s"
 	fi
 	SECS=$(echo "$(date +%s.%N) - $t0" | bc)
-	wait "$srv" || { cat /tmp/srv.log; fail "rping server failed"; }
+	wait "$srv" || rc=$?
+	[ "$rc" = 0 ] || { cat /tmp/srv.log; fail "rping server failed (exit $rc)"; }
 }
 # rc_pp N: ibv_rc_pingpong -c, 64 B x N; sets MS, per iteration as the client timed it
 # (connection setup excluded: under a loaded host it alone costs seconds)
@@ -55,14 +58,15 @@ dev_count() {
 
 step "rping -V: $PINGS verified pings over 4 faulty rails"
 tmo0=$(dev_count timeouts)
-rping_v "$PINGS"
+BOUND=$(echo "$PINGS * 0.15 * $SLOW / 1" | bc)	# seconds: 150 ms a ping, below
+rping_v "$PINGS" "$BOUND"
 rp_tmo=$(($(dev_count timeouts) - tmo0))
 echo "rping -V: $PINGS pings in $SECS s, $rp_tmo timeouts (issue 19's target: 2000 in < 60 s)"
 # The wall bound is 5x the 30 ms a ping the issue asks for: make check runs this beside other
 # VMs, fuzzers and DKMS builds (2000 pings took 72 s there once, 9.5-10.7 s on a quieter host);
 # without probes a ping costs 0.5-2.8 s. The timeouts are the load-robust proof: each lost tail
 # without a probe is one (~400 in 2000 pings at these faults).
-[ "$(echo "$SECS < $PINGS * 0.15 * $SLOW" | bc)" = 1 ] ||
+[ "$(echo "$SECS < $BOUND" | bc)" = 1 ] ||
 	{ pair_diag; fail "rping took $SECS s for $PINGS pings (>= $((150 * SLOW)) ms each)"; }
 [ "$rp_tmo" -lt $((PINGS / 50)) ] || { pair_diag; fail "rping: $rp_tmo timeouts in $PINGS pings"; }
 
@@ -97,7 +101,7 @@ echo "tail probes $probes, timeouts $tmo (both ends)"
 step "for comparison: tail_probe=0, same faults"
 echo 0 > /sys/module/tbrdma/parameters/tail_probe
 n=${TLP_OFF_PINGS:-5}
-rping_v "$n"
+rping_v "$n" $((n * 3))	# 0.5-2.8 s a ping without probes
 echo "without probe: rping -V $n pings in $SECS s ($(echo "scale=3; $SECS / $n" | bc) s per ping)"
 rc_pp 200
 printf 'without probe: ibv_rc_pingpong -c: %.2f ms per iteration\n' "$MS"
