@@ -35,7 +35,12 @@ else
 	wait_for 20 links_up 1
 	mid0=$(rail_tx 0)
 	"$CTL" links tbrdma0
-	kill -0 "$cli" 2> /dev/null || fail "the transfer ended before the unplug took effect"
+	if ! kill -0 "$cli" 2> /dev/null; then
+		wait "$cli"
+		echo "ib_write_bw exited with $?:"
+		cat /tmp/cli.log
+		fail "the transfer ended before the unplug took effect"
+	fi
 	step "a: NIC unplugged mid-transfer, link has 1 rail up"
 	t0=$SECONDS
 	wait "$cli" || { cat /tmp/cli.log; "$CTL" links; fail "ib_write_bw failed after the unplug"; }
