@@ -161,9 +161,8 @@ if [ "$VM_ROLE" = b ]; then
 	ls $C
 	root_files > /tmp/files.k2pre
 	t=$SECONDS
-	apt-get install -y $C/*.deb 2>&1 | tail -n 30 > /tmp/k2.log
-	[ "${PIPESTATUS[0]}" = 0 ] || { cat /tmp/k2.log; fail "installing kernel $K2 failed"; }
-	cat /tmp/k2.log
+	apt-get install -y $C/*.deb > /tmp/k2.log 2>&1 || { tail -n 40 /tmp/k2.log; fail "installing kernel $K2 failed"; }
+	grep -v -e '^(Reading database' -e '^Building module' /tmp/k2.log | tail -n 30
 	echo "kernel $K2 installed, DKMS build included: $((SECONDS - t)) s"
 	dkms status
 	dkms status tbrdma -k "$K2" | grep -q ': installed' || fail "dkms did not install tbrdma for $K2"
@@ -174,8 +173,9 @@ fi
 
 step "apt purge ($(el))"
 t=$SECONDS
-apt-get purge -y tbrdma-dkms tbrdmad ibverbs-provider-tbrdma 2>&1 | tail -n 20 ||
-	fail "apt purge failed"
+apt-get purge -y tbrdma-dkms tbrdmad ibverbs-provider-tbrdma > /tmp/purge.log 2>&1 ||
+	{ cat /tmp/purge.log; fail "apt purge failed"; }
+grep -v '^(Reading database' /tmp/purge.log | tail -n 20
 echo "apt purge: $((SECONDS - t)) s"
 [ -z "$(dpkg-query -W -f '${db:Status-Abbrev}\n' tbrdma-dkms tbrdmad ibverbs-provider-tbrdma 2> /dev/null | grep -v '^un')" ] ||
 	fail "dpkg still knows a package"
