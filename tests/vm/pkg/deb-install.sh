@@ -15,7 +15,7 @@
 # vm-init: systemd
 # vm-count: 2
 # vm-rails: 2
-# vm-setup: 2400
+# vm-setup: 3600
 # vm-timeout: 2400
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/pkg/files.lib"

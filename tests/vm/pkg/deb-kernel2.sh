@@ -8,7 +8,7 @@
 # Run by hand: TBR_VM_TESTS=$PWD/tests/vm/pkg tests/vm/run -j 1 deb-kernel2[@pkg-bookworm]
 # vm-kernel: pkg-trixie pkg-bookworm
 # vm-init: systemd
-# vm-setup: 2400
+# vm-setup: 3600
 # vm-timeout: 3000
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/pkg/files.lib"
