@@ -24,6 +24,7 @@ unset RDMAV_DRIVERS
 other=b
 [ "$VM_ROLE" = a ] || other=a
 K=$(uname -r)
+echo "kernel $K"
 P=/root/pkgtest
 T0=$SECONDS
 el() { echo "$((SECONDS - T0))s"; }
