@@ -15,6 +15,7 @@
  * object, or disassociating the context at module removal, never leaves
  * userspace with a dangling mapping.
  */
+#include <linux/kmemleak.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -93,6 +94,12 @@ static void *tbr_ring_alloc(size_t size, struct page ***pagesp)
 	}
 	addr = vmap(pages, n, VM_MAP | VM_USERMAP, PAGE_KERNEL);
 	if (addr) {
+		/*
+		 * kmemleak does not scan vmap()ed pages, and a kernel ULP's
+		 * posted receive (its wr_cqe) may be referenced from nowhere
+		 * else: scan the ring, never report it (min_count 0)
+		 */
+		kmemleak_alloc(addr, size, 0, GFP_KERNEL);
 		*pagesp = pages;
 		return addr;
 	}
@@ -110,6 +117,7 @@ static void tbr_ring_free(void *addr, struct page **pages, size_t size)
 
 	if (!addr)
 		return;
+	kmemleak_free(addr);
 	vunmap(addr);
 	for (i = 0; i < size >> PAGE_SHIFT; i++)
 		__free_page(pages[i]);
