@@ -54,6 +54,21 @@ wait_for() {
 	fail "timed out after ${t}s: $*"
 }
 
+# within SECONDS CMD...: poll CMD until it succeeds, for SECONDS of wall time (a loaded TCG guest
+# makes every poll slow: wait_for counts polls, this counts time); on failure the test's diag, if
+# it defines one, runs before fail
+within() {
+	local secs=$1 end=$((SECONDS + $1))
+	shift
+	while ((SECONDS < end)); do
+		"$@" > /dev/null 2>&1 && return 0
+		sleep 0.3
+	done
+	"$@" > /dev/null 2>&1 && return 0
+	! declare -F diag > /dev/null || diag
+	fail "not within $secs s: $*"
+}
+
 # gid_index DEV IPV4: the index of DEV's RoCE v2 GID ::ffff:IPV4 (fails while it is absent)
 # (builtins only: a fork per GID costs seconds under TCG)
 gid_index() {

@@ -29,18 +29,6 @@ P=/root/pkgtest
 T0=$SECONDS
 el() { echo "$((SECONDS - T0))s"; }
 S=$VM_SHARED
-# within SECONDS CMD...: poll CMD for SECONDS of wall time
-within() {
-	local end=$((SECONDS + $1))
-	shift
-	while ((SECONDS < end)); do
-		"$@" > /dev/null 2>&1 && return 0
-		sleep 0.5
-	done
-	"$@" > /dev/null 2>&1 && return 0
-	diag
-	fail "not within ${end}s: $*"
-}
 diag() {
 	set +e
 	ip -br link
@@ -156,21 +144,8 @@ vm_signal traffic
 vm_wait "$other.traffic" 300
 
 step "apt purge ($(el))"
-t=$SECONDS
-apt-get purge -y tbrdma-dkms tbrdmad ibverbs-provider-tbrdma > /tmp/purge.log 2>&1 ||
-	{ cat /tmp/purge.log; fail "apt purge failed"; }
-grep -v '^(Reading database' /tmp/purge.log | tail -n 20
-echo "apt purge: $((SECONDS - t)) s"
-[ -z "$(dpkg-query -W -f '${db:Status-Abbrev}\n' tbrdma-dkms tbrdmad ibverbs-provider-tbrdma 2> /dev/null | grep -v '^un')" ] ||
-	fail "dpkg still knows a package"
+purge_packages
 ! systemctl is-active -q tbrdmad || fail "tbrdmad runs after the purge"
-[ -z "$(dkms status tbrdma 2> /dev/null)" ] || fail "dkms still knows tbrdma"
-root_files > /tmp/files.after
-cp $P/files.before /tmp/files.expected
-if ! diff /tmp/files.expected /tmp/files.after > /tmp/files.diff; then
-	head -n 40 /tmp/files.diff
-	fail "the purge left the root different ($(grep -c '^>' /tmp/files.diff) more, $(grep -c '^<' /tmp/files.diff) fewer files)"
-fi
-echo "purge: $(wc -l < /tmp/files.after) files, the same as expected"
+files_as_expected $P/files.before
 # no wait for the other VM: its part after the traffic is its own
 step "done ($(el))"

@@ -14,19 +14,6 @@
 other=b
 [ "$VM_ROLE" = a ] || other=a
 T0=$SECONDS
-# within SECONDS CMD...: poll CMD until it succeeds, for SECONDS of wall time (a loaded TCG guest
-# makes every poll slow: guest.sh's wait_for counts polls, this counts time); diag on failure
-within() {
-	local end=$((SECONDS + $1))
-	shift
-	while ((SECONDS < end)); do
-		"$@" > /dev/null 2>&1 && return 0
-		sleep 0.3
-	done
-	"$@" > /dev/null 2>&1 && return 0
-	diag
-	fail "not within ${end}s: $*"
-}
 el() { echo "$((SECONDS - T0))s"; }
 S=$VM_SHARED
 

@@ -26,18 +26,6 @@ other=b
 T0=$SECONDS
 S=$VM_SHARED
 K=$(uname -r)
-# within SECONDS CMD...: poll CMD for SECONDS of wall time (as systemd-pair); diag on failure
-within() {
-	local end=$((SECONDS + $1))
-	shift
-	while ((SECONDS < end)); do
-		"$@" > /dev/null 2>&1 && return 0
-		sleep 0.3
-	done
-	"$@" > /dev/null 2>&1 && return 0
-	diag
-	fail "not within ${end}s: $*"
-}
 el() { echo "$((SECONDS - T0))s"; }
 diag() {
 	set +e
