@@ -12,6 +12,10 @@
 #                   fails with both logs and the links if either side fails
 #   pair_diag       what a failed transfer needs: the links and rails, and the transport's
 #                   non-zero device counters of both ends (retransmits, timeouts, ...)
+#   cross_route A DEVA B DEVB  two hosts in ONE namespace: A/32 on netdev DEVA, B/32 on DEVB, with
+#                   policy routing so that traffic between the two local addresses crosses the
+#                   wire between DEVA and DEVB instead of the loopback device (for kernel users
+#                   that live in the initial namespace only: rxe in 6.1, nvme-rdma, nvmet-rdma)
 #   host_ns H DEV NETDEV  emulated host H: RDMA device DEV and its netdev NETDEV into namespace hH
 #                   (made if absent; rdma netns exclusive mode must be set first), lo up there
 # shellcheck shell=bash
@@ -25,6 +29,31 @@ host_ns() {
 	rdma dev set "$2" netns "h$1"
 	ip link set "$3" netns "h$1"
 	ip netns exec "h$1" ip link set lo up
+}
+
+cross_route() {
+	local a=$1 deva=$2 b=$3 devb=$4 i
+	ip addr add "$a/32" dev "$deva"
+	ip addr add "$b/32" dev "$devb"
+	for i in all default "$deva" "$devb"; do
+		sysctl -qw "net.ipv4.conf.$i.rp_filter=0" "net.ipv4.conf.$i.accept_local=1"
+	done
+	sysctl -qw "net.ipv4.conf.$deva.arp_ignore=1" "net.ipv4.conf.$devb.arp_ignore=1"
+	# locally sent traffic to the other end's address leaves through the wire; the local table
+	# is consulted after that, so received packets are still delivered locally. The oif rules
+	# serve lookups made for a device (no iif): rdma_cm checks an incoming connect request by
+	# routing from the listener's address back to the requester out of the receiving netdev
+	# (cma.c's validate_ipv4_net_dev), which must not resolve to the local table
+	ip rule add pref 10 iif lo to "$b" lookup 100
+	ip rule add pref 11 iif lo to "$a" lookup 101
+	ip rule add pref 12 oif "$deva" to "$b" lookup 100
+	ip rule add pref 13 oif "$devb" to "$a" lookup 101
+	ip route add "$b" dev "$deva" src "$a" table 100
+	ip route add "$a" dev "$devb" src "$b" table 101
+	ip rule del pref 0 lookup local
+	ip rule add pref 50 lookup local
+	ip neigh replace "$b" lladdr "$(cat "/sys/class/net/$devb/address")" dev "$deva" nud permanent
+	ip neigh replace "$a" lladdr "$(cat "/sys/class/net/$deva/address")" dev "$devb" nud permanent
 }
 
 # pair_split [shared]: tbrdma1 and tbr1 (both existing, cabled or eth-bound) into namespace h1,

@@ -5,9 +5,8 @@
 #                (tbr0 10.88.0.1, initial namespace) <-> tbrdma1 on ve0b (tbr1 10.88.0.2 and
 #                tbrdma1 in namespace h1: pair.sh's pair_split [shared]); sets TGID0 and TGID1
 #   veth_rxe     rxe0 on ve0a (10.77.0.1) <-> rxe1 on ve0b (10.77.0.2), both in the initial
-#                namespace (rxe in 6.1 works only there), with policy routing so traffic between
-#                the two local addresses crosses the veth pair instead of the loopback device;
-#                sets A, B, RGID0 and RGID1
+#                namespace (rxe in 6.1 works only there), crossing the veth pair (pair.sh's
+#                cross_route); sets A, B, RGID0 and RGID1
 # shellcheck shell=bash
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 links_up() { "$CTL" links "$1" | grep -q "^link dev=$1 .*rails_up=$2 "; }
@@ -31,25 +30,9 @@ veth_tbrdma() {
 }
 
 veth_rxe() {
-	local i
 	rxe_load
 	A=10.77.0.1 B=10.77.0.2
-	ip addr add $A/32 dev ve0a
-	ip addr add $B/32 dev ve0b
-	for i in all default ve0a ve0b; do
-		sysctl -qw net.ipv4.conf.$i.rp_filter=0 net.ipv4.conf.$i.accept_local=1
-	done
-	sysctl -qw net.ipv4.conf.ve0a.arp_ignore=1 net.ipv4.conf.ve0b.arp_ignore=1
-	# locally sent traffic to the other end's address leaves through the veth; the local table
-	# is consulted after that, so received packets are still delivered locally
-	ip rule add pref 10 iif lo to $B lookup 100
-	ip rule add pref 11 iif lo to $A lookup 101
-	ip route add $B dev ve0a src $A table 100
-	ip route add $A dev ve0b src $B table 101
-	ip rule del pref 0 lookup local
-	ip rule add pref 50 lookup local
-	ip neigh replace $B lladdr "$(cat /sys/class/net/ve0b/address)" dev ve0a nud permanent
-	ip neigh replace $A lladdr "$(cat /sys/class/net/ve0a/address)" dev ve0b nud permanent
+	cross_route $A ve0a $B ve0b
 	rdma link add rxe0 type rxe netdev ve0a
 	rdma link add rxe1 type rxe netdev ve0b
 	wait_for 10 gid_index rxe0 $A

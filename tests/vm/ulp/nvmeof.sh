@@ -18,8 +18,8 @@
 # vm-kernel: 6.1 6.12
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/eth.lib"
+. "$TBR_TOP/tests/vm/ulp/nvmeof.lib"
 ETH_LOAD_ARGS=(eth_hello_ms=250)
-NQN=nqn.2026-12.org.tbrdma:ram0
 MIB=${NVMEOF_MIB:-8}
 MIB_4K=${NVMEOF_MIB_4K:-2}
 other=b
@@ -28,8 +28,6 @@ eth_up 2
 vm_signal up
 vm_wait "$other.up" 120
 
-# the 64 MiB at the start of the backing store, as b sees it
-backing_sum() { dd if=/dev/ram0 bs=1M count="$1" iflag=direct status=none | sha256sum | cut -d' ' -f1; }
 # b checks the backing store against the sum a wrote into $VM_SHARED/a.sum.N
 target_check() {
 	vm_wait "a.sum.$1" 600
@@ -39,32 +37,8 @@ target_check() {
 	vm_signal "checked.$1"
 }
 
-# no nvme/nvmet or tbrdma error, timeout or reset logged
-no_errors() {
-	if dmesg | grep -v 'module verification failed' |
-		grep -iE 'nvme.*(error|fail|timeout|reset)|tbrdma.*(error|fail)'; then
-		fail "errors in dmesg"
-	fi
-}
-
 if [ "$VM_ROLE" = b ]; then
-	modprobe brd rd_nr=1 rd_size=$((128 * 1024))
-	modprobe nvmet
-	modprobe nvmet-rdma
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-	cfs=/sys/kernel/config/nvmet
-	mkdir "$cfs/subsystems/$NQN"
-	echo 1 > "$cfs/subsystems/$NQN/attr_allow_any_host"
-	mkdir "$cfs/subsystems/$NQN/namespaces/1"
-	echo -n /dev/ram0 > "$cfs/subsystems/$NQN/namespaces/1/device_path"
-	echo 1 > "$cfs/subsystems/$NQN/namespaces/1/enable"
-	mkdir "$cfs/ports/1"
-	echo rdma > "$cfs/ports/1/addr_trtype"
-	echo ipv4 > "$cfs/ports/1/addr_adrfam"
-	echo "$ME" > "$cfs/ports/1/addr_traddr"
-	echo 4420 > "$cfs/ports/1/addr_trsvcid"
-	ln -s "$cfs/subsystems/$NQN" "$cfs/ports/1/subsystems/$NQN"
-	step "target: $NQN on rdma $ME:4420"
+	nvmet_export "$ME"
 	vm_signal target
 	for p in 1 2 3; do target_check $p; done
 	# a removes its tbrdma under a connected nvme-rdma; then ours goes with nvmet-rdma bound
@@ -78,36 +52,19 @@ if [ "$VM_ROLE" = b ]; then
 	exit 0
 fi
 
-modprobe nvme-rdma
 vm_wait b.target 120
-nvme discover -t rdma -a "$PEER" -s 4420 | tee /tmp/disc.log
-grep -q "subnqn: *$NQN" /tmp/disc.log || fail "discovery does not list $NQN"
-nvme connect -t rdma -n "$NQN" -a "$PEER" -s 4420 || fail "nvme connect failed"
-wait_for 30 test -b /dev/nvme0n1
-DEV=/dev/nvme0n1
-[ "$(cat /sys/class/nvme/nvme0/transport)" = rdma ] || fail "nvme0 is not an rdma controller"
-step "connected: $DEV ($(($(cat /sys/block/nvme0n1/size) / 2048)) MiB)"
+nvme_attach "$PEER"
 
-# pass N BS MIB: write MIB MiB of fresh random data at BS with O_DIRECT, read it back the same way,
-# compare with the source here and (b) with the backing store
+# pass N BS MIB: write_back, then b compares its backing store with the source
 pass() {
-	local n=$1 bs=$2 mib=$3 cnt t0 sum back
-	cnt=$((mib * 1048576 / bs))
-	head -c $((mib * 1048576)) /dev/urandom > /tmp/src
-	sum=$(sha256sum < /tmp/src | cut -d' ' -f1)
-	t0=$SECONDS
-	dd if=/tmp/src of=$DEV bs="$bs" count="$cnt" oflag=direct status=none ||
-		fail "pass $n: write at $bs failed"
-	after_write
-	back=$(dd if=$DEV bs="$bs" count="$cnt" iflag=direct status=none | sha256sum | cut -d' ' -f1)
-	[ "$back" = "$sum" ] || fail "pass $n: read back at $bs differs from the source"
-	echo "$sum $mib" > "$VM_SHARED/a.sum.$n.tmp"
-	mv "$VM_SHARED/a.sum.$n.tmp" "$VM_SHARED/a.sum.$n"
-	vm_wait "b.checked.$n" 120
-	step "pass $n: $mib MiB at $bs written and read back intact ($((SECONDS - t0)) s)"
+	local t0=$SECONDS
+	write_back "$@"
+	echo "$SUM $3" > "$VM_SHARED/a.sum.$1.tmp"
+	mv "$VM_SHARED/a.sum.$1.tmp" "$VM_SHARED/a.sum.$1"
+	vm_wait "b.checked.$1" 120
+	step "pass $1: $3 MiB at $2 written and read back intact ($((SECONDS - t0)) s)"
 	rdma statistic show link tbrdma0/1
 }
-after_write() { :; }
 pass 1 4096 "$MIB_4K"
 pass 2 1048576 "$MIB"
 
