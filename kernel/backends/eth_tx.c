@@ -94,7 +94,13 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 		ether_addr_copy(mac, peer->mac);
 		spin_unlock_irqrestore(&peer->lock, flags);
 
-		if (f->size > frame) {
+		/*
+		 * Closed (unplugged, or set down) before the notifier's work
+		 * took the rail down: drop, the transport resends elsewhere.
+		 */
+		if (unlikely(!netif_running(bind->dev))) {
+			rc = NET_XMIT_DROP;
+		} else if (f->size > frame) {
 			rc = tbe_frag_xmit(peer, f, mac, frame, id);
 		} else {
 			skb = tbe_skb(bind, mac, TBR_ETH_FRAME, peer->guid,
@@ -131,6 +137,8 @@ void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_sess
 	u8 hello[TBR_ETH_HELLO_LEN];
 	struct sk_buff *skb;
 
+	if (!netif_running(bind->dev))	/* closed: nobody to greet */
+		return;
 	if (READ_ONCE(tbe_fragment))
 		flags |= TBR_ETH_REASSEMBLES;
 	tbr_eth_hello_build(hello, bind->session, peer_session, bind->max_frame,
