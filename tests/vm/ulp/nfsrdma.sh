@@ -4,13 +4,13 @@
 # mount -t nfs -o rdma,port=20049,vers=NFSRDMA_VERS (default 4.2; 3 adds nolock).
 # Two passes, each a set of random files (3000 B, 200 KiB and NFSRDMA_MIB MiB, default 8, 32 on
 # the debug kernel): a copies its set onto the export (b checks the server's copy by sha256
-# against a's sums, a reads it back over the wire with its page cache dropped), then b puts a set
-# into the export and a copies it out (checked against b's sums). Payloads above the inline
+# against a's sums, a reads it back over the wire with its page cache dropped), then b puts a
+# set into the export and a copies it out (checked against b's sums). Payloads above the inline
 # threshold move by RDMA Read (client to server) and RDMA Write (server to client) on memory the
-# client registers with fast registration (IB_WR_REG_MR), small ones inline in SENDs. Pass 2 loses one of the two rails in
-# each copy (a takes its rail NIC down once rail 0 carried a sixteenth of the copy's frames, and up
-# again after it) and must complete intact on the other, with no reconnect of the RPC transport
-# (its connect count stays 1).
+# client registers with fast registration (IB_WR_REG_MR), small ones inline in SENDs. Pass 2
+# loses one of the two rails in each copy (a takes its rail NIC down once rail 0 carried a
+# sixteenth of the copy's frames, and up again after it) and must complete intact on the other,
+# with no reconnect of the RPC transport (its connect count stays 1).
 # Then a removes tbrdma under the mount (rmmod must not hang) and loads it again: the mount
 # reconnects to the new device, pass 1's files read back intact and a new set is written and
 # checked by b. Then umount; b removes tbrdma with nfsd's rdma listener up; no
