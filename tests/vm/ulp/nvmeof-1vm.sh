@@ -82,17 +82,9 @@ pass 3 1048576 "$MIB"
 for r in 0 1; do "$CTL" rail-set tbrdma0 1 "$r" --rate 0 > /dev/null || fail "rail-set $r --rate 0"; done
 rdma statistic show link tbrdma0/1
 
-nvme disconnect -n "$NQN" | tee /tmp/disc.log
-grep -q "disconnected 1 controller" /tmp/disc.log || fail "nvme disconnect did not disconnect one controller"
-wait_for 20 test ! -e "$DEV"
+nvme_detach
 
 # device removal with nvme-rdma and nvmet-rdma bound: both let go, rmmod must not hang
-nvme connect -t rdma -n "$NQN" -a $TARGET -s 4420 || fail "nvme reconnect failed"
-wait_for 30 test -b "$DEV"
-t0=$SECONDS
-timeout 120 rmmod tbrdma || fail "rmmod tbrdma with nvme-rdma and nvmet-rdma bound failed or hung"
-[ ! -e "$DEV" ] || fail "$DEV still there after tbrdma went"
-! compgen -G '/sys/class/nvme/nvme*' > /dev/null || fail "an nvme controller outlived its RDMA device"
-step "tbrdma removed with nvme-rdma and nvmet-rdma bound in $((SECONDS - t0)) s"
+remove_under $TARGET "nvme-rdma and nvmet-rdma"
 no_errors
 echo "nvmeof-1vm: ok"

@@ -100,18 +100,10 @@ pass 3 1048576 "$MIB3"
 "$CTL" links tbrdma0 | sed 's/ drop_ppm.* tx_frames=/ tx_frames=/; s/ rx_frames.*//'
 ip link set "$rail1" up
 
-nvme disconnect -n "$NQN" | tee /tmp/disc.log
-grep -q "disconnected 1 controller" /tmp/disc.log || fail "nvme disconnect did not disconnect one controller"
-wait_for 20 test ! -e "$DEV"
+nvme_detach
 
 # device removal with nvme-rdma bound: the controller must be deleted, rmmod must not hang
-nvme connect -t rdma -n "$NQN" -a "$PEER" -s 4420 || fail "nvme reconnect failed"
-wait_for 30 test -b "$DEV"
-t0=$SECONDS
-timeout 120 rmmod tbrdma || fail "rmmod tbrdma with nvme-rdma bound failed or hung"
-[ ! -e "$DEV" ] || fail "$DEV still there after tbrdma went"
-! compgen -G '/sys/class/nvme/nvme*' > /dev/null || fail "an nvme controller outlived its RDMA device"
-step "host: tbrdma removed with nvme-rdma bound in $((SECONDS - t0)) s"
+remove_under "$PEER" "nvme-rdma"
 vm_signal removed
 vm_wait b.finished 180
 no_errors
