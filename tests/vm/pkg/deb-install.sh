@@ -7,9 +7,9 @@
 # /usr/bin/tbctl, the provider from libibverbs' directory; nothing of the tree but the integrity
 # program and these scripts): udev binds the rails (an admin's rule), `systemctl enable --now
 # tbrdmad` brings up the fabric, then perftest (ib_write_bw, ib_read_bw, ib_send_bw,
-# ib_write_lat), rping -V and tests/progs/integrity run across. Then VM b installs a second
-# kernel (image + headers, from the root's cache): DKMS builds for it; both purge the packages:
-# VM a's file list is the one before the install, VM b's that plus the second kernel's.
+# ib_write_lat), rping -V and tests/progs/integrity run across; then both purge the packages and
+# the root's file list is the one before the install. The next kernel is deb-kernel2's (one VM on
+# the same installed system).
 # Run by hand: TBR_VM_TESTS=$PWD/tests/vm/pkg tests/vm/run -j 1 deb-install[@pkg-bookworm]
 # vm-kernel: pkg-trixie pkg-bookworm
 # vm-init: systemd
