@@ -64,8 +64,11 @@ tbctl rails
 ko=$(modinfo -n tbrdma)
 echo "tbrdma: $ko"
 case $ko in */updates/dkms/tbrdma.ko*) ;; *) fail "the module is $ko, not DKMS's" ;; esac
-[ "$(cat /sys/module/tbrdma/srcversion)" = "$(modinfo -F srcversion tbrdma)" ] ||
-	fail "the loaded tbrdma is not the installed one"
+# the loaded tbrdma is that file (the same build ID; files.lib says why not srcversion)
+id_loaded=$(loaded_build_id tbrdma) || fail "no build ID of the loaded tbrdma"
+id_file=$(file_build_id "$ko") || fail "no build ID in $ko"
+echo "build ID: loaded $id_loaded, $ko $id_file"
+[ "$id_loaded" = "$id_file" ] || fail "the loaded tbrdma is not the installed one"
 ME=$(tbctl --json fabric | jq -r .address)
 tbctl --json status > "$S/$VM_ROLE.status.json"
 vm_signal up
