@@ -7,9 +7,9 @@
 # /usr/bin/tbctl, the provider from libibverbs' directory; nothing of the tree but the integrity
 # program and these scripts): udev binds the rails (an admin's rule), `systemctl enable --now
 # tbrdmad` brings up the fabric, then perftest (ib_write_bw, ib_read_bw, ib_send_bw,
-# ib_write_lat), rping -V and tests/progs/integrity run across. Then VM b installs a second
-# kernel (image + headers, from the root's cache): DKMS builds for it; both purge the packages:
-# VM a's file list is the one before the install, VM b's that plus the second kernel's.
+# ib_write_lat), rping -V and tests/progs/integrity run across; then both purge the packages and
+# the root's file list is the one before the install. The next kernel is deb-kernel2's (one VM on
+# the same installed system).
 # Run by hand: TBR_VM_TESTS=$PWD/tests/vm/pkg tests/vm/run -j 1 deb-install[@pkg-bookworm]
 # vm-kernel: pkg-trixie pkg-bookworm
 # vm-init: systemd
@@ -64,8 +64,11 @@ tbctl rails
 ko=$(modinfo -n tbrdma)
 echo "tbrdma: $ko"
 case $ko in */updates/dkms/tbrdma.ko*) ;; *) fail "the module is $ko, not DKMS's" ;; esac
-[ "$(cat /sys/module/tbrdma/srcversion)" = "$(modinfo -F srcversion tbrdma)" ] ||
-	fail "the loaded tbrdma is not the installed one"
+# the loaded tbrdma is that file (the same build ID; files.lib says why not srcversion)
+id_loaded=$(loaded_build_id tbrdma) || fail "no build ID of the loaded tbrdma"
+id_file=$(file_build_id "$ko") || fail "no build ID in $ko"
+echo "build ID: loaded $id_loaded, $ko $id_file"
+[ "$id_loaded" = "$id_file" ] || fail "the loaded tbrdma is not the installed one"
 ME=$(tbctl --json fabric | jq -r .address)
 tbctl --json status > "$S/$VM_ROLE.status.json"
 vm_signal up

@@ -29,7 +29,9 @@ K2=$(cat $C/KVER)
 ls $C
 root_files > /tmp/files.k2pre
 t=$SECONDS
-apt-get install -y $C/*.deb > /tmp/k2.log 2>&1 || { tail -n 40 /tmp/k2.log; fail "installing kernel $K2 failed"; }
+# without Recommends, as the root itself was debootstrapped: the VM has no network, and the new
+# image's Recommends (apparmor on 13) are not in the cache (apt failed fetching it)
+apt-get install -y --no-install-recommends $C/*.deb > /tmp/k2.log 2>&1 || { tail -n 40 /tmp/k2.log; fail "installing kernel $K2 failed"; }
 grep -v -e '^(Reading database' /tmp/k2.log | tail -n 30
 echo "kernel $K2 installed, DKMS build included: $((SECONDS - t)) s"
 dkms status
