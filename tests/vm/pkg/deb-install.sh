@@ -50,7 +50,9 @@ EOT
 udevadm control --reload
 # the NICs were there at boot, before the rule
 udevadm trigger --subsystem-match=net --action=add
-udevadm settle -t 60
+# (the rule loads tbrdma, whose device makes rdma-core load its ULP modules, ib_iser and rpcrdma
+# among them: minutes under TCG on a loaded host; 60 s timed out at load ~9.5)
+udevadm settle -t 300 || fail "the udev queue did not settle within 300 s"
 
 step "systemctl enable --now tbrdmad ($(el))"
 systemctl enable --now tbrdmad || { journalctl -u tbrdmad --no-pager; fail "enable --now"; }
