@@ -69,6 +69,17 @@ within() {
 	fail "not within $secs s: $*"
 }
 
+# ACK_TIMEOUT: the local ACK timeout (IBTA exponent) for QPs of tests whose receiver may drain
+# its rails' RX rings slowly: 14, the tools' default (67 ms; tbrdma's RTO stretches to at most 4x),
+# except on the debug kernel (KASAN + lockdep under TCG, ~10x slower), where a resent frame can
+# wait behind those rings longer than that on a loaded host (2026-12-03: RETRY_EXC_ERR with no
+# frame lost in tbsim-cable, stripe-cut and tbsim-hostile): 18 (1.07 s), as an application on a
+# slow host would choose
+case $(uname -r) in
+*-tbrdbg) ACK_TIMEOUT=18 ;;
+*) ACK_TIMEOUT=14 ;;
+esac
+
 # gid_index DEV IPV4: the index of DEV's RoCE v2 GID ::ffff:IPV4 (fails while it is absent)
 # (builtins only: a fork per GID costs seconds under TCG)
 gid_index() {

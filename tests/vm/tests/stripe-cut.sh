@@ -7,14 +7,8 @@
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 PROG=$TBR_TOP/build/progs/integrity
 SEED=$(date +%s)
-# The QPs' local ACK timeout: the default 14 (67 ms; the RTO stretches to at most 4x that).
-# On the debug kernel (KASAN + lockdep under TCG) the receiver drains its rails' RX rings (128
-# frames each, 2 MiB over 4 rails) at a few MB/s, so on a loaded host a resent frame waits
-# longer than that behind them: 2026-12-03 at host load ~6 the client ended in RETRY_EXC_ERR
-# just after the restore, no frame lost but those of the cut rails. There the QPs get 18 (1.07
-# s), as in tbsim-cable.
-TMO=()
-case $(uname -r) in *-tbrdbg) TMO=(--timeout 18) ;; esac
+# the QPs get guest.sh's ACK_TIMEOUT (18 on the debug kernel: with 14 the client ended in
+# RETRY_EXC_ERR just after the restore at host load ~6, no frame lost but the cut rails')
 
 # rail_tx R: frames sent so far by tbrdma0 on rail R
 rail_tx() {
@@ -40,9 +34,9 @@ advance() {
 
 pair_up 4
 step "integrity: 1024 MiB over 4 rails, seed $SEED"
-h1 "$PROG" -d tbrdma1 -g "$GID1" "${TMO[@]}" server > /tmp/srv.log 2>&1 &
+h1 "$PROG" -d tbrdma1 -g "$GID1" --timeout "$ACK_TIMEOUT" server > /tmp/srv.log 2>&1 &
 srv=$!
-"$PROG" -d tbrdma0 -g "$GID0" "${TMO[@]}" --seed "$SEED" --mib 1024 client 10.88.0.2 > /tmp/cli.log 2>&1 &
+"$PROG" -d tbrdma0 -g "$GID0" --timeout "$ACK_TIMEOUT" --seed "$SEED" --mib 1024 client 10.88.0.2 > /tmp/cli.log 2>&1 &
 cli=$!
 advance 0 2000
 for r in 3 2 1; do
@@ -70,9 +64,9 @@ restored_carried() {
 if ! restored_carried; then
 	# a fast machine finishes the 1 GiB just after the restore: one more short verified transfer
 	step "the transfer ended right after the restore; 32 MiB more over the restored rails"
-	h1 "$PROG" -d tbrdma1 -g "$GID1" "${TMO[@]}" server > /tmp/srv.log 2>&1 &
+	h1 "$PROG" -d tbrdma1 -g "$GID1" --timeout "$ACK_TIMEOUT" server > /tmp/srv.log 2>&1 &
 	srv=$!
-	"$PROG" -d tbrdma0 -g "$GID0" "${TMO[@]}" --seed "$SEED" --mib 32 client 10.88.0.2 > /tmp/cli.log 2>&1 ||
+	"$PROG" -d tbrdma0 -g "$GID0" --timeout "$ACK_TIMEOUT" --seed "$SEED" --mib 32 client 10.88.0.2 > /tmp/cli.log 2>&1 ||
 		{ tail -20 /tmp/cli.log; fail "integrity client failed after the restore (seed $SEED)"; }
 	wait "$srv" || { tail -20 /tmp/srv.log; fail "integrity server failed after the restore"; }
 fi

@@ -102,9 +102,6 @@ rdma resource show cm_id | tee /tmp/cm0 | grep -q "tbrdma0/1 .*CONNECT.*dst-addr
 h1 rdma resource show cm_id | tee /tmp/cm1 | grep -q "tbrdma1/1 .*CONNECT.*src-addr $SRV:20049" ||
 	{ cat /tmp/cm1; fail "no connected rdma_cm ID on tbrdma1 from $SRV:20049"; }
 
-frames() { # tx and rx frames of both of tbrdma0's rails
-	echo $(($(rail_ctr 0 tx_frames) + $(rail_ctr 0 rx_frames) + $(rail_ctr 1 tx_frames) + $(rail_ctr 1 rx_frames)))
-}
 BYTES=$((MIB * 1048576 + 3000 + 200 * 1024))
 # crossed F0 WHAT: the rails carried at least a frame per 4 KiB (TBR_FRAME_MAX) of the set since F0
 crossed() {
@@ -112,9 +109,6 @@ crossed() {
 	echo "$2: $d frames on the rails for $BYTES bytes"
 	[ "$d" -ge $((BYTES / 4096)) ] || fail "$2: only $d frames crossed the rails"
 }
-rail_cut() { "$CTL" rail-set tbrdma0 1 1 --cut > /dev/null; }
-rail_restore() { "$CTL" rail-set tbrdma0 1 1 --restore > /dev/null; }
-links_up() { "$CTL" links tbrdma0 | grep -q "^link dev=tbrdma0 .*rails_up=$1 "; }
 
 pass() {
 	local n=$1 t0 t1 f0

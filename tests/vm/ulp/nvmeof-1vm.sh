@@ -53,12 +53,6 @@ grep -q "tbrdma1/1 .*CONNECT.*dst-addr $TARGET:4420" /tmp/cm ||
 grep -q "tbrdma0/1 .*CONNECT.*src-addr $TARGET:4420" /tmp/cm ||
 	fail "no connected rdma_cm ID on tbrdma0 at $TARGET:4420"
 
-frames() { # tx and rx frames of both of tbrdma0's rails
-	echo $(($(rail_ctr 0 tx_frames) + $(rail_ctr 0 rx_frames) + $(rail_ctr 1 tx_frames) + $(rail_ctr 1 rx_frames)))
-}
-rail_cut() { "$CTL" rail-set tbrdma0 1 1 --cut > /dev/null; }
-rail_restore() { "$CTL" rail-set tbrdma0 1 1 --restore > /dev/null; }
-links_up() { "$CTL" links tbrdma0 | grep -q "^link dev=tbrdma0 .*rails_up=$1 "; }
 # pass N BS MIB: write_back over the rails, then the backing store compared with the source
 pass() {
 	local t0=$SECONDS f0 d
