@@ -400,6 +400,20 @@ void tbr_resp_advance(struct tbr_tqp *qp)
 
 /* ---- request frames ---- */
 
+/* Start the slot @s of the message whose first frame seen is @h. */
+static inline void tbr_rmsg_open(struct tbr_rmsg *s, const struct tbr_hdr *h,
+				 u32 msg_len, u32 first, u32 npsn)
+{
+	memset(s, 0, sizeof(*s));
+	s->state = TBR_RMSG_ACTIVE;
+	s->msn = h->msn;
+	s->opcode = h->opcode;
+	s->msg_len = msg_len;
+	s->first_psn = first;
+	s->npsn = npsn;
+	s->imm = h->imm;
+}
+
 /*
  * Check a data/READ/ATOMIC frame against its message slot, creating the
  * slot for the first frame of a message seen. Returns 0 or -EINVAL.
@@ -431,14 +445,7 @@ static int tbr_resp_slot(struct tbr_tqp *qp, struct tbr_rmsg *s,
 		}
 	}
 	if (s->state == TBR_RMSG_FREE) {
-		memset(s, 0, sizeof(*s));
-		s->state = TBR_RMSG_ACTIVE;
-		s->msn = h->msn;
-		s->opcode = h->opcode;
-		s->msg_len = msg_len;
-		s->first_psn = first;
-		s->npsn = npsn;
-		s->imm = h->imm;
+		tbr_rmsg_open(s, h, msg_len, first, npsn);
 		if (tbr_op_recv(h->opcode)) {
 			s->rmsn = h->rmsn - qp->rq_skew;
 			if ((s32)(h->rmsn - qp->rmsn_hi) >= 0)
@@ -734,40 +741,109 @@ static int tbr_resp_ud(struct tbr_tqp *qp, const struct tbr_hdr *h)
 }
 
 /*
- * RC fast path: a WRITE that is a whole message in one frame, at the next
- * PSN and the next message expected, with nothing received beyond it and no
- * READ/ATOMIC job pending. What the general path does with it (create its
- * slot, place it, move the window by one, find the slot complete and retire
- * it at once) reduces to: place, move epsn, rcv_hi and emsn by one. True
- * when done; false (nothing changed) when the frame takes the general path,
- * which also reports a failed placement.
+ * RC fast paths: a WRITE frame at the next PSN, of the next message
+ * expected, with nothing received beyond it and no READ/ATOMIC job pending.
+ * What the general path does with one (check it against the message's slot,
+ * or create the slot; place it; move the window by one; retire the message
+ * after its last frame) reduces to: place, move epsn and rcv_hi by one, and
+ * after the last frame free the slot and move emsn. They return true when
+ * done, false (nothing changed) when the frame takes the general path, which
+ * also rejects a frame that does not fit its slot and reports a failed
+ * placement.
  */
-static bool tbr_resp_write_fast(struct tbr_tqp *qp, const struct tbr_hdr *h,
-				u64 now)
+static inline bool tbr_resp_write_next(const struct tbr_tqp *qp,
+				       const struct tbr_hdr *h)
 {
-	u32 len = h->paylen;
+	return h->opcode == TBR_OP_WRITE && qp->cfg.type == TBR_QPT_RC &&
+	       h->psn == qp->epsn && qp->rcv_hi == qp->epsn &&
+	       h->msn == qp->emsn && !qp->njobs;
+}
 
-	if (h->opcode != TBR_OP_WRITE || qp->cfg.type != TBR_QPT_RC ||
-	    h->psn != qp->epsn || qp->rcv_hi != qp->epsn ||
-	    h->msn != qp->emsn || qp->njobs || h->offset ||
-	    h->msg_len != len || len > qp->cfg.mtu ||
-	    tbr_resp_slot_of(qp, h->msn)->state != TBR_RMSG_FREE)
-		return false;
-	if (len && (h->va + len < h->va ||
-		    qp->ops->mr_write(qp->ctx, h->rkey, h->va, h->payload, len)))
-		return false;
-	/* rpsn_msn and msn_hi serve UC only */
-	qp->epsn = tbr_psn_add(h->psn, 1);
-	qp->rcv_hi = qp->epsn;
-	qp->emsn++;
+/* Place @len bytes of @h at its offset; false if that fails (or wraps). */
+static inline bool tbr_resp_write_place(struct tbr_tqp *qp,
+					const struct tbr_hdr *h, u32 len)
+{
+	u64 va = h->va + h->offset;
+
+	return !len || (va >= h->va && va + len >= va &&
+			!qp->ops->mr_write(qp->ctx, h->rkey, va, h->payload,
+					   len));
+}
+
+/* After a fast path's frame: tbr_resp_ack(), or only note the ACK owed. */
+static inline void tbr_resp_fast_ack(struct tbr_tqp *qp,
+				     const struct tbr_hdr *h, u64 now)
+{
 	qp->ack_count++;
-	/* tbr_resp_ack() when it has nothing to do but note the ACK owed */
 	if (!(h->flags & TBR_F_ACKREQ) &&
 	    qp->ack_count < qp->conn.ack_every &&
 	    qp->ack_deadline != TBR_NO_DEADLINE)
 		qp->ack_pending = 1;
 	else
 		tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
+}
+
+/* A whole message in one frame (msg_len == paylen): it never takes a slot. */
+static bool tbr_resp_write_fast(struct tbr_tqp *qp, const struct tbr_hdr *h,
+				u64 now)
+{
+	u32 len = h->paylen;
+
+	if (!tbr_resp_write_next(qp, h) || h->offset || len > qp->cfg.mtu ||
+	    tbr_resp_slot_of(qp, h->msn)->state != TBR_RMSG_FREE ||
+	    !tbr_resp_write_place(qp, h, len))
+		return false;
+	/* rpsn_msn and msn_hi serve UC only */
+	qp->epsn = tbr_psn_add(h->psn, 1);
+	qp->rcv_hi = qp->epsn;
+	qp->emsn++;
+	tbr_resp_fast_ack(qp, h, now);
+	return true;
+}
+
+/*
+ * A frame of a message of several: the first (a full frame), or the next one
+ * at epsn of the message the slot holds, whose earlier frames are all placed:
+ * its offset is the slot's byte count. Each of those frames was checked
+ * against the slot (offset = (PSN - first PSN) x mtu, full frames but the
+ * last), so an offset equal to the count also puts this PSN where it belongs.
+ */
+static tbr_noinline bool tbr_resp_write_frame(struct tbr_tqp *qp,
+					      const struct tbr_hdr *h, u64 now)
+{
+	u32 len = h->paylen, mtu = qp->cfg.mtu, off = h->offset;
+	u32 msg_len = h->msg_len;
+	struct tbr_rmsg *s;
+
+	if (!tbr_resp_write_next(qp, h))
+		return false;
+	s = tbr_resp_slot_of(qp, h->msn);
+	if (!off) {
+		if (s->state != TBR_RMSG_FREE || len != mtu || msg_len <= mtu ||
+		    msg_len > TBR_MSG_MAX)
+			return false;
+	} else if (s->state != TBR_RMSG_ACTIVE || s->nak ||
+		   s->opcode != TBR_OP_WRITE || s->msn != h->msn ||
+		   s->msg_len != msg_len || s->rcvd != off ||
+		   len != (msg_len - off < mtu ? msg_len - off : mtu)) {
+		return false;
+	}
+	if (!tbr_resp_write_place(qp, h, len))
+		return false;
+	qp->epsn = tbr_psn_add(h->psn, 1);
+	qp->rcv_hi = qp->epsn;
+	if (!off) {
+		tbr_rmsg_open(s, h, msg_len, h->psn, tbr_frames(msg_len, mtu));
+		s->rcvd = len;
+		s->seen = 1;
+	} else if (off + len == msg_len) {
+		/* retired: a WRITE completes nothing here */
+		s->state = TBR_RMSG_FREE;
+		qp->emsn++;
+	} else {
+		s->rcvd += len;
+	}
+	tbr_resp_fast_ack(qp, h, now);
 	return true;
 }
 
@@ -908,7 +984,8 @@ static tbr_noinline int tbr_resp_rx_slow(struct tbr_tqp *qp,
 
 int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
-	if (tbr_resp_write_fast(qp, h, now))
+	if (h->msg_len == h->paylen ? tbr_resp_write_fast(qp, h, now) :
+	    h->psn == qp->epsn && tbr_resp_write_frame(qp, h, now))
 		return 0;
 	return tbr_resp_rx_slow(qp, h, now);
 }

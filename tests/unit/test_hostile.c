@@ -209,6 +209,66 @@ static void test_unaligned_atomic_frame(void **state)
 	sim_free(s);
 }
 
+/*
+ * A WRITE of several frames arriving in order takes the responder's fast
+ * path frame by frame: a later frame that does not fit the message its first
+ * frame began (length, offset, PSN, opcode, payload) is rejected as by the
+ * general path, writes nothing, and the genuine frame still completes it.
+ */
+static void test_write_frames_misfit(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 94, NULL, NULL);
+	const struct tbr_tqp_counters *c = tbr_tqp_counters(s->ep[1].qp);
+	uint8_t dst[4096], want[4096];
+	struct tbr_hdr h;
+	uint64_t inval = 0;
+	uint32_t len;
+
+	memset(dst, 0, sizeof(dst));
+	memset(want, 0, sizeof(want));
+	memset(want, 0x5a, 3000);	/* mk()'s payload bytes */
+	sim_add_mr(&s->ep[1], 0x66, dst, sizeof(dst), SIM_ACC_WRITE);
+	memset(&h, 0, sizeof(h));
+	h.rkey = 0x66;
+	h.va = taddr(dst);
+	h.msg_len = 3000;	/* frames of 1024, 1024, 952 bytes */
+	len = mk(&h, TBR_OP_WRITE, EPSN, 1024);
+	assert_int_equal(sim_inject(s, 1, fb, len), 0);
+	/* second frame (PSN EPSN + 1, offset 1024), each field wrong once */
+	h.offset = 1024;
+	h.msg_len = 4000;
+	len = mk(&h, TBR_OP_WRITE, EPSN + 1, 1024);
+	assert_int_equal(sim_inject(s, 1, fb, len), -EINVAL);
+	inval++;
+	h.msg_len = 3000;
+	h.offset = 2048;
+	len = mk(&h, TBR_OP_WRITE, EPSN + 1, 952);
+	assert_int_equal(sim_inject(s, 1, fb, len), -EINVAL);
+	inval++;
+	h.offset = 1024;
+	len = mk(&h, TBR_OP_WRITE, EPSN + 1, 1000);
+	assert_int_equal(sim_inject(s, 1, fb, len), -EINVAL);
+	inval++;
+	len = mk(&h, TBR_OP_WRITE_IMM, EPSN + 1, 1024);
+	assert_int_equal(sim_inject(s, 1, fb, len), -EINVAL);
+	inval++;
+	len = mk(&h, TBR_OP_WRITE, EPSN + 2, 1024);	/* PSN of a later frame */
+	assert_int_equal(sim_inject(s, 1, fb, len), -EINVAL);
+	inval++;
+	assert_int_equal(c->rx_invalid, inval);
+	assert_memory_equal(dst + 1024, want + 3000, 1024);	/* zeros */
+	len = mk(&h, TBR_OP_WRITE, EPSN + 1, 1024);
+	assert_int_equal(sim_inject(s, 1, fb, len), 0);
+	/* the genuine rest: PSN EPSN + 2, offset 2048 */
+	h.offset = 2048;
+	len = mk(&h, TBR_OP_WRITE, EPSN + 2, 952);
+	assert_int_equal(sim_inject(s, 1, fb, len), 0);
+	assert_int_equal(c->rx_invalid, inval);
+	assert_false(tbr_tqp_in_error(s->ep[1].qp));
+	assert_memory_equal(dst, want, sizeof(dst));
+	sim_free(s);
+}
+
 /* Random bytes, and random mutations of valid frames: no crash. */
 static void test_random_frames(void **state)
 {
@@ -252,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_semantic_garbage),
 		cmocka_unit_test(test_unaligned_atomic_frame),
+		cmocka_unit_test(test_write_frames_misfit),
 		cmocka_unit_test(test_random_frames),
 	};
 
