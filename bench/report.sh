@@ -333,6 +333,21 @@ hops_meta() {
 	)
 }
 png() { [ -f "$OUT/$1" ] && echo "![$2](bench/$1)"; return 0; }
+# flame_md: the flame graphs of the core's hot paths (bench/run.sh step "flame"), when present
+flame_md() {
+	local s f have=
+	for s in 64 4096; do [ -f "$OUT/flame_core_$s.svg" ] && have=1; done
+	[ -n "$have" ] || return 0
+	echo "Flame graphs of the same two paths, sampled natively (\`perf record --call-graph dwarf\` of"
+	echo "\`core_bench -1 -r 1\`, only stacks under the measured loop \`run_point\`; drawn by"
+	echo "bench/flamegraph.py; hover a box for its samples; inlined functions show as frames):"
+	echo
+	for s in 64 4096; do
+		f=flame_core_$s.svg
+		[ -f "$OUT/$f" ] && echo "- $(human "$s"): [bench/$f](bench/$f)"
+	done
+	return 0
+}
 {
 cat <<HDR
 # tbrdma benchmarks
@@ -346,6 +361,7 @@ $(awk -v l="${load_before%% *}" -v n="${nproc:-1}" 'BEGIN { if (l + 0 > n + 0)
 - machine: ${nproc:-?} CPUs, ${cpu:-?}; ${kernel:-?}
 - load average (1/5/15 min) before: ${load_before:-?}; after: ${load_after:-?}
 - CSV and PNG: [docs/bench/](bench/)
+- what was changed for speed, with before/after figures and the investigations: [bench-speed.md](bench-speed.md)
 
 Headline figures of this run (details, tables and plots below):
 
@@ -403,6 +419,8 @@ every \`ack_every\` (16) frames; \`-u\` posts one WR at a time, every message as
 copies; what is left is the transport's per-message overhead. (docs/bench/cpu.csv)
 
 $(cpu_md)
+
+$(flame_md)
 
 ## 3. tbrdma vs rdma_rxe in QEMU, same links, same boot
 

@@ -3,6 +3,11 @@
 # docs/bench/*.png (bench/report.sh). Steps (each one's output is a CSV in docs/bench/):
 #   1. core.csv      transport core vs single-core memcpy, host, native: rails 1..8 x 64 B..4 MiB
 #   2. cpu.csv       instructions per message and per byte: callgrind on core_bench -1 -n MSGS
+#      flame_*.svg   (step "flame") flame graphs of the core's hot paths: perf record of
+#                    core_bench -1 at 64 B (chained) and 4 KiB, 1 rail, drawn by bench/flamegraph.py
+#      flame_vm_lat_*.svg  (step "latflame", not in the default steps) a 64 B ib_write_lat round
+#                    trip in QEMU, tbrdma vs rxe over one veth pair: perf in the guest
+#                    (bench/vm/latprof.sh), only perftest's samples; latprof.csv its figures
 #   3. vm.csv        tbrdma vs rdma_rxe in QEMU: veth pair in one VM (bench/vm/veth.sh); two VMs
 #                    over 1, 2, 4 rails (bench/vm/rails.sh, one boot)
 #      stripe.csv    N = 1, 2, 4, 8 rate-capped emu rails vs one (bench/vm/stripe.sh)
@@ -12,7 +17,7 @@
 #                    steps 1-3 and is rewritten only when one of them runs)
 # The VM scripts are not tests: tests/vm/run boots them from bench/vm (TBR_VM_TESTS), so
 # `make check` never runs them.
-# Environment: BENCH_QUICK=1 (a short smoke run, minutes), BENCH_STEPS="core cpu vm hops" (a subset,
+# Environment: BENCH_QUICK=1 (a short smoke run, minutes), BENCH_STEPS="core cpu flame vm hops" (a subset,
 # or "collect": only re-read the VM logs in build/bench/vm;
 # the others' CSVs are kept from the last run), BENCH_VM="veth rails stripe" (step 3; step 4
 # boots bench/vm/hops.sh).
@@ -22,7 +27,7 @@ TOP=$(cd "$HERE/.." && pwd)
 OUT=$TOP/docs/bench
 B=$TOP/build/bench
 QUICK=${BENCH_QUICK:-}
-STEPS=${BENCH_STEPS:-core cpu vm hops}
+STEPS=${BENCH_STEPS:-core cpu flame vm hops}
 VMS=${BENCH_VM:-veth rails stripe}
 mkdir -p "$OUT" "$B"
 T0=$(date +%s)
@@ -95,6 +100,28 @@ if has cpu; then
 	mv "$B/cpu.csv.tmp" "$OUT/cpu.csv"
 fi
 
+# flame graphs: where the core's instructions go on the two paths issue 19 counts (64 B chained,
+# 4 KiB), sampled natively (perf's software clock, DWARF call chains), only stacks under run_point
+if has flame; then
+	log "2b. flame graphs (perf record, core_bench -1, 1 rail)"
+	if ! command -v perf > /dev/null; then
+		log "flame: no perf (linux-perf, make deps): step skipped"
+	else
+		for s in 64 4096; do
+			f=$B/flame.$s
+			n=$((s > 1024 ? 1000000 : 4000000))
+			if perf record -q -F 4999 --call-graph dwarf,16384 -e cpu-clock -o "$f.data" -- \
+				"$B/core_bench" -1 -n "$n" -r 1 -s "$s" > /dev/null 2> "$f.log" &&
+				perf script -i "$f.data" 2> /dev/null | "$HERE/flamegraph.py" --root run_point \
+					--title "core_bench -1 -r 1 -s $s: both ends, one thread" > "$f.svg"; then
+				mv "$f.svg" "$OUT/flame_core_$s.svg"
+			else
+				log "flame graph $s B FAILED"; tail -3 "$f.log" >&2
+			fi
+		done
+	fi
+fi
+
 vm_conf() {
 	cat > "$B/vm.conf" <<CONF
 BENCH_BW_SIZES="$VM_BW_SIZES"
@@ -134,6 +161,23 @@ if has vm || has collect; then
 	done
 	case " $VMS " in *" stripe "*) mv "$B/stripe.csv.tmp" "$OUT/stripe.csv" ;; esac
 	case "$VMS" in *veth*|*rails*) mv "$B/vm.csv.tmp" "$OUT/vm.csv" ;; esac
+fi
+if has latflame; then
+	log "latency profile (QEMU): ib_write_lat 64 B, tbrdma vs rxe, perf in the guest"
+	TBR_VM_TESTS=$HERE/vm TBR_VM_RESULTS=$B/vm "$TOP/tests/vm/run" -j 1 latprof | tee "$B/latprof-run.log" >&2
+	f=$B/vm/latprof/a/script.log
+	if [ -f "$f" ] && grep -aq '^BENCH,latprof,' "$f"; then
+		{ echo "stack,usec"; grep -a '^BENCH,latprof,' "$f" | tr -d '\r' | cut -d, -f3,6; } \
+			> "$OUT/latprof.csv"
+		for st in tbrdma rxe; do
+			grep -a "^FOLD,$st," "$f" | tr -d '\r' | cut -d, -f3- > "$B/latprof.$st.folded"
+			"$HERE/flamegraph.py" --from-folded --title "ib_write_lat 64 B over veth, $st: perftest's samples (QEMU TCG guest)" \
+				< "$B/latprof.$st.folded" > "$B/latprof.$st.svg" &&
+				mv "$B/latprof.$st.svg" "$OUT/flame_vm_lat_$st.svg" || log "latflame: no $st graph"
+		done
+	else
+		log "latflame: no figures in $f"
+	fi
 fi
 if has hops; then
 	log "4. hops (QEMU): 1, 2, 3 hops, $HOPS_RUNS round(s)"
