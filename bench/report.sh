@@ -143,19 +143,41 @@ cfg_name() {
 	rails*) echo "two VMs, ${1#rails} virtio rail(s) (rxe: 1)" ;;
 	esac
 }
-vm_ratio() { # CFG TOOL SIZE -> tbrdma/rxe or n/a
-	# only plain positive numbers count (perftest prints "inf" or 0.00 for some TCG runs)
-	awk -F, -v c="$1" -v t="$2" -v s="$3" '$1 == c && $3 == t && $4 == s && $5 ~ /^[0-9]+(\.[0-9]+)?$/ {
-		v[$2] = $5 + 0 } END { if (v["tbrdma"] > 0 && v["rxe"] > 0) printf "%.2f", v["tbrdma"] / v["rxe"];
-		else printf "n/a" }' "$OUT/vm.csv"
+# vm_stat CFG STACK TOOL SIZE: "median min max n" over the runs of that cell (vm.csv has one row
+# per run); only plain positive numbers count (perftest prints "inf" or 0.00 for some TCG runs)
+vm_stat() {
+	awk -F, -v c="$1" -v k="$2" -v t="$3" -v s="$4" '$1 == c && $2 == k && $3 == t && $4 == s &&
+		$5 ~ /^[0-9]+(\.[0-9]+)?$/ && $5 + 0 > 0 { print $5 + 0 }' "$OUT/vm.csv" | sort -g |
+		awk '{ v[NR] = $1 } END { if (!NR) { print "0 0 0 0"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			print m, v[1], v[NR], NR }'
+}
+# vm_cell CFG STACK TOOL SIZE UNIT: "median UNIT" (with "(min-max)" over several runs), or failed
+vm_cell() {
+	local m lo hi n
+	read -r m lo hi n <<< "$(vm_stat "$1" "$2" "$3" "$4")"
+	[ "$n" != 0 ] || { echo failed; return; }
+	if [ "$n" -gt 1 ]; then echo "$m $5 ($lo-$hi)"; else echo "$m $5"; fi
+}
+vm_ratio() { # CFG TOOL SIZE -> the ratio of the medians tbrdma/rxe, or n/a
+	local a b
+	read -r a _ <<< "$(vm_stat "$1" tbrdma "$2" "$3")"
+	read -r b _ <<< "$(vm_stat "$1" rxe "$2" "$3")"
+	awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else printf "n/a" }'
+}
+# vm_runs: the most runs any cell has
+vm_runs() {
+	awk -F, 'NR > 1 { n[$1 "," $2 "," $3 "," $4]++ } END { for (k in n) if (n[k] > m) m = n[k]; print m + 0 }' "$OUT/vm.csv"
 }
 vm_md() {
 	local f=$OUT/vm.csv c t s tools
 	[ -s "$f" ] && [ "$(wc -l < "$f")" -gt 1 ] || { echo "(no data: vm step not run)"; return; }
 	tools=$(awk -F, 'NR > 1 { print $3 }' "$f" | awk '!seen[$0]++' | tr '\n' ' ')
+	echo "Median of $(vm_runs) run(s) per cell (min-max in brackets); ratios are of the medians."
 	echo "Summary, tbrdma/rxe (bandwidth: > 1 means tbrdma moves more; latency: > 1 means"
 	echo "tbrdma is slower). Bandwidth at 64 KiB, latency at 64 B. \"failed\": perftest exited with an"
-	echo "error (its output is in build/bench/vm/NAME/a/script.log); 0.00 or inf: perftest printed that:"
+	echo "error in every run (its output is in build/bench/vm/NAME/a/script.log; a 0.00 or inf it"
+	echo "printed counts as no figure):"
 	echo
 	printf '| link |'; for t in $tools; do printf ' %s |' "$t"; done; echo
 	printf '|---|'; for t in $tools; do printf -- '---:|'; done; echo
@@ -179,28 +201,22 @@ vm_md() {
 		while read -r t s; do
 			local u="MB/s"
 			case "$t" in *_lat) u="us" ;; esac
-			awk -F, -v c="$c" -v t="$t" -v s="$s" '$1 == c && $3 == t && $4 == s { v[$2] = $5 }
-				END { printf "%s %s", (v["tbrdma"] == "" ? "failed" : v["tbrdma"]),
-					(v["rxe"] == "" ? "failed" : v["rxe"]) }' "$f" | {
-				read -r a b
-				[ "$a" = failed ] || a="$a $u"
-				[ "$b" = failed ] || b="$b $u"
-				printf '| %s | %s | %s | %s | %s |\n' "$t" "$(human "$s")" "$a" "$b" \
-					"$(vm_ratio "$c" "$t" "$s")"
-			}
+			printf '| %s | %s | %s | %s | %s |\n' "$t" "$(human "$s")" \
+				"$(vm_cell "$c" tbrdma "$t" "$s" "$u")" "$(vm_cell "$c" rxe "$t" "$s" "$u")" \
+				"$(vm_ratio "$c" "$t" "$s")"
 		done
 	done
 }
 vm_plots() {
-	local f=$OUT/vm.csv t c plot
+	local f=$OUT/vm.csv t c s r plot
 	[ -s "$f" ] || return 0
 	for t in ib_write_bw ib_read_bw ib_send_bw; do
 		plot=
 		for c in $VCFGS; do
-			awk -F, -v c="$c" -v t="$t" '$1 == c && $3 == t && $5 ~ /^[0-9]+(\.[0-9]+)?$/ {
-				v[$4, $2] = $5 + 0; s[$4] = 1 }
-				END { for (x in s) if (v[x, "tbrdma"] > 0 && v[x, "rxe"] > 0)
-					print x, v[x, "tbrdma"] / v[x, "rxe"] }' "$f" | sort -n > "$P/vm.$c.$t.dat"
+			for s in $(awk -F, -v c="$c" -v t="$t" '$1 == c && $3 == t { print $4 }' "$f" | sort -nu); do
+				r=$(vm_ratio "$c" "$t" "$s")
+				[ "$r" = n/a ] || echo "$s $r"
+			done > "$P/vm.$c.$t.dat"
 			[ -s "$P/vm.$c.$t.dat" ] || continue
 			plot+="'$P/vm.$c.$t.dat' using 1:2 with linespoints title '$(cfg_name "$c")', "
 		done
@@ -382,9 +398,8 @@ numbers are QEMU TCG (software CPU emulation, no KVM): absolute values are 50-10
 and mean little; the ratios tbrdma/rxe over the same links, in the same boot, are the result.
 On a loaded host even the wall-clock memcpy figure of a point can collapse (another process had the
 CPU), which inflates that point's wall-clock ratio: prefer the per-CPU-second ratios, which divide
-by CPU time actually used. Each VM figure is a single perftest run (no repetitions: the time budget
-is 20 minutes for everything), so a single TCG scheduling hiccup can move one cell by 2x; read the
-rows together.
+by CPU time actually used. Each VM cell is the median of BENCH_VM_RUNS (3; 1 in the quick run)
+perftest runs with their spread, because a single TCG scheduling hiccup can move one run by 2x.
 
 ## 1. Transport core at native speed (host)
 
@@ -428,8 +443,9 @@ $(flame_md)
 
 perftest unmodified (\`-F\`, RC, GID of the IPv4 address); bandwidth: BW average of a fixed
 iteration count (4 MiB / size, 32..1000 iterations; 1 MiB in the quick run), latency: the median
-(t_typical) of 200 iterations (50 quick); each tbrdma run is followed by the same rxe run. One run
-per cell: on a loaded host single cells swing by several x, both ways (read the rows together). **rxe can use only one netdev**: over 2 and 4 rails, tbrdma
+(t_typical) of 200 iterations (50 quick); each tbrdma run is followed by the same rxe run, cell by
+cell, and the whole set is run BENCH_VM_RUNS times (3); a cell is the median of its runs, with
+min-max: on a loaded host single runs swing by several x, both ways. **rxe can use only one netdev**: over 2 and 4 rails, tbrdma
 stripes one device over all of them while rxe runs over the first rail only; the comparison is
 still "what each stack makes of the same VMs", but the 2/4-rail ratios include tbrdma's striping.
 

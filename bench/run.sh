@@ -9,7 +9,8 @@
 #                    trip in QEMU, tbrdma vs rxe over one veth pair: perf in the guest
 #                    (bench/vm/latprof.sh), only perftest's samples; latprof.csv its figures
 #   3. vm.csv        tbrdma vs rdma_rxe in QEMU: veth pair in one VM (bench/vm/veth.sh); two VMs
-#                    over 1, 2, 4 rails (bench/vm/rails.sh, one boot)
+#                    over 1, 2, 4 rails (bench/vm/rails.sh, one boot); BENCH_VM_RUNS (3) runs of
+#                    every cell, one row each (the report takes medians)
 #      stripe.csv    N = 1, 2, 4, 8 rate-capped emu rails vs one (bench/vm/stripe.sh)
 #   4. hops.csv      ib_write_bw 64 KiB and ib_write_lat 64 B at 1, 2 and 3 hops, one boot
 #                    (bench/vm/hops.sh: a chain of four emulated hosts with routes; issue 15),
@@ -39,14 +40,14 @@ if [ -n "$QUICK" ]; then
 	CG_SIZES="64 4096 65536" CG_RAILS="1"
 	VM_BW_SIZES="4096 65536" VM_LAT_SIZES="64" VM_BW_BYTES=1048576 VM_LAT_ITERS=50
 	VM_RAILS_BW_SIZES="65536" VM_RAILS_LAT_SIZES="64" VM_RAILS_N="1 2"
-	STRIPE_MSGS=8
+	STRIPE_MSGS=8 VM_RUNS=1
 	HOPS_RUNS=1 HOPS_BW_BYTES=4194304 HOPS_LAT_ITERS=50
 else
 	RAILS=1,2,3,4,5,6,7,8 SIZES=64,256,1K,4K,16K,64K,256K,1M,4M SECS=0.4
 	CG_SIZES="64 1024 4096 65536 1048576" CG_RAILS="1 4"
 	VM_BW_SIZES="64 4096 65536 1048576" VM_LAT_SIZES="64 4096" VM_BW_BYTES=4194304 VM_LAT_ITERS=200
 	VM_RAILS_BW_SIZES="4096 65536" VM_RAILS_LAT_SIZES="64" VM_RAILS_N="1 2 4"
-	STRIPE_MSGS=16
+	STRIPE_MSGS=16 VM_RUNS=${BENCH_VM_RUNS:-3}
 	HOPS_RUNS=3 HOPS_BW_BYTES=16777216 HOPS_LAT_ITERS=200
 fi
 # steps 1-3 (meta.env describes them: a hops-only run leaves it alone)
@@ -133,6 +134,7 @@ BENCH_RAILS_LAT_SIZES="$VM_RAILS_LAT_SIZES"
 BENCH_RAILS_N="$VM_RAILS_N"
 BENCH_STRIPE_MSGS=$STRIPE_MSGS
 BENCH_HOPS_RUNS=$HOPS_RUNS
+BENCH_VM_RUNS=$VM_RUNS
 BENCH_HOPS_BW_BYTES=$HOPS_BW_BYTES
 BENCH_HOPS_LAT_ITERS=$HOPS_LAT_ITERS
 CONF

@@ -49,10 +49,12 @@ for n in $RAILS_N; do
 	vm_wait "$OTHER.up$n" 120
 	ping -c 2 -W 5 "$PEER" > /dev/null || fail "no IP over tbrdma's $n rail(s)"
 	ping -c 2 -W 5 "$RB" > /dev/null || fail "no IP over ${IFS_[0]} for rxe"
-	for tool in $TOOLS; do
-		for size in $(bench_sizes "$tool"); do
-			pair_perf "rails$n" tbrdma "$tool" "$size" tbrdma0 "$GID" "$PEER"
-			pair_perf "rails$n" rxe "$tool" "$size" rxe0 "$RGID" "$RB"
+	for run in $(seq "$RUNS"); do
+		for tool in $TOOLS; do
+			for size in $(bench_sizes "$tool"); do
+				pair_perf "rails$n" tbrdma "$tool" "$size" tbrdma0 "$GID" "$PEER"
+				pair_perf "rails$n" rxe "$tool" "$size" rxe0 "$RGID" "$RB"
+			done
 		done
 	done
 	"$CTL" links tbrdma0

@@ -17,12 +17,15 @@ veth_rxe
 ip rule show
 before=$(cat /sys/class/net/ve0a/statistics/tx_packets)
 
-for tool in $TOOLS; do
-	for size in $(bench_sizes "$tool"); do
-		SRV_NS=h1 SRV_DEV=tbrdma1 SRV_GID=$TGID1 CLI_DEV=tbrdma0 CLI_GID=$TGID0 SRV_ADDR=10.88.0.2 \
-			local_perf veth tbrdma "$tool" "$size"
-		SRV_NS= SRV_DEV=rxe1 SRV_GID=$RGID1 CLI_DEV=rxe0 CLI_GID=$RGID0 SRV_ADDR=$B \
-			local_perf veth rxe "$tool" "$size"
+for run in $(seq "$RUNS"); do
+	step "run $run of $RUNS"
+	for tool in $TOOLS; do
+		for size in $(bench_sizes "$tool"); do
+			SRV_NS=h1 SRV_DEV=tbrdma1 SRV_GID=$TGID1 CLI_DEV=tbrdma0 CLI_GID=$TGID0 \
+				SRV_ADDR=10.88.0.2 local_perf veth tbrdma "$tool" "$size"
+			SRV_NS= SRV_DEV=rxe1 SRV_GID=$RGID1 CLI_DEV=rxe0 CLI_GID=$RGID0 SRV_ADDR=$B \
+				local_perf veth rxe "$tool" "$size"
+		done
 	done
 done
 "$CTL" links tbrdma0
