@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * pabi-common.h - the part of libibverbs' private provider ABI that is the
- * same in every IBVERBS_PRIVATE_N this provider supports (34, 57, 59, 64;
- * rdma-core 44 to 64). Included by each pabiN.h, never directly.
+ * same in every IBVERBS_PRIVATE_N this provider supports (34, 57, 59, 64, 65;
+ * rdma-core 44 to 65). Included by each pabiN.h, never directly.
  *
  * libibverbs-dev does not install infiniband/driver.h or kern-abi.h, so the
  * pieces this provider uses are declared here from the ABI: structure

@@ -19,6 +19,8 @@
 #include "pabi59.h"
 #elif TBR_PABI == 64
 #include "pabi64.h"
+#elif TBR_PABI == 65
+#include "pabi65.h"
 #else
 #error "no pabiN.h for this TBR_PABI (provider/Makefile sets it)"
 #endif
