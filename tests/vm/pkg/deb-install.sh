@@ -7,9 +7,9 @@
 # /usr/bin/tbctl, the provider from libibverbs' directory; nothing of the tree but the integrity
 # program and these scripts): udev binds the rails (an admin's rule), `systemctl enable --now
 # tbrdmad` brings up the fabric, then perftest (ib_write_bw, ib_read_bw, ib_send_bw,
-# ib_write_lat), rping -V and tests/progs/integrity run across; then both purge the packages and
-# the root's file list is the one before the install. The next kernel is deb-kernel2's (one VM on
-# the same installed system).
+# ib_write_lat, ib_read_lat, ib_send_lat), rping -V and tests/progs/integrity run across; then
+# both purge the packages and the root's file list is the one before the install. The next
+# kernel is deb-kernel2's (one VM on the same installed system).
 # Run by hand: TBR_VM_TESTS=$PWD/tests/vm/pkg tests/vm/run -j 1 deb-install[@pkg-bookworm]
 # vm-kernel: pkg-trixie pkg-bookworm
 # vm-init: systemd
@@ -113,9 +113,11 @@ for tool in ib_write_bw ib_read_bw ib_send_bw; do
 	pair "$tool" "$tool" -d tbrdma0 -x "$GID" -F -s 65536 -n 200
 	[ "$VM_ROLE" = b ] || grep -qE '^ *65536 +200 ' "/tmp/$tool.log" || fail "$tool: no result line"
 done
-step "ib_write_lat ($(el))"
-pair ib_write_lat ib_write_lat -d tbrdma0 -x "$GID" -F -s 64 -n 200
-[ "$VM_ROLE" = b ] || grep -qE '^ *64 +200 ' /tmp/ib_write_lat.log || fail "ib_write_lat: no result line"
+for tool in ib_write_lat ib_read_lat ib_send_lat; do
+	step "$tool ($(el))"
+	pair "$tool" "$tool" -d tbrdma0 -x "$GID" -F -s 64 -n 200
+	[ "$VM_ROLE" = b ] || grep -qE '^ *64 +200 ' "/tmp/$tool.log" || fail "$tool: no result line"
+done
 
 step "rping -V ($(el))"
 PORT=
