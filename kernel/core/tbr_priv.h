@@ -358,6 +358,14 @@ static inline struct tbr_rmsg *tbr_resp_slot_of(struct tbr_tqp *qp, u32 msn)
 	return &qp->msg[msn & qp->wmask];
 }
 
+/* tbr_resp_uc.c: UC loss handling (drop, WQE reuse, hole timer, resync) */
+void tbr_uc_drop(struct tbr_tqp *qp, struct tbr_rmsg *s);
+void tbr_uc_shift(struct tbr_tqp *qp, u32 first, u32 k);
+void tbr_uc_drop_head(struct tbr_tqp *qp, struct tbr_rmsg *s);
+void tbr_uc_resync(struct tbr_tqp *qp, const struct tbr_hdr *h);
+void tbr_uc_arm(struct tbr_tqp *qp, u64 now);
+void tbr_uc_skip(struct tbr_tqp *qp, u64 now);
+
 /* tbr_resp_job.c: a READ/ATOMIC request before @psn is still unanswered */
 bool tbr_resp_job_before(const struct tbr_tqp *qp, u32 psn);
 /* tbr_resp_job.c: execute, in PSN order, the jobs the window has passed */
