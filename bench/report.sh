@@ -128,10 +128,10 @@ GP
 cpu_md() {
 	local f=$OUT/cpu.csv
 	[ -s "$f" ] || { echo "(no data: cpu step not run)"; return; }
-	echo "| rails | size | messages | instr/message | instr/byte | without memcpy: instr/message | instr/byte | memcpy share |"
-	echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
-	awk -F, 'NR > 1 { printf "| %d | %s | %d | %.0f | %.3f | %.0f | %.4f | %.0f%% |\n",
-		$1, $2, $3, $6, $7, $8, $9, 100 * $5 / $4 }' "$f" |
+	echo "| rails | size | messages | instr/message | instr/byte | without memcpy: instr/message | instr/byte | transport core alone: instr/message | memcpy share |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	awk -F, 'NR > 1 { printf "| %d | %s | %d | %.0f | %.3f | %.0f | %.4f | %s | %.0f%% |\n",
+		$1, $2, $3, $6, $7, $8, $9, (NF >= 11 ? sprintf("%.0f", $10) : "n/a"), 100 * $5 / $4 }' "$f" |
 		while IFS= read -r l; do s=$(echo "$l" | cut -d'|' -f3 | tr -d ' '); echo "${l/| $s |/| $(human "$s") |}"; done
 }
 
@@ -145,9 +145,10 @@ cfg_name() {
 }
 # vm_stat CFG STACK TOOL SIZE: "median min max n" over the runs of that cell (vm.csv has one row
 # per run); only plain positive numbers count (perftest prints "inf" or 0.00 for some TCG runs)
+VM_CSV=$OUT/vm.csv HOPS_CSV=$OUT/hops.csv	# (prev_md points them at the previous run's)
 vm_stat() {
 	awk -F, -v c="$1" -v k="$2" -v t="$3" -v s="$4" '$1 == c && $2 == k && $3 == t && $4 == s &&
-		$5 ~ /^[0-9]+(\.[0-9]+)?$/ && $5 + 0 > 0 { print $5 + 0 }' "$OUT/vm.csv" | sort -g |
+		$5 ~ /^[0-9]+(\.[0-9]+)?$/ && $5 + 0 > 0 { print $5 + 0 }' "$VM_CSV" | sort -g |
 		awk '{ v[NR] = $1 } END { if (!NR) { print "0 0 0 0"; exit }
 			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 			print m, v[1], v[NR], NR }'
@@ -260,7 +261,7 @@ GP
 # hops_stat HOPS TOOL: "median min max n" over the numeric runs of that cell (n 0: none)
 hops_stat() {
 	awk -F, -v h="$1" -v t="$2" 'NR > 1 && $1 == h && $2 == t && $4 ~ /^[0-9]+(\.[0-9]+)?$/ && $4 + 0 > 0 {
-		print $4 + 0 }' "$OUT/hops.csv" | sort -g | awk '{ v[NR] = $1 } END {
+		print $4 + 0 }' "$HOPS_CSV" | sort -g | awk '{ v[NR] = $1 } END {
 		if (!NR) { print "0 0 0 0"; exit }
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 		print m, v[1], v[NR], NR }'
@@ -290,6 +291,72 @@ hops_md() {
 	done
 }
 
+# ---- 6. against the previous run (docs/bench/prev/: the CSVs this run's bench/run.sh replaced) ---
+# cmp_row FIGURE PREV NOW UNIT BETTER(up|down) [PREV_NOTE NOW_NOTE]: one row; "worse" when this run
+# is more than 10% on the wrong side of the previous one
+cmp_row() {
+	awk -v f="$1" -v a="$2" -v b="$3" -v u="$4" -v d="$5" -v na="${6:-}" -v nb="${7:-}" 'BEGIN {
+		if (a + 0 <= 0 || b + 0 <= 0) { printf "| %s | %s | %s | n/a | |\n", f, (a + 0 > 0 ? a " " u na : "none"),
+			(b + 0 > 0 ? b " " u nb : "none"); exit }
+		r = b / a; w = (d == "up" ? r < 0.9 : r > 1.1) ? "worse" : ((d == "up" ? r > 1.1 : r < 0.9) ? "better" : "")
+		printf "| %s | %s %s%s | %s %s%s | %.2f | %s |\n", f, a, u, na, b, u, nb, r, w }'
+}
+prev_md() {
+	local pv=$OUT/prev c t s r a b ra rb
+	[ -d "$pv" ] && ls "$pv"/*.csv > /dev/null 2>&1 || { echo "(no previous run kept in docs/bench/prev/)"; return; }
+	echo "The previous run's CSVs, kept by bench/run.sh in docs/bench/prev/ when this run replaced"
+	echo "them: $(sed -n 's/^date=//p' "$pv/meta.env" 2> /dev/null) (commit $(sed -n 's/^commit=//p' \
+		"$pv/meta.env" 2> /dev/null), load before $(sed -n 's/^load_before=//p' "$pv/meta.env" 2> /dev/null))."
+	echo "\"worse\"/\"better\": more than 10% apart. The VM rows compare medians (of one run each"
+	echo "before 2026-12-03) and, in brackets, the tbrdma/rxe ratio of the same run, the figure that"
+	echo "load on the host moves least."
+	echo
+	echo "| figure | previous run | this run | this/previous | |"
+	echo "|---|---:|---:|---:|---|"
+	if [ -s "$pv/core.csv" ] && [ -s "$OUT/core.csv" ]; then
+		for s in 4096 65536 1048576; do
+			a=$(awk -F, -v s="$s" 'NR > 1 && $1 == 1 && $2 == s { print $8 }' "$pv/core.csv")
+			b=$(awk -F, -v s="$s" 'NR > 1 && $1 == 1 && $2 == s { print $8 }' "$OUT/core.csv")
+			cmp_row "core, 1 rail, $(human "$s"): Gb/s per CPU-second" "$a" "$b" Gb/s up
+		done
+	fi
+	if [ -s "$pv/cpu.csv" ] && [ -s "$OUT/cpu.csv" ]; then
+		while IFS=, read -r r s; do
+			a=$(awk -F, -v r="$r" -v s="$s" 'NR > 1 && $1 == r && $2 == s { print $8 }' "$pv/cpu.csv")
+			b=$(awk -F, -v r="$r" -v s="$s" 'NR > 1 && $1 == r && $2 == s { print $8 }' "$OUT/cpu.csv")
+			cmp_row "instructions, $r rail(s), $(human "$s"), without memcpy" "$a" "$b" "/msg" down
+		done < <(awk -F, 'NR > 1 { print $1 "," $2 }' "$OUT/cpu.csv")
+	fi
+	if [ -s "$pv/vm.csv" ] && [ -s "$OUT/vm.csv" ]; then
+		while IFS=, read -r c t s; do
+			VM_CSV=$pv/vm.csv; read -r a _ <<< "$(vm_stat "$c" tbrdma "$t" "$s")"; ra=$(vm_ratio "$c" "$t" "$s")
+			VM_CSV=$OUT/vm.csv; read -r b _ <<< "$(vm_stat "$c" tbrdma "$t" "$s")"; rb=$(vm_ratio "$c" "$t" "$s")
+			case "$t" in
+			*_lat) cmp_row "$c, $t $(human "$s")" "$a" "$b" us down " (${ra}x rxe)" " (${rb}x rxe)" ;;
+			*) cmp_row "$c, $t $(human "$s")" "$a" "$b" MB/s up " (${ra}x rxe)" " (${rb}x rxe)" ;;
+			esac
+		done < <(awk -F, 'NR > 1 && $2 == "tbrdma" { print $1 "," $3 "," $4 }' "$OUT/vm.csv" | awk '!seen[$0]++')
+	fi
+	if [ -s "$pv/stripe.csv" ] && [ -s "$OUT/stripe.csv" ]; then
+		while IFS=, read -r r b; do
+			a=$(awk -F, -v r="$r" 'NR > 1 && $1 == r { print $2 }' "$pv/stripe.csv")
+			cmp_row "striping, $r emu rail(s), ib_write_bw 64 KiB" "$a" "$b" MB/s up
+		done < <(awk -F, 'NR > 1 { print $1 "," $2 }' "$OUT/stripe.csv")
+	fi
+	if [ -s "$pv/hops.csv" ] && [ -s "$OUT/hops.csv" ]; then
+		for h in 1 2 3; do
+			for t in ib_write_bw ib_write_lat; do
+				HOPS_CSV=$pv/hops.csv; read -r a _ <<< "$(hops_stat "$h" "$t")"
+				HOPS_CSV=$OUT/hops.csv; read -r b _ <<< "$(hops_stat "$h" "$t")"
+				case "$t" in
+				*_lat) cmp_row "$h hop(s), $t 64 B" "$a" "$b" us down ;;
+				*) cmp_row "$h hop(s), $t 64 KiB" "$a" "$b" MB/s up ;;
+				esac
+			done
+		done
+	fi
+}
+
 # ---- headline: the figures issue 8 asks the note to quote, computed from the CSVs ---------------
 headline_md() {
 	local c=$OUT/core.csv v=$OUT/vm.csv st=$OUT/stripe.csv cpu=$OUT/cpu.csv
@@ -302,7 +369,8 @@ headline_md() {
 	fi
 	if [ -s "$cpu" ]; then
 		awk -F, 'NR > 1 && $1 == 1 { printf "- instructions, 1 rail, %d B: %.0f per message, %.3f per byte " \
-			"(without the two payload copies: %.0f per message)\n", $2, $6, $7, $8 }' "$cpu"
+			"(without the two payload copies: %.0f per message%s)\n", $2, $6, $7, $8,
+			(NF >= 11 ? sprintf("; the transport core alone: %.0f", $10) : "") }' "$cpu"
 	fi
 	if [ -s "$v" ]; then
 		for cfg in $VCFGS; do
@@ -495,6 +563,10 @@ latency cells sat at one 4 ms timer tick per iteration (as in section 3): look a
 above before reading the table.
 
 $(hops_md)
+
+## 6. Against the previous run
+
+$(prev_md)
 HDR
 } > "$MD.tmp"
 if [ -n "$ONLY" ] && [ -f "$MD" ]; then

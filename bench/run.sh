@@ -34,6 +34,17 @@ mkdir -p "$OUT" "$B"
 T0=$(date +%s)
 log() { echo "bench: [$(($(date +%s) - T0)) s] $*" >&2; }
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+# publish TMP NAME: TMP becomes docs/bench/NAME; the CSV it replaces is kept as docs/bench/prev/NAME
+# (once per run), so the report can set the previous run's figures beside the new ones
+publish() {
+	mkdir -p "$OUT/prev"
+	if [ -f "$OUT/$2" ] && [ ! -f "$B/prev.$2" ]; then
+		cp "$OUT/$2" "$OUT/prev/$2"
+		: > "$B/prev.$2"
+	fi
+	mv "$1" "$OUT/$2"
+}
+rm -f "$B"/prev.*
 
 if [ -n "$QUICK" ]; then
 	RAILS=1,2,4,8 SIZES=64,4K,64K,1M SECS=0.2
@@ -72,14 +83,14 @@ if has core; then
 	CORE_BENCH_RTO_MS=${CORE_BENCH_RTO_MS:-1000} \
 		"$B/core_bench" -r "$RAILS" -s "$SIZES" -t "$SECS" > "$B/core.csv.tmp"
 	[ -s "$B/core.csv.tmp" ] &&
-		mv "$B/core.csv.tmp" "$OUT/core.csv" || log "core_bench FAILED"
+		publish "$B/core.csv.tmp" core.csv || log "core_bench FAILED"
 fi
 
 # msgs MSGSIZE: a fixed workload of about 64 MiB (at least 16 messages, at most 20000)
 cg_msgs() { local n=$((64 * 1048576 / $1)); ((n > 20000)) && n=20000; ((n < 16)) && n=16; echo "$n"; }
 if has cpu; then
 	log "2. instructions (callgrind, single-threaded core_bench, fixed workload)"
-	echo "rails,size,msgs,instr_total,instr_memcpy,instr_per_msg,instr_per_byte,core_instr_per_msg,core_instr_per_byte" \
+	echo "rails,size,msgs,instr_total,instr_memcpy,instr_per_msg,instr_per_byte,core_instr_per_msg,core_instr_per_byte,transport_instr_per_msg,transport_instr_per_byte" \
 		> "$B/cpu.csv.tmp"
 	for r in $CG_RAILS; do
 		for s in $CG_SIZES; do
@@ -93,12 +104,18 @@ if has cpu; then
 			# totals; the self cost of the memcpy/memmove variants (the two payload copies)
 			tot=$(sed -n 's/^totals: *\([0-9]*\).*/\1/p' "$f" | head -1)
 			mc=$(awk '/mem(cpy|move)/ { gsub(",", "", $1); s += $1 } END { print s + 0 }' "$f.txt")
-			awk -v r="$r" -v s="$s" -v n="$n" -v t="$tot" -v m="$mc" 'BEGIN {
-				printf "%d,%d,%d,%d,%d,%.0f,%.3f,%.0f,%.4f\n", r, s, n, t, m,
-					t / n, t / (n * s), (t - m) / n, (t - m) / (n * s) }' >> "$B/cpu.csv.tmp"
+			# the transport core alone: the self cost of code from kernel/core/ (its own headers
+			# and the system headers inlined into its tbr_* functions, e.g. byteswap.h), without
+			# the bench's rings and callbacks, which stand for a backend's, and without the copies
+			tc=$(awk '$0 ~ /^ *[0-9,]+ .* ([^ ]*\/)?kernel\/core\/[^ ]*:/ ||
+				$0 ~ /^ *[0-9,]+ .* \/usr\/include\/[^ ]*:tbr_/ { gsub(",", "", $1); s += $1 }
+				END { print s + 0 }' "$f.txt")
+			awk -v r="$r" -v s="$s" -v n="$n" -v t="$tot" -v m="$mc" -v c="$tc" 'BEGIN {
+				printf "%d,%d,%d,%d,%d,%.0f,%.3f,%.0f,%.4f,%.0f,%.4f\n", r, s, n, t, m,
+					t / n, t / (n * s), (t - m) / n, (t - m) / (n * s), c / n, c / (n * s) }' >> "$B/cpu.csv.tmp"
 		done
 	done
-	mv "$B/cpu.csv.tmp" "$OUT/cpu.csv"
+	publish "$B/cpu.csv.tmp" cpu.csv
 fi
 
 # flame graphs: where the core's instructions go on the two paths issue 19 counts (64 B chained,
@@ -161,8 +178,8 @@ if has vm || has collect; then
 			done
 		done
 	done
-	case " $VMS " in *" stripe "*) mv "$B/stripe.csv.tmp" "$OUT/stripe.csv" ;; esac
-	case "$VMS" in *veth*|*rails*) mv "$B/vm.csv.tmp" "$OUT/vm.csv" ;; esac
+	case " $VMS " in *" stripe "*) publish "$B/stripe.csv.tmp" stripe.csv ;; esac
+	case "$VMS" in *veth*|*rails*) publish "$B/vm.csv.tmp" vm.csv ;; esac
 fi
 if has latflame; then
 	log "latency profile (QEMU): ib_write_lat 64 B, tbrdma vs rxe, perf in the guest"
@@ -195,8 +212,8 @@ if { has hops || has collect; } && [ -f "$B/vm/hops/a/script.log" ]; then
 	echo "hops,tool,size,value" > "$B/hops.csv.tmp"
 	grep -a '^BENCH,hops,' "$B/vm/hops/a/script.log" | tr -d '\r' | cut -d, -f3- >> "$B/hops.csv.tmp"
 	if [ "$(wc -l < "$B/hops.csv.tmp")" -gt 1 ]; then
-		mv "$B/hops.csv.tmp" "$OUT/hops.csv"
-		[ ! -f "$B/hops.env" ] || cp "$B/hops.env" "$OUT/hops.env"
+		publish "$B/hops.csv.tmp" hops.csv
+		[ ! -f "$B/hops.env" ] || { cp "$B/hops.env" "$B/hops.env.new"; publish "$B/hops.env.new" hops.env; }
 	else
 		log "hops: no figures in $B/vm/hops/a/script.log"
 	fi
@@ -207,7 +224,7 @@ if main_steps; then
 	echo "wall_s=$(($(date +%s) - T0))" >> "$B/meta.env"
 fi
 if main_steps || has collect; then
-	[ ! -f "$B/meta.env" ] || cp "$B/meta.env" "$OUT/meta.env"
+	[ ! -f "$B/meta.env" ] || { cp "$B/meta.env" "$B/meta.env.new"; publish "$B/meta.env.new" meta.env; }
 fi
 if main_steps || has collect; then
 	log "5. report: docs/bench.md, docs/bench/*.png"
