@@ -160,9 +160,9 @@ vm_cell() {
 	[ "$n" != 0 ] || { echo failed; return; }
 	if [ "$n" -gt 1 ]; then echo "$m $5 ($lo-$hi)"; else echo "$m $5"; fi
 }
-vm_ratio() { # CFG TOOL SIZE -> the ratio of the medians tbrdma/rxe, or n/a
+vm_ratio() { # CFG TOOL SIZE [STACK] -> the ratio of the medians STACK (tbrdma)/rxe, or n/a
 	local a b
-	read -r a _ <<< "$(vm_stat "$1" tbrdma "$2" "$3")"
+	read -r a _ <<< "$(vm_stat "$1" "${4:-tbrdma}" "$2" "$3")"
 	read -r b _ <<< "$(vm_stat "$1" rxe "$2" "$3")"
 	awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else printf "n/a" }'
 }
@@ -205,6 +205,13 @@ vm_md() {
 			printf '| %s | %s | %s | %s | %s |\n' "$t" "$(human "$s")" \
 				"$(vm_cell "$c" tbrdma "$t" "$s" "$u")" "$(vm_cell "$c" rxe "$t" "$s" "$u")" \
 				"$(vm_ratio "$c" "$t" "$s")"
+		done
+		# the poll mode's rows (stack tbrdma-poll, bench/vm/rails.sh)
+		awk -F, -v c="$c" 'NR > 1 && $1 == c && $2 == "tbrdma-poll" { print $3, $4 }' "$f" | awk '!seen[$0]++' |
+		while read -r t s; do
+			printf '| %s, poll mode | %s | %s | %s | %s |\n' "$t" "$(human "$s")" \
+				"$(vm_cell "$c" tbrdma-poll "$t" "$s" us)" "$(vm_cell "$c" rxe "$t" "$s" us)" \
+				"$(vm_ratio "$c" "$t" "$s" tbrdma-poll)"
 		done
 	done
 }

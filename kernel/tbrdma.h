@@ -49,6 +49,11 @@ struct tbr_xport_ops {
 	void (*modify)(struct tbr_qp *qp, enum ib_qp_state old_state,
 		       int attr_mask);
 	void (*sq_doorbell)(struct tbr_qp *qp);
+	/*
+	 * After a user doorbell, process context, no lock held, BH on: the
+	 * poll-mode option (xport_poll.c); optional.
+	 */
+	void (*busy_poll)(struct tbr_qp *qp);
 	void (*rq_posted)(struct tbr_qp *qp);
 	void (*flush)(struct tbr_qp *qp);
 };
@@ -83,6 +88,9 @@ enum tbr_xcnt {
 	TBR_XCNT_RNR_NAKS_SENT,
 	TBR_XCNT_RNR_NAKS_RCVD,
 	TBR_XCNT_TX_STALLS,
+	TBR_XCNT_BUSY_POLLS,		/* doorbells that busy-polled (xport_poll.c) */
+	TBR_XCNT_BUSY_POLL_RX,		/* ... and received for the QP meanwhile */
+	TBR_XCNT_BUSY_POLL_FRAMES,	/* frames of the QP the busy poll pulled in */
 	/* the device's loopback link (loop.c), not per QP */
 	TBR_XCNT_LOOPBACK_FRAMES,
 	TBR_XCNT_LOOPBACK_BYTES,

@@ -1,7 +1,8 @@
 # bench: tbrdma vs rdma_rxe across two VMs joined by 4 virtio NIC rails, in one boot: tbrdma0
 # bound to the first 1, then 2, then 4 rails (eth backend, one device striping them all); rxe0 can
-# be bound to one netdev only, so it runs over the first rail throughout. Lines:
-# BENCH,railsN,tbrdma|rxe,TOOL,SIZE,VALUE (bench.lib).
+# be bound to one netdev only, so it runs over the first rail throughout. Over 1 rail the latency
+# tools run once more in tbrdma's poll mode (busy_poll_us), as stack tbrdma-poll. Lines:
+# BENCH,railsN,tbrdma|tbrdma-poll|rxe,TOOL,SIZE,VALUE (bench.lib).
 # vm-count: 2
 # vm-rails: 4
 # vm-timeout: 1500
@@ -57,6 +58,20 @@ for n in $RAILS_N; do
 			done
 		done
 	done
+	if [ "$n" = 1 ]; then
+		# the poll mode (kernel/xport/xport_poll.c): the latency tools again, as tbrdma-poll
+		echo 10000 > /sys/module/tbrdma/parameters/busy_poll_us
+		for run in $(seq "$RUNS"); do
+			for tool in $TOOLS; do
+				case "$tool" in *_lat) ;; *) continue ;; esac
+				for size in $(bench_sizes "$tool"); do
+					pair_perf rails1 tbrdma-poll "$tool" "$size" tbrdma0 "$GID" "$PEER"
+				done
+			done
+		done
+		echo 0 > /sys/module/tbrdma/parameters/busy_poll_us
+		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/busy_poll*
+	fi
 	"$CTL" links tbrdma0
 done
 vm_signal finished

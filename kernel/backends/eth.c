@@ -457,4 +457,7 @@ const struct tbr_backend tbr_eth_backend = {
 	.dev_gone = tbe_dev_gone,
 	.exit = tbe_exit,
 	.ctl = &tbe_ctl,
+#ifdef CONFIG_NET_RX_BUSY_POLL
+	.busy_poll = tbe_busy_poll,
+#endif
 };

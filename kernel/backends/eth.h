@@ -36,6 +36,7 @@ struct tbe_peer {
 	u32 peer_frame;
 	u32 period_ms;
 	unsigned long heard_at;		/* any frame from it (also lockless) */
+	unsigned int napi_id;		/* NAPI its last frame came in on (lockless) */
 	unsigned long hears_at;		/* last "I hear you" from it */
 	bool heard;			/* as of the last state pass */
 	bool hears_us;
@@ -117,6 +118,10 @@ void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_sess
 /* eth_rx.c: the packet handler */
 int tbe_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
 	    struct net_device *orig_dev);
+#ifdef CONFIG_NET_RX_BUSY_POLL
+#define TBE_POLL_BUDGET	8	/* NAPI budget per busy-poll pass */
+void tbe_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg);
+#endif
 
 /* eth_frag.c */
 struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 dst,

@@ -12,6 +12,7 @@
 #include <linux/rculist.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <net/busy_poll.h>
 
 #include "tbrdma.h"
 #include "link/rail.h"
@@ -182,6 +183,40 @@ static struct tbr_frame *tbe_rx_buf_locked(struct tbe_peer *peer)
 	return f;
 }
 
+/* ---- poll mode (xport_poll.c): busy polling the NIC's NAPI -------------- */
+
+#ifdef CONFIG_NET_RX_BUSY_POLL
+static void tbe_note_napi(struct tbe_peer *peer, struct sk_buff *skb)
+{
+	if (READ_ONCE(peer->napi_id) != skb->napi_id)
+		WRITE_ONCE(peer->napi_id, skb->napi_id);
+}
+
+struct tbe_poll {
+	bool (*end)(void *arg);
+	void *arg;
+};
+
+static bool tbe_poll_end(void *data, unsigned long start_time)
+{
+	struct tbe_poll *p = data;
+
+	return p->end(p->arg);
+}
+
+/* tbr_backend.busy_poll: the NIC's NAPI poll, frames to tbe_rcv as always */
+void tbe_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg)
+{
+	struct tbe_poll p = { .end = end, .arg = arg };
+
+	napi_busy_loop(cookie, tbe_poll_end, &p, false, TBE_POLL_BUDGET);
+}
+#else
+static void tbe_note_napi(struct tbe_peer *peer, struct sk_buff *skb)
+{
+}
+#endif
+
 static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
 			 const struct tbr_eth_hdr *h)
 {
@@ -196,6 +231,7 @@ static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
 	peer = tbe_rx_peer_lock(bind, skb, h->src, &flags);
 	if (!peer)
 		return;
+	tbe_note_napi(peer, skb);
 	rail = peer->rail;
 	f = tbe_rx_buf_locked(peer);
 	spin_unlock_irqrestore(&peer->lock, flags);

@@ -12,6 +12,7 @@
 #include <linux/netdevice.h>
 #include <linux/pkt_sched.h>
 #include <linux/skbuff.h>
+#include <net/busy_poll.h>
 #include <net/netlink.h>
 
 #include "tbrdma.h"
@@ -216,7 +217,24 @@ int tbe_fill_info(struct tbr_rail *rail, struct sk_buff *msg)
 	return 0;
 }
 
+#ifdef CONFIG_NET_RX_BUSY_POLL
+/*
+ * The poll mode (xport/xport_poll.c): the NAPI the peer's frames came in on
+ * last (eth_rx.c notes it), if its NIC has one (veth has none).
+ */
+static u32 tbe_poll_cookie(struct tbr_rail *rail)
+{
+	struct tbe_peer *peer = rail->priv;
+	unsigned int id = READ_ONCE(peer->napi_id);
+
+	return id >= MIN_NAPI_ID ? id : 0;
+}
+#endif
+
 const struct tbr_rail_ops tbe_rail_ops = {
 	.tx = tbe_tx,
 	.rx = tbe_rx,
+#ifdef CONFIG_NET_RX_BUSY_POLL
+	.poll_cookie = tbe_poll_cookie,
+#endif
 };

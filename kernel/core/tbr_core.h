@@ -470,6 +470,12 @@ const u8 *tbr_ud_frame_dgid(const void *frame, u32 len);
 const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp);
 
 /*
+ * Whether the requester waits for its peer: WRs not yet sent, or frames
+ * sent and not yet acknowledged (or READ/ATOMIC responses not yet in).
+ */
+bool tbr_tqp_waiting(const struct tbr_tqp *qp);
+
+/*
  * Demultiplex helper: parse only the base header of @frame to find the
  * destination QP. Returns 0 or -EINVAL.
  */

@@ -314,6 +314,12 @@ void tbr_tqp_progress(struct tbr_tqp *qp, u64 now)
 		tbr_tqp_pump(qp, now);
 }
 
+bool tbr_tqp_waiting(const struct tbr_tqp *qp)
+{
+	return qp->connected && !qp->error &&
+	       (qp->sq_head != qp->sq_tail || qp->una != qp->snd_nxt);
+}
+
 u64 tbr_tqp_next_deadline(const struct tbr_tqp *qp)
 {
 	u64 a, b;

@@ -152,6 +152,56 @@ void tbr_link_put(struct tbr_link *link)
 	kref_put(&link->ref, tbr_link_release);
 }
 
+struct tbr_poll_pass {
+	bool (*end)(void *arg);
+	void *arg;
+	bool done;
+};
+
+/* busy_poll's end test when a link has several rails: one pass each */
+static bool tbr_poll_one_pass(void *data)
+{
+	struct tbr_poll_pass *pass = data;
+
+	pass->done = pass->end(pass->arg);
+	return true;
+}
+
+bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
+			void *arg)
+{
+	const struct tbr_backend *bk[TBR_LINK_MAX_RAILS];
+	struct tbr_poll_pass pass = { .end = end, .arg = arg };
+	u32 cookie[TBR_LINK_MAX_RAILS];
+	unsigned int i, n = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&link->lock, flags);
+	for (i = 0; i < TBR_LINK_MAX_RAILS; i++) {
+		struct tbr_rail *r = link->rails[i];
+
+		if (!r || !r->up || !r->ops->poll_cookie ||
+		    !r->backend->busy_poll)
+			continue;
+		cookie[n] = r->ops->poll_cookie(r);
+		if (cookie[n])
+			bk[n++] = r->backend;	/* static: outlives the rail */
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
+	if (!n)
+		return false;
+	if (n == 1) {
+		bk[0]->busy_poll(cookie[0], end, arg);
+		return true;
+	}
+	while (!pass.done) {
+		for (i = 0; i < n && !pass.done; i++)
+			bk[i]->busy_poll(cookie[i], tbr_poll_one_pass, &pass);
+		cond_resched();
+	}
+	return true;
+}
+
 struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid)
 {
 	struct tbr_link *link, *found = NULL;

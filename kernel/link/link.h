@@ -146,6 +146,14 @@ struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid);
 struct tbr_link *tbr_link_get_route(struct tbr_dev *tdev, u64 guid);
 struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id);
 void tbr_link_hold(struct tbr_link *link);
+/*
+ * Busy-poll the receive paths of @link's rails that can be (a backend's
+ * busy_poll, a rail's poll_cookie) until @end(@arg) returns true; @end must
+ * bound the time. Returns false at once when no rail of @link can be
+ * polled. Context "process", no lock held, BH on.
+ */
+bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
+			void *arg);
 void tbr_link_put(struct tbr_link *link);	/* context "any" */
 
 /*

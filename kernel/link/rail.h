@@ -69,6 +69,13 @@ struct tbr_rail_ops {
 	int (*set_fault)(struct tbr_rail *rail, const struct tbr_rail_fault *f);
 	void (*get_fault)(struct tbr_rail *rail, struct tbr_rail_fault *f);
 	int (*set_cut)(struct tbr_rail *rail, bool cut);
+	/*
+	 * Optional, for the poll mode: a nonzero cookie when the rail's
+	 * receive path can be busy-polled (eth: the NAPI its frames came in
+	 * on last), for its backend's busy_poll. Context "any", link->lock
+	 * held.
+	 */
+	u32 (*poll_cookie)(struct tbr_rail *rail);
 };
 
 /*
@@ -86,6 +93,10 @@ struct tbr_rail_ops {
  *  ctl       what the control plane asks of the backend (ctl/ctl.h: its
  *            own genl commands, its attributes in rail dumps); the link
  *            layer never looks at it.
+ *  busy_poll run the receive path a rail's poll_cookie names (frames go
+ *            to the link layer as always) until @end(@arg) returns true
+ *            ("process", no lock held, BH on; @end is called between
+ *            passes and must bound the time).
  */
 struct tbr_backend {
 	const char *kind;	/* "emu", "eth", "tb": dumps, sysfs */
@@ -96,6 +107,7 @@ struct tbr_backend {
 	void (*dev_gone)(struct tbr_dev *tdev);
 	void (*exit)(void);
 	const struct tbr_backend_ctl *ctl;
+	void (*busy_poll)(u32 cookie, bool (*end)(void *arg), void *arg);
 };
 
 /*

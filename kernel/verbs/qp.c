@@ -820,6 +820,7 @@ static int tbr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			 const struct ib_send_wr **bad_wr)
 {
 	struct tbr_qp *qp = to_tbr_qp(ibqp);
+	struct tbr_dev *tdev = to_tbr_dev(ibqp->device);
 	struct tbr_queue *q = &qp->sq;
 	unsigned long flags;
 	int err = 0;
@@ -845,6 +846,8 @@ static int tbr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			tbr_qp_kick_sq(qp);
 		spin_unlock_irqrestore(&qp->lock, flags);
 		local_bh_enable();
+		if (tdev->xport && tdev->xport->busy_poll)
+			tdev->xport->busy_poll(qp);
 		return 0;
 	}
 	spin_lock_irqsave(&qp->lock, flags);

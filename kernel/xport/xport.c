@@ -508,6 +508,9 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 	v[TBR_XCNT_RNR_NAKS_SENT] += c->rnr_naks_sent;
 	v[TBR_XCNT_RNR_NAKS_RCVD] += c->rnr_naks_rcvd;
 	v[TBR_XCNT_TX_STALLS] += c->tx_stalls;
+	v[TBR_XCNT_BUSY_POLLS] += x->busy_polls;
+	v[TBR_XCNT_BUSY_POLL_RX] += x->busy_poll_rx;
+	v[TBR_XCNT_BUSY_POLL_FRAMES] += x->busy_poll_frames;
 }
 
 /* Context: process; no frame or timer can reach the QP any more. */
@@ -675,6 +678,7 @@ const struct tbr_xport_ops tbr_xport_ops = {
 	.qp_destroy = tbr_x_qp_destroy,
 	.modify = tbr_x_modify,
 	.sq_doorbell = tbr_x_doorbell,
+	.busy_poll = tbr_x_busy_poll,
 	.flush = tbr_x_flush,
 };
 
@@ -744,6 +748,9 @@ static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
 		/* only the QP's own peer may talk to it */
 		tbr_tqp_rx(x->tqp, frame, len, now);
 		tbr_x_after(x, now);
+		/* pulled in by the QP's own busy poll (xport_poll.c) */
+		if (unlikely(x->poller == current && !in_serving_softirq()))
+			x->busy_poll_frames++;
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	tbr_qp_put(qp);

@@ -56,6 +56,9 @@ struct tbr_xqp {
 	bool held;			/* scratch waits for the core to drain */
 	bool mcast;			/* frames go to every link (link NULL) */
 	u8 (*uda)[TBR_UD_ADDR_LEN];	/* address block of each SQ slot */
+	/* poll mode (xport_poll.c), qp->lock */
+	struct task_struct *poller;	/* busy-polling for the QP now */
+	u64 busy_polls, busy_poll_rx, busy_poll_frames;
 };
 
 /* lkey of the pseudo SGE that carries a UD send's address block */
@@ -77,6 +80,8 @@ static inline struct tbr_dev *xqp_dev(struct tbr_xqp *x)
 #define TBR_X_HOLD	1	/* the WR waits until the core has drained */
 struct tbr_link *tbr_x_link(struct tbr_xqp *x);
 void *tbr_x_tx_alloc(void *ctx, u32 len);
+/* xport_poll.c: tbr_xport_ops.busy_poll */
+void tbr_x_busy_poll(struct tbr_qp *qp);
 void tbr_x_tx_send(void *ctx, void *frame, u32 len);
 void tbr_x_tx_abort(void *ctx, void *frame);
 int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,

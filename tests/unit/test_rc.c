@@ -455,6 +455,46 @@ static void test_unsignaled(void **state)
 	sim_free(s);
 }
 
+/*
+ * tbr_tqp_waiting() (the poll mode's test, xport_poll.c): idle ends do not
+ * wait; the requester waits from the post until its WRs retire, the
+ * responder never does; a READ waits for its response.
+ */
+static void test_waiting(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 6, NULL, NULL);
+	uint8_t src[8192], dst[8192];
+	struct tbr_sge sge = tsge(src, sizeof(src));
+	struct tbr_send_wr wr;
+
+	assert_int_equal(sim_add_mr(&s->ep[1], 1, dst, sizeof(dst),
+				    SIM_ACC_WRITE | SIM_ACC_READ), 0);
+	assert_false(tbr_tqp_waiting(s->ep[0].qp));
+	assert_false(tbr_tqp_waiting(s->ep[1].qp));
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = TBR_WR_WRITE;
+	wr.sgl = &sge;
+	wr.num_sge = 1;
+	wr.remote_addr = taddr(dst);
+	wr.rkey = 1;
+	wr.flags = TBR_WR_SIGNALED;
+	assert_int_equal(sim_post(&s->ep[0], &wr), 0);
+	assert_true(tbr_tqp_waiting(s->ep[0].qp));
+	assert_false(tbr_tqp_waiting(s->ep[1].qp));
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(s->ep[0].ncq, 1);
+	assert_false(tbr_tqp_waiting(s->ep[0].qp));
+	assert_false(tbr_tqp_waiting(s->ep[1].qp));
+	wr.opcode = TBR_WR_READ;
+	wr.wr_id = 1;
+	assert_int_equal(sim_post(&s->ep[0], &wr), 0);
+	assert_true(tbr_tqp_waiting(s->ep[0].qp));
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(s->ep[0].ncq, 2);
+	assert_false(tbr_tqp_waiting(s->ep[0].qp));
+	sim_free(s);
+}
+
 static void rnr_inf(struct tbr_tqp_conn *c)
 {
 	c->rnr_retry = 7;
@@ -1178,6 +1218,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mix_clean),
+		cmocka_unit_test(test_waiting),
 		cmocka_unit_test(test_mix_lossy),
 		cmocka_unit_test(test_mix_small_window_lossy),
 		cmocka_unit_test(test_mix_max_mtu_tx_backpressure),
