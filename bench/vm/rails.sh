@@ -73,6 +73,7 @@ for n in $RAILS_N; do
 		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/busy_poll*
 	fi
 	"$CTL" links tbrdma0
+	rdma statistic show link tbrdma0/1
 done
 vm_signal finished
 vm_wait "$OTHER.finished" 60
