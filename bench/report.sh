@@ -527,8 +527,9 @@ still "what each stack makes of the same VMs", but the 2/4-rail ratios include t
 - veth: one VM, tbrdma's eth backend on a veth pair (tbrdma1 in netns h1) vs rxe0/rxe1 on the
   same veth pair (rxe in 6.1 runs only in init_net: both addresses local, policy routing sends
   the traffic across the pair instead of the loopback device).
-- railsN: two VMs joined by 4 virtio-net rails (-netdev dgram over the host's loopback, MTU
-  65535), one boot: tbrdma's eth backend bound to the first 1, then 2, then 4 of them, rxe on
+- railsN: two VMs joined by 4 virtio-net rails (-netdev stream over unix sockets, lossless as
+  Thunderbolt's rings are, MTU 65535; \`VM_RAIL_NET=dgram\` for the lossy UDP sockets the tests
+  use, docs/bench-speed.md section 5), one boot: tbrdma's eth backend bound to the first 1, then 2, then 4 of them, rxe on
   the first throughout. Fewer sizes than the veth case (two TCG VMs share the 2 CPUs).
 
 $(vm_md)
