@@ -24,9 +24,9 @@ for r in 0 1 2 3; do
 	"$CTL" rail-set tbrdma0 1 "$r" --drop 5 --dup 5 || fail "rail-set $r failed"
 done
 
-# rping_v N SECS [GRACE]: N verified pings, the client given SECS (+ 30 s) and the server GRACE
-# (30) s more (it starts first and must outlive a client that made it: its last frames and the
-# disconnect may still be in repair); sets SECS to the client's time
+# rping_v N SECS [GRACE [lenient]]: N verified pings, the client given SECS (+ 30 s) and the
+# server GRACE (30) s more (it starts first and must outlive a client that made it); sets SECS to
+# the client's time. "lenient": the server's end is printed, not asserted (below)
 rping_v() {
 	local srv t0 rc=0 limit=$(($2 + 30))
 	h1 timeout $((limit + ${3:-30})) rping -s -a 10.88.0.2 -C "$1" -V > /tmp/srv.log 2>&1 &
@@ -40,7 +40,8 @@ rping_v() {
 	fi
 	SECS=$(echo "$(date +%s.%N) - $t0" | bc)
 	wait "$srv" || rc=$?
-	[ "$rc" = 0 ] || { cat /tmp/srv.log; fail "rping server failed (exit $rc)"; }
+	[ "$rc" = 0 ] || [ "${4:-}" = lenient ] || { cat /tmp/srv.log; fail "rping server failed (exit $rc)"; }
+	[ "$rc" = 0 ] || echo "rping server: exit $rc (not asserted)"
 }
 # rc_pp N: ibv_rc_pingpong -c, 64 B x N; sets MS, per iteration as the client timed it
 # (connection setup excluded: under a loaded host it alone costs seconds)
@@ -102,10 +103,12 @@ echo "tail probes $probes, timeouts $tmo (both ends)"
 step "for comparison: tail_probe=0, same faults"
 echo 0 > /sys/module/tbrdma/parameters/tail_probe
 n=${TLP_OFF_PINGS:-5}
-# 0.5-2.8 s a ping without probes; without them a loss at the end (the server's last frames, the
-# disconnect) waits for the retransmit timer, up to 4 x 2.1 s a try: the server gets 150 s more
-# (a CI rehearsal's server ran out of 30 s, 2026-12-03)
-rping_v "$n" $((n * 3)) 150
+# 0.5-2.8 s a ping without probes. The server's end is not asserted here: without probes the
+# ACK of its last SEND, if lost, waits for the retransmit timer (2.1 s, up to 4x a try) while the
+# client, which has what it needs, tears its QP down: the server's retries then end in an error
+# or outlast its limit (a CI rehearsal's server ran out of 30 s more, 2026-12-03). rping's own
+# race on a lossy link; the probes (the asserted runs above) close it within a PTO
+rping_v "$n" $((n * 3)) 60 lenient
 echo "without probe: rping -V $n pings in $SECS s ($(echo "scale=3; $SECS / $n" | bc) s per ping)"
 rc_pp 200
 printf 'without probe: ibv_rc_pingpong -c: %.2f ms per iteration\n' "$MS"
