@@ -402,6 +402,12 @@ void tbr_resp_advance(struct tbr_tqp *qp);
 #define TBR_REO_PERSIST		16
 #define TBR_RACK_WARMUP		8	/* first RTTs without verdicts */
 #define TBR_TLP_MAX		3	/* tail loss probes per flight */
+/*
+ * The shortest probe timeout, whatever the RTT: the timer that runs it moves
+ * with every message of a ping-pong, and a host pays for each move of a
+ * timer due soon (docs/protocol.md 3.4). Linux's TCP waits 2 jiffies at least.
+ */
+#define TBR_PTO_MIN_NS		1000000ull
 
 static inline struct tbr_swqe *tbr_wr(struct tbr_tqp *qp, u32 msn)
 {

@@ -322,6 +322,8 @@ void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now)
 	if (!(qp->tail_flags & TBR_F_ACKREQ) &&
 	    !tbr_wr(qp, qp->psn_msn[(qp->snd_nxt - 1) & qp->wmask])->rd)
 		pto += qp->conn.ack_delay_ns;
+	if (pto < TBR_PTO_MIN_NS)
+		pto = TBR_PTO_MIN_NS;
 	if (now < qp->rack_arm_at)
 		pto *= 2;
 	pto <<= qp->tlp_sent;

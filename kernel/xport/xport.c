@@ -361,13 +361,23 @@ static void tbr_x_kick(struct tbr_xqp *x, u64 now)
 	tbr_tqp_end_chain(x->tqp, now);
 }
 
+/*
+ * Arm the timer for the core's next deadline, lazily: a queued timer due no
+ * later is left alone. It fires first, finds the deadline not yet passed and
+ * arms itself again from its callback, where re-arming is cheap. The deadline
+ * moves later with every message (the probe timeout runs from the last
+ * transmission), and moving a queued hrtimer reprograms the CPU's timer
+ * whenever it was queued on another CPU: the RX path and the doorbell run on
+ * different CPUs. Under QEMU (TCG) each reprogramming cost 10-25 us, twice a
+ * round trip (docs/bench-speed.md). Context: qp->lock held.
+ */
 static void tbr_x_arm(struct tbr_xqp *x)
 {
 	u64 at = tbr_tqp_next_deadline(x->tqp);
 
 	if (at == TBR_NO_DEADLINE)
 		return;	/* an armed timer may fire for nothing: harmless */
-	if (at == x->timer_at && hrtimer_active(&x->timer))
+	if (hrtimer_is_queued(&x->timer) && x->timer_at <= at)
 		return;
 	x->timer_at = at;
 	hrtimer_start(&x->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);

@@ -1059,10 +1059,13 @@ static void test_tlp_lost_tail(void **state)
 		assert_int_equal(c->timeouts, 0);
 		assert_int_equal(c->tail_probes, v[k].probes);
 		assert_int_equal(c->spurious_retransmits, 0);
-		/* a few RTTs (each further probe after twice the wait before
-		 * it), orders of magnitude below the timeout */
+		/* a few RTTs, or the shortest probe timeout when that is
+		 * longer (each further probe after twice the wait before it),
+		 * an order of magnitude below the timeout */
+		if (rtt_max < TBR_PTO_MIN_NS / 4)
+			rtt_max = TBR_PTO_MIN_NS / 4;
 		assert_true(t < (10u << (v[k].probes - 1)) * rtt_max);
-		assert_true(t < 50000000 / 100);
+		assert_true(t < 50000000 / 10);
 		/* still in step: the next ping-pong is clean */
 		ping(s, v[k].op, loc, v[k].len, remote, 101);
 		sim_free(s);
@@ -1128,9 +1131,15 @@ static void test_tlp_no_spurious(void **state)
  * measured, the QP fails after exactly retry_cnt + 1 timeouts of the
  * programmed length, the probes neither spending a retry nor delaying them.
  */
+static void retry_3_long(struct tbr_tqp_conn *c)
+{
+	c->retry_cnt = 3;
+	c->timeout_ns = 10000000;	/* 10 ms: room for 3 probes (1+2+4 ms) */
+}
+
 static void test_tlp_spends_no_retry(void **state)
 {
-	struct sim *s = tsim(TBR_QPT_RC, 700, NULL, retry_3);
+	struct sim *s = tsim(TBR_QPT_RC, 700, NULL, retry_3_long);
 	struct sim_ep *a = &s->ep[0];
 	const struct tbr_tqp_counters *c = tbr_tqp_counters(a->qp);
 	static uint8_t remote[64], loc[64];
@@ -1150,9 +1159,9 @@ static void test_tlp_spends_no_retry(void **state)
 	assert_int_equal(c->tail_probes, 3);	/* TBR_TLP_MAX */
 	assert_int_equal(c->timeouts, 4);
 	assert_int_equal(a->cq[20].status, TBR_WC_RETRY_EXC_ERR);
-	/* 4 timeouts of 100 us from the first transmission, not later */
-	assert_true(s->now - t0 >= 4 * 100000);
-	assert_true(s->now - t0 < 4 * 100000 + 50000);
+	/* 4 timeouts of 10 ms from the first transmission, not later */
+	assert_true(s->now - t0 >= 4 * 10000000);
+	assert_true(s->now - t0 < 4 * 10000000 + 5000000);
 	sim_free(s);
 }
 
