@@ -365,8 +365,8 @@ static void tbr_x_kick(struct tbr_xqp *x, u64 now)
  * Arm the timer for the core's next deadline, lazily: a queued timer due no
  * later is left alone. It fires first, finds the deadline not yet passed and
  * arms itself again from its callback, where re-arming is cheap. The deadline
- * moves later with every message (the probe timeout runs from the last
- * transmission), and moving a queued hrtimer reprograms the CPU's timer
+ * moves later with every message of a ping-pong (the probe timeout runs from
+ * each one), and moving a queued hrtimer reprograms the CPU's timer
  * whenever it was queued on another CPU: the RX path and the doorbell run on
  * different CPUs. Under QEMU (TCG) each reprogramming cost 10-25 us, twice a
  * round trip (docs/bench-speed.md). Context: qp->lock held.
