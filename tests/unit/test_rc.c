@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_rc.c - RC transport core behaviour over the in-memory wire. */
 #include "tcommon.h"
+#include "tbr_priv.h"	/* TBR_PTO_MIN_NS */
 
 #define ARENA	(8u << 20)
 
