@@ -3,9 +3,10 @@
  * tbrdma: eth rails, receive. The packet handler of every binding (softirq,
  * RCU read side): a HELLO updates the sender's handshake state (and makes
  * it a peer) and wakes the binding's work (eth_peer.c) on any change; a
- * FRAME from a peer's pinned MAC is copied into the first RX buffer posted
- * on its rail, whose callback runs (no buffer posted: dropped, counted
- * rx_nobuf); a FRAG joins the reassembly of the frame it is a piece of.
+ * FRAME from a peer's pinned MAC takes the first RX buffer posted on its
+ * rail (none posted: dropped, counted rx_nobuf) and is read in the skb, or
+ * copied into that buffer when the skb is cloned or paged; a FRAG joins
+ * the reassembly of the frame it is a piece of.
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
@@ -238,6 +239,15 @@ static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
 	if (!f) {
 		if (rail)
 			tbr_rail_count(rail, TBR_CNT_RX_NOBUF, 1);
+		return;
+	}
+	/*
+	 * The frame whole in the head of an skb that is ours alone (a veth
+	 * peer's, a small one from a NIC): read there, no copy.
+	 */
+	if (!skb_cloned(skb) && skb_headlen(skb) >= TBR_ETH_HDR_LEN + len) {
+		tbr_rail_rx_data(rail, f, skb->data + TBR_ETH_HDR_LEN, len,
+				 h->pdf >> 4, h->pdf & 0xf);
 		return;
 	}
 	if (skb_copy_bits(skb, TBR_ETH_HDR_LEN, f->buf, len)) {

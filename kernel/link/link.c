@@ -368,32 +368,31 @@ static void tbr_rx_post_locked(struct tbr_rail *rail, struct tbr_frame *f)
 		list_add_tail(&f->list, &rail->rx_idle);
 }
 
-static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)
+/*
+ * A received frame of @size bytes at @buf (an RX frame's buffer, or a
+ * backend's own memory, tbr_rail_rx_data()): up to its reader by PDF.
+ * Context "bh"; the readers may write the frame (router: in place).
+ */
+static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
+			    u8 sof, u8 eof, u8 flags)
 {
 	struct tbr_link *link = rail->link;
 	const struct tbr_link_upper_ops *ops;
 	const struct tbr_link_router *router;
-	unsigned long flags;
 
-	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
-		spin_lock_irqsave(&link->lock, flags);
-		list_add_tail(&f->list, &rail->rx_idle);
-		spin_unlock_irqrestore(&link->lock, flags);
+	if ((flags & TBR_FRAME_CRC_ERROR) || sof != eof ||
+	    !size || size > TBR_FRAME_SIZE_MAX) {
+		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		return;
 	}
-	if ((f->flags & TBR_FRAME_CRC_ERROR) || f->sof != f->eof ||
-	    !f->size || f->size > TBR_FRAME_SIZE_MAX) {
-		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
-		goto repost;
-	}
-	switch (f->eof) {
+	switch (eof) {
 	case TBR_PDF_DATA:
 		rcu_read_lock();
 		ops = rcu_dereference(link->tdev->rails.upper);
 		if (ops && ops->rx) {
 			tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
-			tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
-			ops->rx(link->tdev->rails.upper_ctx, link, f->buf, f->size);
+			tbr_rail_count(rail, TBR_CNT_RX_BYTES, size);
+			ops->rx(link->tdev->rails.upper_ctx, link, buf, size);
 		} else {
 			tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		}
@@ -404,15 +403,15 @@ static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		fallthrough;
 	case TBR_PDF_NET:
 		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
-		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
-		tbr_notify_rx(rail, f->eof, f->buf, f->size);
+		tbr_rail_count(rail, TBR_CNT_RX_BYTES, size);
+		tbr_notify_rx(rail, eof, buf, size);
 		break;
 	case TBR_PDF_ROUTED:
 		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
-		tbr_rail_count(rail, TBR_CNT_RX_BYTES, f->size);
+		tbr_rail_count(rail, TBR_CNT_RX_BYTES, size);
 		router = READ_ONCE(link->tdev->rails.router);
 		if (router)
-			router->rx(rail, f->buf, f->size);
+			router->rx(rail, buf, size);
 		else
 			tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		break;
@@ -420,10 +419,39 @@ static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		break;
 	}
-repost:
+}
+
+/* Context "bh": @f read, or @f's reception stood for one (tbr_rail_rx_data). */
+static void tbr_rx_repost(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct tbr_link *link = rail->link;
+	unsigned long flags;
+
 	spin_lock_irqsave(&link->lock, flags);
 	tbr_rx_post_locked(rail, f);
 	spin_unlock_irqrestore(&link->lock, flags);
+}
+
+static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)
+{
+	struct tbr_link *link = rail->link;
+	unsigned long flags;
+
+	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
+		spin_lock_irqsave(&link->lock, flags);
+		list_add_tail(&f->list, &rail->rx_idle);
+		spin_unlock_irqrestore(&link->lock, flags);
+		return;
+	}
+	tbr_rx_dispatch(rail, f->buf, f->size, f->sof, f->eof, f->flags);
+	tbr_rx_repost(rail, f);
+}
+
+void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
+		      u32 size, u8 sof, u8 eof)
+{
+	tbr_rx_dispatch(rail, data, size, sof, eof, 0);
+	tbr_rx_repost(rail, f);
 }
 
 static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)

@@ -150,6 +150,16 @@ void tbr_rail_remove(struct tbr_rail *rail);
  */
 void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame, u32 tx_max);
 
+/*
+ * A backend that received a frame into memory of its own (eth: the skb)
+ * hands it up from there instead of copying it into the RX buffer @f it
+ * took from the posted ones; @f stands for the frame (rx_depth still bounds
+ * what a rail takes in) and is posted again. @data is read, and may be
+ * written, until this returns. Context "bh", as a frame's callback.
+ */
+void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
+		      u32 size, u8 sof, u8 eof);
+
 /* Context "any". */
 void tbr_rail_count(struct tbr_rail *rail, enum tbr_cnt c, u64 n);
 

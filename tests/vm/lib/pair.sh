@@ -114,3 +114,20 @@ pair_run() {
 	fi
 	wait "$srv" || { cat /tmp/srv.log; fail "$tool $*: server failed"; }
 }
+
+# pair_integrity SEED MIB: one run of tests/progs/integrity (server tbrdma1 in h1, client
+# tbrdma0): seeded random patterns, MIB MiB of random rounds after the edge sizes, every byte
+# verified; the seed is printed (rerun a failure: integrity ... --seed N)
+pair_integrity() {
+	local prog=$TBR_TOP/build/progs/integrity t0=$SECONDS srv
+	[ -x "$prog" ] || fail "$prog not built (make)"
+	h1 "$prog" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
+	srv=$!
+	"$prog" -d tbrdma0 -g "$GID0" --seed "$1" --mib "$2" client 10.88.0.2 2>&1 |
+		tee /tmp/cli.log || { cat /tmp/srv.log; pair_diag; fail "integrity client failed (seed $1)"; }
+	wait "$srv" || { cat /tmp/srv.log; pair_diag; fail "integrity server failed (seed $1)"; }
+	cat /tmp/srv.log
+	grep -q "integrity client: ok" /tmp/cli.log || fail "client did not finish"
+	grep -q "integrity server: ok" /tmp/srv.log || fail "server did not finish"
+	echo "integrity: ok in $((SECONDS - t0)) s"
+}

@@ -8,27 +8,11 @@
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
-PROG=$TBR_TOP/build/progs/integrity
-[ -x "$PROG" ] || fail "$PROG not built (make)"
 SEED=$(date +%s)
-
-# integrity MIB: one server/client run; MIB = MiB of random rounds after the edge sizes
-integrity() {
-	local t0=$SECONDS srv
-	h1 "$PROG" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
-	srv=$!
-	"$PROG" -d tbrdma0 -g "$GID0" --seed "$SEED" --mib "$1" client 10.88.0.2 2>&1 |
-		tee /tmp/cli.log || { cat /tmp/srv.log; pair_diag; fail "integrity client failed (seed $SEED)"; }
-	wait "$srv" || { cat /tmp/srv.log; pair_diag; fail "integrity server failed (seed $SEED)"; }
-	cat /tmp/srv.log
-	grep -q "integrity client: ok" /tmp/cli.log || fail "client did not finish"
-	grep -q "integrity server: ok" /tmp/srv.log || fail "server did not finish"
-	echo "integrity: ok in $((SECONDS - t0)) s"
-}
 
 pair_up 1
 step "integrity over 1 rail, seed $SEED"
-integrity 192
+pair_integrity "$SEED" 192
 
 step "replace the cable by a 4-rail one"
 "$CTL" cable-del "$("$CTL" cables | sed -n 's/^cable id=\([0-9]*\).*/\1/p' | head -1)" ||
@@ -43,7 +27,7 @@ wait_for 10 ping -c 1 -W 1 10.88.0.2
 
 SEED=$((SEED + 1))
 step "integrity over 4 rails, seed $SEED"
-integrity 96
+pair_integrity "$SEED" 96
 "$CTL" links > /tmp/links
 for r in 0 1 2 3; do
 	n=$(sed -n "s/^  rail dev=tbrdma0 link=[0-9]* id=$r .* tx_frames=\([0-9]*\).*/\1/p" /tmp/links)
