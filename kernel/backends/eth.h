@@ -127,6 +127,10 @@ void tbe_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg);
 struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 dst,
 			u8 pdf, const void *sub, u32 sublen, const void *data, u32 len,
 			gfp_t gfp);
+/* frames from this size on go out in their own page, not copied */
+#define TBE_TX_PAGE_MIN	1024
+struct sk_buff *tbe_frame_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
+			      struct tbr_frame *f);
 int tbe_frag_xmit(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
 		  u16 id);
 

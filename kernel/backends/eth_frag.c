@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: eth rails, the frames on the wire: the skb every eth frame is
- * built in, and fragmentation of rail frames larger than the MTU (their
+ * built in (a rail frame's page given to it, not copied), and fragmentation of rail frames larger than the MTU (their
  * reassembly is eth_rx.c's).
  *
  * A rail negotiates its frame size from both MTUs (eth.c). The connections
@@ -16,7 +16,8 @@
  * inconsistent piece drops the partial frame (counted in frag_drops) and
  * the transport resends it. Wire format: docs/protocol.md, docs/eth.md.
  *
- * Context: tbe_frag_xmit() runs from the peer's TX tasklet (softirq).
+ * Context: tbe_frame_skb() and tbe_frag_xmit() run from the peer's TX
+ * tasklet (softirq).
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
@@ -26,10 +27,13 @@
 #include "link/rail.h"
 #include "backends/eth.h"
 
-/* An skb to @dst_mac: our header, @sublen bytes of @sub (or none), @data. */
-struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 dst,
-			u8 pdf, const void *sub, u32 sublen, const void *data, u32 len,
-			gfp_t gfp)
+/*
+ * An skb to @dst_mac: our header announcing @sublen + @len bytes, @sublen
+ * bytes of @sub (or none), and room for @room more bytes in its head.
+ */
+static struct sk_buff *tbe_skb_head(struct tbe_bind *bind, const u8 *dst_mac, u8 type,
+				    u64 dst, u8 pdf, const void *sub, u32 sublen, u32 len,
+				    u32 room, gfp_t gfp)
 {
 	struct tbr_eth_hdr h = {
 		.version = TBR_ETH_VERSION,
@@ -42,7 +46,7 @@ struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 d
 	struct net_device *dev = bind->dev;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + TBR_ETH_HDR_LEN + sublen + len +
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + TBR_ETH_HDR_LEN + sublen + room +
 			dev->needed_tailroom, gfp);
 	if (!skb)
 		return NULL;
@@ -51,13 +55,59 @@ struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 d
 	tbr_eth_hdr_build(skb_put(skb, TBR_ETH_HDR_LEN), &h);
 	if (sublen)
 		skb_put_data(skb, sub, sublen);
-	skb_put_data(skb, data, len);
 	skb->dev = dev;
 	skb->protocol = htons(TBR_ETH_P);
-	if (dev_hard_header(skb, dev, TBR_ETH_P, dst_mac, NULL, skb->len) < 0) {
+	if (dev_hard_header(skb, dev, TBR_ETH_P, dst_mac, NULL, sublen + len) < 0) {
 		kfree_skb(skb);
 		return NULL;
 	}
+	return skb;
+}
+
+/* An skb to @dst_mac: our header, @sublen bytes of @sub (or none), @data. */
+struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 dst,
+			u8 pdf, const void *sub, u32 sublen, const void *data, u32 len,
+			gfp_t gfp)
+{
+	struct sk_buff *skb;
+
+	skb = tbe_skb_head(bind, dst_mac, type, dst, pdf, sub, sublen, len, len, gfp);
+	if (skb)
+		skb_put_data(skb, data, len);
+	return skb;
+}
+
+/*
+ * The skb of rail frame @f (at most the negotiated frame size) to @dst_mac.
+ * A frame of TBE_TX_PAGE_MIN bytes or more is not copied: its page becomes
+ * the skb's one fragment, and a new page takes its place in the frame
+ * (tbr_rail_frame_give_page()), so the frame may be reused at once while
+ * the skb goes its way. Smaller frames, a device that cannot gather, or no
+ * free page: copied into the skb's head. Context: softirq (TX tasklet).
+ */
+struct sk_buff *tbe_frame_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
+			      struct tbr_frame *f)
+{
+	u8 pdf = (f->sof << 4) | (f->eof & 0xf);
+	struct page *page = NULL;
+	struct sk_buff *skb;
+
+	if (f->size >= TBE_TX_PAGE_MIN && (bind->dev->features & NETIF_F_SG))
+		page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+	if (!page)
+		return tbe_skb(bind, dst_mac, TBR_ETH_FRAME, dst, pdf, NULL, 0, f->buf,
+			       f->size, GFP_ATOMIC);
+	skb = tbe_skb_head(bind, dst_mac, TBR_ETH_FRAME, dst, pdf, NULL, 0, f->size, 0,
+			   GFP_ATOMIC);
+	if (!skb) {
+		__free_page(page);
+		return NULL;
+	}
+	skb_fill_page_desc(skb, 0, virt_to_page(f->buf), offset_in_page(f->buf), f->size);
+	skb->len += f->size;
+	skb->data_len += f->size;
+	skb->truesize += PAGE_SIZE;
+	tbr_rail_frame_give_page(f, page);
 	return skb;
 }
 

@@ -4,8 +4,9 @@
  * RCU read side): a HELLO updates the sender's handshake state (and makes
  * it a peer) and wakes the binding's work (eth_peer.c) on any change; a
  * FRAME from a peer's pinned MAC takes the first RX buffer posted on its
- * rail (none posted: dropped, counted rx_nobuf) and is read in the skb, or
- * copied into that buffer when the skb is cloned or paged; a FRAG joins
+ * rail (none posted: dropped, counted rx_nobuf) and is read in the skb
+ * (its head or its one page), or copied into that buffer when the skb is
+ * cloned or split; a FRAG joins
  * the reassembly of the frame it is a piece of.
  */
 #include <linux/etherdevice.h>
@@ -218,6 +219,28 @@ static void tbe_note_napi(struct tbe_peer *peer, struct sk_buff *skb)
 }
 #endif
 
+/*
+ * Where the @len bytes of the frame after our header can be read (and
+ * written) in place: an skb that is ours alone (not cloned) holding them
+ * whole in its head (a small frame from a NIC) or in its one fragment (a
+ * veth peer's skb, tbe_frame_skb()). NULL: copy them.
+ */
+static void *tbe_rx_inplace(struct sk_buff *skb, u32 len)
+{
+	const skb_frag_t *frag;
+
+	if (skb_cloned(skb))
+		return NULL;
+	if (skb_headlen(skb) >= TBR_ETH_HDR_LEN + len)
+		return skb->data + TBR_ETH_HDR_LEN;
+	if (skb_headlen(skb) != TBR_ETH_HDR_LEN || skb_shinfo(skb)->nr_frags != 1)
+		return NULL;
+	frag = &skb_shinfo(skb)->frags[0];
+	if (skb_frag_size(frag) < len || PageHighMem(skb_frag_page(frag)))
+		return NULL;
+	return skb_frag_address(frag);
+}
+
 static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
 			 const struct tbr_eth_hdr *h)
 {
@@ -226,6 +249,7 @@ static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
 	struct tbr_frame *f;
 	unsigned long flags;
 	u32 len = h->len;
+	void *data;
 
 	if (tbr_eth_frame_check(h, bind->guid))
 		return;
@@ -241,13 +265,9 @@ static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
 			tbr_rail_count(rail, TBR_CNT_RX_NOBUF, 1);
 		return;
 	}
-	/*
-	 * The frame whole in the head of an skb that is ours alone (a veth
-	 * peer's, a small one from a NIC): read there, no copy.
-	 */
-	if (!skb_cloned(skb) && skb_headlen(skb) >= TBR_ETH_HDR_LEN + len) {
-		tbr_rail_rx_data(rail, f, skb->data + TBR_ETH_HDR_LEN, len,
-				 h->pdf >> 4, h->pdf & 0xf);
+	data = tbe_rx_inplace(skb, len);
+	if (data) {
+		tbr_rail_rx_data(rail, f, data, len, h->pdf >> 4, h->pdf & 0xf);
 		return;
 	}
 	if (skb_copy_bits(skb, TBR_ETH_HDR_LEN, f->buf, len)) {

@@ -104,9 +104,7 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 		} else if (f->size > frame) {
 			rc = tbe_frag_xmit(peer, f, mac, frame, id);
 		} else {
-			skb = tbe_skb(bind, mac, TBR_ETH_FRAME, peer->guid,
-				      (f->sof << 4) | (f->eof & 0xf), NULL, 0,
-				      f->buf, f->size, GFP_ATOMIC);
+			skb = tbe_frame_skb(bind, mac, peer->guid, f);
 			rc = skb ? dev_queue_xmit(skb) : NET_XMIT_DROP;
 		}
 		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)

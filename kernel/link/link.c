@@ -669,6 +669,16 @@ unsigned int tbr_link_tx_credits(struct tbr_link *link)
 
 /* ---- rails (backend side) ---------------------------------------------- */
 
+/* the frame pool's buffers are order-0 pages, as the ones given in */
+static_assert(TBR_FRAME_SIZE_MAX <= PAGE_SIZE);
+
+void tbr_rail_frame_give_page(struct tbr_frame *f, struct page *page)
+{
+	set_page_private(virt_to_page(f->buf), 0);
+	set_page_private(page, (unsigned long)f);
+	f->buf = page_address(page);
+}
+
 static void tbr_rail_free_frames(struct tbr_rail *rail)
 {
 	unsigned int i, n = rail->tx_depth + rail->rx_depth;

@@ -160,6 +160,15 @@ void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame, u32 tx_max);
 void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
 		      u32 size, u8 sof, u8 eof);
 
+/*
+ * A backend that hands a posted TX frame's page to the medium instead of
+ * copying it (eth: as an skb fragment) puts @page, a fresh order-0 page,
+ * in its place before the frame's callback; the old page is then the
+ * medium's to free. Not for a backend that DMA-maps the pool's buffers
+ * once (tb). Context "any", while the backend holds @f.
+ */
+void tbr_rail_frame_give_page(struct tbr_frame *f, struct page *page);
+
 /* Context "any". */
 void tbr_rail_count(struct tbr_rail *rail, enum tbr_cnt c, u64 n);
 

@@ -1,12 +1,13 @@
 # eth backend in one VM: tbrdma0 and tbrdma1 (netns h1) joined by two veth pairs (MTU 9000).
 # Hellos find the peer on each pair, both rails join one link (backend=eth, 4096-byte frames);
 # hostile binds refused with a message, non-root refused (EPERM); IP and ib_write_bw over the
-# rails; RC integrity (tests/progs/integrity) with frames read in the skbs and, under a
-# listening packet socket, copied out of cloned ones; a veth pair deleted takes its rail down
-# and the traffic moves to the other; a 1500-byte MTU pair negotiates a smaller frame (reported per rail and per link) and new QPs size their
-# frames to it, so RDMA traffic uses both rails; `rdma link add NAME type tbrdma netdev ETH`
-# (iproute2, the RDMA core's rdma_link_ops) makes a device with an eth rail, refuses a bad netdev
-# without leaving a device behind; unbind and rmmod clean.
+# rails; RC integrity (tests/progs/integrity) with frames sent in their pages and read in the
+# skbs and, under a listening packet socket, copied out of cloned ones; a veth pair deleted
+# takes its rail down and the traffic moves to the other; a 1500-byte MTU pair negotiates a
+# smaller frame (reported per rail and per link) and new QPs size their frames to it, so RDMA
+# traffic uses both rails; `rdma link add NAME type tbrdma netdev ETH` (iproute2, the RDMA
+# core's rdma_link_ops) makes a device with an eth rail, refuses a bad netdev without leaving
+# a device behind; unbind and rmmod clean.
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
@@ -70,23 +71,29 @@ for r in 0 1; do
 	[ "${n:-0}" -gt 50 ] || fail "rail $r carried no traffic"
 done
 
-# A frame wholly in the head of a received skb nobody else holds is read there (eth_rx.c);
-# while a packet socket listens on every interface the stack clones the skbs for it, and a
+# A frame of 1 KiB or more goes out as the page it was written in (eth_frag.c), and a frame
+# whole in one piece of a received skb nobody else holds is read there (eth_rx.c); while a
+# packet socket listens on every interface the stack clones the skbs for it, and a
 # frame whose skb is still shared with a clone the socket has not read yet is copied out.
-# Both ways, every byte verified. A kprobe counts the frames read in place
-# (tbr_rail_rx_data), the rails' rx_frames all frames received.
+# Both ways, every byte verified. Kprobes count the frames read in place (tbr_rail_rx_data)
+# and the frames of 1 KiB or more sent in their own page (tbr_rail_frame_give_page), the
+# rails' rx_frames all frames received.
 T=/sys/kernel/tracing
 [ -e $T/kprobe_events ] || mount -t tracefs nodev $T
-echo "p:tbr_inplace tbr_rail_rx_data" >> $T/kprobe_events || fail "no kprobe on tbr_rail_rx_data"
-echo 1 > $T/events/kprobes/tbr_inplace/enable
-inplace() { awk '$1 == "tbr_inplace" { print $2 }' $T/kprobe_profile; }
+for p in inplace:tbr_rail_rx_data paged:tbr_rail_frame_give_page; do
+	echo "p:tbr_${p%%:*} ${p#*:}" >> $T/kprobe_events || fail "no kprobe on ${p#*:}"
+	echo 1 > "$T/events/kprobes/tbr_${p%%:*}/enable"
+done
+hits() { awk -v e="tbr_$1" '$1 == e { print $2 }' $T/kprobe_profile; }
+inplace() { hits inplace; }
 rx_frames() { "$CTL" links | sed -n 's/^  rail .* rx_frames=\([0-9]*\) .*/\1/p' | awk '{ n += $1 } END { print n }'; }
 SEED=$(date +%s)
 step "integrity over the eth rails, frames read in the skbs, seed $SEED"
-i0=$(inplace) r0=$(rx_frames)
+i0=$(inplace) r0=$(rx_frames) p0=$(hits paged)
 pair_integrity "$SEED" 4
-i1=$(inplace) r1=$(rx_frames)
-echo "frames received $((r1 - r0)), read in place $((i1 - i0))"
+i1=$(inplace) r1=$(rx_frames) p1=$(hits paged)
+echo "frames received $((r1 - r0)), read in place $((i1 - i0)); sent in their page $((p1 - p0))"
+[ $((p1 - p0)) -gt 1000 ] || fail "frames not sent in their pages: $((p1 - p0))"
 # (the counters are read apart: a late TCP or ND frame over tbr0 may fall between)
 [ $((r1 - r0)) -gt 1000 ] && [ $(((r1 - r0) - (i1 - i0))) -le $(((r1 - r0) / 100)) ] ||
 	fail "frames not read in the skbs: $((i1 - i0)) of $((r1 - r0))"
@@ -103,8 +110,10 @@ kill "$tap"
 wait "$tap" 2> /dev/null || true
 echo "frames received $((r2 - r1)), read in place $((i2 - i1)), copied $((r2 - r1 - i2 + i1))"
 [ $((r2 - r1 - i2 + i1)) -ge 1000 ] || fail "too few frames copied out of cloned skbs"
-echo 0 > $T/events/kprobes/tbr_inplace/enable
-echo "-:tbr_inplace" >> $T/kprobe_events
+for p in inplace paged; do
+	echo 0 > "$T/events/kprobes/tbr_$p/enable"
+	echo "-:tbr_$p" >> $T/kprobe_events
+done
 
 step "delete one veth pair mid-transfer: rail down, traffic completes on the other"
 perf ib_write_bw -s 65536 -n 1500 &
