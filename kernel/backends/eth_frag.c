@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: eth rails, the frames on the wire: the skb every eth frame is
- * built in (a rail frame's page given to it, not copied), and fragmentation of rail frames larger than the MTU (their
- * reassembly is eth_rx.c's).
+ * built in (a rail frame's page given to it, not copied), and
+ * fragmentation of rail frames larger than the MTU (their reassembly is
+ * eth_rx.c's).
  *
  * A rail negotiates its frame size from both MTUs (eth.c). The connections
  * made on a link keep the frame size they got at RTR (the transport ties a

@@ -6,8 +6,8 @@
  * FRAME from a peer's pinned MAC takes the first RX buffer posted on its
  * rail (none posted: dropped, counted rx_nobuf) and is read in the skb
  * (its head or its one page), or copied into that buffer when the skb is
- * cloned or split; a FRAG joins
- * the reassembly of the frame it is a piece of.
+ * cloned or split; a FRAG joins the reassembly of the frame it is a piece
+ * of.
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
