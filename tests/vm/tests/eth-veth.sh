@@ -86,7 +86,7 @@ T=/sys/kernel/tracing
 kprobes=1
 for p in inplace:tbr_rail_rx_data paged:tbr_rail_frame_give_page; do
 	if ! echo "p:tbr_${p%%:*} ${p#*:}" >> $T/kprobe_events; then
-		[ "$(uname -r)" != "$(uname -r | sed 's/tbrdbg//')" ] || fail "no kprobe on ${p#*:}"
+		case $(uname -r) in *tbrdbg*) ;; *) fail "no kprobe on ${p#*:}" ;; esac
 		echo "NOTE: no kprobe on ${p#*:} in this debug kernel: frame counts not checked"
 		kprobes=0
 		break
