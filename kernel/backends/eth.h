@@ -41,6 +41,7 @@ struct tbe_peer {
 	bool heard;			/* as of the last state pass */
 	bool hears_us;
 	bool reassembles;		/* its hellos say TBR_ETH_REASSEMBLES */
+	u32 bundle_max;			/* its hellos' (lockless: a late value costs a drop) */
 	bool restart;			/* session or MAC changed: cycle */
 	/* tbr_ctl_mutex */
 	struct tbr_rail *rail;
@@ -80,7 +81,7 @@ struct tbe_bind {
 
 /* eth_tx.c: module parameters, the backend's workqueue */
 extern unsigned int tbe_hello_ms, tbe_tx_depth, tbe_rx_depth, tbe_peer_expire_s;
-extern bool tbe_join_backends, tbe_fragment;
+extern bool tbe_join_backends, tbe_fragment, tbe_bundle;
 extern struct workqueue_struct *tbe_wq;
 
 static inline unsigned int tbe_period(void)
@@ -123,6 +124,12 @@ int tbe_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
 void tbe_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg);
 #endif
 
+/* the largest bundle we take: the MTU, as the hello's u16 carries it */
+static inline u32 tbe_dev_bundle_max(const struct net_device *dev)
+{
+	return min_t(u32, READ_ONCE(dev->mtu), U16_MAX);
+}
+
 /* eth_frag.c */
 struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 dst,
 			u8 pdf, const void *sub, u32 sublen, const void *data, u32 len,
@@ -131,6 +138,11 @@ struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 d
 #define TBE_TX_PAGE_MIN	1024
 struct sk_buff *tbe_frame_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
 			      struct tbr_frame *f);
+/* frames a bundle carries behind its first: 2 fragments each at most */
+#define TBE_BUNDLE_MAX	7
+static_assert(1 + 2 * TBE_BUNDLE_MAX <= MAX_SKB_FRAGS);
+unsigned int tbe_bundle_frames(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
+			       struct list_head *more);
 int tbe_frag_xmit(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
 		  u16 id);
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: eth rails, the frames on the wire: the skb every eth frame is
- * built in (a rail frame's page given to it, not copied), and
- * fragmentation of rail frames larger than the MTU (their reassembly is
- * eth_rx.c's).
+ * built in (a rail frame's page given to it, not copied), the bundles
+ * (more frames behind the first in one packet, to a peer that takes them),
+ * and fragmentation of rail frames larger than the MTU (their reassembly
+ * is eth_rx.c's).
  *
  * A rail negotiates its frame size from both MTUs (eth.c). The connections
  * made on a link keep the frame size they got at RTR (the transport ties a
@@ -17,8 +18,8 @@
  * inconsistent piece drops the partial frame (counted in frag_drops) and
  * the transport resends it. Wire format: docs/protocol.md, docs/eth.md.
  *
- * Context: tbe_frame_skb() and tbe_frag_xmit() run from the peer's TX
- * tasklet (softirq).
+ * Context: tbe_frame_skb(), tbe_bundle_frames() and tbe_frag_xmit() run
+ * from the peer's TX tasklet (softirq).
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
@@ -110,6 +111,73 @@ struct sk_buff *tbe_frame_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
 	skb->truesize += PAGE_SIZE;
 	tbr_rail_frame_give_page(f, page);
 	return skb;
+}
+
+/*
+ * Append frame @f to the bundle @skb: its header, then the frame, both in
+ * fragments: the header in a page fragment of its own, followed there by
+ * a frame under TBE_TX_PAGE_MIN bytes (copied); a larger frame's page is
+ * given to the skb as tbe_frame_skb() does. False without memory.
+ */
+static bool tbe_bundle_one(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
+			   struct tbr_frame *f)
+{
+	struct tbr_eth_hdr h = {
+		.version = TBR_ETH_VERSION,
+		.type = TBR_ETH_FRAME,
+		.pdf = (f->sof << 4) | (f->eof & 0xf),
+		.len = f->size,
+		.src = bind->guid,
+		.dst = dst,
+	};
+	u32 copy = f->size < TBE_TX_PAGE_MIN ? f->size : 0;
+	struct page *page = NULL, *hpage;
+	u8 *p;
+
+	if (!copy) {
+		page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+		if (!page)
+			return false;
+	}
+	p = netdev_alloc_frag(TBR_ETH_HDR_LEN + copy);
+	if (!p) {
+		if (page)
+			__free_page(page);
+		return false;
+	}
+	tbr_eth_hdr_build(p, &h);
+	memcpy(p + TBR_ETH_HDR_LEN, f->buf, copy);
+	hpage = virt_to_head_page(p);
+	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, hpage, p - (u8 *)page_address(hpage),
+			TBR_ETH_HDR_LEN + copy, SKB_DATA_ALIGN(TBR_ETH_HDR_LEN + copy));
+	if (page) {
+		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, virt_to_page(f->buf),
+				offset_in_page(f->buf), f->size, PAGE_SIZE);
+		tbr_rail_frame_give_page(f, page);
+	}
+	return true;
+}
+
+/*
+ * Append the frames of @more (at most TBE_BUNDLE_MAX, each at most the
+ * negotiated frame size, the whole within the bundle size both ends take)
+ * to @skb, tbe_frame_skb()'s skb of the frame before them, in their order.
+ * Returns how many went in: the first that found no memory ends the bundle
+ * (the caller counts it and those after it as drops). The frames stay on
+ * @more, the caller's to complete.
+ */
+unsigned int tbe_bundle_frames(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
+			       struct list_head *more)
+{
+	unsigned int n = 0;
+	struct tbr_frame *f;
+
+	list_for_each_entry(f, more, list) {
+		if (!tbe_bundle_one(skb, bind, dst, f))
+			break;
+		n++;
+	}
+	return n;
 }
 
 /*

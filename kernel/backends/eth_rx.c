@@ -3,11 +3,11 @@
  * tbrdma: eth rails, receive. The packet handler of every binding (softirq,
  * RCU read side): a HELLO updates the sender's handshake state (and makes
  * it a peer) and wakes the binding's work (eth_peer.c) on any change; a
- * FRAME from a peer's pinned MAC takes the first RX buffer posted on its
- * rail (none posted: dropped, counted rx_nobuf) and is read in the skb
- * (its head or its one page), or copied into that buffer when the skb is
- * cloned or split; a FRAG joins the reassembly of the frame it is a piece
- * of.
+ * FRAME from a peer's pinned MAC (and each FRAME bundled behind it) takes
+ * the first RX buffer posted on its rail (none posted: dropped, counted
+ * rx_nobuf) and is read in the skb (in its head or in one of its pages),
+ * or copied into that buffer when the skb is cloned or the frame spans two
+ * pieces; a FRAG joins the reassembly of the frame it is a piece of.
  */
 #include <linux/etherdevice.h>
 #include <linux/netdevice.h>
@@ -126,6 +126,7 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 		changed = true;
 	}
 	peer->period_ms = hello.period_ms;
+	WRITE_ONCE(peer->bundle_max, hello.bundle_max);
 	WRITE_ONCE(peer->heard_at, jiffies);
 	if (!peer->heard)
 		changed = true;
@@ -220,28 +221,36 @@ static void tbe_note_napi(struct tbe_peer *peer, struct sk_buff *skb)
 #endif
 
 /*
- * Where the @len bytes of the frame after our header can be read (and
- * written) in place: an skb that is ours alone (not cloned) holding them
- * whole in its head (a small frame from a NIC) or in its one fragment (a
- * veth peer's skb, tbe_frame_skb()). NULL: copy them.
+ * Where the @len bytes at @off of @skb can be read (and written) in place:
+ * an skb that is ours alone (not cloned) holding them whole in its head (a
+ * small frame from a NIC) or in one of its page fragments (a veth peer's
+ * skb, tbe_frame_skb(); a virtio NIC's receive buffer). NULL: copy them.
  */
-static void *tbe_rx_inplace(struct sk_buff *skb, u32 len)
+static void *tbe_rx_inplace(struct sk_buff *skb, u32 off, u32 len)
 {
+	u32 pos = skb_headlen(skb), size;
 	const skb_frag_t *frag;
+	unsigned int i;
 
 	if (skb_cloned(skb))
 		return NULL;
-	if (skb_headlen(skb) >= TBR_ETH_HDR_LEN + len)
-		return skb->data + TBR_ETH_HDR_LEN;
-	if (skb_headlen(skb) != TBR_ETH_HDR_LEN || skb_shinfo(skb)->nr_frags != 1)
-		return NULL;
-	frag = &skb_shinfo(skb)->frags[0];
-	if (skb_frag_size(frag) < len || PageHighMem(skb_frag_page(frag)))
-		return NULL;
-	return skb_frag_address(frag);
+	if (off + len <= pos)
+		return skb->data + off;
+	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++, pos += size) {
+		frag = &skb_shinfo(skb)->frags[i];
+		size = skb_frag_size(frag);
+		if (off >= pos + size)
+			continue;
+		if (off < pos || off + len > pos + size ||
+		    PageHighMem(skb_frag_page(frag)))
+			return NULL;
+		return skb_frag_address(frag) + (off - pos);
+	}
+	return NULL;
 }
 
-static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
+/* The FRAME with header @h whose payload is at @off of @skb. */
+static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb, u32 off,
 			 const struct tbr_eth_hdr *h)
 {
 	struct tbe_peer *peer;
@@ -265,12 +274,12 @@ static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
 			tbr_rail_count(rail, TBR_CNT_RX_NOBUF, 1);
 		return;
 	}
-	data = tbe_rx_inplace(skb, len);
+	data = tbe_rx_inplace(skb, off, len);
 	if (data) {
 		tbr_rail_rx_data(rail, f, data, len, h->pdf >> 4, h->pdf & 0xf);
 		return;
 	}
-	if (skb_copy_bits(skb, TBR_ETH_HDR_LEN, f->buf, len)) {
+	if (skb_copy_bits(skb, off, f->buf, len)) {
 		f->flags = TBR_FRAME_CRC_ERROR;
 		f->size = 0;
 	} else {
@@ -280,6 +289,26 @@ static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb,
 	f->sof = h->pdf >> 4;
 	f->eof = h->pdf & 0xf;
 	f->callback(rail, f, false);
+}
+
+/*
+ * The FRAMEs of a packet: the one at its start (header @h, pulled into the
+ * head), then each bundled behind it (docs/eth.md "Bundles"). A record that
+ * is not a FRAME or is cut short ends the packet (what came before it is
+ * delivered; the transport resends the rest).
+ */
+static void tbe_rx_frames(struct tbe_bind *bind, struct sk_buff *skb, struct tbr_eth_hdr *h)
+{
+	u8 buf[TBR_ETH_HDR_LEN];
+	u32 off = 0, left;
+	const u8 *p;
+
+	do {
+		tbe_rx_frame(bind, skb, off + TBR_ETH_HDR_LEN, h);
+		off += TBR_ETH_HDR_LEN + h->len;
+		left = skb->len - off;
+		p = skb_header_pointer(skb, off, min_t(u32, left, TBR_ETH_HDR_LEN), buf);
+	} while (p && !tbr_eth_next_frame(p, left, h));
 }
 
 /*
@@ -356,7 +385,7 @@ int tbe_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
 	if (h.type == TBR_ETH_HELLO)
 		tbe_rx_hello(bind, skb, &h);
 	else if (h.type == TBR_ETH_FRAME)
-		tbe_rx_frame(bind, skb, &h);
+		tbe_rx_frames(bind, skb, &h);
 	else if (h.type == TBR_ETH_FRAG)
 		tbe_rx_frag(bind, skb, &h);
 	rcu_read_unlock();

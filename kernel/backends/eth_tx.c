@@ -2,9 +2,10 @@
 /*
  * tbrdma: eth rails, transmit. The rail ops (a posted TX frame queues on its
  * peer, a posted RX buffer waits for eth_rx.c), the peer's TX tasklet that
- * turns queued frames into skbs (dev_queue_xmit; a frame completes when its
- * skb is handed to the driver, so the TX depth is the rail's credit
- * budget), and the hellos of the handshake (eth.c). The lowest of the
+ * turns queued frames into skbs, several into one where the peer takes
+ * bundles (dev_queue_xmit; a frame completes when its skb is handed to the
+ * driver, so the TX depth is the rail's credit budget), and the hellos of
+ * the handshake (eth.c). The lowest of the
  * backend's files (eth_frag.c aside): the module parameters live here.
  */
 #include <linux/etherdevice.h>
@@ -38,6 +39,9 @@ MODULE_PARM_DESC(eth_peer_expire_s, "eth rails: a peer dead (rail down) this man
 bool tbe_fragment = true;
 module_param_named(eth_fragment, tbe_fragment, bool, 0644);
 MODULE_PARM_DESC(eth_fragment, "eth rails: send frames above the MTU in fragments to peers that reassemble, reassemble theirs (default on); off: an MTU shrink fails the connections made before it");
+bool tbe_bundle = true;
+module_param_named(eth_bundle, tbe_bundle, bool, 0644);
+MODULE_PARM_DESC(eth_bundle, "eth rails: send frames queued together in one packet (up to 8, within both MTUs) to peers that take bundles (default on; receiving them is always on)");
 unsigned int tbe_rx_depth = 128;
 module_param_named(eth_rx_depth, tbe_rx_depth, uint, 0444);
 MODULE_PARM_DESC(eth_rx_depth, "eth rails: RX buffers per rail (8..4096)");
@@ -46,8 +50,42 @@ struct workqueue_struct *tbe_wq;
 /* ---- transmit --------------------------------------------------------- */
 
 /*
+ * peer->lock held, @f just taken off the queue and not fragmented: move to
+ * @more the queued frames that follow it in its packet (a bundle,
+ * docs/eth.md): at most TBE_BUNDLE_MAX, none fragmented, all records within
+ * @room bytes. Returns how many.
+ */
+static unsigned int tbe_tx_bundle(struct tbe_peer *peer, const struct tbr_frame *f,
+				  u32 room, struct list_head *more)
+{
+	u32 used = TBR_ETH_HDR_LEN + f->size;
+	struct tbr_frame *g, *next;
+	unsigned int n = 0;
+
+	list_for_each_entry_safe(g, next, &peer->txq, list) {
+		if (n == TBE_BUNDLE_MAX || g->size > peer->frame ||
+		    used + TBR_ETH_HDR_LEN + g->size > room)
+			break;
+		used += TBR_ETH_HDR_LEN + g->size;
+		list_move_tail(&g->list, more);
+		peer->txn--;
+		n++;
+	}
+	return n;
+}
+
+/* The bundle size toward @peer: what both ends take; 0: one frame per packet. */
+static u32 tbe_tx_room(const struct tbe_peer *peer, const struct net_device *dev)
+{
+	if (!READ_ONCE(tbe_bundle) || !(dev->features & NETIF_F_SG))
+		return 0;
+	return min(READ_ONCE(peer->bundle_max), tbe_dev_bundle_max(dev));
+}
+
+/*
  * The peer's TX tasklet, its only sender (fragments stay in order): turns
- * up to TBE_TX_BUDGET queued frames into skbs, then runs again. A tasklet,
+ * up to TBE_TX_BUDGET queued frames into skbs, then runs again. Frames
+ * queued together go out in one skb to a peer that takes bundles. A tasklet,
  * not a work item, because the latency path goes through it: tbe_tx()
  * schedules it with the transport's locks held (IRQs off), and it runs as
  * soon as the poster's context enables BH again. The user doorbell
@@ -61,16 +99,17 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 	struct tbe_peer *peer = from_tasklet(peer, t, tx_tasklet);
 	struct tbe_bind *bind = peer->bind;
 	struct tbr_rail *rail = peer->rail;
-	unsigned int budget;
-	struct tbr_frame *f;
+	struct tbr_frame *f, *g, *next;
+	unsigned int budget, n = 0, sent;
 	struct sk_buff *skb;
 	unsigned long flags;
 	u8 mac[ETH_ALEN];
+	LIST_HEAD(more);
 	u32 frame;
 	u16 id = 0;
 	int rc;
 
-	for (budget = TBE_TX_BUDGET; budget; budget--) {
+	for (budget = TBE_TX_BUDGET; budget; budget -= min(budget, 1 + n)) {
 		spin_lock_irqsave(&peer->lock, flags);
 		if (!peer->running || list_empty(&peer->txq)) {
 			spin_unlock_irqrestore(&peer->lock, flags);
@@ -90,8 +129,11 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 		list_del(&f->list);
 		peer->txn--;
 		frame = peer->frame;
+		n = 0;
 		if (f->size > frame)	/* tbe_tx took it: the peer reassembles */
 			id = peer->frag_id++;
+		else if (!list_empty(&peer->txq))
+			n = tbe_tx_bundle(peer, f, tbe_tx_room(peer, bind->dev), &more);
 		ether_addr_copy(mac, peer->mac);
 		spin_unlock_irqrestore(&peer->lock, flags);
 
@@ -99,18 +141,32 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 		 * Closed (unplugged, or set down) before the notifier's work
 		 * took the rail down: drop, the transport resends elsewhere.
 		 */
+		sent = 0;
 		if (unlikely(!netif_running(bind->dev))) {
 			rc = NET_XMIT_DROP;
 		} else if (f->size > frame) {
 			rc = tbe_frag_xmit(peer, f, mac, frame, id);
 		} else {
 			skb = tbe_frame_skb(bind, mac, peer->guid, f);
+			if (skb && n)
+				sent = tbe_bundle_frames(skb, bind, peer->guid, &more);
 			rc = skb ? dev_queue_xmit(skb) : NET_XMIT_DROP;
 		}
-		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)
-			tbr_rail_count(rail, TBR_CNT_DROPS, 1);
+		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN) {
+			tbr_rail_count(rail, TBR_CNT_DROPS, 1 + n);
+		} else {
+			if (n > sent)	/* no memory for the rest of the bundle */
+				tbr_rail_count(rail, TBR_CNT_DROPS, n - sent);
+			if (sent)
+				tbr_rail_count(rail, TBR_CNT_BUNDLED, sent);
+		}
 		f->flags = 0;
 		f->callback(rail, f, false);
+		list_for_each_entry_safe(g, next, &more, list) {
+			list_del(&g->list);
+			g->flags = 0;
+			g->callback(rail, g, false);
+		}
 		if (rc != NET_XMIT_SUCCESS) {
 			/* congested (qdisc or receiver backlog full): back off */
 			queue_delayed_work(tbe_wq, &peer->tx_retry, 1);
@@ -141,7 +197,7 @@ void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_sess
 	if (READ_ONCE(tbe_fragment))
 		flags |= TBR_ETH_REASSEMBLES;
 	tbr_eth_hello_build(hello, bind->session, peer_session, bind->max_frame,
-			    tbe_period(), flags);
+			    tbe_period(), tbe_dev_bundle_max(bind->dev), flags);
 	skb = tbe_skb(bind, mac, TBR_ETH_HELLO, dst, 0, NULL, 0, hello,
 		      sizeof(hello), GFP_KERNEL);
 	if (!skb)

@@ -54,6 +54,7 @@ int tbr_eth_hello_parse(const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
 	out->period_ms = v < TBR_ETH_PERIOD_MIN ? TBR_ETH_PERIOD_MIN :
 			 v > TBR_ETH_PERIOD_MAX ? TBR_ETH_PERIOD_MAX : v;
 	out->flags = p[12];
+	out->bundle_max = tbr_get_be16(p + 14);
 	out->unicast = h->dst != 0;
 	out->hears_us = out->unicast && (out->flags & TBR_ETH_HEARS_YOU) &&
 			out->peer_session == session;
@@ -61,7 +62,7 @@ int tbr_eth_hello_parse(const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
 }
 
 void tbr_eth_hello_build(u8 *buf, u32 session, u32 peer_session,
-			 u32 max_frame, u32 period_ms, u8 flags)
+			 u32 max_frame, u32 period_ms, u32 bundle_max, u8 flags)
 {
 	tbr_put_be32(session, buf);
 	tbr_put_be32(peer_session, buf + 4);
@@ -69,14 +70,22 @@ void tbr_eth_hello_build(u8 *buf, u32 session, u32 peer_session,
 	tbr_put_be16((u16)period_ms, buf + 10);
 	buf[12] = flags;
 	buf[13] = 0;
-	buf[14] = 0;
-	buf[15] = 0;
+	tbr_put_be16((u16)bundle_max, buf + 14);
 }
 
 int tbr_eth_frame_check(const struct tbr_eth_hdr *h, u64 self)
 {
 	if (h->type != TBR_ETH_FRAME || h->dst != self || !h->len ||
 	    h->len > TBR_ETH_FRAME_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+int tbr_eth_next_frame(const u8 *buf, u32 left, struct tbr_eth_hdr *h)
+{
+	if (left < TBR_ETH_HDR_LEN)
+		return 1;
+	if (tbr_eth_hdr_parse(buf, left, h) || h->type != TBR_ETH_FRAME)
 		return -EINVAL;
 	return 0;
 }

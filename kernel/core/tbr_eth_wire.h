@@ -8,7 +8,9 @@
  * After the Ethernet header: a 24-byte header (big endian), then the
  * payload: a HELLO (16 bytes), one rail frame (1..4096 bytes), or a FRAG:
  * an 8-byte fragment header and one piece of a rail frame too large for
- * the link's MTU (the receiver reassembles it: tbr_eth_reasm_add()).
+ * the link's MTU (the receiver reassembles it: tbr_eth_reasm_add()). A
+ * packet to a peer that takes bundles (its hellos' bundle_max) may carry
+ * more FRAMEs after the first, each with its header (tbr_eth_next_frame()).
  */
 #ifndef TBR_ETH_WIRE_H
 #define TBR_ETH_WIRE_H
@@ -48,6 +50,8 @@ struct tbr_eth_hello {
 	u32 peer_session;	/* unicast: the receiver's session heard */
 	u32 max_frame;		/* largest frame the sender receives, <= 4096 */
 	u32 period_ms;		/* sender's period, clamped to 50..10000 */
+	u32 bundle_max;		/* largest bundle it takes (bytes after the
+				 * Ethernet header); 0: one frame per packet */
 	u8 flags;		/* TBR_ETH_HEARS_YOU, TBR_ETH_REASSEMBLES */
 	bool unicast;		/* dst was our GUID */
 	bool hears_us;		/* unicast, HEARS_YOU, for our current session */
@@ -70,13 +74,23 @@ void tbr_eth_hdr_build(u8 *buf, const struct tbr_eth_hdr *h);
 int tbr_eth_hello_parse(const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
 			u64 self, u32 session, struct tbr_eth_hello *out);
 void tbr_eth_hello_build(u8 *buf, u32 session, u32 peer_session,
-			 u32 max_frame, u32 period_ms, u8 flags);
+			 u32 max_frame, u32 period_ms, u32 bundle_max, u8 flags);
 
 /*
  * A FRAME with header @h received by device @self: 0 if it is addressed to
  * @self and carries 1..TBR_ETH_FRAME_MAX bytes; -EINVAL otherwise.
  */
 int tbr_eth_frame_check(const struct tbr_eth_hdr *h, u64 self);
+
+/*
+ * A bundle: the record after one that ended @left bytes before the end of
+ * its packet. @buf holds the first min(@left, TBR_ETH_HDR_LEN) of them.
+ * 1: fewer than a header's bytes are left, the packet ends (the rest is
+ * Ethernet padding); 0: another FRAME starts at @buf, @h filled, its
+ * payload all there (tbr_eth_frame_check() still to come); -EINVAL: not a
+ * FRAME, or cut short: the rest of the packet is dropped.
+ */
+int tbr_eth_next_frame(const u8 *buf, u32 left, struct tbr_eth_hdr *h);
 
 /* One piece of a fragmented rail frame: the FRAG header and where its data is. */
 struct tbr_eth_frag {

@@ -71,6 +71,7 @@ enum tbr_cnt {
 	TBR_CNT_FWD_DROP_NOROUTE, /* came in: no route, next hop down */
 	TBR_CNT_FWD_DROP_LOOP,	/* came in: our own source, back where it came from, forged */
 	TBR_CNT_FWD_DROP_FULL,	/* came in: next hop's TX rings full */
+	TBR_CNT_BUNDLED,	/* eth: frames sent behind another in one packet */
 	TBR_CNT_MAX
 };
 

@@ -130,6 +130,7 @@ enum tbrdma_stat {
 	TBRDMA_STAT_FWD_DROP_NOROUTE,	/* came in, dropped: no route / next hop down */
 	TBRDMA_STAT_FWD_DROP_LOOP,	/* came in, dropped: own source, bounced, forged */
 	TBRDMA_STAT_FWD_DROP_FULL,	/* came in, dropped: next hop's rings full */
+	TBRDMA_STAT_BUNDLED,		/* eth: frames sent behind another in one packet */
 	__TBRDMA_STAT_MAX,
 };
 #define TBRDMA_STAT_MAX (__TBRDMA_STAT_MAX - 1)

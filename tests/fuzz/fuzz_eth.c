@@ -11,7 +11,9 @@
  * range, "hears us" only unicast with our session, and it re-encodes and
  * parses to the same hello; an accepted FRAME is for us with 1..4096 bytes;
  * an accepted FRAG lies inside a frame of 1..4096 bytes and re-encodes to
- * its header. Reassembly against a shadow model: a piece continues the
+ * its header. A FRAME's packet is walked as a bundle, as eth_rx.c walks it:
+ * each further record a FRAME whose payload is there, the walk ending when
+ * fewer than a header's bytes are left. Reassembly against a shadow model: a piece continues the
  * frame only at the offset reached with the same id, length and code; a
  * completed frame is exactly the bytes of its pieces, in order; at most two
  * drops per piece, and the state is idle after a drop or a completion.
@@ -42,7 +44,7 @@ static void hello_check(const struct tbr_eth_hdr *h, const uint8_t *p, uint32_t 
 			    m.peer_session != SESSION)))
 		abort();
 	tbr_eth_hello_build(buf, m.session, m.peer_session, m.max_frame, m.period_ms,
-			    m.flags);
+			    m.bundle_max, m.flags);
 	if (tbr_eth_hello_parse(h, buf, sizeof(buf), SELF, SESSION, &m2) ||
 	    memcmp(&m, &m2, sizeof(m)))
 		abort();
@@ -108,6 +110,28 @@ static void frag_check(const struct tbr_eth_hdr *h, const uint8_t *p, uint32_t p
 	m.busy = 0;
 }
 
+/* the records bundled behind the FRAME (header @h) at the start of @data */
+static void bundle_check(const uint8_t *data, uint32_t size, struct tbr_eth_hdr h)
+{
+	uint32_t off = TBR_ETH_HDR_LEN + h.len;
+	int rc;
+
+	for (;;) {
+		rc = tbr_eth_next_frame(data + off, size - off, &h);
+		if (rc == 1) {
+			if (size - off >= TBR_ETH_HDR_LEN)
+				abort();
+			return;
+		}
+		if (rc)
+			return;
+		if (h.type != TBR_ETH_FRAME || h.version != TBR_ETH_VERSION ||
+		    h.len > size - off - TBR_ETH_HDR_LEN)
+			abort();
+		off += TBR_ETH_HDR_LEN + h.len;
+	}
+}
+
 static void one_frame(const uint8_t *data, uint32_t size)
 {
 	uint8_t re[TBR_ETH_HDR_LEN];
@@ -126,6 +150,8 @@ static void one_frame(const uint8_t *data, uint32_t size)
 	if (!tbr_eth_frame_check(&h, SELF) &&
 	    (h.type != TBR_ETH_FRAME || h.dst != SELF || !h.len || h.len > TBR_ETH_FRAME_MAX))
 		abort();
+	if (h.type == TBR_ETH_FRAME)
+		bundle_check(data, size, h);
 	/* eth_rx_frag pulls exactly the announced payload */
 	if (h.type == TBR_ETH_FRAG)
 		frag_check(&h, data + TBR_ETH_HDR_LEN, h.len);

@@ -112,8 +112,11 @@ def eth_seeds(outdir):
     def hdr(typ, length, src=0x02AA, dst=0, pdf=0, version=1):
         return struct.pack(">BBBBHHQQ", version, typ, pdf, 0, length, 0, src, dst)
 
-    def hello(session_, peer=0, frame=4096, period=1000, flags=0):
-        return struct.pack(">IIHHB3x", session_, peer, frame, period, flags)
+    def hello(session_, peer=0, frame=4096, period=1000, flags=0, bundle=0):
+        return struct.pack(">IIHHBxH", session_, peer, frame, period, flags, bundle)
+
+    def rec(length, pdf=0x11):
+        return hdr(2, length, dst=self_guid, pdf=pdf) + bytes((i * 5) & 0xFF for i in range(length))
 
     seeds = {
         "hello_bcast": hdr(1, 16) + hello(7),
@@ -123,6 +126,12 @@ def eth_seeds(outdir):
         "hello_session0": hdr(1, 16) + hello(0),
         "hello_short": hdr(1, 8) + hello(7)[:8],
         "hello_padded": hdr(1, 16) + hello(7) + bytes(30),
+        "hello_bundles": hdr(1, 16, dst=self_guid) + hello(7, session, 4096, 1000, 3, 65535),
+        "bundle_three": rec(100) + rec(4096, 0x22) + rec(1),
+        "bundle_padded": rec(1) + bytes(21),
+        "bundle_cut_short": rec(64) + rec(64)[:80],
+        "bundle_hello_inside": rec(64) + hdr(1, 16) + hello(7),
+        "bundle_other_dst": rec(64) + hdr(2, 16, dst=5, pdf=0x33) + bytes(16) + rec(8),
         "frame_data": hdr(2, 64, dst=self_guid, pdf=0x11) + bytes(range(64)),
         "frame_mgmt": hdr(2, 32, dst=self_guid, pdf=0x22) + b"TBSW" + bytes(28),
         "frame_other_dst": hdr(2, 16, dst=5, pdf=0x33) + bytes(16),

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * test_eth.c - the eth rail backend's wire (kernel/core/tbr_eth_wire.c):
- * the HELLO flags, the FRAG header (layout, hostile values) and in-order
+ * the HELLO flags and bundle size, the walk over a bundle's records (its
+ * end, padding, a record cut short or not a FRAME), the FRAG header
+ * (layout, hostile values) and in-order
  * reassembly (a frame cut like eth_frag_xmit cuts it comes back whole;
  * every gap, reordering or foreign piece drops the partial frame, counted,
  * and the next frame still gets through).
@@ -53,12 +55,72 @@ static void test_hello_flag(void **state)
 	struct tbr_eth_hello m;
 	u8 p[TBR_ETH_HELLO_LEN];
 
-	tbr_eth_hello_build(p, 7, 0, 1476, 200, TBR_ETH_REASSEMBLES);
+	tbr_eth_hello_build(p, 7, 0, 1476, 200, 0, TBR_ETH_REASSEMBLES);
 	assert_int_equal(p[12], 0x02);
 	assert_int_equal(tbr_eth_hello_parse(&h, p, sizeof(p), SELF, 9, &m), 0);
 	assert_true(m.flags & TBR_ETH_REASSEMBLES);
 	assert_false(m.hears_us);
 	assert_int_equal(m.max_frame, 1476);
+	assert_int_equal(m.bundle_max, 0);
+	/* the bundle size: bytes 14-15, big endian; 13 stays reserved */
+	tbr_eth_hello_build(p, 7, 0, 4096, 200, 65535, 0);
+	assert_int_equal(p[13], 0);
+	assert_int_equal(p[14], 0xff);
+	assert_int_equal(p[15], 0xff);
+	assert_int_equal(tbr_eth_hello_parse(&h, p, sizeof(p), SELF, 9, &m), 0);
+	assert_int_equal(m.bundle_max, 65535);
+	tbr_eth_hello_build(p, 7, 0, 4096, 200, 9000, 0);
+	assert_int_equal(p[14] << 8 | p[15], 9000);
+	assert_int_equal(tbr_eth_hello_parse(&h, p, sizeof(p), SELF, 9, &m), 0);
+	assert_int_equal(m.bundle_max, 9000);
+}
+
+/* A bundle: FRAMEs of 100, 4096 and 1 bytes back to back, then what follows. */
+static void test_bundle_walk(void **state)
+{
+	static u8 pkt[3 * TBR_ETH_HDR_LEN + 100 + 4096 + 1 + 64];
+	const u32 lens[] = { 100, 4096, 1 };
+	struct tbr_eth_hdr h = { .version = TBR_ETH_VERSION, .type = TBR_ETH_FRAME,
+				 .src = PEER, .dst = SELF };
+	u32 off = 0, end, i;
+
+	for (i = 0; i < 3; i++) {
+		h.len = (u16)lens[i];
+		h.pdf = (u8)(0x10 + i);
+		tbr_eth_hdr_build(pkt + off, &h);
+		memcpy(pkt + off + TBR_ETH_HDR_LEN, frame, lens[i]);
+		off += TBR_ETH_HDR_LEN + lens[i];
+	}
+	end = off;
+	memset(pkt + end, 0, sizeof(pkt) - end);
+	/* walked as eth_rx.c walks it: every record found, in order */
+	assert_int_equal(tbr_eth_hdr_parse(pkt, end, &h), 0);
+	off = TBR_ETH_HDR_LEN + h.len;
+	for (i = 1; i < 3; i++) {
+		assert_int_equal(tbr_eth_next_frame(pkt + off, end - off, &h), 0);
+		assert_int_equal(h.len, lens[i]);
+		assert_int_equal(h.pdf, 0x10 + i);
+		assert_int_equal(tbr_eth_frame_check(&h, SELF), 0);
+		off += TBR_ETH_HDR_LEN + h.len;
+	}
+	/* the end, or padding shorter than a header: the packet ends */
+	assert_int_equal(tbr_eth_next_frame(pkt + off, 0, &h), 1);
+	assert_int_equal(tbr_eth_next_frame(pkt + off, TBR_ETH_HDR_LEN - 1, &h), 1);
+	/* zeros of a header's length (version 0): dropped */
+	assert_int_equal(tbr_eth_next_frame(pkt + off, TBR_ETH_HDR_LEN, &h), -EINVAL);
+	/* the last record cut short by one byte */
+	off = end - (TBR_ETH_HDR_LEN + 1);
+	assert_int_equal(tbr_eth_next_frame(pkt + off, TBR_ETH_HDR_LEN + 1, &h), 0);
+	assert_int_equal(tbr_eth_next_frame(pkt + off, TBR_ETH_HDR_LEN, &h), -EINVAL);
+	/* a HELLO or a FRAG inside a bundle: dropped */
+	h.type = TBR_ETH_HELLO;
+	h.len = 1;
+	tbr_eth_hdr_build(pkt + off, &h);
+	assert_int_equal(tbr_eth_next_frame(pkt + off, TBR_ETH_HDR_LEN + 1, &h), -EINVAL);
+	h.type = TBR_ETH_FRAG;
+	h.len = 1;
+	tbr_eth_hdr_build(pkt + off, &h);
+	assert_int_equal(tbr_eth_next_frame(pkt + off, TBR_ETH_HDR_LEN + 1, &h), -EINVAL);
 }
 
 static void test_frag_parse_hostile(void **state)
@@ -220,6 +282,7 @@ int main(void)
 	const struct CMUnitTest eth[] = {
 		cmocka_unit_test(test_frag_layout),
 		cmocka_unit_test(test_hello_flag),
+		cmocka_unit_test(test_bundle_walk),
 		cmocka_unit_test(test_frag_parse_hostile),
 		cmocka_unit_test(test_reasm_in_order),
 		cmocka_unit_test(test_reasm_gaps),

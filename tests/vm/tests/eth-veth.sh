@@ -1,8 +1,9 @@
 # eth backend in one VM: tbrdma0 and tbrdma1 (netns h1) joined by two veth pairs (MTU 9000).
 # Hellos find the peer on each pair, both rails join one link (backend=eth, 4096-byte frames);
 # hostile binds refused with a message, non-root refused (EPERM); IP and ib_write_bw over the
-# rails; RC integrity (tests/progs/integrity) with frames sent in their pages and read in the
-# skbs and, under a listening packet socket, copied out of cloned ones; a veth pair deleted
+# rails, with eth_bundle=0 no frame bundled; RC integrity (tests/progs/integrity) with frames
+# bundled (several in one packet), sent in their pages and read in the skbs and, under a
+# listening packet socket, copied out of cloned ones; a veth pair deleted
 # takes its rail down and the traffic moves to the other; a 1500-byte MTU pair negotiates a
 # smaller frame (reported per rail and per link) and new QPs size their frames to it, so RDMA
 # traffic uses both rails; `rdma link add NAME type tbrdma netdev ETH` (iproute2, the RDMA
@@ -63,7 +64,13 @@ perf() {
 	pair_run -x "$tool" -F "$@"
 	grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/cli.log | tail -1
 }
+bundled() { "$CTL" links | sed -n 's/^  rail .* bundled=\([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n }'; }
+# one frame per packet while eth_bundle is off (it only stops sending bundles)
+echo 0 > /sys/module/tbrdma/parameters/eth_bundle
+b0=$(bundled)
 perf ib_write_bw -s 65536 -n 50
+[ "$(bundled)" = "$b0" ] || fail "frames bundled with eth_bundle=0: $b0 -> $(bundled)"
+echo 1 > /sys/module/tbrdma/parameters/eth_bundle
 "$CTL" links tbrdma0 > /tmp/links
 for r in 0 1; do
 	n=$(cnt tbrdma0 1 $r tx_frames)
@@ -98,9 +105,12 @@ inplace() { hits inplace; }
 rx_frames() { "$CTL" links | sed -n 's/^  rail .* rx_frames=\([0-9]*\) .*/\1/p' | awk '{ n += $1 } END { print n }'; }
 SEED=$(date +%s)
 step "integrity over the eth rails, frames read in the skbs, seed $SEED"
-i0=$(inplace) r0=$(rx_frames) p0=$(hits paged)
+i0=$(inplace) r0=$(rx_frames) p0=$(hits paged) b0=$(bundled)
 pair_integrity "$SEED" 4
-i1=$(inplace) r1=$(rx_frames) p1=$(hits paged)
+i1=$(inplace) r1=$(rx_frames) p1=$(hits paged) b1=$(bundled)
+# frames queued together leave in one packet (MTU 9000: two 4 KiB frames), eth_frag.c
+echo "frames received $((r1 - r0)), bundled behind another $((b1 - b0))"
+[ $((b1 - b0)) -gt 1000 ] || fail "too few frames bundled: $((b1 - b0)) of $((r1 - r0))"
 if [ $kprobes = 1 ]; then
 	echo "frames received $((r1 - r0)), read in place $((i1 - i0)); sent in their page $((p1 - p0))"
 	[ $((p1 - p0)) -gt 1000 ] || fail "frames not sent in their pages: $((p1 - p0))"
