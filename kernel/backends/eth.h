@@ -141,8 +141,11 @@ struct sk_buff *tbe_frame_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
 /* frames a bundle carries behind its first: 2 fragments each at most */
 #define TBE_BUNDLE_MAX	7
 static_assert(1 + 2 * TBE_BUNDLE_MAX <= MAX_SKB_FRAGS);
-unsigned int tbe_bundle_frames(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
-			       struct list_head *more);
+/* a bundle copied into one head (no NETIF_F_SG): its head stays within 32 KiB */
+#define TBE_BUNDLE_LINEAR_MAX	(28 * 1024)
+struct sk_buff *tbe_bundle_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
+			       struct tbr_frame *f, struct list_head *more,
+			       unsigned int *sent);
 int tbe_frag_xmit(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
 		  u16 id);
 

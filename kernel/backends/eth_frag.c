@@ -18,7 +18,7 @@
  * inconsistent piece drops the partial frame (counted in frag_drops) and
  * the transport resends it. Wire format: docs/protocol.md, docs/eth.md.
  *
- * Context: tbe_frame_skb(), tbe_bundle_frames() and tbe_frag_xmit() run
+ * Context: tbe_frame_skb(), tbe_bundle_skb() and tbe_frag_xmit() run
  * from the peer's TX tasklet (softirq).
  */
 #include <linux/etherdevice.h>
@@ -113,14 +113,8 @@ struct sk_buff *tbe_frame_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
 	return skb;
 }
 
-/*
- * Append frame @f to the bundle @skb: its header, then the frame, both in
- * fragments: the header in a page fragment of its own, followed there by
- * a frame under TBE_TX_PAGE_MIN bytes (copied); a larger frame's page is
- * given to the skb as tbe_frame_skb() does. False without memory.
- */
-static bool tbe_bundle_one(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
-			   struct tbr_frame *f)
+/* The header of frame @f as a record of a bundle to @dst, at @p. */
+static void tbe_bundle_hdr(u8 *p, struct tbe_bind *bind, u64 dst, const struct tbr_frame *f)
 {
 	struct tbr_eth_hdr h = {
 		.version = TBR_ETH_VERSION,
@@ -130,6 +124,19 @@ static bool tbe_bundle_one(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
 		.src = bind->guid,
 		.dst = dst,
 	};
+
+	tbr_eth_hdr_build(p, &h);
+}
+
+/*
+ * Append frame @f to the bundle @skb in fragments: its header in a page
+ * fragment of its own, followed there by a frame under TBE_TX_PAGE_MIN
+ * bytes (copied); a larger frame's page is given to the skb as
+ * tbe_frame_skb() does. False without memory.
+ */
+static bool tbe_bundle_frag(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
+			    struct tbr_frame *f)
+{
 	u32 copy = f->size < TBE_TX_PAGE_MIN ? f->size : 0;
 	struct page *page = NULL, *hpage;
 	u8 *p;
@@ -145,7 +152,7 @@ static bool tbe_bundle_one(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
 			__free_page(page);
 		return false;
 	}
-	tbr_eth_hdr_build(p, &h);
+	tbe_bundle_hdr(p, bind, dst, f);
 	memcpy(p + TBR_ETH_HDR_LEN, f->buf, copy);
 	hpage = virt_to_head_page(p);
 	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, hpage, p - (u8 *)page_address(hpage),
@@ -159,25 +166,50 @@ static bool tbe_bundle_one(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
 }
 
 /*
- * Append the frames of @more (at most TBE_BUNDLE_MAX, each at most the
- * negotiated frame size, the whole within the bundle size both ends take)
- * to @skb, tbe_frame_skb()'s skb of the frame before them, in their order.
- * Returns how many went in: the first that found no memory ends the bundle
- * (the caller counts it and those after it as drops). The frames stay on
- * @more, the caller's to complete.
+ * The skb of a bundle to @dst_mac: frame @f, then the frames of @more (at
+ * most TBE_BUNDLE_MAX, none above the negotiated frame size, all records
+ * within the bundle size both ends take and, for a netdev that cannot
+ * gather, TBE_BUNDLE_LINEAR_MAX), in their order. A netdev that gathers
+ * gets them in fragments (tbe_bundle_frag()); any other, all copied into
+ * one head. *@sent: how many of @more went in; the first that found no
+ * memory ends the bundle (the caller counts the rest as drops). NULL: not
+ * even @f's skb. The frames stay on @more, the caller's to complete.
+ * Context: softirq (TX tasklet).
  */
-unsigned int tbe_bundle_frames(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
-			       struct list_head *more)
+struct sk_buff *tbe_bundle_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
+			       struct tbr_frame *f, struct list_head *more,
+			       unsigned int *sent)
 {
-	unsigned int n = 0;
-	struct tbr_frame *f;
+	u8 pdf = (f->sof << 4) | (f->eof & 0xf);
+	struct sk_buff *skb;
+	struct tbr_frame *g;
+	u32 rest = 0;
 
-	list_for_each_entry(f, more, list) {
-		if (!tbe_bundle_one(skb, bind, dst, f))
-			break;
-		n++;
+	*sent = 0;
+	if (bind->dev->features & NETIF_F_SG) {
+		skb = tbe_frame_skb(bind, dst_mac, dst, f);
+		if (!skb)
+			return NULL;
+		list_for_each_entry(g, more, list) {
+			if (!tbe_bundle_frag(skb, bind, dst, g))
+				break;
+			(*sent)++;
+		}
+		return skb;
 	}
-	return n;
+	list_for_each_entry(g, more, list)
+		rest += TBR_ETH_HDR_LEN + g->size;
+	skb = tbe_skb_head(bind, dst_mac, TBR_ETH_FRAME, dst, pdf, NULL, 0, f->size,
+			   f->size + rest, GFP_ATOMIC | __GFP_NOWARN);
+	if (!skb)	/* no head that large: @f alone */
+		return tbe_frame_skb(bind, dst_mac, dst, f);
+	skb_put_data(skb, f->buf, f->size);
+	list_for_each_entry(g, more, list) {
+		tbe_bundle_hdr(skb_put(skb, TBR_ETH_HDR_LEN), bind, dst, g);
+		skb_put_data(skb, g->buf, g->size);
+		(*sent)++;
+	}
+	return skb;
 }
 
 /*

@@ -77,9 +77,11 @@ static unsigned int tbe_tx_bundle(struct tbe_peer *peer, const struct tbr_frame 
 /* The bundle size toward @peer: what both ends take; 0: one frame per packet. */
 static u32 tbe_tx_room(const struct tbe_peer *peer, const struct net_device *dev)
 {
-	if (!READ_ONCE(tbe_bundle) || !(dev->features & NETIF_F_SG))
+	u32 room = min(READ_ONCE(peer->bundle_max), tbe_dev_bundle_max(dev));
+
+	if (!READ_ONCE(tbe_bundle))
 		return 0;
-	return min(READ_ONCE(peer->bundle_max), tbe_dev_bundle_max(dev));
+	return dev->features & NETIF_F_SG ? room : min_t(u32, room, TBE_BUNDLE_LINEAR_MAX);
 }
 
 /*
@@ -147,9 +149,8 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 		} else if (f->size > frame) {
 			rc = tbe_frag_xmit(peer, f, mac, frame, id);
 		} else {
-			skb = tbe_frame_skb(bind, mac, peer->guid, f);
-			if (skb && n)
-				sent = tbe_bundle_frames(skb, bind, peer->guid, &more);
+			skb = n ? tbe_bundle_skb(bind, mac, peer->guid, f, &more, &sent) :
+				  tbe_frame_skb(bind, mac, peer->guid, f);
 			rc = skb ? dev_queue_xmit(skb) : NET_XMIT_DROP;
 		}
 		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN) {
