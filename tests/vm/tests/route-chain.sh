@@ -80,13 +80,17 @@ cnt() {
 # dropped coming in (counted by reason), and D takes (routed_rx) exactly what C forwarded less
 # D's drops; the same for D's frames back through C and B to A. What A put on its cable to B
 # less what B forwarded and dropped were frames for B itself (not routed): measured 0-1 per step
-# (one NET frame each way, B's and C's own: no daemons run here), at most 4 accepted.
+# (one NET frame each way, B's and C's own: no daemons run here), at most 4 accepted. A middle
+# hop also takes in what the far end sends it (D's neighbour probe to B, through C: routed_rx
+# of B's link from C), which it does not forward: seen once (2026-12-04), B forwarded to A one frame
+# fewer than C forwarded to B, with no drop.
 # Retransmissions are frames too, on both sides of each equation. (tx_frames counts completed
 # frames: the last ones are awaited.)
 GA=${GUID[0]} GB=${GUID[1]} GC=${GUID[2]} GD=${GUID[3]}
 # snap: the counters of the equations as name=value words, out of one link dump: A's and D's
 # tx_frames to B and C, B's and C's fwd out of each link, and the frames B and C dropped coming
-# in on each (every fwd_drop_* reason, rx_nobuf, rx_errors)
+# in on each (every fwd_drop_* reason, rx_nobuf, rx_errors), and the routed frames for B and C
+# themselves that came in from C and B
 snap() {
 	"$CTL" links | awk -v a="$GA" -v b="$GB" -v c="$GC" -v d="$GD" '
 	function v(k, i) { for (i = 1; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2) + 0 }
@@ -98,12 +102,12 @@ snap() {
 		for (i = 1; i <= NF; i++) if ($i ~ /^peer=/) p = substr($i, 6)
 		if ($2 == "dev=tbrdma0" && p == b) { o["atx"] = v("tx_frames"); o["arx"] = v("routed_rx"); o["add"] = drops() }
 		if ($2 == "dev=tbrdma3" && p == c) { o["dtx"] = v("tx_frames"); o["drx"] = v("routed_rx"); o["ddd"] = drops() }
-		if ($2 == "dev=tbrdma1" && p == c) { o["bfc"] = v("fwd"); o["bdc"] = drops() }
+		if ($2 == "dev=tbrdma1" && p == c) { o["bfc"] = v("fwd"); o["bdc"] = drops(); o["brc"] = v("routed_rx") }
 		if ($2 == "dev=tbrdma1" && p == a) { o["bfa"] = v("fwd"); o["bda"] = drops() }
 		if ($2 == "dev=tbrdma2" && p == d) { o["cfd"] = v("fwd"); o["cdd"] = drops() }
-		if ($2 == "dev=tbrdma2" && p == b) { o["cfb"] = v("fwd"); o["cdb"] = drops() }
+		if ($2 == "dev=tbrdma2" && p == b) { o["cfb"] = v("fwd"); o["cdb"] = drops(); o["crb"] = v("routed_rx") }
 	}
-	END { n = split("atx arx add dtx drx ddd bfc bfa cfd cfb bda bdc cdb cdd", k, " ")
+	END { n = split("atx arx add dtx drx ddd bfc bfa cfd cfb bda bdc cdb cdd brc crb", k, " ")
 		for (i = 1; i <= n; i++) printf "%s=%d ", k[i], o[k[i]]; print "" }'
 }
 declare -A S0 S1
@@ -116,11 +120,13 @@ balanced() {
 	# hop by hop: a last hop delivers exactly what it forwarded; a middle hop forwards what the
 	# previous one did plus what the host before it sent itself to the far end (its ARP/ND
 	# reachability probes after the all-pairs pings: seen once on the debug kernel), none or a
-	# few; what A and D sent less what their neighbours forwarded and dropped: the frames for
-	# the neighbour itself (not routed), none or a few
-	(($(d cfd) - ($(d bfc) - $(d cdb)) >= 0 && $(d cfd) - ($(d bfc) - $(d cdb)) <= 4 &&
+	# few, less what was for the middle hop itself; what A and D sent less what their
+	# neighbours forwarded and dropped: the frames for the neighbour itself (not routed), none
+	# or a few
+	local c_in=$(($(d bfc) - $(d cdb) - $(d crb))) b_in=$(($(d cfb) - $(d bdc) - $(d brc)))
+	(($(d cfd) - c_in >= 0 && $(d cfd) - c_in <= 4 &&
 	  $(d drx) == $(d cfd) - $(d ddd) &&
-	  $(d bfa) - ($(d cfb) - $(d bdc)) >= 0 && $(d bfa) - ($(d cfb) - $(d bdc)) <= 4 &&
+	  $(d bfa) - b_in >= 0 && $(d bfa) - b_in <= 4 &&
 	  $(d arx) == $(d bfa) - $(d add) &&
 	  $(d atx) - $(d bfc) - $(d bda) >= 0 && $(d atx) - $(d bfc) - $(d bda) <= 4 &&
 	  $(d dtx) - $(d cfb) - $(d cdd) >= 0 && $(d dtx) - $(d cfb) - $(d cdd) <= 4))
@@ -132,6 +138,7 @@ fwd_check() { # fwd_check MIN: the equations hold, A and D sent at least MIN fra
 		"$(d bda) and forwarded $(d bfc), C dropped $(d cdb) and forwarded $(d cfd), D took $(d drx)"
 	echo "D -> A: D sent $(d dtx) to C ($(($(d dtx) - $(d cfb) - $(d cdd))) not routed), C dropped" \
 		"$(d cdd) and forwarded $(d cfb), B dropped $(d bdc) and forwarded $(d bfa), A took $(d arx)"
+	echo "routed to the middle hops themselves: to C from B $(d crb), to B from C $(d brc)"
 	balanced || { "$CTL" links | grep '^link'; fail "forwarded frames differ from what A and D sent"; }
 	(($(d atx) + $(d dtx) >= $1)) || fail "A and D sent fewer than $1 frames"
 }
