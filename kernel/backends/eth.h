@@ -41,7 +41,7 @@ struct tbe_peer {
 	bool heard;			/* as of the last state pass */
 	bool hears_us;
 	bool reassembles;		/* its hellos say TBR_ETH_REASSEMBLES */
-	u32 bundle_max;			/* its hellos' (lockless: a late value costs a drop) */
+	u32 bundle_max;			/* its hellos' (lockless: late, a drop) */
 	bool restart;			/* session or MAC changed: cycle */
 	/* tbr_ctl_mutex */
 	struct tbr_rail *rail;
