@@ -29,6 +29,27 @@
 #include "link/rail.h"
 #include "backends/eth.h"
 
+/* The frame code of rail frame @f, as our header carries it. */
+static u8 tbe_pdf(const struct tbr_frame *f)
+{
+	return (f->sof << 4) | (f->eof & 0xf);
+}
+
+/* Our header at @p: from @bind's device to @dst, announcing @len bytes. */
+static void tbe_hdr(u8 *p, struct tbe_bind *bind, u8 type, u64 dst, u8 pdf, u32 len)
+{
+	struct tbr_eth_hdr h = {
+		.version = TBR_ETH_VERSION,
+		.type = type,
+		.pdf = pdf,
+		.len = len,
+		.src = bind->guid,
+		.dst = dst,
+	};
+
+	tbr_eth_hdr_build(p, &h);
+}
+
 /*
  * An skb to @dst_mac: our header announcing @sublen + @len bytes, @sublen
  * bytes of @sub (or none), and room for @room more bytes in its head.
@@ -37,14 +58,6 @@ static struct sk_buff *tbe_skb_head(struct tbe_bind *bind, const u8 *dst_mac, u8
 				    u64 dst, u8 pdf, const void *sub, u32 sublen, u32 len,
 				    u32 room, gfp_t gfp)
 {
-	struct tbr_eth_hdr h = {
-		.version = TBR_ETH_VERSION,
-		.type = type,
-		.pdf = pdf,
-		.len = sublen + len,
-		.src = bind->guid,
-		.dst = dst,
-	};
 	struct net_device *dev = bind->dev;
 	struct sk_buff *skb;
 
@@ -54,7 +67,7 @@ static struct sk_buff *tbe_skb_head(struct tbe_bind *bind, const u8 *dst_mac, u8
 		return NULL;
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
 	skb_reset_network_header(skb);
-	tbr_eth_hdr_build(skb_put(skb, TBR_ETH_HDR_LEN), &h);
+	tbe_hdr(skb_put(skb, TBR_ETH_HDR_LEN), bind, type, dst, pdf, sublen + len);
 	if (sublen)
 		skb_put_data(skb, sub, sublen);
 	skb->dev = dev;
@@ -90,7 +103,7 @@ struct sk_buff *tbe_skb(struct tbe_bind *bind, const u8 *dst_mac, u8 type, u64 d
 struct sk_buff *tbe_frame_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
 			      struct tbr_frame *f)
 {
-	u8 pdf = (f->sof << 4) | (f->eof & 0xf);
+	u8 pdf = tbe_pdf(f);
 	struct page *page = NULL;
 	struct sk_buff *skb;
 
@@ -111,21 +124,6 @@ struct sk_buff *tbe_frame_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
 	skb->truesize += PAGE_SIZE;
 	tbr_rail_frame_give_page(f, page);
 	return skb;
-}
-
-/* The header of frame @f as a record of a bundle to @dst, at @p. */
-static void tbe_bundle_hdr(u8 *p, struct tbe_bind *bind, u64 dst, const struct tbr_frame *f)
-{
-	struct tbr_eth_hdr h = {
-		.version = TBR_ETH_VERSION,
-		.type = TBR_ETH_FRAME,
-		.pdf = (f->sof << 4) | (f->eof & 0xf),
-		.len = f->size,
-		.src = bind->guid,
-		.dst = dst,
-	};
-
-	tbr_eth_hdr_build(p, &h);
 }
 
 /*
@@ -152,7 +150,7 @@ static bool tbe_bundle_frag(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
 			__free_page(page);
 		return false;
 	}
-	tbe_bundle_hdr(p, bind, dst, f);
+	tbe_hdr(p, bind, TBR_ETH_FRAME, dst, tbe_pdf(f), f->size);
 	memcpy(p + TBR_ETH_HDR_LEN, f->buf, copy);
 	hpage = virt_to_head_page(p);
 	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, hpage, p - (u8 *)page_address(hpage),
@@ -180,7 +178,6 @@ struct sk_buff *tbe_bundle_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst
 			       struct tbr_frame *f, struct list_head *more,
 			       unsigned int *sent)
 {
-	u8 pdf = (f->sof << 4) | (f->eof & 0xf);
 	struct sk_buff *skb;
 	struct tbr_frame *g;
 	u32 rest = 0;
@@ -199,13 +196,14 @@ struct sk_buff *tbe_bundle_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst
 	}
 	list_for_each_entry(g, more, list)
 		rest += TBR_ETH_HDR_LEN + g->size;
-	skb = tbe_skb_head(bind, dst_mac, TBR_ETH_FRAME, dst, pdf, NULL, 0, f->size,
+	skb = tbe_skb_head(bind, dst_mac, TBR_ETH_FRAME, dst, tbe_pdf(f), NULL, 0, f->size,
 			   f->size + rest, GFP_ATOMIC | __GFP_NOWARN);
 	if (!skb)	/* no head that large: @f alone */
 		return tbe_frame_skb(bind, dst_mac, dst, f);
 	skb_put_data(skb, f->buf, f->size);
 	list_for_each_entry(g, more, list) {
-		tbe_bundle_hdr(skb_put(skb, TBR_ETH_HDR_LEN), bind, dst, g);
+		tbe_hdr(skb_put(skb, TBR_ETH_HDR_LEN), bind, TBR_ETH_FRAME, dst, tbe_pdf(g),
+			g->size);
 		skb_put_data(skb, g->buf, g->size);
 		(*sent)++;
 	}
@@ -225,7 +223,7 @@ int tbe_frag_xmit(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32
 {
 	struct tbr_eth_frag fr = { .id = id, .total = f->size };
 	u32 chunk = frame - TBR_ETH_FRAG_HDR_LEN, off, sent = 0;
-	u8 pdf = (f->sof << 4) | (f->eof & 0xf);
+	u8 pdf = tbe_pdf(f);
 	u8 fh[TBR_ETH_FRAG_HDR_LEN];
 	int rc = NET_XMIT_SUCCESS;
 	struct sk_buff_head q;
