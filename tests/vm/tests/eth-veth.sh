@@ -64,7 +64,9 @@ perf() {
 	pair_run -x "$tool" -F "$@"
 	grep -E '^ *[0-9]+ +[0-9]+ ' /tmp/cli.log | tail -1
 }
-bundled() { "$CTL" links | sed -n 's/^  rail .* bundled=\([0-9]*\).*/\1/p' | awk '{ n += $1 } END { print n }'; }
+# rails_sum COUNTER: COUNTER summed over every rail of both devices
+rails_sum() { "$CTL" links | sed -n "s/^  rail .* $1=\([0-9]*\).*/\1/p" | awk '{ n += $1 } END { print n }'; }
+bundled() { rails_sum bundled; }
 # one frame per packet while eth_bundle is off (it only stops sending bundles)
 echo 0 > /sys/module/tbrdma/parameters/eth_bundle
 b0=$(bundled)
@@ -93,16 +95,16 @@ for p in inplace:tbr_rail_rx_data paged:tbr_rail_frame_give_page; do
 done
 hits() { awk -v e="tbr_$1" '$1 == e { print $2 }' $T/kprobe_profile; }
 inplace() { hits inplace; }
-rx_frames() { "$CTL" links | sed -n 's/^  rail .* rx_frames=\([0-9]*\) .*/\1/p' | awk '{ n += $1 } END { print n }'; }
+rx_frames() { rails_sum rx_frames; }
 SEED=$(date +%s)
 step "integrity over the eth rails, frames read in the skbs, seed $SEED"
 i0=$(inplace) r0=$(rx_frames) p0=$(hits paged) b0=$(bundled)
 pair_integrity "$SEED" 4
 i1=$(inplace) r1=$(rx_frames) p1=$(hits paged) b1=$(bundled)
 # frames queued together leave in one packet (MTU 9000: two 4 KiB frames), eth_frag.c
-echo "frames received $((r1 - r0)), bundled behind another $((b1 - b0))"
+echo "frames received $((r1 - r0)), bundled behind another $((b1 - b0)), read in place" \
+	"$((i1 - i0)); sent in their page $((p1 - p0))"
 [ $((b1 - b0)) -gt 1000 ] || fail "too few frames bundled: $((b1 - b0)) of $((r1 - r0))"
-echo "frames received $((r1 - r0)), read in place $((i1 - i0)); sent in their page $((p1 - p0))"
 [ $((p1 - p0)) -gt 1000 ] || fail "frames not sent in their pages: $((p1 - p0))"
 # (the counters are read apart: a late TCP or ND frame over tbr0 may fall between)
 [ $((r1 - r0)) -gt 1000 ] && [ $(((r1 - r0) - (i1 - i0))) -le $(((r1 - r0) / 100)) ] ||
