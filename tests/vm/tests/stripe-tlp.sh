@@ -62,7 +62,8 @@ rping_v() {
 	if kill -0 "$srv" 2> /dev/null && [ "$dreq_tx" -gt 0 ] && [ "$dreq_rx" = 0 ]; then
 		echo "rping server: the client's DREQ was lost (ib_cm: $dreq_tx sent, 0 received, no" \
 			"retry after the client's cm_id was destroyed); server stopped"
-		kill "$srv"
+		# $srv is the subshell that runs h1: the rping under it gets the signal
+		pkill -x rping
 		wait "$srv" || true
 		return 0
 	fi
