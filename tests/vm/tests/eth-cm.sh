@@ -2,11 +2,8 @@
 # (rping -V: RDMA READ and WRITE of 65535 bytes, rping's largest, verified, on QPs that rdma_cm
 # made and connected) and UD (ibv_ud_pingpong), i.e. QP1/GSI, CM MADs and UD datagrams over the
 # rails between two kernels.
-# Not perftest's -R here: Debian 12's perftest 4.5-0.17 retries a failed data connection on the
-# cm_ids it has just destroyed and dies of it (librdmacm's rdma_resolve_addr on a freed id; fixed
-# upstream in 2025, perftest 3d9d8d0), and the first try fails whenever the client's REQ beats the
-# server's rdma_listen, which it does now and then between two loaded TCG guests (REJ, invalid
-# service ID). cm-rping runs ib_write_bw -R between two namespaces of one VM.
+# Not perftest's -R: Debian 12's perftest 4.5-0.17 crashes retrying a rejected data connection
+# (docs/testing.md, the flakes); cm-rping runs ib_write_bw -R between two namespaces of one VM.
 # vm-count: 2
 # vm-rails: 2
 # vm-timeout: 420

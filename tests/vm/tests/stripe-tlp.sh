@@ -24,26 +24,23 @@ for r in 0 1 2 3; do
 	"$CTL" rail-set tbrdma0 1 "$r" --drop 5 --dup 5 || fail "rail-set $r failed"
 done
 
-# cm_count DIR MSG DEV [NS]: ib_cm's counter of MSG (dreq, ...) sent (tx) or received (rx) on DEV's
-# port 1, read in namespace NS (h1) if given
-cm_count() {
-	local f=/sys/class/infiniband/$3/ports/1/cm_$1_msgs/$2
-	if [ -n "${4:-}" ]; then ip netns exec "$4" cat "$f"; else cat "$f"; fi
-}
+# dreq_file DIR DEV: ib_cm's count of DREQs DEV's port 1 sent (tx) or received (rx); tbrdma1's
+# sysfs is seen in h1 only
+dreq_file() { echo "/sys/class/infiniband/$2/ports/1/cm_$1_msgs/dreq"; }
 
 # rping_v N SECS [GRACE [lenient]]: N verified pings, the client given SECS (+ 30 s) and the
 # server GRACE (30) s more (it starts first and must outlive a client that made it); sets SECS to
 # the client's time. "lenient": the server's end is printed, not asserted (below).
 # The server ends on the client's DREQ (RDMA_CM_EVENT_DISCONNECTED). ib_cm sends a DREQ once and
 # cancels its retries when the client destroys its cm_id, which rping does right after
-# rdma_disconnect (cm.c's cm_destroy_id, state DREQ_SENT): a DREQ lost to the emulated drop (1 in
-# 20) leaves the server waiting for ever, on any lossy fabric, rxe's too. ib_cm's own counters
-# tell that case (the client sent a DREQ, the server received none) from any other end: then the
-# server is stopped and its end printed; in every other case it must end by itself, with 0
+# rdma_disconnect (cm.c's cm_destroy_id, state DREQ_SENT): a DREQ lost to the emulated drop (2
+# in 144 short runs) leaves the server waiting for ever, on any lossy fabric, rxe's too. ib_cm's
+# own counters tell that case (the client sent a DREQ, the server received none) from any other
+# end: then the server is stopped and its end printed; any other end must be exit 0
 rping_v() {
 	local srv t0 rc=0 limit=$(($2 + 30)) dreq_tx dreq_rx end
-	dreq_tx=$(cm_count tx dreq tbrdma0)
-	dreq_rx=$(cm_count rx dreq tbrdma1 h1)
+	dreq_tx=$(cat "$(dreq_file tx tbrdma0)")
+	dreq_rx=$(h1 cat "$(dreq_file rx tbrdma1)")
 	h1 timeout $((limit + ${3:-30})) rping -s -a 10.88.0.2 -C "$1" -V > /tmp/srv.log 2>&1 &
 	srv=$!
 	sleep 3
@@ -57,8 +54,8 @@ rping_v() {
 	# a DREQ crosses in milliseconds; the server gets 10 s before the counters are read
 	end=$((SECONDS + 10))
 	while kill -0 "$srv" 2> /dev/null && [ "$SECONDS" -lt "$end" ]; do sleep 0.2; done
-	dreq_tx=$(($(cm_count tx dreq tbrdma0) - dreq_tx))
-	dreq_rx=$(($(cm_count rx dreq tbrdma1 h1) - dreq_rx))
+	dreq_tx=$(($(cat "$(dreq_file tx tbrdma0)") - dreq_tx))
+	dreq_rx=$(($(h1 cat "$(dreq_file rx tbrdma1)") - dreq_rx))
 	if kill -0 "$srv" 2> /dev/null && [ "$dreq_tx" -gt 0 ] && [ "$dreq_rx" = 0 ]; then
 		echo "rping server: the client's DREQ was lost (ib_cm: $dreq_tx sent, 0 received, no" \
 			"retry after the client's cm_id was destroyed); server stopped"
@@ -69,7 +66,8 @@ rping_v() {
 	fi
 	wait "$srv" || rc=$?
 	[ "$rc" = 0 ] || [ "${4:-}" = lenient ] ||
-		{ cat /tmp/srv.log; fail "rping server failed (exit $rc; DREQs: $dreq_tx sent, $dreq_rx received)"; }
+		{ cat /tmp/srv.log; fail "rping server failed (exit $rc;" \
+			"DREQs: $dreq_tx sent, $dreq_rx received)"; }
 	[ "$rc" = 0 ] || echo "rping server: exit $rc (not asserted)"
 }
 # rc_pp N: ibv_rc_pingpong -c, 64 B x N; sets MS, per iteration as the client timed it
