@@ -108,20 +108,20 @@ struct sk_buff *tbe_frame_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
 	struct sk_buff *skb;
 
 	if (f->size >= TBE_TX_PAGE_MIN && (bind->dev->features & NETIF_F_SG))
-		page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+		page = tbr_frame_page_alloc(GFP_ATOMIC | __GFP_NOWARN);
 	if (!page)
 		return tbe_skb(bind, dst_mac, TBR_ETH_FRAME, dst, pdf, NULL, 0, f->buf,
 			       f->size, GFP_ATOMIC);
 	skb = tbe_skb_head(bind, dst_mac, TBR_ETH_FRAME, dst, pdf, NULL, 0, f->size, 0,
 			   GFP_ATOMIC);
 	if (!skb) {
-		__free_page(page);
+		put_page(page);
 		return NULL;
 	}
 	skb_fill_page_desc(skb, 0, virt_to_page(f->buf), offset_in_page(f->buf), f->size);
 	skb->len += f->size;
 	skb->data_len += f->size;
-	skb->truesize += PAGE_SIZE;
+	skb->truesize += PAGE_SIZE << TBR_FRAME_ORDER;
 	tbr_rail_frame_give_page(f, page);
 	return skb;
 }
@@ -140,14 +140,14 @@ static bool tbe_bundle_frag(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
 	u8 *p;
 
 	if (!copy) {
-		page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+		page = tbr_frame_page_alloc(GFP_ATOMIC | __GFP_NOWARN);
 		if (!page)
 			return false;
 	}
 	p = netdev_alloc_frag(TBR_ETH_HDR_LEN + copy);
 	if (!p) {
 		if (page)
-			__free_page(page);
+			put_page(page);
 		return false;
 	}
 	tbe_hdr(p, bind, TBR_ETH_FRAME, dst, tbe_pdf(f), f->size);
@@ -157,7 +157,7 @@ static bool tbe_bundle_frag(struct sk_buff *skb, struct tbe_bind *bind, u64 dst,
 			TBR_ETH_HDR_LEN + copy, SKB_DATA_ALIGN(TBR_ETH_HDR_LEN + copy));
 	if (page) {
 		skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, virt_to_page(f->buf),
-				offset_in_page(f->buf), f->size, PAGE_SIZE);
+				offset_in_page(f->buf), f->size, PAGE_SIZE << TBR_FRAME_ORDER);
 		tbr_rail_frame_give_page(f, page);
 	}
 	return true;

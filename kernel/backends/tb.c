@@ -267,7 +267,7 @@ static void tbt_connect(struct tbt_conn *conn)
 			 conn->remote.guid);
 		return;
 	}
-	if (tbr_nego_agree(&conn->local, &conn->remote, TBR_FRAME_SIZE_MAX,
+	if (tbr_nego_agree(&conn->local, &conn->remote, TBT_FRAME_MAX,
 			   &conn->res)) {
 		dev_warn(&conn->svc->dev, "tbrdma: no agreement with peer %016llx\n",
 			 conn->remote.guid);
@@ -715,7 +715,7 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 	conn->local.lanes = (u8)lanes;
 	conn->local.tx_ring = (u16)ring;
 	conn->local.rx_ring = (u16)ring;
-	conn->local.frame_size = TBR_FRAME_SIZE_MAX;
+	conn->local.frame_size = TBT_FRAME_MAX;
 	conn->local.instance = tbt_new_instance();
 
 	tb_service_set_drvdata(svc, conn);

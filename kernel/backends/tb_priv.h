@@ -17,6 +17,14 @@
 
 #define TBT_POLL_BUDGET		64	/* RX frames per tasklet run */
 
+/*
+ * The NHI's largest ring frame (TB_FRAME_SIZE), below the transport's
+ * TBR_FRAME_SIZE_MAX: tb rails carry frames of at most this size, which the
+ * peers negotiate down from (tbr_nego_agree()).
+ */
+#define TBT_FRAME_MAX		4096
+static_assert(TBT_FRAME_MAX <= TBR_NEGO_FRAME_MAX && TBT_FRAME_MAX <= TBR_FRAME_SIZE_MAX);
+
 /* The NHI descriptor's frame size field is 12 bits: 0 encodes 4096. */
 static inline u32 tbr_frame_size_encode(u32 size) { return size & 0xfff; }
 static inline u32 tbr_frame_size_decode(u32 field) { return field ? field : 4096; }

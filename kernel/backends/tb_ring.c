@@ -30,7 +30,7 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 	struct tbt_rail *tr = rail->priv;
 	struct tbt_frame *fr = tbt_frame_of(tr, f);
 
-	if (!fr || !f->size || f->size > TBR_FRAME_SIZE_MAX)
+	if (!fr || !f->size || f->size > TBT_FRAME_MAX)
 		return -EINVAL;
 	if (!READ_ONCE(tr->running))
 		return -ESHUTDOWN;
@@ -53,7 +53,7 @@ static int tbt_rx(struct tbr_rail *rail, struct tbr_frame *f)
 		return -ESHUTDOWN;
 	fr->rf.size = 0;
 	fr->rf.flags = 0;
-	dma_sync_single_for_device(tr->dma_dev, fr->dma, TBR_FRAME_SIZE_MAX,
+	dma_sync_single_for_device(tr->dma_dev, fr->dma, TBT_FRAME_MAX,
 				   DMA_FROM_DEVICE);
 	return tb_ring_rx(tr->rx, &fr->rf);
 }
@@ -224,6 +224,8 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		goto err;
 	}
 	tr->rail = rail;
+	/* the ring's frames, or the smaller size both ends agreed on */
+	tbr_rail_set_max_frame(rail, res->frame_size, res->frame_size);
 	/* link/link.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */
 	tr->nfr = rail->tx_depth + rail->rx_depth;
 	tr->fr = kcalloc(tr->nfr, sizeof(*tr->fr), GFP_KERNEL);

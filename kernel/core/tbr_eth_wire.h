@@ -6,7 +6,7 @@
  * (tests/fuzz/fuzz_eth.c).
  *
  * After the Ethernet header: a 24-byte header (big endian), then the
- * payload: a HELLO (16 bytes), one rail frame (1..4096 bytes), or a FRAG:
+ * payload: a HELLO (16 bytes), one rail frame (1..TBR_ETH_FRAME_MAX bytes), or a FRAG:
  * an 8-byte fragment header and one piece of a rail frame too large for
  * the link's MTU (the receiver reassembles it: tbr_eth_reasm_add()). A
  * packet to a peer that takes bundles (its hellos' bundle_max) may carry
@@ -33,7 +33,7 @@
 #define TBR_ETH_REASSEMBLES	0x02	/* hello flag: send me FRAGs */
 #define TBR_ETH_PERIOD_MIN	50	/* ms; a peer's period is clamped into this */
 #define TBR_ETH_PERIOD_MAX	10000
-#define TBR_ETH_FRAME_MAX	4096	/* TBR_FRAME_SIZE_MAX */
+#define TBR_ETH_FRAME_MAX	4144	/* TBR_FRAME_SIZE_MAX */
 
 struct tbr_eth_hdr {
 	u8 version;		/* TBR_ETH_VERSION */
@@ -48,7 +48,7 @@ struct tbr_eth_hdr {
 struct tbr_eth_hello {
 	u32 session;		/* sender's binding session, != 0 */
 	u32 peer_session;	/* unicast: the receiver's session heard */
-	u32 max_frame;		/* largest frame the sender receives, <= 4096 */
+	u32 max_frame;		/* largest frame the sender receives, <= 4144 */
 	u32 period_ms;		/* sender's period, clamped to 50..10000 */
 	u32 bundle_max;		/* largest bundle it takes (bytes after the
 				 * Ethernet header); 0: one frame per packet */

@@ -2,8 +2,11 @@
 /*
  * tbr_wire.h - tbrdma transport frame format (see docs/protocol.md).
  *
- * A frame is at most TBR_FRAME_MAX (4096) bytes: the Thunderbolt NHI frame
- * limit. Every frame starts with the 16-byte base header, followed by an
+ * A frame is at most TBR_FRAME_MAX (4144) bytes: a page of payload
+ * (TBR_MTU_MAX, 4096) behind the largest header (TBR_HDR_MAX). A rail may
+ * carry less (the Thunderbolt NHI's ring frame is 4096 bytes): a link's
+ * frame size, the smallest of its rails', sets the payload per frame of its
+ * connections (docs/protocol.md section 2). Every frame starts with the 16-byte base header, followed by an
  * opcode-specific extension header and the payload. All multi-byte fields
  * are big-endian. Frames are encoded and decoded field by field through the
  * helpers below; no C struct is ever overlaid on wire bytes.
@@ -24,11 +27,12 @@
 #include "tbr_os.h"
 
 #define TBR_WIRE_VERSION	1
-#define TBR_FRAME_MAX		4096
 #define TBR_BASE_HDR_LEN	16
 #define TBR_HDR_MAX		48
-/* Largest payload of a data frame: every data header fits in TBR_HDR_MAX. */
-#define TBR_MTU_MAX		(TBR_FRAME_MAX - TBR_HDR_MAX)
+/* Largest payload of a data frame: one page. */
+#define TBR_MTU_MAX		4096
+/* Largest frame: every data header fits in TBR_HDR_MAX. */
+#define TBR_FRAME_MAX		(TBR_MTU_MAX + TBR_HDR_MAX)
 #define TBR_MTU_MIN		64
 
 #define TBR_PSN_BITS		24

@@ -669,8 +669,26 @@ unsigned int tbr_link_tx_credits(struct tbr_link *link)
 
 /* ---- rails (backend side) ---------------------------------------------- */
 
-/* the frame pool's buffers are order-0 pages, as the ones given in */
-static_assert(TBR_FRAME_SIZE_MAX <= PAGE_SIZE);
+struct page *tbr_frame_page_alloc(gfp_t gfp)
+{
+	return alloc_pages(gfp | __GFP_COMP, TBR_FRAME_ORDER);
+}
+
+/* Context "process". */
+void *tbr_frame_buf_alloc(void)
+{
+	struct page *page = tbr_frame_page_alloc(GFP_KERNEL);
+
+	return page ? page_address(page) : NULL;
+}
+
+void tbr_frame_buf_free(void *buf)
+{
+	struct page *page = virt_to_page(buf);
+
+	set_page_private(page, 0);
+	put_page(page);
+}
 
 void tbr_rail_frame_give_page(struct tbr_frame *f, struct page *page)
 {
@@ -686,12 +704,8 @@ static void tbr_rail_free_frames(struct tbr_rail *rail)
 	if (!rail->frames)
 		return;
 	for (i = 0; i < n; i++) {
-		void *buf = rail->frames[i].buf;
-
-		if (!buf)
-			continue;
-		set_page_private(virt_to_page(buf), 0);
-		free_pages((unsigned long)buf, get_order(TBR_FRAME_SIZE_MAX));
+		if (rail->frames[i].buf)
+			tbr_frame_buf_free(rail->frames[i].buf);
 	}
 	kvfree(rail->frames);
 	rail->frames = NULL;
@@ -706,12 +720,10 @@ static int tbr_rail_alloc_frames(struct tbr_rail *rail)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		struct tbr_frame *f = &rail->frames[i];
-		unsigned long addr;
 
-		addr = __get_free_pages(GFP_KERNEL, get_order(TBR_FRAME_SIZE_MAX));
-		if (!addr)
+		f->buf = tbr_frame_buf_alloc();
+		if (!f->buf)
 			return -ENOMEM;
-		f->buf = (void *)addr;
 		f->rail = rail;
 		set_page_private(virt_to_page(f->buf), (unsigned long)f);
 		if (i < rail->tx_depth) {

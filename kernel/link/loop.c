@@ -215,12 +215,8 @@ static void tbr_loop_free_frames(struct tbr_loop *lp)
 	unsigned int i;
 
 	for (i = 0; i < TBR_LOOP_DEPTH; i++) {
-		void *buf = lp->frames[i].buf;
-
-		if (!buf)
-			continue;
-		set_page_private(virt_to_page(buf), 0);
-		free_pages((unsigned long)buf, get_order(TBR_FRAME_SIZE_MAX));
+		if (lp->frames[i].buf)
+			tbr_frame_buf_free(lp->frames[i].buf);
 	}
 }
 
@@ -248,14 +244,12 @@ int tbr_loop_create(struct tbr_dev *tdev)
 	INIT_WORK(&lp->work, tbr_loop_work);
 	for (i = 0; i < TBR_LOOP_DEPTH; i++) {
 		struct tbr_frame *f = &lp->frames[i];
-		unsigned long addr;
 
-		addr = __get_free_pages(GFP_KERNEL, get_order(TBR_FRAME_SIZE_MAX));
-		if (!addr) {
+		f->buf = tbr_frame_buf_alloc();
+		if (!f->buf) {
 			tbr_loop_free_frames(lp);
 			goto err;
 		}
-		f->buf = (void *)addr;
 		set_page_private(virt_to_page(f->buf), (unsigned long)f);
 		list_add_tail(&f->list, &lp->free);
 		lp->nfree++;

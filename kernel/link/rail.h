@@ -161,11 +161,23 @@ void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
 		      u32 size, u8 sof, u8 eof);
 
 /*
+ * A frame's buffer: a compound page of TBR_FRAME_ORDER (TBR_FRAME_SIZE_MAX
+ * is a page of payload and its header, more than PAGE_SIZE), its first byte
+ * at the page's start. tbr_frame_page_alloc() takes @gfp's context.
+ */
+#define TBR_FRAME_ORDER		get_order(TBR_FRAME_SIZE_MAX)
+struct page *tbr_frame_page_alloc(gfp_t gfp);
+/* The link layer's pools (link.c, loop.c): a buffer or NULL; and back. */
+void *tbr_frame_buf_alloc(void);
+void tbr_frame_buf_free(void *buf);
+
+/*
  * A backend that hands a posted TX frame's page to the medium instead of
- * copying it (eth: as an skb fragment) puts @page, a fresh order-0 page,
- * in its place before the frame's callback; the old page is then the
- * medium's to free. Not for a backend that DMA-maps the pool's buffers
- * once (tb). Context "any", while the backend holds @f.
+ * copying it (eth: as an skb fragment) puts @page, a fresh page from
+ * tbr_frame_page_alloc(), in its place before the frame's callback; the
+ * old page is then the medium's to free (put_page()). Not for a backend
+ * that DMA-maps the pool's buffers once (tb). Context "any", while the
+ * backend holds @f.
  */
 void tbr_rail_frame_give_page(struct tbr_frame *f, struct page *page);
 

@@ -24,8 +24,8 @@
  *   ATOMIC     FETCH_ADD and CMP_SWAP (hit and miss) on a server word, when
  *              the device reports atomic_cap != NONE (or --atomics)
  *
- * First every op at the edge sizes (0, 1, 4047, 4048, 4049, 4096, 65536 and
- * --max-size), then random sizes (log-uniform, 1 B .. --max-size) until
+ * First every op at the edge sizes (0, 1, the payload per frame on 4096-byte
+ * frames 4048 and on 4144-byte ones 4096, each +-1, 65536 and --max-size), then random sizes (log-uniform, 1 B .. --max-size) until
  * --mib MiB of random rounds have moved. Any error completion, unexpected
  * completion field or mismatch fails the run (exit 1, "FAIL: ..." on both
  * sides). At the end each side prints the bytes verified per op.
@@ -776,7 +776,7 @@ static void client_round(struct msg *m)
 
 static void client_loop(uint64_t seed, uint64_t mib, int atomics)
 {
-	static const uint64_t edges[] = { 0, 1, 4047, 4048, 4049, 4096, 65536 };
+	static const uint64_t edges[] = { 0, 1, 4047, 4048, 4049, 4095, 4096, 4097, 65536 };
 	uint64_t moved = 0, budget = mib << 20;
 	uint32_t round = 0;
 	double t0 = now_s();

@@ -135,11 +135,13 @@ static void test_frag_parse_hostile(void **state)
 	assert_int_equal(fr.total, 4096);
 	assert_int_equal(fr.len, 1468);
 	assert_int_equal(fr.pdf, 0x11);
-	/* the piece must lie inside the frame, the frame within 1..4096 */
+	/* the piece must lie inside the frame, the frame within 1..4144 */
+	assert_int_equal(TBR_ETH_FRAME_MAX, 4144);
 	assert_int_equal(frag_rx(pkt, 1, 4000, 4096, frame, 97, 0, &fr), -EINVAL);
 	assert_int_equal(frag_rx(pkt, 1, 4000, 4096, frame, 96, 0, &fr), 0);
 	assert_int_equal(frag_rx(pkt, 1, 4096, 4096, frame, 1, 0, &fr), -EINVAL);
-	assert_int_equal(frag_rx(pkt, 1, 0, 4097, frame, 100, 0, &fr), -EINVAL);
+	assert_int_equal(frag_rx(pkt, 1, 4000, 4144, frame, 144, 0, &fr), 0);
+	assert_int_equal(frag_rx(pkt, 1, 0, 4145, frame, 100, 0, &fr), -EINVAL);
 	assert_int_equal(frag_rx(pkt, 1, 0, 0, frame, 1, 0, &fr), -EINVAL);
 	assert_int_equal(frag_rx(pkt, 1, 0xffff, 0xffff, frame, 1, 0, &fr), -EINVAL);
 	assert_int_equal(frag_rx(pkt, 1, 0, 100, frame, 0, 0, &fr), -EINVAL);	/* no data */
@@ -154,9 +156,11 @@ static void test_frag_parse_hostile(void **state)
 	h.type = TBR_ETH_FRAG;
 	assert_int_equal(tbr_eth_frag_parse(&h, pkt + TBR_ETH_HDR_LEN, 57, SELF, &fr), -EINVAL);
 	assert_int_equal(tbr_eth_frag_parse(&h, pkt + TBR_ETH_HDR_LEN, 58, SELF, &fr), 0);
-	/* FRAME_MAX frames are still FRAME only up to 4096 */
+	/* FRAME_MAX frames are still FRAME only up to 4144 */
 	assert_int_equal(tbr_eth_frame_check(&(struct tbr_eth_hdr){ .type = TBR_ETH_FRAME,
-		.dst = SELF, .len = 4097 }, SELF), -EINVAL);
+		.dst = SELF, .len = 4145 }, SELF), -EINVAL);
+	assert_int_equal(tbr_eth_frame_check(&(struct tbr_eth_hdr){ .type = TBR_ETH_FRAME,
+		.dst = SELF, .len = 4144 }, SELF), 0);
 }
 
 /* Cut frame[0..total) in pieces of @chunk as eth_frag_xmit does; feed @order of them. */

@@ -1,8 +1,8 @@
 # eth rails: the MTU shrinks under running RC and UC connections (issue 13 item 9). tbrdma0 and
-# tbrdma1 (netns h1) joined by a veth pair at MTU 9000 (4096-byte frames). ib_write_bw (RC),
+# tbrdma1 (netns h1) joined by a veth pair at MTU 9000 (4144-byte frames). ib_write_bw (RC),
 # ib_read_bw (RC), ib_write_bw -c UC and verified RC traffic (tests/progs/integrity: WRITE, READ,
 # SEND checked byte for byte) run while both ends drop to MTU 1500: the connections keep their
-# 4096-byte frames, which now cross in fragments (frag_tx/frag_rx move on both devices), and every
+# 4144-byte frames, which now cross in fragments (frag_tx/frag_rx move on both devices), and every
 # run ends successfully with its data verified. The link's frame size follows the MTU (1476), so a
 # QP made after the shrink sends no fragment. Negative: with eth_fragment=0 the same shrink fails a
 # running RC connection (retry exceeded), as it did before fragmentation.
@@ -33,7 +33,7 @@ mtu 9000
 ip link set ve0a up
 ip link set ve0b up
 pair_split
-wait_for 15 link_frame 4096
+wait_for 15 link_frame 4144
 ping -c 2 -W 5 10.88.0.2 > /dev/null || fail "no IP over the eth rail"
 
 declare -A SRV CLI TOOL CONN
@@ -140,7 +140,7 @@ finish integrity
 tail -1 /tmp/integrity.cli
 grep -q "integrity client: ok" /tmp/integrity.cli || fail "integrity client did not finish"
 grep -q "integrity server: ok" /tmp/integrity.srv || fail "integrity server did not finish"
-[ "$(dmesg | grep -c 'frame 4096 -> 1476, larger ones fragmented')" = 2 ] ||
+[ "$(dmesg | grep -c 'frame 4144 -> 1476, larger ones fragmented')" = 2 ] ||
 	fail "both devices should have resized their rail live (fragmenting)"
 snap
 [ "$(c tbrdma0 frag_tx)" -gt 0 ] || fail "the verified traffic crossed without fragments"
@@ -152,7 +152,7 @@ for spec in write:ib_write_bw read:ib_read_bw uc:ib_write_bw:UC; do
 	n=${spec%%:*}
 	step "$n: ${spec#*:} at MTU 9000, both ends drop to 1500 while it runs"
 	mtu 9000
-	wait_for 10 link_frame 4096
+	wait_for 10 link_frame 4144
 	snap
 	f1=$(frags)
 	vb
@@ -200,8 +200,8 @@ step "negative: eth_fragment=0, MTU 9000 again; the shrink fails a running RC co
 echo 0 > /sys/module/tbrdma/parameters/eth_fragment
 dmesg -C
 mtu 9000
-wait_for 10 link_frame 4096
-wait_for 10 test "$(dmesg | grep -c 'frame 1476 -> 4096, not fragmented')" = 2
+wait_for 10 link_frame 4144
+wait_for 10 test "$(dmesg | grep -c 'frame 1476 -> 4144, not fragmented')" = 2
 t0=$SECONDS
 vb
 start neg:18519:ib_write_bw -- -s 65536 -n 5000

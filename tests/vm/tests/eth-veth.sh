@@ -1,5 +1,5 @@
 # eth backend in one VM: tbrdma0 and tbrdma1 (netns h1) joined by two veth pairs (MTU 9000).
-# Hellos find the peer on each pair, both rails join one link (backend=eth, 4096-byte frames);
+# Hellos find the peer on each pair, both rails join one link (backend=eth, 4144-byte frames);
 # hostile binds refused with a message, non-root refused (EPERM); IP and ib_write_bw over the
 # rails, with eth_bundle=0 no frame bundled; RC integrity (tests/progs/integrity) with frames
 # bundled (several in one packet), sent in their pages and read in the skbs and, under a
@@ -50,9 +50,9 @@ wait_for 15 links_up tbrdma0 2
 wait_for 15 links_up tbrdma1 2
 "$CTL" eth
 "$CTL" links | tee /tmp/links
-grep -q "^  rail dev=tbrdma0 .*backend=eth state=up .*max_frame=4096 ifname=ve0a" /tmp/links ||
-	fail "no eth rail over ve0a with 4096-byte frames"
-grep -q "^link dev=tbrdma0 .*max_frame=4096" /tmp/links || fail "link max_frame is not 4096"
+grep -q "^  rail dev=tbrdma0 .*backend=eth state=up .*max_frame=4144 ifname=ve0a" /tmp/links ||
+	fail "no eth rail over ve0a with 4144-byte frames"
+grep -q "^link dev=tbrdma0 .*max_frame=4144" /tmp/links || fail "link max_frame is not 4144"
 [ "$(grep -c '^link dev=tbrdma0 ' /tmp/links)" = 1 ] || fail "both pairs should join ONE link"
 
 step "IP and RDMA over the eth rails"

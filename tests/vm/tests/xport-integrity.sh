@@ -1,5 +1,5 @@
 # RC data integrity between two emulated hosts (tests/progs/integrity.c): seeded random patterns
-# of 0 B .. 16 MiB, with the edges around the 4048 B frame payload, moved by RDMA WRITE (+ SEND
+# of 0 B .. 16 MiB, with the edges around the frame payload (4096 B here), moved by RDMA WRITE (+ SEND
 # notification), WRITE_WITH_IMM, RDMA READ, SEND and SEND_WITH_IMM (multi-SGE on both sides,
 # inline), each verified byte for byte with guard bytes on the other side; ATOMICs when the
 # device reports atomic_cap != NONE. Server tbrdma1 in netns h1, client tbrdma0. First over a

@@ -31,7 +31,7 @@ pingpong() {
 }
 
 step "ibv_rc_pingpong 1 B .. 1 MiB"
-for size in 1 64 4047 4048 4049 65536 1048576; do
+for size in 1 64 4095 4096 4097 65536 1048576; do
 	pingpong ibv_rc_pingpong "$size" 20
 done
 step "ibv_rc_pingpong with an SRQ"
