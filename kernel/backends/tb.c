@@ -290,9 +290,10 @@ static void tbt_connect(struct tbt_conn *conn)
 	conn->connected = true;
 	conn->need_ready = true;
 	dev_info(&conn->svc->dev,
-		 "tbrdma: %u rail(s) to %016llx: rings %u/%u, e2e %s, paths on\n",
+		 "tbrdma: %u rail(s) to %016llx: rings %u/%u, e2e %s, frames %u%s, paths on\n",
 		 conn->nrails, conn->peer_guid, conn->res.tx_ring,
-		 conn->res.rx_ring, conn->res.e2e ? "on" : "off");
+		 conn->res.rx_ring, conn->res.e2e ? "on" : "off",
+		 conn->rails[0].frame_max, conn->res.split ? " (split)" : "");
 }
 
 /*
@@ -639,7 +640,8 @@ static u16 tbt_new_instance(void)
 
 static u32 tbt_caps(void)
 {
-	return TBR_NEGO_CAP_POLL | TBR_NEGO_CAP_MULTI | (tb_e2e ? TBR_NEGO_CAP_E2E : 0);
+	return TBR_NEGO_CAP_POLL | TBR_NEGO_CAP_MULTI | TBR_NEGO_CAP_SPLIT |
+	       (tb_e2e ? TBR_NEGO_CAP_E2E : 0);
 }
 
 static struct tbr_dev *tbt_host_dev(void)

@@ -31,11 +31,26 @@ static inline u32 tbr_frame_size_decode(u32 field) { return field ? field : 4096
 
 struct tbt_conn;
 
+/*
+ * A frame longer than the ring frame both ends agreed on (a data frame of a
+ * page of payload, up to TBR_FRAME_SIZE_MAX) crosses as two ring frames
+ * back to back on one ring, when both ends have TBR_NEGO_CAP_SPLIT: a head
+ * (code TBR_PDF_HEAD, the frame's first size - ring frame bytes, at most
+ * TBT_RX_HEADROOM) and then the rest, one whole ring frame with the frame's
+ * own code. The receiver DMAs every frame TBT_RX_HEADROOM bytes into its
+ * buffer and copies a head in front of its tail (docs/thunderbolt.md).
+ */
+#define TBT_RX_HEADROOM		64
+static_assert(TBR_FRAME_SIZE_MAX - TBT_FRAME_MAX <= TBT_RX_HEADROOM);
+
 struct tbt_frame {
-	struct ring_frame rf;
+	struct ring_frame rf;		/* the frame, or its tail */
+	struct ring_frame rf_head;	/* TX: a split frame's head */
 	struct tbr_frame *f;
 	struct tbt_rail *tr;
-	dma_addr_t dma;
+	dma_addr_t dma;			/* of f->buf, map_len bytes */
+	u32 map_len;
+	u32 head_len;			/* RX: a held head's bytes */
 	bool mapped, is_tx;
 };
 
@@ -51,6 +66,9 @@ struct tbt_rail {
 	struct tasklet_struct poll;
 	struct tbt_frame *fr;		/* tx_depth + rx_depth, as rail->frames */
 	unsigned int nfr;
+	u32 ring_frame;			/* the agreed ring frame size */
+	u32 frame_max;			/* largest frame: ring_frame, or split */
+	struct tbt_frame *rx_head;	/* a head waiting for its tail (poll) */
 };
 
 struct tbt_conn {

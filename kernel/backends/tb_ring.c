@@ -25,20 +25,49 @@ static struct tbt_frame *tbt_frame_of(struct tbt_rail *tr, struct tbr_frame *f)
 	return idx < tr->nfr ? &tr->fr[idx] : NULL;
 }
 
+/*
+ * A split frame's head went (or came back canceled): nothing to do, its
+ * tail's callback, which the ring runs after it, completes the frame.
+ */
+static void tbt_head_done(struct tb_ring *ring, struct ring_frame *rf, bool canceled)
+{
+}
+
+/*
+ * Link layer's TX (link->lock held, so the two ring frames of a split frame
+ * are queued back to back). When the tail is refused (the ring stopped
+ * between the two), the frame goes back to the pool at once: its head is
+ * canceled by the stop and tbt_head_done() does not touch the frame.
+ */
 static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 {
 	struct tbt_rail *tr = rail->priv;
 	struct tbt_frame *fr = tbt_frame_of(tr, f);
+	u32 head;
+	int ret;
 
-	if (!fr || !f->size || f->size > TBT_FRAME_MAX)
+	if (!fr || !f->size || f->size > tr->frame_max)
 		return -EINVAL;
 	if (!READ_ONCE(tr->running))
 		return -ESHUTDOWN;
-	fr->rf.size = tbr_frame_size_encode(f->size);
+	dma_sync_single_for_device(tr->dma_dev, fr->dma, f->size, DMA_TO_DEVICE);
+	head = f->size > tr->ring_frame ? f->size - tr->ring_frame : 0;
+	if (head) {
+		fr->rf_head.buffer_phy = fr->dma;
+		fr->rf_head.size = tbr_frame_size_encode(head);
+		fr->rf_head.sof = TBR_PDF_HEAD;
+		fr->rf_head.eof = TBR_PDF_HEAD;
+		fr->rf_head.flags = 0;
+		fr->rf_head.callback = tbt_head_done;
+		ret = tb_ring_tx(tr->tx, &fr->rf_head);
+		if (ret)
+			return ret;
+	}
+	fr->rf.buffer_phy = fr->dma + head;
+	fr->rf.size = tbr_frame_size_encode(f->size - head);
 	fr->rf.sof = f->sof;
 	fr->rf.eof = f->eof;
 	fr->rf.flags = 0;
-	dma_sync_single_for_device(tr->dma_dev, fr->dma, f->size, DMA_TO_DEVICE);
 	return tb_ring_tx(tr->tx, &fr->rf);
 }
 
@@ -53,8 +82,8 @@ static int tbt_rx(struct tbr_rail *rail, struct tbr_frame *f)
 		return -ESHUTDOWN;
 	fr->rf.size = 0;
 	fr->rf.flags = 0;
-	dma_sync_single_for_device(tr->dma_dev, fr->dma, TBT_FRAME_MAX,
-				   DMA_FROM_DEVICE);
+	dma_sync_single_range_for_device(tr->dma_dev, fr->dma, TBT_RX_HEADROOM,
+					 TBT_FRAME_MAX, DMA_FROM_DEVICE);
 	return tb_ring_rx(tr->rx, &fr->rf);
 }
 
@@ -63,24 +92,73 @@ const struct tbr_rail_ops tbt_rail_ops = {
 	.rx = tbt_rx,
 };
 
-/* One received (or canceled) RX frame to the rail layer; BH disabled. */
+/*
+ * The head a split frame's tail did not follow (a bad frame came, or
+ * another head): back to the ring, counted as an RX error when @bad.
+ * The poll tasklet, or teardown once it is stopped.
+ */
+static void tbt_rx_drop_head(struct tbt_rail *tr, bool bad)
+{
+	struct tbt_frame *h = tr->rx_head;
+
+	if (!h)
+		return;
+	tr->rx_head = NULL;
+	if (bad)
+		tbr_rail_count(tr->rail, TBR_CNT_RX_ERRORS, 1);
+	tbr_rail_rx_recycle(tr->rail, h->f);
+}
+
+/*
+ * One received (or canceled) RX frame to the rail layer; BH disabled, in
+ * ring order: received ones from the poll tasklet, canceled ones from the
+ * ring's work when it stops (which leaves a held head to the teardown). A
+ * head is held until the next frame, its tail, and copied in front of it:
+ * the frame is whole in the tail's buffer.
+ */
 static void tbt_rx_complete(struct tbt_frame *fr, bool canceled)
 {
+	struct tbt_rail *tr = fr->tr;
 	struct tbr_frame *f = fr->f;
+	u8 *data = (u8 *)f->buf + TBT_RX_HEADROOM;
+	struct tbt_frame *h;
+	u32 size;
 
 	if (canceled) {
 		f->flags = TBR_FRAME_CANCELED;
-	} else {
-		f->size = tbr_frame_size_decode(fr->rf.size);
-		f->sof = fr->rf.sof;
-		f->eof = fr->rf.eof;
-		f->flags = fr->rf.flags & (RING_DESC_CRC_ERROR |
-					   RING_DESC_BUFFER_OVERRUN) ?
-			   TBR_FRAME_CRC_ERROR : 0;
-		dma_sync_single_for_cpu(fr->tr->dma_dev, fr->dma, f->size,
-					DMA_FROM_DEVICE);
+		f->callback(tr->rail, f, true);
+		return;
 	}
-	f->callback(fr->tr->rail, f, canceled);
+	if (fr->rf.flags & (RING_DESC_CRC_ERROR | RING_DESC_BUFFER_OVERRUN)) {
+		tbt_rx_drop_head(tr, true);
+		f->flags = TBR_FRAME_CRC_ERROR;
+		f->size = 0;
+		f->callback(tr->rail, f, false);
+		return;
+	}
+	size = tbr_frame_size_decode(fr->rf.size);
+	dma_sync_single_range_for_cpu(tr->dma_dev, fr->dma, TBT_RX_HEADROOM, size,
+				      DMA_FROM_DEVICE);
+	if (fr->rf.eof == TBR_PDF_HEAD) {
+		tbt_rx_drop_head(tr, true);
+		if (fr->rf.sof != TBR_PDF_HEAD || size > TBT_RX_HEADROOM) {
+			tbr_rail_count(tr->rail, TBR_CNT_RX_ERRORS, 1);
+			tbr_rail_rx_recycle(tr->rail, f);
+			return;
+		}
+		fr->head_len = size;
+		tr->rx_head = fr;
+		return;
+	}
+	h = tr->rx_head;
+	if (h) {
+		tr->rx_head = NULL;
+		data -= h->head_len;
+		memcpy(data, (u8 *)h->f->buf + TBT_RX_HEADROOM, h->head_len);
+		size += h->head_len;
+		tbr_rail_rx_recycle(tr->rail, h->f);
+	}
+	tbr_rail_rx_data(tr->rail, f, data, size, fr->rf.sof, fr->rf.eof);
 }
 
 /* NHI ring work (process context): TX completions, canceled RX frames. */
@@ -149,11 +227,14 @@ static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
 	}
 	if (tr->rx)
 		tasklet_kill(&tr->poll);
+	local_bh_disable();
+	tbt_rx_drop_head(tr, false);
+	local_bh_enable();
 	if (tr->rail)
 		tbr_rail_down(tr->rail);
 	for (i = 0; tr->fr && i < tr->nfr; i++)
 		if (tr->fr[i].mapped)
-			dma_unmap_single(tr->dma_dev, tr->fr[i].dma, TBR_FRAME_SIZE_MAX,
+			dma_unmap_single(tr->dma_dev, tr->fr[i].dma, tr->fr[i].map_len,
 					 tr->fr[i].is_tx ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
 	if (tr->rail)
 		tbr_rail_remove(tr->rail);
@@ -224,8 +305,12 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		goto err;
 	}
 	tr->rail = rail;
-	/* the ring's frames, or the smaller size both ends agreed on */
-	tbr_rail_set_max_frame(rail, res->frame_size, res->frame_size);
+	/* the agreed ring frame, and a header more when both split frames */
+	tr->ring_frame = res->frame_size;
+	tr->frame_max = res->split ?
+		min_t(u32, res->frame_size + TBR_HDR_MAX, TBR_FRAME_SIZE_MAX) :
+		res->frame_size;
+	tbr_rail_set_max_frame(rail, tr->frame_max, tr->frame_max);
 	/* link/link.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */
 	tr->nfr = rail->tx_depth + rail->rx_depth;
 	tr->fr = kcalloc(tr->nfr, sizeof(*tr->fr), GFP_KERNEL);
@@ -233,6 +318,7 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		ret = -ENOMEM;
 		goto err;
 	}
+	BUILD_BUG_ON(TBT_RX_HEADROOM + TBT_FRAME_MAX > PAGE_SIZE << TBR_FRAME_ORDER);
 	for (n = 0; n < tr->nfr; n++) {
 		struct tbt_frame *fr = &tr->fr[n];
 		bool is_tx = n < rail->tx_depth;
@@ -241,13 +327,15 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		fr->tr = tr;
 		fr->is_tx = is_tx;
 		fr->rf.callback = tbt_ring_cb;
-		fr->dma = dma_map_single(tr->dma_dev, fr->f->buf, TBR_FRAME_SIZE_MAX,
+		fr->map_len = is_tx ? TBR_FRAME_SIZE_MAX : TBT_RX_HEADROOM + TBT_FRAME_MAX;
+		fr->dma = dma_map_single(tr->dma_dev, fr->f->buf, fr->map_len,
 					 is_tx ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
 		if (dma_mapping_error(tr->dma_dev, fr->dma)) {
 			ret = -ENOMEM;
 			goto err;
 		}
-		fr->rf.buffer_phy = fr->dma;
+		/* TX: set per frame (tbt_tx); RX: behind the room for a head */
+		fr->rf.buffer_phy = fr->dma + (is_tx ? 0 : TBT_RX_HEADROOM);
 		fr->mapped = true;
 	}
 

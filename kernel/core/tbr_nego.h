@@ -73,6 +73,7 @@ enum tbr_nego_status {
 #define TBR_NEGO_CAP_E2E	0x1	/* end-to-end flow control on RX rings */
 #define TBR_NEGO_CAP_POLL	0x2	/* receiver polls its RX rings */
 #define TBR_NEGO_CAP_MULTI	0x4	/* more than one DMA path per XDomain */
+#define TBR_NEGO_CAP_SPLIT	0x8	/* frames above the ring frame as head + tail */
 
 /* Limits a decoder enforces (hostile peer). */
 #define TBR_NEGO_HOPID_MIN	8	/* first HopID usable for DMA paths */
@@ -128,6 +129,7 @@ int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m);
 struct tbr_nego_result {
 	u8 rails;
 	bool e2e;
+	bool split;		/* both split frames (TBR_NEGO_CAP_SPLIT) */
 	u16 tx_ring;		/* our TX ring = min(our TX, their RX) */
 	u16 rx_ring;		/* our RX ring = min(our RX, their TX) */
 	u32 frame_size;

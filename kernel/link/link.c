@@ -454,6 +454,11 @@ void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
 	tbr_rx_repost(rail, f);
 }
 
+void tbr_rail_rx_recycle(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	tbr_rx_repost(rail, f);
+}
+
 static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)
 {
 	struct tbr_link *link = rail->link;

@@ -159,6 +159,8 @@ void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame, u32 tx_max);
  */
 void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
 		      u32 size, u8 sof, u8 eof);
+/* An RX frame the backend read itself (tb: a split frame's head): posted again. */
+void tbr_rail_rx_recycle(struct tbr_rail *rail, struct tbr_frame *f);
 
 /*
  * A frame's buffer: a compound page of TBR_FRAME_ORDER (TBR_FRAME_SIZE_MAX

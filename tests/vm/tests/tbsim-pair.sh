@@ -58,7 +58,7 @@ step "negotiation, rails"
 tb_up 2
 dmesg | grep -E 'tbrdma: (peer|[0-9] rail)' || true
 klog_has 'tbrdma: peer .*, 20 Gb/s x2 lanes, software CM: asking for 2 rail(s)' || fail "no probe line"
-klog_has 'tbrdma: 2 rail(s) to .*: rings 256/256, e2e on, paths on' || fail "no rails line"
+klog_has 'tbrdma: 2 rail(s) to .*: rings 256/256, e2e on, frames 4144 (split), paths on' || fail "no rails line"
 grep -q 'services=1 rails=2' /sys/module/tbrdma/parameters/tb_state || fail "tb_state: $(cat /sys/module/tbrdma/parameters/tb_state)"
 vm_signal up
 vm_wait "$other.up" 120
@@ -68,6 +68,8 @@ perf_pair w ib_write_bw -s 65536 -n 50
 perf_pair l ib_read_lat -s 64 -n 100
 perf_pair s ib_send_bw -s 4096 -n 100
 "$CTL" links tbrdma0 | tee /tmp/links
+# frames of a page of payload cross the 4096-byte ring frames split in two (tb_priv.h)
+grep -q "^link dev=tbrdma0 .*max_frame=4144" /tmp/links || fail "tb link max_frame is not 4144"
 for r in 0 1; do
 	t=$(sed -n "s/^  rail dev=tbrdma0 link=1 id=$r .* tx_frames=\([0-9]*\).*/\1/p" /tmp/links)
 	[ "${t:-0}" -gt 50 ] || fail "rail $r carried no traffic (tx_frames=${t:-none})"
