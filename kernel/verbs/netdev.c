@@ -30,7 +30,7 @@ struct tbr_netdev_priv {
 
 /*
  * A unicast packet its link refused as too large (a routed link's frames
- * carry 24 bytes less than tbrN's MTU allows, docs/protocol.md 7): tell the
+ * carry 24 bytes less than its first hop's, docs/protocol.md 7): tell the
  * sender the link's largest frame as the path MTU, as a tunnel does, so TCP
  * and PMTU discovery shrink their packets; the packet is dropped. IPv4
  * without DF: dropped only.
@@ -135,7 +135,11 @@ static void tbr_netdev_setup(struct net_device *ndev)
 	ndev->netdev_ops = &tbr_netdev_ops;
 	ndev->needs_free_netdev = false;
 	ndev->min_mtu = ETH_MIN_MTU;
-	ndev->max_mtu = 4096 - ETH_HLEN;
+	/*
+	 * 4096-byte frames cross every link (tb without split frames too);
+	 * larger ones up to a whole transport frame where the links carry them
+	 */
+	ndev->max_mtu = TBR_FRAME_SIZE_MAX - ETH_HLEN;
 	ndev->mtu = 4096 - ETH_HLEN;
 	/* keep the route on the skb: "too big" ICMPs need it (tbr_netdev_too_big) */
 	netif_keep_dst(ndev);

@@ -2,7 +2,8 @@
 # cabled as a line (fabric.lib fabric_chain, one rail per cable, no daemons). Before any route
 # A cannot reach D; each host then gets its forwarding table over genl ROUTE_SET (min-hop, as
 # tbrdmad computes it) and every host pings every other over tbrN (ARP/IP routed hop by hop), a
-# packet too large for the routed path gets ICMP "fragmentation needed" with the path MTU (4058)
+# packet too large for the routed path (A's tbr0 at its largest MTU, 4130) gets ICMP
+# "fragmentation needed" with the path MTU (4106)
 # and 8 MiB of TCP A -> D arrive intact (PMTU discovery); ibv_rc_pingpong and rping (rdma_cm) run A -> D across 3 hops, and B and C count forwarded
 # frames. Hostile input injected on the cable A-B (routed frames through MGMT_SEND --pdf 4):
 # hop limit 0 and 1, an unknown destination, B's own source, a frame for B claiming C's GUID:
@@ -46,10 +47,14 @@ for ((h = 0; h < N; h++)); do
 done
 in_h 0 ping -c 20 -i 0.05 -s 3000 -W 5 "$(addr 3)" | tail -2
 
-step "path MTU: too large for the routed path, answered with its MTU (4058); TCP bulk A -> D"
-in_h 0 ping -c 1 -M "do" -s 4050 -W 2 "$(addr 3)" > /tmp/pmtu.log 2>&1 &&
-	fail "a 4078-byte IP packet crossed a routed path"
-grep -Eq 'mtu ?= ?4058' /tmp/pmtu.log || { cat /tmp/pmtu.log; fail "no 'fragmentation needed, mtu 4058'"; }
+step "path MTU: tbr0 at 4130, too large for the routed path, answered with its MTU (4106); TCP bulk A -> D"
+# emulated rails carry 4144-byte frames: a routed frame's inner one at most 4120, an IP packet 4106
+in_h 0 ip link set tbr0 mtu 4130
+in_h 1 ip link set tbr1 mtu 4130
+in_h 0 ping -c 1 -M "do" -s 4080 -W 2 "$(addr 1)" > /dev/null || fail "4108-byte IP packet to neighbour B"
+in_h 0 ping -c 1 -M "do" -s 4102 -W 2 "$(addr 3)" > /tmp/pmtu.log 2>&1 &&
+	fail "a 4130-byte IP packet crossed a routed path"
+grep -Eq 'mtu ?= ?4106' /tmp/pmtu.log || { cat /tmp/pmtu.log; fail "no 'fragmentation needed, mtu 4106'"; }
 # 8 MiB over TCP (full-sized segments: PMTU discovery must shrink them), checked by SHA-256
 in_h 3 timeout 60 python3 -c '
 import hashlib, socket
