@@ -447,6 +447,7 @@ struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, struct ib_pd *pd,
 			  u64 iova, u64 len, int access);
 void tbr_mr_put(struct tbr_mr *mr);
 int tbr_mr_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len, bool to_mr);
+struct page *tbr_mr_page(struct tbr_mr *mr, u64 iova, u32 len, u32 *offset);
 
 /*
  * mr_fast.c: fast registration MRs (their state, map_mr_sg) and the local

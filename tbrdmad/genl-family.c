@@ -96,6 +96,7 @@ static const TbrCounter counters[TBRDMA_STAT_MAX + 1] = {
 	[TBRDMA_STAT_FWD_DROP_LOOP] = { "fwd_drop_loop", "FWD-DROP-LOOP" },
 	[TBRDMA_STAT_FWD_DROP_FULL] = { "fwd_drop_full", "FWD-DROP-FULL" },
 	[TBRDMA_STAT_BUNDLED] = { "bundled", "BUNDLED" },
+	[TBRDMA_STAT_TX_ZEROCOPY] = { "tx_zerocopy", "TX-ZEROCOPY" },
 };
 
 const TbrCounter *tbr_counter(unsigned stat)

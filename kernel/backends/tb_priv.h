@@ -52,6 +52,11 @@ struct tbt_frame {
 	u32 map_len;
 	u32 head_len;			/* RX: a held head's bytes */
 	bool mapped, is_tx;
+	/* TX zero-copy (tbt_tx_attach): the tail from a user's page */
+	bool zc_mapped;			/* zc_dma maps it, for this send */
+	struct page *zc_page;		/* a reference while set */
+	u32 zc_off, zc_page_off, zc_len;
+	dma_addr_t zc_dma;
 };
 
 struct tbt_rail {

@@ -10,6 +10,7 @@
  * the stand-in tests/tbsim (docs/thunderbolt.md, docs/testing.md).
  */
 #include <linux/dma-mapping.h>
+#include <linux/highmem.h>
 #include <linux/slab.h>
 
 #include "tbrdma.h"
@@ -34,6 +35,73 @@ static void tbt_head_done(struct tb_ring *ring, struct ring_frame *rf, bool canc
 }
 
 /*
+ * TX zero-copy: a split frame's tail, a whole ring frame right behind the
+ * head's room, may come from a user's page (docs/protocol.md section 8).
+ * The page is DMA-mapped in tbt_tx(), for one send; anything else about the
+ * frame found there (another size) and the bytes are copied after all.
+ */
+static int tbt_tx_attach(struct tbr_rail *rail, struct tbr_frame *f, u32 off,
+			 struct page *page, u32 page_off, u32 len)
+{
+	struct tbt_rail *tr = rail->priv;
+	struct tbt_frame *fr = tbt_frame_of(tr, f);
+
+	if (!fr || fr->zc_page || tr->frame_max <= tr->ring_frame ||
+	    len != tr->ring_frame || off > tr->frame_max - tr->ring_frame ||
+	    page_off + len > PAGE_SIZE)
+		return -EOPNOTSUPP;
+	get_page(page);
+	fr->zc_page = page;
+	fr->zc_off = off;
+	fr->zc_page_off = page_off;
+	fr->zc_len = len;
+	return 0;
+}
+
+/* link->lock held: the frame is back in the pool (sent, refused, aborted) */
+static void tbt_tx_release(struct tbr_rail *rail, struct tbr_frame *f)
+{
+	struct tbt_rail *tr = rail->priv;
+	struct tbt_frame *fr = tbt_frame_of(tr, f);
+
+	if (!fr || !fr->zc_page)
+		return;
+	if (fr->zc_mapped)
+		dma_unmap_page(tr->dma_dev, fr->zc_dma, fr->zc_len, DMA_TO_DEVICE);
+	fr->zc_mapped = false;
+	put_page(fr->zc_page);
+	fr->zc_page = NULL;
+}
+
+/*
+ * The tail of @fr's frame from its attached page, if the frame has the shape
+ * attached for (@head bytes before a whole ring frame) and the page maps;
+ * otherwise the page's bytes go into the frame's buffer. Returns the tail's
+ * DMA address, 0 for the buffer's.
+ */
+static dma_addr_t tbt_tx_zc_map(struct tbt_rail *tr, struct tbt_frame *fr,
+				u32 head)
+{
+	struct tbr_frame *f = fr->f;
+	void *va;
+
+	if (head && head == fr->zc_off && f->size - head == fr->zc_len) {
+		fr->zc_dma = dma_map_page(tr->dma_dev, fr->zc_page, fr->zc_page_off,
+					  fr->zc_len, DMA_TO_DEVICE);
+		if (!dma_mapping_error(tr->dma_dev, fr->zc_dma)) {
+			fr->zc_mapped = true;
+			return fr->zc_dma;
+		}
+	}
+	if (fr->zc_off + fr->zc_len <= f->size) {
+		va = kmap_local_page(fr->zc_page);
+		memcpy((u8 *)f->buf + fr->zc_off, (u8 *)va + fr->zc_page_off, fr->zc_len);
+		kunmap_local(va);
+	}
+	return 0;
+}
+
+/*
  * Link layer's TX (link->lock held, so the two ring frames of a split frame
  * are queued back to back). When the tail is refused (the ring stopped
  * between the two), the frame goes back to the pool at once: its head is
@@ -43,6 +111,7 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 {
 	struct tbt_rail *tr = rail->priv;
 	struct tbt_frame *fr = tbt_frame_of(tr, f);
+	dma_addr_t tail_dma = 0;
 	u32 head;
 	int ret;
 
@@ -50,8 +119,11 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 		return -EINVAL;
 	if (!READ_ONCE(tr->running))
 		return -ESHUTDOWN;
-	dma_sync_single_for_device(tr->dma_dev, fr->dma, f->size, DMA_TO_DEVICE);
 	head = f->size > tr->ring_frame ? f->size - tr->ring_frame : 0;
+	if (fr->zc_page)
+		tail_dma = tbt_tx_zc_map(tr, fr, head);
+	dma_sync_single_for_device(tr->dma_dev, fr->dma, tail_dma ? head : f->size,
+				   DMA_TO_DEVICE);
 	if (head) {
 		fr->rf_head.buffer_phy = fr->dma;
 		fr->rf_head.size = tbr_frame_size_encode(head);
@@ -63,12 +135,15 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 		if (ret)
 			return ret;
 	}
-	fr->rf.buffer_phy = fr->dma + head;
+	fr->rf.buffer_phy = tail_dma ? tail_dma : fr->dma + head;
 	fr->rf.size = tbr_frame_size_encode(f->size - head);
 	fr->rf.sof = f->sof;
 	fr->rf.eof = f->eof;
 	fr->rf.flags = 0;
-	return tb_ring_tx(tr->tx, &fr->rf);
+	ret = tb_ring_tx(tr->tx, &fr->rf);
+	if (!ret && tail_dma)
+		tbr_rail_count(rail, TBR_CNT_TX_ZEROCOPY, 1);
+	return ret;
 }
 
 static int tbt_rx(struct tbr_rail *rail, struct tbr_frame *f)
@@ -90,6 +165,8 @@ static int tbt_rx(struct tbr_rail *rail, struct tbr_frame *f)
 const struct tbr_rail_ops tbt_rail_ops = {
 	.tx = tbt_tx,
 	.rx = tbt_rx,
+	.tx_attach = tbt_tx_attach,
+	.tx_release = tbt_tx_release,
 };
 
 /*

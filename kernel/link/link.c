@@ -345,6 +345,8 @@ static void tbr_dev_rails_changed(struct tbr_dev *tdev, int delta)
 /* link->lock held. A TX frame is free again; wake a removal waiting for it. */
 static void tbr_tx_frame_back_locked(struct tbr_rail *rail, struct tbr_frame *f)
 {
+	if (rail->ops->tx_release)
+		rail->ops->tx_release(rail, f);
 	list_add(&f->list, &rail->tx_pool);
 	if (++rail->tx_free == rail->tx_depth && rail->removing)
 		complete(&rail->tx_idle);
@@ -600,6 +602,21 @@ void tbr_link_tx_send_pdf(void *buf, u8 pdf, u32 len)
 	spin_lock_irqsave(&link->lock, flags);
 	tbr_frame_send_locked(link, f, pdf, len);
 	spin_unlock_irqrestore(&link->lock, flags);
+}
+
+/* The caller owns the reserved frame of @buf: no lock. */
+int tbr_link_tx_attach(struct tbr_link *link, void *buf, void *at,
+		       struct page *page, u32 page_off, u32 len)
+{
+	struct tbr_frame *f;
+
+	if (link->ops)
+		return -EOPNOTSUPP;
+	f = tbr_frame_of(buf);
+	if (!f->rail->ops->tx_attach)
+		return -EOPNOTSUPP;
+	return f->rail->ops->tx_attach(f->rail, f, (u8 *)at - (u8 *)buf, page,
+				       page_off, len);
 }
 
 void tbr_link_tx_abort_buf(void *buf)

@@ -74,6 +74,7 @@ enum tbr_cnt {
 	TBR_CNT_FWD_DROP_LOOP,	/* came in: our own source, back where it came from, forged */
 	TBR_CNT_FWD_DROP_FULL,	/* came in: next hop's TX rings full */
 	TBR_CNT_BUNDLED,	/* eth: frames sent behind another in one packet */
+	TBR_CNT_TX_ZEROCOPY,	/* tb: frames whose payload went from the user's page */
 	TBR_CNT_MAX
 };
 
@@ -163,12 +164,17 @@ void tbr_link_put(struct tbr_link *link);	/* context "any" */
  * Transmit, context "any" (the caller may hold its own spinlocks, IRQs may
  * be off). The scheduler picks, round robin, an up rail with the most free
  * TX descriptors (so slower or busier rails get proportionally fewer frames).
- *  tbr_link_tx_alloc() reserves one descriptor and returns its 4 KiB buffer,
- *     or ERR_PTR(-ENOBUFS) (rails up but all rings full: tx_ready follows),
- *     or ERR_PTR(-ENETDOWN) (no rail up).
- *  tbr_link_tx_send() sends the first @len (1..4096) bytes of that buffer
- *     as a DATA frame; the buffer is the link layer's again afterwards. If
- *     the rail went down meanwhile the frame is counted lost (retransmit).
+ *  tbr_link_tx_alloc() reserves one descriptor and returns its buffer of
+ *     TBR_FRAME_SIZE_MAX bytes, or ERR_PTR(-ENOBUFS) (rails up but all
+ *     rings full: tx_ready follows), or ERR_PTR(-ENETDOWN) (no rail up).
+ *  tbr_link_tx_attach() asks the rail to send bytes @at .. @at + @len of
+ *     that buffer from @page instead (TX zero-copy; the rail keeps a page
+ *     reference until the frame is done): 0, or -EOPNOTSUPP when it cannot
+ *     (the caller writes the bytes into the buffer).
+ *  tbr_link_tx_send() sends the first @len (1..TBR_FRAME_SIZE_MAX) bytes of
+ *     that buffer as a DATA frame; the buffer is the link layer's again
+ *     afterwards. If the rail went down meanwhile the frame is counted
+ *     lost (retransmit).
  *  tbr_link_tx_abort() gives the buffer back unsent.
  *  tbr_link_xmit() copies @data into a frame with code @pdf and sends it
  *     (rail links only: management and IP never loop back).
@@ -176,6 +182,8 @@ void tbr_link_put(struct tbr_link *link);	/* context "any" */
  */
 void *tbr_link_tx_alloc(struct tbr_link *link, u32 len);
 void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len);
+int tbr_link_tx_attach(struct tbr_link *link, void *buf, void *at,
+		       struct page *page, u32 page_off, u32 len);
 void tbr_link_tx_abort(struct tbr_link *link, void *buf);
 int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len);
 unsigned int tbr_link_tx_credits(struct tbr_link *link);

@@ -76,6 +76,18 @@ struct tbr_rail_ops {
 	 * held.
 	 */
 	u32 (*poll_cookie)(struct tbr_rail *rail);
+	/*
+	 * Optional, TX zero-copy: send bytes [@off, @off + @len) of the
+	 * reserved, unsent TX frame @frame from @page at @page_off instead of
+	 * frame->buf. Return 0 with a reference on @page held until
+	 * tx_release(), or -EOPNOTSUPP (nothing held; the caller copies).
+	 * tx_release() (required with tx_attach) drops what a TX frame holds
+	 * whenever it goes back to the pool: done, refused or aborted.
+	 * Context "any"; tx_release with link->lock held.
+	 */
+	int (*tx_attach)(struct tbr_rail *rail, struct tbr_frame *frame, u32 off,
+			 struct page *page, u32 page_off, u32 len);
+	void (*tx_release)(struct tbr_rail *rail, struct tbr_frame *frame);
 };
 
 /*

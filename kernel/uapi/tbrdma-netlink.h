@@ -131,6 +131,7 @@ enum tbrdma_stat {
 	TBRDMA_STAT_FWD_DROP_LOOP,	/* came in, dropped: own source, bounced, forged */
 	TBRDMA_STAT_FWD_DROP_FULL,	/* came in, dropped: next hop's rings full */
 	TBRDMA_STAT_BUNDLED,		/* eth: frames sent behind another in one packet */
+	TBRDMA_STAT_TX_ZEROCOPY,	/* tb: frames whose payload was DMA'd from the user's page */
 	__TBRDMA_STAT_MAX,
 };
 #define TBRDMA_STAT_MAX (__TBRDMA_STAT_MAX - 1)

@@ -398,6 +398,29 @@ int tbr_mr_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len, bool to_mr)
 	return 0;
 }
 
+/*
+ * tbr_mr_page - the page of a user MR that holds all of [@iova, @iova + @len)
+ * and the bytes' @offset in it; NULL when the range crosses a page or lies
+ * outside the MR, and for DMA and fast registration MRs (TX zero-copy takes
+ * the page, docs/protocol.md section 8). The caller holds a tbr_mr_get()
+ * reference. Context: any.
+ */
+struct page *tbr_mr_page(struct tbr_mr *mr, u64 iova, u32 len, u32 *offset)
+{
+	unsigned long pg;
+	u64 pos;
+
+	if (mr->fast || !mr->umem || !len || iova < mr->iova || iova + len < iova ||
+	    iova + len > mr->iova + mr->length)
+		return NULL;
+	pos = iova - mr->iova + mr->page_off;
+	pg = pos >> PAGE_SHIFT;
+	*offset = pos & ~PAGE_MASK;
+	if (pg >= mr->npages || *offset + len > PAGE_SIZE)
+		return NULL;
+	return mr->pages[pg];
+}
+
 const struct ib_device_ops tbr_mr_ops = {
 	.alloc_mr = tbr_alloc_mr,
 	.get_dma_mr = tbr_get_dma_mr,

@@ -51,6 +51,7 @@ struct tbr_xqp {
 	struct tbr_send_wqe scratch;	/* tbr_sq_fetch target (lock held) */
 	struct work_struct kick_work;	/* tbr_x_kick ran out of budget */
 	u8 *txvoid;			/* frames with no route are built here */
+	u8 *tx_buf;			/* x->link's frame being built, or NULL */
 	/* UD and GSI */
 	bool ud;
 	bool held;			/* scratch waits for the core to drain */

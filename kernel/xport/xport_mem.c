@@ -14,6 +14,26 @@
 
 static DEFINE_SPINLOCK(tbr_atomic_lock);	/* responder atomics */
 
+/*
+ * TX zero-copy: the @len bytes of @mr at @iova the core is about to copy to
+ * @dst, the payload of the frame it builds (x->tx_buf, right behind the
+ * header), go to the rail as a page instead when they are a whole frame's
+ * payload in one page and the rail takes pages (tb with split frames:
+ * docs/protocol.md section 8). True when the rail took it.
+ */
+static bool tbr_x_tx_zc(struct tbr_xqp *x, struct tbr_mr *mr, u64 iova,
+			void *dst, u32 len)
+{
+	struct page *page;
+	u32 off;
+
+	if (len != TBR_MTU_MAX || !x->tx_buf || (u8 *)dst < x->tx_buf ||
+	    (u8 *)dst > x->tx_buf + TBR_HDR_MAX)
+		return false;
+	page = tbr_mr_page(mr, iova, len, &off);
+	return page && !tbr_link_tx_attach(x->link, x->tx_buf, dst, page, off, len);
+}
+
 int tbr_x_sgl_copy(struct tbr_xqp *x, const struct tbr_sge *sgl,
 		   u32 nsge, u64 off, void *buf, u32 len, bool to_mr)
 {
@@ -40,7 +60,8 @@ int tbr_x_sgl_copy(struct tbr_xqp *x, const struct tbr_sge *sgl,
 				sgl[i].addr + off, n, access);
 		if (!mr)
 			return -TBR_WC_LOC_PROT_ERR;
-		tbr_mr_copy(mr, sgl[i].addr + off, buf, n, to_mr);
+		if (to_mr || n != len || !tbr_x_tx_zc(x, mr, sgl[i].addr + off, buf, n))
+			tbr_mr_copy(mr, sgl[i].addr + off, buf, n, to_mr);
 		tbr_mr_put(mr);
 next:
 		buf += n;
@@ -82,7 +103,7 @@ static int tbr_x_mr_copy(struct tbr_xqp *x, u32 rkey, u64 va, void *buf,
 	mr = tbr_rkey_get(x->qp, rkey, va, len, access);
 	if (!mr)
 		return -TBR_WC_REM_ACCESS_ERR;
-	if (len)
+	if (len && (to_mr || !tbr_x_tx_zc(x, mr, va, buf, len)))
 		tbr_mr_copy(mr, va, buf, len, to_mr);
 	tbr_mr_put(mr);
 	return 0;

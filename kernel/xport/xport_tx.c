@@ -65,6 +65,7 @@ void *tbr_x_tx_alloc(void *ctx, u32 len)
 		x->stalled = true;
 		return NULL;
 	}
+	x->tx_buf = buf;
 	return buf;
 }
 
@@ -107,6 +108,7 @@ void tbr_x_tx_send(void *ctx, void *frame, u32 len)
 {
 	struct tbr_xqp *x = ctx;
 
+	x->tx_buf = NULL;
 	if (frame != x->txvoid)
 		tbr_link_tx_send(x->link, frame, len);
 	else if (x->mcast)
@@ -117,6 +119,7 @@ void tbr_x_tx_abort(void *ctx, void *frame)
 {
 	struct tbr_xqp *x = ctx;
 
+	x->tx_buf = NULL;
 	if (frame != x->txvoid)
 		tbr_link_tx_abort(x->link, frame);
 }

@@ -25,8 +25,12 @@
  *              the device reports atomic_cap != NONE (or --atomics)
  *
  * First every op at the edge sizes (0, 1, the payload per frame on 4096-byte
- * frames 4048 and on 4144-byte ones 4096, each +-1, 65536 and --max-size), then random sizes (log-uniform, 1 B .. --max-size) until
- * --mib MiB of random rounds have moved. Any error completion, unexpected
+ * frames 4048 and on 4144-byte ones 4096, each +-1, 65536 and --max-size),
+ * then random sizes (log-uniform, 1 B .. --max-size) until --mib MiB of
+ * random rounds have moved. WRITE, WRITE_IMM and READ also run once with
+ * 64 KiB and a quarter of their random rounds with page-aligned buffers at
+ * both ends in one WR of one SGE (what TX zero-copy takes), the others with
+ * scattered ones. Any error completion, unexpected
  * completion field or mismatch fails the run (exit 1, "FAIL: ..." on both
  * sides). At the end each side prints the bytes verified per op.
  */
@@ -79,6 +83,7 @@ struct msg {
 };
 
 #define F_INLINE	1
+#define F_ALIGN		2	/* WRITE/READ: one WR, one SGE, both ends page aligned */
 
 /* ---- patterns ----------------------------------------------------------- */
 
@@ -423,7 +428,7 @@ static void chunks(const struct msg *m, size_t *cs, size_t *cl, uint32_t *nwr)
 /* client: WRITE / WRITE_IMM / READ */
 static void client_rdma(const struct msg *m)
 {
-	size_t cs[MAX_WR], cl[MAX_WR], base = GUARD + m->seed % GUARD;
+	size_t cs[MAX_WR], cl[MAX_WR], base = m->flags & F_ALIGN ? 4096 : GUARD + m->seed % GUARD;
 	struct layout l[MAX_WR];
 	struct ibv_sge sge[MAX_WR][16];
 	struct ibv_send_wr wr[MAX_WR + 1];
@@ -801,6 +806,18 @@ static void client_loop(uint64_t seed, uint64_t mib, int atomics)
 			client_round(&m);
 		}
 	}
+	/* 64 KiB of whole pages at both ends: 16 frames each that TX zero-copy takes */
+	for (op = 0; op <= OP_READ && max_size >= 65536; op++) {
+		memset(&m, 0, sizeof(m));
+		m.type = op;
+		m.round = round++;
+		m.size = 65536;
+		m.seed = rnd();
+		m.roff = 4096;
+		m.nwr = m.lsge = m.rsge = 1;
+		m.flags = F_ALIGN;
+		client_round(&m);
+	}
 	if (atomics) {
 		memset(&m, 0, sizeof(m));
 		m.type = OP_ATOMIC;
@@ -820,6 +837,12 @@ static void client_loop(uint64_t seed, uint64_t mib, int atomics)
 		m.lsge = 1 + rnd_below(max_sge);
 		m.rsge = 1 + rnd_below(max_sge);
 		m.flags = rnd_below(2) ? F_INLINE : 0;
+		if (m.type <= OP_READ && !rnd_below(4)) {
+			/* whole pages at both ends: what TX zero-copy takes */
+			m.roff = 4096;
+			m.nwr = m.lsge = 1;
+			m.flags = F_ALIGN;
+		}
 		client_round(&m);
 		moved += m.size;
 	}

@@ -247,6 +247,17 @@ static void test_agree(void **state)
 	b.caps |= TBR_NEGO_CAP_E2E;
 	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
 	assert_true(r.e2e);
+	/* split frames only when both ends announce them */
+	assert_false(r.split);
+	b.caps |= TBR_NEGO_CAP_SPLIT;
+	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
+	assert_false(r.split);
+	a.caps |= TBR_NEGO_CAP_SPLIT;
+	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
+	assert_true(r.split);
+	b.caps &= ~TBR_NEGO_CAP_SPLIT;
+	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
+	assert_false(r.split);
 	/* smaller frames than the rail layer needs */
 	b.frame_size = 2048;
 	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), -ERANGE);

@@ -70,6 +70,12 @@ perf_pair s ib_send_bw -s 4096 -n 100
 "$CTL" links tbrdma0 | tee /tmp/links
 # frames of a page of payload cross the 4096-byte ring frames split in two (tb_priv.h)
 grep -q "^link dev=tbrdma0 .*max_frame=4144" /tmp/links || fail "tb link max_frame is not 4144"
+# TX zero-copy (docs/protocol.md 8): a's WRITEs and SENDs of whole pages went from its MR's pages
+zc=$(sed -n 's/^link dev=tbrdma0 .* tx_zerocopy=\([0-9]*\).*/\1/p' /tmp/links)
+echo "frames sent zero-copy: $zc"
+if [ "$VM_ROLE" = a ]; then
+	[ "${zc:-0}" -ge 800 ] || fail "ib_write_bw's 50 x 64 KiB sent ${zc:-no} frames zero-copy, not >= 800"
+fi
 for r in 0 1; do
 	t=$(sed -n "s/^  rail dev=tbrdma0 link=1 id=$r .* tx_frames=\([0-9]*\).*/\1/p" /tmp/links)
 	[ "${t:-0}" -gt 50 ] || fail "rail $r carried no traffic (tx_frames=${t:-none})"
