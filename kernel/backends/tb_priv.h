@@ -34,11 +34,14 @@ struct tbt_conn;
 /*
  * A frame longer than the ring frame both ends agreed on (a data frame of a
  * page of payload, up to TBR_FRAME_SIZE_MAX) crosses as two ring frames
- * back to back on one ring, when both ends have TBR_NEGO_CAP_SPLIT: a head
- * (code TBR_PDF_HEAD, the frame's first size - ring frame bytes, at most
- * TBT_RX_HEADROOM) and then the rest, one whole ring frame with the frame's
- * own code. The receiver DMAs every frame TBT_RX_HEADROOM bytes into its
- * buffer and copies a head in front of its tail (docs/thunderbolt.md).
+ * back to back on one ring, when both ends have TBR_NEGO_CAP_SPLIT and E2E
+ * (a ring that loses no frame): a head (code TBR_PDF_HEAD | the frame's
+ * code, its first size - ring frame bytes, at most TBT_RX_HEADROOM) and then
+ * the rest, one whole ring frame (code TBR_PDF_TAIL). The receiver DMAs
+ * every frame TBT_RX_HEADROOM bytes into its buffer and copies a head in
+ * front of the tail that follows it at once; a tail without its head, a head
+ * without its tail and a pair around a bad frame are dropped
+ * (docs/protocol.md section 1.4).
  */
 #define TBT_RX_HEADROOM		64
 static_assert(TBR_FRAME_SIZE_MAX - TBT_FRAME_MAX <= TBT_RX_HEADROOM);
@@ -51,6 +54,7 @@ struct tbt_frame {
 	dma_addr_t dma;			/* of f->buf, map_len bytes */
 	u32 map_len;
 	u32 head_len;			/* RX: a held head's bytes */
+	u8 head_pdf;			/* RX: a held head's frame code */
 	bool mapped, is_tx;
 	/* TX zero-copy (tbt_tx_attach): the tail from a user's page */
 	bool zc_mapped;			/* zc_dma maps it, for this send */

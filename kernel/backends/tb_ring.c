@@ -127,8 +127,8 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 	if (head) {
 		fr->rf_head.buffer_phy = fr->dma;
 		fr->rf_head.size = tbr_frame_size_encode(head);
-		fr->rf_head.sof = TBR_PDF_HEAD;
-		fr->rf_head.eof = TBR_PDF_HEAD;
+		fr->rf_head.sof = TBR_PDF_HEAD | f->eof;
+		fr->rf_head.eof = TBR_PDF_HEAD | f->eof;
 		fr->rf_head.flags = 0;
 		fr->rf_head.callback = tbt_head_done;
 		ret = tb_ring_tx(tr->tx, &fr->rf_head);
@@ -137,8 +137,8 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 	}
 	fr->rf.buffer_phy = tail_dma ? tail_dma : fr->dma + head;
 	fr->rf.size = tbr_frame_size_encode(f->size - head);
-	fr->rf.sof = f->sof;
-	fr->rf.eof = f->eof;
+	fr->rf.sof = head ? TBR_PDF_TAIL : f->sof;
+	fr->rf.eof = head ? TBR_PDF_TAIL : f->eof;
 	fr->rf.flags = 0;
 	ret = tb_ring_tx(tr->tx, &fr->rf);
 	if (!ret && tail_dma)
@@ -216,26 +216,36 @@ static void tbt_rx_complete(struct tbt_frame *fr, bool canceled)
 	size = tbr_frame_size_decode(fr->rf.size);
 	dma_sync_single_range_for_cpu(tr->dma_dev, fr->dma, TBT_RX_HEADROOM, size,
 				      DMA_FROM_DEVICE);
-	if (fr->rf.eof == TBR_PDF_HEAD) {
+	if (fr->rf.eof & TBR_PDF_HEAD) {
 		tbt_rx_drop_head(tr, true);
-		if (fr->rf.sof != TBR_PDF_HEAD || size > TBT_RX_HEADROOM) {
+		if (fr->rf.sof != fr->rf.eof || size > TBT_RX_HEADROOM) {
 			tbr_rail_count(tr->rail, TBR_CNT_RX_ERRORS, 1);
 			tbr_rail_rx_recycle(tr->rail, f);
 			return;
 		}
 		fr->head_len = size;
+		fr->head_pdf = fr->rf.eof & ~TBR_PDF_HEAD;
 		tr->rx_head = fr;
 		return;
 	}
 	h = tr->rx_head;
-	if (h) {
-		tr->rx_head = NULL;
-		data -= h->head_len;
-		memcpy(data, (u8 *)h->f->buf + TBT_RX_HEADROOM, h->head_len);
-		size += h->head_len;
-		tbr_rail_rx_recycle(tr->rail, h->f);
+	if (fr->rf.eof != TBR_PDF_TAIL) {
+		tbt_rx_drop_head(tr, true);
+		tbr_rail_rx_data(tr->rail, f, data, size, fr->rf.sof, fr->rf.eof);
+		return;
 	}
-	tbr_rail_rx_data(tr->rail, f, data, size, fr->rf.sof, fr->rf.eof);
+	if (!h || fr->rf.sof != TBR_PDF_TAIL) {
+		tbt_rx_drop_head(tr, true);
+		tbr_rail_count(tr->rail, TBR_CNT_RX_ERRORS, 1);
+		tbr_rail_rx_recycle(tr->rail, f);
+		return;
+	}
+	tr->rx_head = NULL;
+	data -= h->head_len;
+	memcpy(data, (u8 *)h->f->buf + TBT_RX_HEADROOM, h->head_len);
+	size += h->head_len;
+	tbr_rail_rx_recycle(tr->rail, h->f);
+	tbr_rail_rx_data(tr->rail, f, data, size, h->head_pdf, h->head_pdf);
 }
 
 /* NHI ring work (process context): TX completions, canceled RX frames. */

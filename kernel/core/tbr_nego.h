@@ -129,7 +129,7 @@ int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m);
 struct tbr_nego_result {
 	u8 rails;
 	bool e2e;
-	bool split;		/* both split frames (TBR_NEGO_CAP_SPLIT) */
+	bool split;		/* both split frames (TBR_NEGO_CAP_SPLIT), and E2E */
 	u16 tx_ring;		/* our TX ring = min(our TX, their RX) */
 	u16 rx_ring;		/* our RX ring = min(our RX, their TX) */
 	u32 frame_size;

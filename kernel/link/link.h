@@ -44,11 +44,17 @@ enum tbr_pdf {
 	TBR_PDF_MGMT = 2,	/* management datagram, daemon to daemon */
 	TBR_PDF_NET = 3,	/* Ethernet frame of the netdev tbrN (IP) */
 	TBR_PDF_ROUTED = 4,	/* one of the above for another host (route.c) */
-	TBR_PDF_HEAD = 5,	/* tb: the head of a split frame (tb_priv.h) */
+	TBR_PDF_TAIL = 5,	/* tb: the rest of a split frame (tb_priv.h) */
 };
+/* tb: TBR_PDF_HEAD | code: the head of a split frame of that code */
+#define TBR_PDF_HEAD		0x8
 #define TBR_PDF_RX_MASK		(BIT(TBR_PDF_DATA) | BIT(TBR_PDF_MGMT) | \
 				 BIT(TBR_PDF_NET) | BIT(TBR_PDF_ROUTED) | \
-				 BIT(TBR_PDF_HEAD))
+				 BIT(TBR_PDF_TAIL) | \
+				 BIT(TBR_PDF_HEAD | TBR_PDF_DATA) | \
+				 BIT(TBR_PDF_HEAD | TBR_PDF_MGMT) | \
+				 BIT(TBR_PDF_HEAD | TBR_PDF_NET) | \
+				 BIT(TBR_PDF_HEAD | TBR_PDF_ROUTED))
 
 /* Counters (per rail and per link), u64 each, see docs/netlink.md. */
 enum tbr_cnt {

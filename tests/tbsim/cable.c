@@ -230,7 +230,7 @@ static struct packet_type cable_pt = {
 };
 
 /*
- * Send one packet on cable @c. Any context; a w->flags of 1 corrupts the
+ * Send one packet on cable @c. Any context; TBSIM_WIRE_CRC in w->flags corrupts the
  * CRC (fault injection). 0 or -errno (no interface, not up, no memory).
  */
 int tbsim_cable_xmit(struct tbsim_cable *c, const struct tbsim_wire *w,
@@ -255,7 +255,7 @@ int tbsim_cable_xmit(struct tbsim_cable *c, const struct tbsim_wire *w,
 	h = skb_put(skb, sizeof(*h));
 	*h = *w;
 	h->len = cpu_to_le16(len);
-	h->crc = cpu_to_le32(crc32_le(~0, payload, len) ^ (w->flags ? ~0U : 0));
+	h->crc = cpu_to_le32(crc32_le(~0, payload, len) ^ (w->flags & TBSIM_WIRE_CRC ? ~0U : 0));
 	h->flags = 0;
 	skb_put_data(skb, payload, len);
 	skb->dev = dev;

@@ -44,7 +44,7 @@
 #include "tbsim.h"
 
 static atomic_t tx_frames, rx_frames, rx_dropped, tx_dropped, rx_crc, rx_overrun;
-static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx, resyncs;
+static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx, resyncs, rx_gap;
 static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
 
 static struct tbsim_ring *to_sr(struct tb_ring *ring)
@@ -78,7 +78,7 @@ static void ring_tx_one(struct tb_ring *ring, struct ring_frame *f, u32 seq)
 		return;
 	}
 	if (tbsim_fault_crc && atomic_inc_return(&nth_crc) % tbsim_fault_crc == 0)
-		w.flags = 1;	/* the receiver's CRC check fails */
+		w.flags = TBSIM_WIRE_CRC;	/* the receiver's CRC check fails */
 	rcu_read_lock();
 	if (tbsim_xd_path_of(ring->hop, true, &c, &hopid)) {
 		w.hopid = cpu_to_le16(hopid);
@@ -312,9 +312,12 @@ static bool rx_deliver(struct tbsim_ring *sr, const void *data, size_t len,
 		atomic_inc(&rx_overrun);
 		len = min_t(size_t, len, TBSIM_FRAME_MAX);
 	}
-	if (w->flags) {
+	if (w->flags & TBSIM_WIRE_CRC) {
 		flags |= RING_DESC_CRC_ERROR;
 		atomic_inc(&rx_crc);
+	} else if (w->flags & TBSIM_WIRE_GAP) {
+		flags |= RING_DESC_CRC_ERROR;
+		atomic_inc(&rx_gap);
 	}
 	memcpy(frame_va(ring, f), data, len);
 	f->size = len & 0xfff;
@@ -353,11 +356,18 @@ static void rx_backlog(struct tbsim_ring *sr)
  * A frame from the cable for our RX ring @hop (softirq). Dropped when the
  * ring is not there or stopped, when its PDFs are outside the ring's masks,
  * or, without E2E, when no buffer is posted.
+ *
+ * A Thunderbolt link loses no frame of an E2E ring; this cable can (UDP, a
+ * fault knob). The first frame the ring takes after frames were lost, on
+ * the cable or here, arrives with a CRC error, the damage hardware reports,
+ * so a driver that pairs consecutive frames (tbrdma's split frames) never
+ * pairs across a gap (rx_gap counts them).
  */
 void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
-		   const struct tbsim_wire *w)
+		   const struct tbsim_wire *w_in)
 {
 	struct tb_nhi *nhi = &tbsim.nhi;
+	struct tbsim_wire wire = *w_in, *w = &wire;
 	struct tbsim_ring *sr;
 	struct tb_ring *ring;
 	unsigned long flags;
@@ -371,8 +381,12 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
 	sr = to_sr(ring);
 	spin_lock(&ring->lock);
 	/* frames the peer's ring sent before this one never arrived: lost on the cable */
-	if (sr->rx_synced && (s32)(seq - sr->rx_next) > 0)
+	if (sr->rx_synced && (s32)(seq - sr->rx_next) > 0) {
 		atomic_add(seq - sr->rx_next, &rx_lost);
+		sr->rx_gap = true;
+	}
+	if (sr->rx_gap)
+		w->flags |= TBSIM_WIRE_GAP;
 	sr->rx_next = seq + 1;	/* a step back: the peer's TX ring is a new one */
 	sr->rx_synced = true;
 	sr->rx_quiet = 0;
@@ -392,6 +406,7 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
 		}
 		nobuf = !ok;
 	}
+	sr->rx_gap = !ok;
 	credit_check(sr);
 	spin_unlock(&ring->lock);
 out:
@@ -595,13 +610,14 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
 			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
-			  "credits_tx=%d credits_rx=%d resyncs=%d\n",
+			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d\n",
 			  atomic_read(&tx_frames), atomic_read(&tx_dropped),
 			  atomic_read(&rx_frames), atomic_read(&rx_dropped),
 			  atomic_read(&rx_crc), atomic_read(&rx_overrun),
 			  atomic_read(&rx_lost), atomic_read(&rx_nobuf),
 			  atomic_read(&tx_waits), atomic_read(&credits_tx),
-			  atomic_read(&credits_rx), atomic_read(&resyncs));
+			  atomic_read(&credits_rx), atomic_read(&resyncs),
+			  atomic_read(&rx_gap));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };

@@ -57,12 +57,15 @@ struct tbsim_wire {
 	u8 kind;
 	u8 sof;		/* frame: PDF of the first; control: 0 */
 	u8 eof;		/* frame: PDF of the last; control: the packet type */
-	u8 flags;
+	u8 flags;	/* TBSIM_WIRE_* */
 	__le16 hopid;	/* frame: the path's HopID on the cable */
 	__le16 len;	/* payload bytes */
 	__le32 crc;	/* crc32_le of the payload */
 	__le32 seq;	/* frame: the TX ring's count; credit: the next frame expected */
 } __packed;
+
+#define TBSIM_WIRE_CRC	0x1	/* the frame arrives with a CRC error (fault knob) */
+#define TBSIM_WIRE_GAP	0x2	/* receiver only: frames before it were lost */
 
 /* E2E credit grant for one HopID (payload of TBSIM_WIRE_CREDIT) */
 struct tbsim_credit {
@@ -143,6 +146,7 @@ struct tbsim_ring {
 	/* RX, ring.lock: next frame expected from the peer, limit granted */
 	u32 rx_next, granted;
 	bool rx_synced;
+	bool rx_gap;			/* a frame was lost: mark the next one bad */
 	unsigned int rx_quiet;		/* periodic grants since the last frame */
 	unsigned long rx_last;		/* jiffies of the last frame (or start) */
 	struct work_struct credit_work;	/* RX E2E: grant credits to the peer */

@@ -255,6 +255,10 @@ static void test_agree(void **state)
 	a.caps |= TBR_NEGO_CAP_SPLIT;
 	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
 	assert_true(r.split);
+	b.caps &= ~TBR_NEGO_CAP_E2E;		/* and only with E2E */
+	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
+	assert_false(r.split);
+	b.caps |= TBR_NEGO_CAP_E2E;
 	b.caps &= ~TBR_NEGO_CAP_SPLIT;
 	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
 	assert_false(r.split);
