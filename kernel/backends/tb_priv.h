@@ -14,6 +14,7 @@
 
 #include "link/rail.h"
 #include "core/tbr_nego.h"
+#include "core/tbr_split.h"
 
 #define TBT_POLL_BUDGET		64	/* RX frames per tasklet run */
 
@@ -39,11 +40,11 @@ struct tbt_conn;
  * code, its first size - ring frame bytes, at most TBT_RX_HEADROOM) and then
  * the rest, one whole ring frame (code TBR_PDF_TAIL). The receiver DMAs
  * every frame TBT_RX_HEADROOM bytes into its buffer and copies a head in
- * front of the tail that follows it at once; a tail without its head, a head
- * without its tail and a pair around a bad frame are dropped
- * (docs/protocol.md section 1.4).
+ * front of the tail that follows it at once (core/tbr_split.c pairs them);
+ * a tail without its head, a head without its tail and a pair around a bad
+ * frame are dropped (docs/protocol.md section 1.4).
  */
-#define TBT_RX_HEADROOM		64
+#define TBT_RX_HEADROOM		TBR_SPLIT_HEADROOM
 static_assert(TBR_FRAME_SIZE_MAX - TBT_FRAME_MAX <= TBT_RX_HEADROOM);
 
 struct tbt_frame {
@@ -53,8 +54,6 @@ struct tbt_frame {
 	struct tbt_rail *tr;
 	dma_addr_t dma;			/* of f->buf, map_len bytes */
 	u32 map_len;
-	u32 head_len;			/* RX: a held head's bytes */
-	u8 head_pdf;			/* RX: a held head's frame code */
 	bool mapped, is_tx;
 	/* TX zero-copy (tbt_tx_attach): the tail from a user's page */
 	bool zc_mapped;			/* zc_dma maps it, for this send */
@@ -77,7 +76,7 @@ struct tbt_rail {
 	unsigned int nfr;
 	u32 ring_frame;			/* the agreed ring frame size */
 	u32 frame_max;			/* largest frame: ring_frame, or split */
-	struct tbt_frame *rx_head;	/* a head waiting for its tail (poll) */
+	struct tbr_split_rx split;	/* RX: a head waiting for its tail (poll) */
 };
 
 struct tbt_conn {

@@ -169,36 +169,28 @@ const struct tbr_rail_ops tbt_rail_ops = {
 	.tx_release = tbt_tx_release,
 };
 
-/*
- * The head a split frame's tail did not follow (a bad frame came, or
- * another head): back to the ring, counted as an RX error when @bad.
- * The poll tasklet, or teardown once it is stopped.
- */
-static void tbt_rx_drop_head(struct tbt_rail *tr, bool bad)
+/* A ring frame tbr_split_rx() gave back: posted again. */
+static void tbt_rx_recycle(struct tbt_rail *tr, void *fr)
 {
-	struct tbt_frame *h = tr->rx_head;
-
-	if (!h)
-		return;
-	tr->rx_head = NULL;
-	if (bad)
-		tbr_rail_count(tr->rail, TBR_CNT_RX_ERRORS, 1);
-	tbr_rail_rx_recycle(tr->rail, h->f);
+	if (fr)
+		tbr_rail_rx_recycle(tr->rail, ((struct tbt_frame *)fr)->f);
 }
 
 /*
  * One received (or canceled) RX frame to the rail layer; BH disabled, in
  * ring order: received ones from the poll tasklet, canceled ones from the
- * ring's work when it stops (which leaves a held head to the teardown). A
- * head is held until the next frame, its tail, and copied in front of it:
- * the frame is whole in the tail's buffer.
+ * ring's work when it stops (which leaves a held head to the teardown).
+ * Split frames (core/tbr_split.c): a head is held until the next frame; a
+ * tail right behind it gets the head copied in front of it, so the frame is
+ * whole in the tail's buffer.
  */
 static void tbt_rx_complete(struct tbt_frame *fr, bool canceled)
 {
 	struct tbt_rail *tr = fr->tr;
 	struct tbr_frame *f = fr->f;
 	u8 *data = (u8 *)f->buf + TBT_RX_HEADROOM;
-	struct tbt_frame *h;
+	struct tbr_split_out out;
+	bool bad;
 	u32 size;
 
 	if (canceled) {
@@ -206,46 +198,36 @@ static void tbt_rx_complete(struct tbt_frame *fr, bool canceled)
 		f->callback(tr->rail, f, true);
 		return;
 	}
-	if (fr->rf.flags & (RING_DESC_CRC_ERROR | RING_DESC_BUFFER_OVERRUN)) {
-		tbt_rx_drop_head(tr, true);
+	bad = fr->rf.flags & (RING_DESC_CRC_ERROR | RING_DESC_BUFFER_OVERRUN);
+	size = tbr_frame_size_decode(fr->rf.size);
+	if (!bad)
+		dma_sync_single_range_for_cpu(tr->dma_dev, fr->dma, TBT_RX_HEADROOM,
+					      size, DMA_FROM_DEVICE);
+	switch (tbr_split_rx(&tr->split, fr, fr->rf.sof, fr->rf.eof, size, bad, &out)) {
+	case TBR_SPLIT_BAD:
 		f->flags = TBR_FRAME_CRC_ERROR;
 		f->size = 0;
 		f->callback(tr->rail, f, false);
-		return;
-	}
-	size = tbr_frame_size_decode(fr->rf.size);
-	dma_sync_single_range_for_cpu(tr->dma_dev, fr->dma, TBT_RX_HEADROOM, size,
-				      DMA_FROM_DEVICE);
-	if (fr->rf.eof & TBR_PDF_HEAD) {
-		tbt_rx_drop_head(tr, true);
-		if (fr->rf.sof != fr->rf.eof || size > TBT_RX_HEADROOM) {
-			tbr_rail_count(tr->rail, TBR_CNT_RX_ERRORS, 1);
-			tbr_rail_rx_recycle(tr->rail, f);
-			return;
-		}
-		fr->head_len = size;
-		fr->head_pdf = fr->rf.eof & ~TBR_PDF_HEAD;
-		tr->rx_head = fr;
-		return;
-	}
-	h = tr->rx_head;
-	if (fr->rf.eof != TBR_PDF_TAIL) {
-		tbt_rx_drop_head(tr, true);
+		break;
+	case TBR_SPLIT_HOLD:
+		break;
+	case TBR_SPLIT_DISCARD:
+		tbt_rx_recycle(tr, fr);
+		break;
+	case TBR_SPLIT_DELIVER:
 		tbr_rail_rx_data(tr->rail, f, data, size, fr->rf.sof, fr->rf.eof);
-		return;
+		break;
+	case TBR_SPLIT_JOIN:
+		data -= out.head_len;
+		memcpy(data, (u8 *)((struct tbt_frame *)out.head)->f->buf + TBT_RX_HEADROOM,
+		       out.head_len);
+		tbt_rx_recycle(tr, out.head);
+		tbr_rail_rx_data(tr->rail, f, data, size + out.head_len, out.pdf, out.pdf);
+		break;
 	}
-	if (!h || fr->rf.sof != TBR_PDF_TAIL) {
-		tbt_rx_drop_head(tr, true);
-		tbr_rail_count(tr->rail, TBR_CNT_RX_ERRORS, 1);
-		tbr_rail_rx_recycle(tr->rail, f);
-		return;
-	}
-	tr->rx_head = NULL;
-	data -= h->head_len;
-	memcpy(data, (u8 *)h->f->buf + TBT_RX_HEADROOM, h->head_len);
-	size += h->head_len;
-	tbr_rail_rx_recycle(tr->rail, h->f);
-	tbr_rail_rx_data(tr->rail, f, data, size, h->head_pdf, h->head_pdf);
+	tbt_rx_recycle(tr, out.drop);
+	if (out.errors)
+		tbr_rail_count(tr->rail, TBR_CNT_RX_ERRORS, out.errors);
 }
 
 /* NHI ring work (process context): TX completions, canceled RX frames. */
@@ -314,8 +296,10 @@ static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
 	}
 	if (tr->rx)
 		tasklet_kill(&tr->poll);
+	/* a head whose tail never came: the tasklet is stopped */
 	local_bh_disable();
-	tbt_rx_drop_head(tr, false);
+	tbt_rx_recycle(tr, tr->split.held);
+	tr->split.held = NULL;
 	local_bh_enable();
 	if (tr->rail)
 		tbr_rail_down(tr->rail);

@@ -29,6 +29,7 @@
 #include <linux/types.h>
 
 #include "tbr_limits.h"
+#include "core/tbr_split.h"
 
 struct tbr_dev;
 struct tbr_link;
@@ -44,10 +45,10 @@ enum tbr_pdf {
 	TBR_PDF_MGMT = 2,	/* management datagram, daemon to daemon */
 	TBR_PDF_NET = 3,	/* Ethernet frame of the netdev tbrN (IP) */
 	TBR_PDF_ROUTED = 4,	/* one of the above for another host (route.c) */
-	TBR_PDF_TAIL = 5,	/* tb: the rest of a split frame (tb_priv.h) */
+	TBR_PDF_TAIL = TBR_SPLIT_PDF_TAIL, /* tb: the rest of a split frame */
 };
 /* tb: TBR_PDF_HEAD | code: the head of a split frame of that code */
-#define TBR_PDF_HEAD		0x8
+#define TBR_PDF_HEAD		TBR_SPLIT_PDF_HEAD
 #define TBR_PDF_RX_MASK		(BIT(TBR_PDF_DATA) | BIT(TBR_PDF_MGMT) | \
 				 BIT(TBR_PDF_NET) | BIT(TBR_PDF_ROUTED) | \
 				 BIT(TBR_PDF_TAIL) | \

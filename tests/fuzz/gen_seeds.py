@@ -13,6 +13,8 @@ fuzz_eth:     sequences of eth rail frames after the Ethernet header (docs/eth.m
               2-byte big-endian length and the frame: hellos, frames, fragments, broken.
 fuzz_route:   routed frames (docs/protocol.md 7): for us, to forward, hop limit 0/1, our own
               source, broken; and bytes that read as a valid forwarding table.
+fuzz_split:   ring frame sequences of fuzz_split.c's 4-byte records (SOF, EOF, size, damaged):
+              head + tail pairs, lone tails, heads without tails, damage between them.
 fuzz_nego's seeds are committed as they are (corpus/fuzz_nego).
 """
 import hashlib
@@ -81,6 +83,24 @@ def main(outdir):
     daemon_seeds(outdir)
     eth_seeds(outdir)
     route_seeds(outdir)
+    split_seeds(outdir)
+
+
+def split_seeds(outdir):
+    def rec(sof, eof, size, bad=False):
+        return bytes([sof, eof, size & 0xff, (size >> 8) & 0x1f | (0x80 if bad else 0)])
+
+    def head(pdf, size=32):
+        return rec(8 | pdf, 8 | pdf, size)
+
+    tail = rec(5, 5, 4096)
+    write(outdir, "fuzz_split", {
+        "pairs": head(1) + tail + rec(1, 1, 100) + head(4, 48) + tail,
+        "lone_tail": tail + rec(2, 2, 200),
+        "two_heads": head(1) + head(3, 40) + tail,
+        "damaged": head(1) + rec(5, 5, 4096, True) + tail,
+        "long_head": head(1, 65) + tail + head(1, 64) + tail,
+    })
 
 
 def route_seeds(outdir):
