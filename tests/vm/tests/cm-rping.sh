@@ -1,7 +1,8 @@
 # rdma_cm between two emulated hosts over one emulated rail: QP1 (GSI, over the UD path)
-# carries the CM MADs. rping (10 verified ping-pongs), ib_write_bw -R (perftest's rdma_cm
-# connection setup), ucmatose and rdma_server/rdma_client; then rmmod tbrdma while ib_cm,
-# rdma_cm and rdma_ucm stay loaded (the MAD agents hold QP1 until the device unregisters).
+# carries the CM MADs. rping (10 verified ping-pongs), ucmatose and rdma_server/rdma_client;
+# then rmmod tbrdma while ib_cm, rdma_cm and rdma_ucm stay loaded (the MAD agents hold QP1 until
+# the device unregisters). No perftest -R: Debian 12's perftest 4.5-0.17 crashes in its rdma_cm
+# retry whenever its client's REQ beats the server's listen (docs/testing.md, flakes).
 # vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
@@ -36,11 +37,6 @@ srv rping -s -a 10.88.0.2 -C 10 -v
 cli rping rping -c -a 10.88.0.2 -C 10 -v
 grep -c 'ping data' /tmp/cli.log | grep -qx 10 || { cat /tmp/cli.log; fail "rping: not 10 pings"; }
 echo "rping: 10 pings in $(echo "$(date +%s.%N) - $t0" | bc) s"
-
-step "ib_write_bw -R"
-srv ib_write_bw -d tbrdma1 -R -F -n 100
-cli "ib_write_bw -R" ib_write_bw -d tbrdma0 -R -F -n 100 10.88.0.2
-echo "ib_write_bw -R: $(grep -E '^ *65536 ' /tmp/cli.log | tr -s ' ')"
 
 step "ucmatose"
 srv ucmatose -b 10.88.0.2

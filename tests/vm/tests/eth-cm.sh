@@ -3,7 +3,7 @@
 # made and connected) and UD (ibv_ud_pingpong), i.e. QP1/GSI, CM MADs and UD datagrams over the
 # rails between two kernels.
 # Not perftest's -R: Debian 12's perftest 4.5-0.17 crashes retrying a rejected data connection
-# (docs/testing.md, the flakes); cm-rping runs ib_write_bw -R between two namespaces of one VM.
+# (docs/testing.md, the flakes); no test runs it.
 # vm-count: 2
 # vm-rails: 2
 # vm-timeout: 420

@@ -1,7 +1,8 @@
 # Same-device loopback (issue 18): both ends of every connection on ONE device, no rail between
 # them (kernel/link/loop.c): ibv_rc/uc/ud/srq_pingpong with -c (every received buffer checked), rping
 # -v -V (10 verified pings), ucmatose, udaddy (rdma_cm over QP1), perftest ib_write_bw, ib_read_bw,
-# ib_send_bw, ib_write_lat with and without -R (rdma_cm), all unmodified, each bounded by
+# ib_send_bw, ib_write_lat (-x GID; not -R: Debian 12's perftest 4.5-0.17 crashes in its rdma_cm
+# retry when its client's REQ beats the server's listen, docs/testing.md), all unmodified, each bounded by
 # `timeout`. The loopback counters (tbrdma-ctl devs loop_*, rdma statistic loopback_*) carry the
 # bytes while the cable's link counters stay still. tbrdma0 also has a 2-rail emulated cable to
 # tbrdma1 (netns h1): the same perftest runs across it, for the numbers. tbrdma2 has no cable at
@@ -99,26 +100,19 @@ cm udaddy udaddy -b 10.88.0.1 -- udaddy -s 10.88.0.1
 tail -1 /tmp/cli.log
 moved rdma_cm 1000
 
-# perf WHERE TOOL ARGS...: WHERE loop (both ends tbrdma0) or cable (server tbrdma1 in h1), each
-# with -R (rdma_cm) or -x GID; prints "WHERE TOOL ARGS: <the last result row>"
+# perf WHERE TOOL ARGS...: WHERE loop (both ends tbrdma0) or cable (server tbrdma1 in h1), with
+# -x GID; prints "WHERE TOOL ARGS: <the last result row>"
 perf() {
 	local where=$1 tool=$2 ns="" sdev=tbrdma0 addr=10.88.0.1 sx cx srv
 	shift 2
 	sx=(-x "$GID0")
 	cx=(-x "$GID0")
 	case $where in
-	cable*) ns=h1; sdev=tbrdma1; addr=10.88.0.2; sx=(-x "$GID1") ;;
-	esac
-	case $where in
-	*-cm) sx=(-R); cx=(-R) ;;
+	cable) ns=h1; sdev=tbrdma1; addr=10.88.0.2; sx=(-x "$GID1") ;;
 	esac
 	$ns timeout 90 "$tool" -d "$sdev" "${sx[@]}" -F "$@" > /tmp/srv.log 2>&1 &
 	srv=$!
-	if [ "${sx[0]}" = -R ]; then
-		wait_for 20 cm_listening "$tool"
-	else
-		wait_for 20 listening "$ns"
-	fi
+	wait_for 20 listening "$ns"
 	if ! timeout 90 "$tool" -d tbrdma0 "${cx[@]}" -F "$@" "$addr" > /tmp/cli.log 2>&1; then
 		cat /tmp/cli.log /tmp/srv.log
 		fail "$where $tool $*: client failed"
@@ -129,15 +123,13 @@ perf() {
 		"$(sed -n 's/^ *ibv_wr\* API *: *//p' /tmp/cli.log)"
 }
 
-step "perftest on tbrdma0 alone (GID and rdma_cm), then across the 2-rail cable"
+step "perftest on tbrdma0 alone, then across the 2-rail cable"
 echo "columns: bw: bytes iters peak avg[MB/s] Mpps; lat: bytes iters min max typical avg ... [us]"
 mark
-for where in loop loop-cm; do
-	for t in ib_write_bw ib_read_bw ib_send_bw; do
-		perf "$where" "$t" -s 65536 -n 200
-	done
-	perf "$where" ib_write_lat -s 64 -n 500
+for t in ib_write_bw ib_read_bw ib_send_bw; do
+	perf loop "$t" -s 65536 -n 200
 done
+perf loop ib_write_lat -s 64 -n 500
 moved perftest $((3 * 200 * 65536))
 for where in cable; do
 	for t in ib_write_bw ib_read_bw ib_send_bw; do
