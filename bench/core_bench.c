@@ -59,6 +59,7 @@ struct ring {
 	_Alignas(64) _Atomic uint32_t head;	/* producer */
 	_Alignas(64) _Atomic uint32_t tail;	/* consumer */
 	_Alignas(64) struct slot *slots;
+	uint32_t tail_seen;			/* producer's last read of tail */
 };
 
 struct end {
@@ -93,6 +94,7 @@ static int ring_init(struct ring *r)
 {
 	atomic_store(&r->head, 0);
 	atomic_store(&r->tail, 0);
+	r->tail_seen = 0;
 	r->slots = aligned_alloc(64, sizeof(struct slot) * RING_SLOTS);
 	return r->slots ? 0 : -ENOMEM;
 }
@@ -171,7 +173,13 @@ static void *op_tx_alloc(void *ctx, uint32_t len)
 		struct ring *r = e->out[(e->next + i) % e->nout];
 		uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 
-		if (head - atomic_load_explicit(&r->tail, memory_order_acquire) < RING_SLOTS) {
+		/*
+		 * Read the consumer's index only when the last value read says
+		 * full: it is on a cache line the other core writes.
+		 */
+		if (head - r->tail_seen >= RING_SLOTS)
+			r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+		if (head - r->tail_seen < RING_SLOTS) {
 			e->next = (e->next + i + 1) % e->nout;
 			e->pending = &r->slots[head % RING_SLOTS];
 			e->pending_ring = r;
@@ -229,9 +237,12 @@ static bool drain(struct end *e)
 
 			tbr_tqp_rx(e->qp, s->data, s->len, t);
 			tail++;
-			atomic_store_explicit(&r->tail, tail, memory_order_release);
+			/* slots back to the producer every 16 frames, not each */
+			if (!(tail % 16))
+				atomic_store_explicit(&r->tail, tail, memory_order_release);
 			any = true;
 		}
+		atomic_store_explicit(&r->tail, tail, memory_order_release);
 	}
 	return any;
 }
