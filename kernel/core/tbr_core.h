@@ -298,6 +298,7 @@ struct tbr_tqp_counters {
 				   * duplicates (DSACK): reordering, not loss */
 	u64 read_hole_rtx;	/* READ chunks re-requested by the hole timer */
 	u64 tail_probes;	/* tail loss probes sent (tbr_req_loss.c) */
+	u64 cwnd_cuts;		/* congestion window reductions (loss, timeout) */
 };
 
 /* Creation-time configuration. */
@@ -326,6 +327,10 @@ struct tbr_tqp_cfg {
 #define TBR_SQ_DEPTH_MAX	16384
 #define TBR_WIN_MIN		64
 #define TBR_WIN_MAX		4096
+/* default floor of the congestion window (conn.cwnd_min), PSNs */
+#define TBR_CWND_MIN		16
+/* the congestion window of a new connection, PSNs (slow start from it) */
+#define TBR_CWND_INIT		32
 
 /* Connection attributes (modify_qp to RTR/RTS). */
 struct tbr_tqp_conn {
@@ -358,6 +363,16 @@ struct tbr_tqp_conn {
 	u64 reo_wnd_max_ns;	/* ceiling; 0 = timeout_ns / 2 */
 	u64 uc_reorder_ns;	/* UC responder: time a hole may stay open */
 	u8 tail_probe;		/* RC: tail loss probes (default 1) */
+	/*
+	 * RC requester congestion window (docs/protocol.md 3.9): the PSNs in
+	 * flight are held to cwnd <= win, which starts at TBR_CWND_INIT
+	 * (slow start up to win), halves on a
+	 * loss found (once per flight), falls to cwnd_min on a retransmit
+	 * timeout and grows back by slow start and one PSN per window
+	 * acknowledged. cwnd_min is its floor (a power of two is not needed);
+	 * 0 = no congestion window (always the whole window).
+	 */
+	u32 cwnd_min;
 };
 
 /* timeouts in a row with the tx path full that are not counted as retries */

@@ -155,6 +155,15 @@ struct tbr_tqp {
 	u8 reo_persist;		/* rounds with losses before reo_mult decays */
 	u8 rack_lost;		/* losses detected in this round */
 	u8 rd_hole_retry;	/* READ hole verdict found tx full */
+	/* congestion window (tbr_req_loss.c, conn.cwnd_min) */
+	u32 cwnd;		/* PSNs that may be in flight, <= win */
+	u32 ssthresh;		/* slow start below, one PSN per window above */
+	u32 cwnd_acc;		/* PSNs acknowledged towards the next +1 */
+	u32 cwnd_mark;		/* losses of PSNs before this were counted */
+	u32 cwnd_lo;		/* first PSN found lost in the last cut */
+	u32 cwnd_undo;		/* its fast retransmits not yet DSACKed */
+	u32 cwnd_prior;		/* cwnd and ssthresh before the last cut */
+	u32 ssthresh_prior;
 	u32 rd_out;		/* READ/ATOMIC WRs started, not retired */
 	u32 retries_left;
 	u64 rtx_mark;		/* cnt.retransmits at the last counted RTO */
@@ -408,6 +417,17 @@ void tbr_resp_advance(struct tbr_tqp *qp);
  * timer due soon (docs/protocol.md 3.4). Linux's TCP waits 2 jiffies at least.
  */
 #define TBR_PTO_MIN_NS		1000000ull
+
+void tbr_req_cwnd_reset(struct tbr_tqp *qp);
+void tbr_req_cwnd_cut(struct tbr_tqp *qp, u32 psn, bool timeout);
+void tbr_req_cwnd_grow(struct tbr_tqp *qp, u32 n);
+
+/* @n PSNs were passed by una: the congestion window may open. */
+static inline void tbr_req_cwnd_open(struct tbr_tqp *qp, u32 n)
+{
+	if (qp->cwnd < qp->wmask + 1)
+		tbr_req_cwnd_grow(qp, n);
+}
 
 static inline struct tbr_swqe *tbr_wr(struct tbr_tqp *qp, u32 msn)
 {

@@ -57,6 +57,7 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	qp->rnr_until = TBR_NO_DEADLINE;
 	qp->rtx_active = 0;
 	qp->halted = 0;
+	tbr_req_cwnd_reset(qp);
 }
 
 static const u8 tbr_wr_wire_op[] = {
@@ -305,8 +306,10 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 		i += k;
 	}
 	qp->una = tbr_psn_add(qp->una, n);
-	if (n)
+	if (n) {
 		tbr_req_round(qp);
+		tbr_req_cwnd_open(qp, n);
+	}
 
 	while (qp->sq_head != qp->sq_tail) {
 		struct tbr_swqe *wr = tbr_wr(qp, qp->sq_head);
@@ -410,6 +413,9 @@ static bool tbr_req_sweep(struct tbr_tqp *qp, u64 now)
 		p = tbr_psn_add(p, tbr_bm_run(qp->done, w, p, (u32)left));
 		if (tbr_psn_diff(qp->rtx_end, p) <= 0)
 			break;
+		/* no more than the congestion window: on as una moves */
+		if ((u32)tbr_psn_diff(p, qp->una) >= qp->cwnd)
+			return false;
 		if (qp->halted &&
 		    (s32)(qp->psn_msn[p & qp->wmask] - qp->halt_msn) >= 0)
 			break;
@@ -475,7 +481,7 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 
 	while (qp->sq_next != qp->sq_tail && !qp->halted && !qp->error) {
 		struct tbr_swqe *w = tbr_wr(qp, qp->sq_next);
-		u32 n = 1, i, fi;
+		u32 n = 1, i, fi, out;
 		int ret;
 
 		if (w->opcode == TBR_WR_LOCAL) {
@@ -506,7 +512,9 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 			if (n > qp->read_chunk)
 				n = qp->read_chunk;
 		}
-		if ((u32)tbr_psn_diff(qp->cur_psn, qp->una) + n > win)
+		/* the window, and the congestion window once a PSN is out */
+		out = (u32)tbr_psn_diff(qp->cur_psn, qp->una);
+		if (out + n > win || (out && out + n > qp->cwnd))
 			break;
 		for (i = 0; i < n; i++) {
 			u32 p = tbr_psn_add(qp->cur_psn, i) & qp->wmask;
@@ -792,6 +800,7 @@ void tbr_req_timer(struct tbr_tqp *qp, u64 now)
 		return;
 	}
 	qp->retries_left--;
+	tbr_req_cwnd_cut(qp, qp->una, true);
 	tbr_req_start_sweep(qp);
 	tbr_req_arm(qp, now);
 }

@@ -14,7 +14,8 @@
  * 8985): the rails reorder frames by design, so a hole in the SACK bitmap
  * means nothing by itself. A frame is deemed lost only when a frame sent
  * after it has been delivered and the reordering window has passed since:
- * now >= xts + rack_rtt + reo_wnd. The window is the larger of
+ * now > xts + rack_rtt + reo_wnd (an ACK due at that very moment still
+ * counts). The window is the larger of
  *  - reo_mult * min_rtt / 4 (at most srtt): reo_mult starts at
  *    TBR_REO_MULT_INIT and grows by one per flight in which the responder
  *    reports a fast-retransmitted frame as a duplicate (DSACK), decaying
@@ -122,6 +123,95 @@ void tbr_req_round(struct tbr_tqp *qp)
 }
 
 /*
+ * Congestion window (docs/protocol.md 3.9), after TCP's (RFC 5681) with
+ * Linux's undo: rails may drop frames when the peer or a switch cannot keep
+ * up (Ethernet, a QEMU socket), and a requester that keeps a whole window
+ * of frames in flight into a queue that overflows loses more of each burst
+ * the more it resends. cwnd starts at TBR_CWND_INIT and doubles every
+ * round trip up to the window (slow start; a lossless link never shrinks
+ * it afterwards), halves when a frame sent after the last cut is found lost
+ * (RACK, a READ response hole), drops to cwnd_min on a retransmit timeout,
+ * and grows back by slow start up to ssthresh, then by one PSN per window of
+ * PSNs acknowledged. A cut whose fast retransmits all come back as
+ * duplicates (DSACK: reordering on the rails, nothing was lost) is undone.
+ */
+void tbr_req_cwnd_reset(struct tbr_tqp *qp)
+{
+	u32 w = tbr_win(qp), init = TBR_CWND_INIT;
+
+	if (init < qp->conn.cwnd_min)
+		init = qp->conn.cwnd_min;
+	/* no congestion window: the whole window from the start */
+	qp->cwnd = qp->conn.cwnd_min && qp->cfg.type == TBR_QPT_RC &&
+		   init < w ? init : w;
+	qp->ssthresh = w;
+	qp->cwnd_acc = 0;
+	qp->cwnd_mark = qp->conn.sq_psn;
+	qp->cwnd_lo = qp->conn.sq_psn;
+	qp->cwnd_undo = 0;
+	qp->cwnd_prior = qp->cwnd;
+	qp->ssthresh_prior = qp->cwnd;
+}
+
+/* @psn was found lost (RACK, READ hole) or, @timeout, the RTO expired. */
+void tbr_req_cwnd_cut(struct tbr_tqp *qp, u32 psn, bool timeout)
+{
+	u32 w = tbr_win(qp), min = qp->conn.cwnd_min, half;
+
+	if (!min || qp->cfg.type != TBR_QPT_RC)
+		return;
+	if (min > w)
+		min = w;
+	if (!timeout && tbr_psn_diff(psn, qp->cwnd_mark) < 0) {
+		/* this flight was cut already: one more resend to undo */
+		if (qp->cwnd_undo && tbr_psn_diff(psn, qp->cwnd_lo) >= 0)
+			qp->cwnd_undo++;
+		return;
+	}
+	qp->cwnd_prior = qp->cwnd;
+	qp->ssthresh_prior = qp->ssthresh;
+	half = qp->cwnd / 2;
+	qp->ssthresh = half > min ? half : min;
+	qp->cwnd = timeout ? min : qp->ssthresh;
+	qp->cwnd_acc = 0;
+	qp->cwnd_mark = qp->snd_nxt;
+	qp->cwnd_lo = psn;
+	qp->cwnd_undo = timeout ? 0 : 1;
+	qp->cnt.cwnd_cuts++;
+}
+
+void tbr_req_cwnd_grow(struct tbr_tqp *qp, u32 n)
+{
+	u32 w = tbr_win(qp);
+
+	if (qp->cwnd < qp->ssthresh) {
+		qp->cwnd += n;
+	} else {
+		qp->cwnd_acc += n;
+		while (qp->cwnd_acc >= qp->cwnd) {
+			qp->cwnd_acc -= qp->cwnd;
+			qp->cwnd++;
+		}
+	}
+	if (qp->cwnd >= w) {
+		qp->cwnd = w;
+		qp->cwnd_acc = 0;
+	}
+}
+
+/* The fast retransmit of @psn was a duplicate at the peer (DSACK). */
+static void tbr_req_cwnd_spurious(struct tbr_tqp *qp, u32 psn)
+{
+	if (!qp->cwnd_undo || tbr_psn_diff(psn, qp->cwnd_lo) < 0 ||
+	    tbr_psn_diff(psn, qp->cwnd_mark) >= 0 || --qp->cwnd_undo)
+		return;
+	if (qp->cwnd < qp->cwnd_prior)
+		qp->cwnd = qp->cwnd_prior;
+	if (qp->ssthresh < qp->ssthresh_prior)
+		qp->ssthresh = qp->ssthresh_prior;
+}
+
+/*
  * The responder saw PSN @psn twice (DSACK). If we fast-retransmitted it,
  * the original was only late: widen the reordering window, at most once
  * per flight. frx has 2 * win bits so the answer may come back after the
@@ -136,6 +226,7 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
 		return;
 	qp->frx[i >> 6] &= ~(1ull << (i & 63));
 	qp->cnt.spurious_retransmits++;
+	tbr_req_cwnd_spurious(qp, psn);
 	if (tbr_psn_diff(psn, qp->reo_mark) < 0)
 		return;
 	qp->reo_mark = qp->snd_nxt;
@@ -149,7 +240,7 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
 /*
  * RACK loss detection, run when an ACK or response arrives: every hole (not
  * done, not a READ/ATOMIC response slot, not yet resent in this round) sent
- * before the last delivered PSN is lost once now >= xts + rack_rtt +
+ * before the last delivered PSN is lost once now > xts + rack_rtt +
  * reo_wnd. xts grows with the PSN, so the scan stops at the first hole that
  * is not due yet. That hole arms the reordering timer for its due time plus
  * srtt: when no ACK comes any more (the frames after the hole were the last
@@ -191,13 +282,21 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 			u32 qi = q & qp->wmask;
 			u64 due = qp->xts[qi] + due0;
 
-			if (now < due) {
+			if (now <= due) {
 				qp->rack_deadline = due + qp->srtt;
 				return;
 			}
 			if (qp->halted &&
 			    (s32)(qp->psn_msn[qi] - qp->halt_msn) >= 0)
 				return;
+			if ((u32)tbr_psn_diff(q, qp->una) >= qp->cwnd) {
+				/*
+				 * Beyond the congestion window: resent as ACKs
+				 * move una (each runs this again), or here.
+				 */
+				qp->rack_deadline = now + qp->srtt;
+				return;
+			}
 			if (tbr_req_resend(qp, q) == q) {
 				/* tx full: again once progress is called */
 				qp->rack_deadline = now;
@@ -207,6 +306,7 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 			tbr_bm_set(qp->frx, q & (2 * w - 1));
 			qp->rack_lost = 1;
 			qp->cnt.fast_retransmits++;
+			tbr_req_cwnd_cut(qp, q, false);
 			v &= v - 1;
 		}
 		p = tbr_psn_add(p, k);
@@ -268,6 +368,7 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
 		qp->rd_hole_retry = 1;
 		return;
 	}
+	tbr_req_cwnd_cut(qp, q, false);
 	for (; q != next; q = tbr_psn_add(q, 1))
 		tbr_bm_set(qp->rtxd, q & qp->wmask);
 	qp->cnt.read_hole_rtx++;

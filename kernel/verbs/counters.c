@@ -29,6 +29,7 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_XCNT_MAX] = {
 	[TBR_XCNT_SPURIOUS_RETRANSMITS].name = "spurious_retransmits",
 	[TBR_XCNT_TIMEOUTS].name = "timeouts",
 	[TBR_XCNT_TAIL_PROBES].name = "tail_probes",
+	[TBR_XCNT_CWND_CUTS].name = "cwnd_cuts",
 	[TBR_XCNT_DUPLICATES].name = "duplicates",
 	[TBR_XCNT_OUT_OF_WINDOW].name = "out_of_window",
 	[TBR_XCNT_RX_MALFORMED].name = "rx_malformed",

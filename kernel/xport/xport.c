@@ -47,6 +47,11 @@ static bool tail_probe = true;
 module_param(tail_probe, bool, 0644);
 MODULE_PARM_DESC(tail_probe, "RC tail loss probes for QPs connected from now on (default 1)");
 
+/* docs/protocol.md 3.9; 0 (no congestion window) only to measure what it changes */
+static uint cwnd_min = TBR_CWND_MIN;
+module_param(cwnd_min, uint, 0644);
+MODULE_PARM_DESC(cwnd_min, "RC congestion window floor in frames for QPs connected from now on, 0 = no congestion window (default 16)");
+
 /* ---- receive WQEs and completions ---------------------------------------- */
 
 static int tbr_x_get_recv(void *ctx, struct tbr_tqp_recv *out)
@@ -509,6 +514,7 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 	v[TBR_XCNT_SPURIOUS_RETRANSMITS] += c->spurious_retransmits;
 	v[TBR_XCNT_TIMEOUTS] += c->timeouts;
 	v[TBR_XCNT_TAIL_PROBES] += c->tail_probes;
+	v[TBR_XCNT_CWND_CUTS] += c->cwnd_cuts;
 	v[TBR_XCNT_DUPLICATES] += c->duplicates;
 	v[TBR_XCNT_OUT_OF_WINDOW] += c->out_of_window;
 	v[TBR_XCNT_RX_MALFORMED] += c->rx_malformed;
@@ -582,6 +588,7 @@ static void tbr_x_conn(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
 	conn->rnr_retry = qp->attr.rnr_retry;
 	conn->min_rnr_timer_ns = tbr_rnr_timer_ns(qp->attr.min_rnr_timer);
 	conn->tail_probe = READ_ONCE(tail_probe);
+	conn->cwnd_min = READ_ONCE(cwnd_min);
 }
 
 /*

@@ -281,6 +281,20 @@ static void sim_schedule(struct sim *s, struct sim_frame *f)
 		frame_put(s, f);
 		return;
 	}
+	if (s->f.bneck_ns) {
+		uint64_t *idle = &s->bneck_free[f->dst];
+		uint64_t start = *idle > s->now ? *idle : s->now;
+
+		if ((start - s->now) / s->f.bneck_ns >= s->f.bneck_cap) {
+			s->dropped++;
+			s->bneck_drops++;
+			s->inflight--;
+			frame_put(s, f);
+			return;
+		}
+		*idle = start + s->f.bneck_ns;
+		f->at += *idle - s->now;
+	}
 	heap_push(s, f);
 }
 
@@ -472,6 +486,8 @@ int sim_reset(struct sim *s, const struct tbr_tqp_conn *conn, uint64_t seed)
 	s->rr = 0;
 	s->inflight = 0;
 	s->dropped = s->duplicated = s->delivered = 0;
+	s->bneck_free[0] = s->bneck_free[1] = 0;
+	s->bneck_drops = 0;
 	memset(&s->f, 0, sizeof(s->f));
 	s->f.rails = 1;
 	s->tap = NULL;

@@ -93,6 +93,14 @@ struct sim_faults {
 					 * stops draining its rings (with tx_cap) */
 	unsigned int drop_to[2];	/* lose the next N frames sent to ep[i]
 					 * (a chosen frame: a ping-pong's tail) */
+	/*
+	 * A bottleneck in front of each end (a slower link, a receiver's
+	 * socket buffer): frames to ep[i] leave it one per bneck_ns in
+	 * order; one that finds bneck_cap frames waiting is lost (tail
+	 * drop). 0: none.
+	 */
+	uint64_t bneck_ns;
+	unsigned int bneck_cap;
 };
 
 struct sim {
@@ -108,6 +116,8 @@ struct sim {
 	struct sim_frame *free_frames;
 	unsigned int nheap, heap_cap;
 	uint64_t dropped, duplicated, delivered;
+	uint64_t bneck_free[2];		/* the bottleneck to ep[i] idle from */
+	uint64_t bneck_drops;		/* of dropped: by a full bottleneck */
 	/* optional tap on every delivered frame (tests of replay) */
 	void (*tap)(struct sim *s, int dst, const uint8_t *buf, uint32_t len);
 	void *tap_ctx;

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * test_cwnd.c - the RC requester's congestion window (docs/protocol.md 3.9)
+ * over the in-memory wire: untouched on a lossless link, fewer frames lost
+ * into a bottleneck that drops when full, the floor after a timeout, and
+ * a cut undone when its retransmissions were only reordering.
+ */
+#include "tcommon.h"
+#include "tbr_priv.h"	/* struct tbr_tqp: cwnd, ssthresh */
+
+#ifdef TEST_DEBUG
+#include <stdio.h>
+#define TDBG(...) fprintf(stderr, __VA_ARGS__)
+#else
+#define TDBG(...) do { } while (0)
+#endif
+
+#define MSG_LEN		(64u << 10)
+#define NMSG		64
+
+static void big_win(struct tbr_tqp_cfg *c)
+{
+	c->win = 1024;
+}
+
+static void no_cwnd(struct tbr_tqp_conn *c)
+{
+	c->cwnd_min = 0;
+}
+
+/*
+ * NMSG WRITEs of MSG_LEN from ep0 to ep1, posted as the send queue takes
+ * them, every byte verified and every completion successful. Returns the
+ * virtual time it took.
+ */
+static uint64_t stream_writes(struct sim *s)
+{
+	struct sim_ep *rq = &s->ep[0], *rs = &s->ep[1];
+	size_t len = (size_t)MSG_LEN * NMSG;
+	uint8_t *a = malloc(len), *b = calloc(1, len);
+	unsigned int i = 0, ncq0 = rq->ncq;
+	uint32_t rkey = 0x70 + rs->nmr;
+	uint64_t t0 = s->now;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	tfill(s, a, len);
+	assert_true(sim_add_mr(rs, rkey, b, len, SIM_ACC_WRITE) >= 0);
+	while (i < NMSG) {
+		int ret = tpost(rq, TBR_WR_WRITE, i, a + (size_t)i * MSG_LEN,
+				MSG_LEN, taddr(b + (size_t)i * MSG_LEN), rkey, 0);
+
+		if (ret == -ENOSPC) {
+			assert_true(rq->ncq - ncq0 < i || tbr_tqp_sq_space(rq->qp));
+			sim_run(s, 1000);
+			continue;
+		}
+		assert_int_equal(ret, 0);
+		i++;
+	}
+	assert_true(sim_run(s, 60 * T_SEC));
+	assert_int_equal(rq->ncq - ncq0, NMSG);
+	for (i = 0; i < NMSG; i++) {
+		assert_int_equal(rq->cq[ncq0 + i].status, TBR_WC_SUCCESS);
+		assert_int_equal(rq->cq[ncq0 + i].wr_id, i);
+	}
+	assert_memory_equal(a, b, len);
+	assert_false(tbr_tqp_in_error(rq->qp));
+	free(a);
+	free(b);
+	return s->now - t0;
+}
+
+/* No loss, no cut: the whole window stays open. */
+static void test_cwnd_lossless(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 1, big_win, NULL);
+	struct tbr_tqp *qp = s->ep[0].qp;
+
+	s->f.rails = 4;
+	stream_writes(s);
+	assert_int_equal(tbr_tqp_counters(qp)->cwnd_cuts, 0);
+	assert_int_equal(tbr_tqp_counters(qp)->retransmits, 0);
+	assert_int_equal(qp->cwnd, 1024);
+	sim_free(s);
+}
+
+/*
+ * A bottleneck of 32 frames in front of the responder, draining one frame
+ * per microsecond: a whole window in flight overflows it. With the
+ * congestion window far fewer frames are lost and the stream ends sooner.
+ */
+static void test_cwnd_bottleneck(void **state)
+{
+	uint64_t t[2], drops[2], cuts[2], rtx[2];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		struct sim *s = tsim(TBR_QPT_RC, 7, big_win, k ? no_cwnd : NULL);
+		const struct tbr_tqp_counters *c = tbr_tqp_counters(s->ep[0].qp);
+
+		s->f.bneck_ns = 1000;
+		s->f.bneck_cap = 32;
+		t[k] = stream_writes(s);
+		drops[k] = s->bneck_drops;
+		cuts[k] = c->cwnd_cuts;
+		rtx[k] = c->retransmits;
+		TDBG("cwnd %s: %llu ns, drops %llu, rtx %llu, cuts %llu, tmo %llu\n",
+		     k ? "off" : "on", (unsigned long long)t[k],
+		     (unsigned long long)drops[k], (unsigned long long)rtx[k],
+		     (unsigned long long)cuts[k], (unsigned long long)c->timeouts);
+		sim_free(s);
+	}
+	assert_true(cuts[0] > 0);
+	assert_int_equal(cuts[1], 0);
+	assert_true(drops[1] > 0);
+	assert_true(drops[0] * 4 < drops[1]);
+	assert_true(rtx[0] * 4 < rtx[1]);
+	assert_true(t[0] < t[1]);
+}
+
+/*
+ * Every frame lost for a while: the retransmit timeout drops the window to
+ * its floor, and it grows back once frames get through.
+ */
+static void test_cwnd_timeout_floor(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 3, big_win, NULL);
+	struct sim_ep *rq = &s->ep[0], *rs = &s->ep[1];
+	struct tbr_tqp *qp = rq->qp;
+	static uint8_t a[MSG_LEN], b[MSG_LEN];
+
+	tfill(s, a, sizeof(a));
+	assert_int_equal(sim_add_mr(rs, 0x77, b, sizeof(b), SIM_ACC_WRITE), 0);
+	s->f.rail_down_mask = 1;
+	assert_int_equal(tpost(rq, TBR_WR_WRITE, 1, a, MSG_LEN, taddr(b),
+			       0x77, 0), 0);
+	while (!tbr_tqp_counters(qp)->timeouts)
+		sim_run(s, 10000);
+	assert_true(tbr_tqp_counters(qp)->cwnd_cuts > 0);
+	assert_int_equal(qp->cwnd, TBR_CWND_MIN);
+	s->f.rail_down_mask = 0;
+	assert_true(sim_run(s, 60 * T_SEC));
+	assert_int_equal(rq->ncq, 1);
+	assert_int_equal(rq->cq[0].status, TBR_WC_SUCCESS);
+	assert_memory_equal(a, b, sizeof(b));
+	assert_true(qp->cwnd > TBR_CWND_MIN);
+	stream_writes(s);
+	assert_true(qp->cwnd > qp->ssthresh);
+	sim_free(s);
+}
+
+/*
+ * Frames only reordered, never lost: a cut made on a fast retransmit the
+ * peer reports as a duplicate is undone, so reordering rails keep the
+ * whole window.
+ */
+static void test_cwnd_undo(void **state)
+{
+	unsigned int seed, undone = 0;
+
+	for (seed = 0; seed < 64; seed++) {
+		struct sim *s = tsim(TBR_QPT_RC, 40 + seed, big_win, NULL);
+		struct tbr_tqp *qp = s->ep[0].qp;
+		const struct tbr_tqp_counters *c = tbr_tqp_counters(qp);
+
+		s->f.rails = 2 + seed % 3;
+		s->f.spray_random = true;
+		s->f.jitter_ns = 20000 * (1 + seed / 16);
+		stream_writes(s);
+		TDBG("seed %u: fast %llu spurious %llu cuts %llu cwnd %u\n", seed,
+		     (unsigned long long)c->fast_retransmits,
+		     (unsigned long long)c->spurious_retransmits,
+		     (unsigned long long)c->cwnd_cuts, qp->cwnd);
+		assert_int_equal(s->dropped, 0);
+		assert_int_equal(c->timeouts, 0);
+		if (c->cwnd_cuts && c->spurious_retransmits == c->fast_retransmits) {
+			/*
+			 * Every cut undone. Without the undo the window would
+			 * still be near half: above ssthresh it grows by one
+			 * PSN per window, a few dozen over this stream.
+			 */
+			assert_int_equal(qp->cwnd, 1024);
+			assert_int_equal(qp->ssthresh, 1024);
+			undone++;
+		}
+		sim_free(s);
+	}
+	assert_true(undone > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cwnd_lossless),
+		cmocka_unit_test(test_cwnd_bottleneck),
+		cmocka_unit_test(test_cwnd_timeout_floor),
+		cmocka_unit_test(test_cwnd_undo),
+	};
+
+	tfilter();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
