@@ -80,6 +80,7 @@ core_md() {
 	done
 	echo
 	echo
+	core1_md
 	echo "CPU use of the two threads (1.00 = one CPU busy for the whole point; 2 is the most):"
 	echo
 	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
@@ -91,6 +92,21 @@ core_md() {
 		done
 		echo
 	done
+}
+# one thread driving both ends (core1.csv): the per CPU-second ratio without idle polling
+core1_md() {
+	local f=$OUT/core1.csv s
+	[ -s "$f" ] || return 0
+	echo "One thread driving both ends in turn (\`core_bench -1 -r 1 -t\`, docs/bench/core1.csv): the"
+	echo "CPU time is the work alone, both copies and the transport of both ends, with no idle polling"
+	echo "and no frame handed between cores, as a kernel softirq does the work of the frames it is given."
+	echo "Per CPU-second Gb/s (ratio to memcpy; the ceiling is again 0.5):"
+	echo
+	printf '| size |'; for s in $(awk -F, 'NR > 1 { print $2 }' "$f"); do printf ' %s |' "$(human "$s")"; done; echo
+	printf '|---|'; awk -F, 'NR > 1 { printf "---:|" }' "$f"; echo
+	printf '| 1 rail |'; awk -F, 'NR > 1 { printf " %.1f (%.2f) |", $8, $10 }' "$f"; echo
+	printf '| memcpy |'; awk -F, 'NR > 1 { printf " %.1f |", $9 }' "$f"; echo
+	echo
 }
 core_plots() {
 	local f=$OUT/core.csv r plot= plot2= plot3=
@@ -371,6 +387,9 @@ headline_md() {
 		awk -F, 'NR > 1 && ($2 == 4096 || $2 == 65536 || $2 == 1048576) && ($1 == 1 || $1 == 8) {
 			printf "- core, %d rail(s), %d KiB: %.1f Gb/s vs memcpy %.1f Gb/s = %.2f (wall clock); " \
 				"per CPU-second %.1f vs %.1f = %.2f\n", $1, $2 / 1024, $3, $5, $6, $8, $9, $10 }' "$c"
+		[ ! -s "$OUT/core1.csv" ] || awk -F, 'NR > 1 && $2 >= 65536 {
+			printf "- core, one thread for both ends, 1 rail, %d KiB: per CPU-second %.1f vs memcpy %.1f = %.2f\n",
+				$2 / 1024, $8, $9, $10 }' "$OUT/core1.csv"
 		awk -F, 'NR > 1 { if ($6 > best) { best = $6; r = $1; s = $2 } }
 			END { printf "- core, best wall-clock ratio of the run: %.2f (%d rail(s), %d B)\n", best, r, s }' "$c"
 	fi

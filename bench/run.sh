@@ -2,6 +2,7 @@
 # bench/run.sh: `make bench`. Measures, then regenerates docs/bench.md, docs/bench/*.csv and
 # docs/bench/*.png (bench/report.sh). Steps (each one's output is a CSV in docs/bench/):
 #   1. core.csv      transport core vs single-core memcpy, host, native: rails 1..8 x 64 B..4 MiB
+#      core1.csv     the same with one thread driving both ends (core_bench -1): per CPU-second
 #   2. cpu.csv       instructions per message and per byte: callgrind on core_bench -1 -n MSGS
 #      flame_*.svg   (step "flame") flame graphs of the core's hot paths: perf record of
 #                    core_bench -1 at 64 B (chained) and 4 KiB, 1 rail, drawn by bench/flamegraph.py
@@ -47,14 +48,14 @@ publish() {
 rm -f "$B"/prev.*
 
 if [ -n "$QUICK" ]; then
-	RAILS=1,2,4,8 SIZES=64,4K,64K,1M SECS=0.2
+	RAILS=1,2,4,8 SIZES=64,4K,64K,1M SECS=0.2 SIZES1=64K,1M
 	CG_SIZES="64 4096 65536" CG_RAILS="1"
 	VM_BW_SIZES="4096 65536" VM_LAT_SIZES="64" VM_BW_BYTES=1048576 VM_LAT_ITERS=50
 	VM_RAILS_BW_SIZES="65536" VM_RAILS_LAT_SIZES="64" VM_RAILS_N="1 2"
 	STRIPE_MSGS=8 VM_RUNS=1
 	HOPS_RUNS=1 HOPS_BW_BYTES=4194304 HOPS_LAT_ITERS=50
 else
-	RAILS=1,2,3,4,5,6,7,8 SIZES=64,256,1K,4K,16K,64K,256K,1M,4M SECS=0.4
+	RAILS=1,2,3,4,5,6,7,8 SIZES=64,256,1K,4K,16K,64K,256K,1M,4M SECS=0.4 SIZES1=4K,64K,256K,1M,4M
 	CG_SIZES="64 1024 4096 65536 1048576" CG_RAILS="1 4"
 	VM_BW_SIZES="64 4096 65536 1048576" VM_LAT_SIZES="64 4096" VM_BW_BYTES=4194304 VM_LAT_ITERS=200
 	VM_RAILS_BW_SIZES="4096 65536" VM_RAILS_LAT_SIZES="64" VM_RAILS_N="1 2 4"
@@ -84,6 +85,13 @@ if has core; then
 		"$B/core_bench" -r "$RAILS" -s "$SIZES" -t "$SECS" > "$B/core.csv.tmp"
 	[ -s "$B/core.csv.tmp" ] &&
 		publish "$B/core.csv.tmp" core.csv || log "core_bench FAILED"
+	# the same core with one thread driving both ends: CPU time is work only (no idle polling,
+	# no frame crossing between cores), the measure of what a byte costs
+	log "1b. one thread, both ends: 1 rail, sizes $SIZES1"
+	CORE_BENCH_RTO_MS=${CORE_BENCH_RTO_MS:-1000} \
+		"$B/core_bench" -1 -r 1 -s "$SIZES1" -t "$SECS" > "$B/core1.csv.tmp"
+	[ -s "$B/core1.csv.tmp" ] &&
+		publish "$B/core1.csv.tmp" core1.csv || log "core_bench -1 FAILED"
 fi
 
 # msgs MSGSIZE: a fixed workload of about 64 MiB (at least 16 messages, at most 20000)
