@@ -294,7 +294,8 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 				 * Beyond the congestion window: resent as ACKs
 				 * move una (each runs this again), or here.
 				 */
-				qp->rack_deadline = now + qp->srtt;
+				due = qp->srtt + tbr_req_reo_wnd(qp);
+				qp->rack_deadline = now + (due ? due : 1);
 				return;
 			}
 			if (tbr_req_resend(qp, q) == q) {
