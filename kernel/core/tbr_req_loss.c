@@ -283,7 +283,8 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 			u64 due = qp->xts[qi] + due0;
 
 			if (now <= due) {
-				qp->rack_deadline = due + qp->srtt;
+				/* strictly after due, where the verdict is taken */
+				qp->rack_deadline = due + qp->srtt + 1;
 				return;
 			}
 			if (qp->halted &&
@@ -291,11 +292,11 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 				return;
 			if ((u32)tbr_psn_diff(q, qp->una) >= qp->cwnd) {
 				/*
-				 * Beyond the congestion window: resent as ACKs
-				 * move una (each runs this again), or here.
+				 * Beyond the congestion window: resent when an
+				 * ACK moves una (each runs this again); with no
+				 * ACK left to come the probe or the timeout
+				 * does. No timer: nothing changes before an ACK.
 				 */
-				due = qp->srtt + tbr_req_reo_wnd(qp);
-				qp->rack_deadline = now + (due ? due : 1);
 				return;
 			}
 			if (tbr_req_resend(qp, q) == q) {

@@ -17,6 +17,7 @@ fuzz_split:   ring frame sequences of fuzz_split.c's 4-byte records (SOF, EOF, s
               head + tail pairs, lone tails, heads without tails, damage between them.
 fuzz_nego's seeds are committed as they are (corpus/fuzz_nego).
 """
+import base64
 import hashlib
 import hmac
 import os
@@ -76,6 +77,11 @@ def main(outdir):
     # raw frame record
     raw = frame(1, bytes(10), ext=struct.pack(">IIIII", 0, 0, 10, 0, 0))
     seeds["raw_send"] = bytes([0x00, 0, 1]) + struct.pack("<H", len(raw)) + raw
+    # found by fuzz_rx (2026-12-05): with srtt 0 a RACK hole not yet lost
+    # re-armed the QP timer at its own due time and spun there
+    seeds["rack_due_spin"] = base64.b64decode(
+        "SAQA3t7e3twFAAAEAdwAAAQB3MAABAT23AXcAuCTBAD9ol82nwLgky4FgAEHBNwFwAEBBAfc"
+        "BcABAuCTBAAC4JMEANwFwAEC4JMEAALgkwQA")
     for name, data in seeds.items():
         with open(os.path.join(rx, name), "wb") as fh:
             fh.write(data)
