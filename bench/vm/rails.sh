@@ -1,7 +1,8 @@
 # bench: tbrdma vs rdma_rxe across two VMs joined by 4 virtio NIC rails, in one boot: tbrdma0
 # bound to the first 1, then 2, then 4 rails (eth backend, one device striping them all); rxe0 can
 # be bound to one netdev only, so it runs over the first rail throughout. Over 1 rail the latency
-# tools run once more in tbrdma's poll mode (busy_poll_us), as stack tbrdma-poll. Lines:
+# tools run once more in tbrdma's poll mode (busy_poll_us), as stack tbrdma-poll, and the bandwidth
+# tools without the congestion window (cwnd_min=0), as stack tbrdma-nocwnd. Lines:
 # BENCH,railsN,tbrdma|tbrdma-poll|rxe,TOOL,SIZE,VALUE (bench.lib).
 # vm-count: 2
 # vm-rails: 4
@@ -71,6 +72,20 @@ for n in $RAILS_N; do
 		done
 		echo 0 > /sys/module/tbrdma/parameters/busy_poll_us
 		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/busy_poll*
+		# without the congestion window (docs/protocol.md 3.9): the bandwidth tools again, as
+		# tbrdma-nocwnd (both VMs set it: each end is a requester for some tool)
+		cwnd_min=$(cat /sys/module/tbrdma/parameters/cwnd_min)
+		echo 0 > /sys/module/tbrdma/parameters/cwnd_min
+		for run in $(seq "$RUNS"); do
+			for tool in $TOOLS; do
+				case "$tool" in *_bw) ;; *) continue ;; esac
+				for size in $(bench_sizes "$tool"); do
+					pair_perf rails1 tbrdma-nocwnd "$tool" "$size" tbrdma0 "$GID" "$PEER"
+				done
+			done
+		done
+		echo "$cwnd_min" > /sys/module/tbrdma/parameters/cwnd_min
+		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/cwnd_cuts
 	fi
 	"$CTL" links tbrdma0
 	rdma statistic show link tbrdma0/1

@@ -329,8 +329,6 @@ struct tbr_tqp_cfg {
 #define TBR_WIN_MAX		4096
 /* default floor of the congestion window (conn.cwnd_min), PSNs */
 #define TBR_CWND_MIN		16
-/* the congestion window of a new connection, PSNs (slow start from it) */
-#define TBR_CWND_INIT		32
 
 /* Connection attributes (modify_qp to RTR/RTS). */
 struct tbr_tqp_conn {
@@ -365,14 +363,16 @@ struct tbr_tqp_conn {
 	u8 tail_probe;		/* RC: tail loss probes (default 1) */
 	/*
 	 * RC requester congestion window (docs/protocol.md 3.9): the PSNs in
-	 * flight are held to cwnd <= win, which starts at TBR_CWND_INIT
-	 * (slow start up to win), halves on a
-	 * loss found (once per flight), falls to cwnd_min on a retransmit
-	 * timeout and grows back by slow start and one PSN per window
-	 * acknowledged. cwnd_min is its floor (a power of two is not needed);
-	 * 0 = no congestion window (always the whole window).
+	 * flight are held to cwnd <= win, which starts at cwnd_init (0: the
+	 * whole window; else what an earlier connection over the same link
+	 * ended with), halves on a loss found (once per flight), falls to
+	 * cwnd_min on a retransmit timeout and grows back by slow start and
+	 * one PSN per window acknowledged. cwnd_min is its floor (a power of
+	 * two is not needed); 0 = no congestion window (always the whole
+	 * window).
 	 */
 	u32 cwnd_min;
+	u32 cwnd_init;
 };
 
 /* timeouts in a row with the tx path full that are not counted as retries */
@@ -483,6 +483,12 @@ u32 tbr_ud_grh(const u8 *uda, u32 len, bool imm, u8 *grh);
  */
 const u8 *tbr_ud_frame_dgid(const void *frame, u32 len);
 const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp);
+/*
+ * The congestion window the QP's requester has now (PSNs): a later
+ * connection over the same link may start from it (conn.cwnd_init). 0: the
+ * QP has none (not connected, not RC, or conn.cwnd_min 0).
+ */
+u32 tbr_tqp_cwnd(const struct tbr_tqp *qp);
 
 /*
  * Whether the requester waits for its peer: WRs not yet sent, or frames

@@ -127,9 +127,10 @@ void tbr_req_round(struct tbr_tqp *qp)
  * Linux's undo: rails may drop frames when the peer or a switch cannot keep
  * up (Ethernet, a QEMU socket), and a requester that keeps a whole window
  * of frames in flight into a queue that overflows loses more of each burst
- * the more it resends. cwnd starts at TBR_CWND_INIT and doubles every
- * round trip up to the window (slow start; a lossless link never shrinks
- * it afterwards), halves when a frame sent after the last cut is found lost
+ * the more it resends. cwnd starts at the whole window (a lossless link
+ * never shrinks it; no slow start: a QP's first burst goes at full speed),
+ * or where an earlier QP over the same link ended (conn.cwnd_init, kept by
+ * the kernel per link), halves when a frame sent after the last cut is found lost
  * (RACK, a READ response hole), drops to cwnd_min on a retransmit timeout,
  * and grows back by slow start up to ssthresh, then by one PSN per window of
  * PSNs acknowledged. A cut whose fast retransmits all come back as
@@ -137,14 +138,17 @@ void tbr_req_round(struct tbr_tqp *qp)
  */
 void tbr_req_cwnd_reset(struct tbr_tqp *qp)
 {
-	u32 w = tbr_win(qp), init = TBR_CWND_INIT;
+	u32 w = tbr_win(qp), init = qp->conn.cwnd_init;
 
 	if (init < qp->conn.cwnd_min)
 		init = qp->conn.cwnd_min;
-	/* no congestion window: the whole window from the start */
-	qp->cwnd = qp->conn.cwnd_min && qp->cfg.type == TBR_QPT_RC &&
-		   init < w ? init : w;
-	qp->ssthresh = w;
+	/*
+	 * The whole window, or what the link was found to carry (cwnd_init):
+	 * from there on only one PSN per window more, as after a cut.
+	 */
+	qp->cwnd = qp->conn.cwnd_init && qp->conn.cwnd_min &&
+		   qp->cfg.type == TBR_QPT_RC && init < w ? init : w;
+	qp->ssthresh = qp->cwnd;
 	qp->cwnd_acc = 0;
 	qp->cwnd_mark = qp->conn.sq_psn;
 	qp->cwnd_lo = qp->conn.sq_psn;

@@ -211,6 +211,13 @@ bool tbr_tqp_in_error(const struct tbr_tqp *qp)
 	return qp->error;
 }
 
+u32 tbr_tqp_cwnd(const struct tbr_tqp *qp)
+{
+	if (!qp->connected || !qp->conn.cwnd_min || qp->cfg.type != TBR_QPT_RC)
+		return 0;
+	return qp->cwnd;
+}
+
 const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp)
 {
 	return &qp->cnt;

@@ -113,6 +113,9 @@ struct tbr_link {
 	bool stalled;		/* an ENOBUFS happened: wake the upper layer */
 	atomic64_t cnt[TBR_CNT_MAX];
 	void *upper_priv;	/* for the transport, untouched here */
+	u32 cwnd_hint;		/* for the transport: the congestion window its
+				 * last RC QP over this link ended with (PSNs),
+				 * 0 none; READ_ONCE/WRITE_ONCE, untouched here */
 	void *obs_priv;		/* for the observers (sysfs), untouched here */
 	const struct tbr_link_ops *ops;	/* NULL: frames go over the rails */
 	void *ops_priv;

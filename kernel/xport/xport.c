@@ -529,6 +529,28 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 	v[TBR_XCNT_BUSY_POLL_FRAMES] += x->busy_poll_frames;
 }
 
+/*
+ * Congestion window per link (docs/protocol.md 3.9): an RC QP starts where
+ * the last one over the same link ended, so a lossy link does not make each
+ * new QP (a perftest run, an rdma_cm connection) lose its first bursts
+ * again, and a lossless one keeps giving the whole window. Context: process,
+ * QP not running (its timer and work are stopped or not started).
+ */
+static void tbr_x_keep_cwnd(struct tbr_xqp *x)
+{
+	u32 cwnd = tbr_tqp_cwnd(x->tqp);
+
+	if (x->link && !x->ud && x->qp->ibqp.qp_type == IB_QPT_RC && cwnd)
+		WRITE_ONCE(x->link->cwnd_hint, cwnd);
+}
+
+static void tbr_x_conn_cwnd(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
+{
+	struct tbr_link *link = x->ud ? NULL : tbr_x_link(x);
+
+	conn->cwnd_init = link ? READ_ONCE(link->cwnd_hint) : 0;
+}
+
 /* Context: process; no frame or timer can reach the QP any more. */
 static void tbr_x_qp_destroy(struct tbr_qp *qp)
 {
@@ -548,6 +570,7 @@ static void tbr_x_qp_destroy(struct tbr_qp *qp)
 	tbr_xport_qp_counters(qp, v);
 	for (i = 0; i < TBR_XCNT_MAX; i++)
 		atomic64_add(v[i], &tdev->xcnt_retired[i]);
+	tbr_x_keep_cwnd(x);
 	if (x->link)
 		tbr_link_put(x->link);
 	tbr_tqp_destroy(x->tqp);
@@ -631,8 +654,10 @@ static void tbr_x_connect(struct tbr_xqp *x, enum ib_qp_state old)
 	tbr_x_conn(x, &conn);
 	if (qp->state == IB_QPS_RTR && old == IB_QPS_INIT) {
 		err = tbr_x_conn_mtu(x, &conn);
-		if (!err)
+		if (!err) {
+			tbr_x_conn_cwnd(x, &conn);
 			err = tbr_tqp_connect(x->tqp, &conn);
+		}
 		x->sent_head = x->sent_tail = 0;
 		x->connected = !err;
 	} else if (qp->state == IB_QPS_RTS && old == IB_QPS_RTR) {
@@ -657,6 +682,7 @@ static void tbr_x_modify(struct tbr_qp *qp, enum ib_qp_state old, int mask)
 		x->connected = false;
 		x->held = false;
 		x->sent_head = x->sent_tail = 0;
+		tbr_x_keep_cwnd(x);
 		if (x->link) {
 			tbr_link_put(x->link);
 			x->link = NULL;

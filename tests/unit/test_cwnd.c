@@ -2,8 +2,9 @@
 /*
  * test_cwnd.c - the RC requester's congestion window (docs/protocol.md 3.9)
  * over the in-memory wire: untouched on a lossless link, fewer frames lost
- * into a bottleneck that drops when full, the floor after a timeout, and
- * a cut undone when its retransmissions were only reordering.
+ * into a bottleneck that drops when full, the floor after a timeout, a
+ * cut undone when its retransmissions were only reordering, and a start
+ * from what an earlier connection learned (conn.cwnd_init).
  */
 #include "tcommon.h"
 #include "tbr_priv.h"	/* struct tbr_tqp: cwnd, ssthresh */
@@ -85,18 +86,28 @@ static void test_cwnd_lossless(void **state)
 	sim_free(s);
 }
 
+static uint32_t learned;
+
+static void init_learned(struct tbr_tqp_conn *c)
+{
+	c->cwnd_init = learned;
+}
+
 /*
  * A bottleneck of 32 frames in front of the responder, draining one frame
  * per microsecond: a whole window in flight overflows it. With the
- * congestion window far fewer frames are lost and the stream ends sooner.
+ * congestion window far fewer frames are lost and the stream ends sooner;
+ * a connection that starts from the window the first one ended with
+ * (what the kernel keeps per link) loses fewer still.
  */
 static void test_cwnd_bottleneck(void **state)
 {
-	uint64_t t[2], drops[2], cuts[2], rtx[2];
+	void (*tweak[3])(struct tbr_tqp_conn *) = { NULL, no_cwnd, init_learned };
+	uint64_t t[3], drops[3], cuts[3], rtx[3];
 	int k;
 
-	for (k = 0; k < 2; k++) {
-		struct sim *s = tsim(TBR_QPT_RC, 7, big_win, k ? no_cwnd : NULL);
+	for (k = 0; k < 3; k++) {
+		struct sim *s = tsim(TBR_QPT_RC, 7, big_win, tweak[k]);
 		const struct tbr_tqp_counters *c = tbr_tqp_counters(s->ep[0].qp);
 
 		s->f.bneck_ns = 1000;
@@ -105,8 +116,10 @@ static void test_cwnd_bottleneck(void **state)
 		drops[k] = s->bneck_drops;
 		cuts[k] = c->cwnd_cuts;
 		rtx[k] = c->retransmits;
-		TDBG("cwnd %s: %llu ns, drops %llu, rtx %llu, cuts %llu, tmo %llu\n",
-		     k ? "off" : "on", (unsigned long long)t[k],
+		if (!k)
+			learned = tbr_tqp_cwnd(s->ep[0].qp);
+		TDBG("cwnd %d: %llu ns, drops %llu, rtx %llu, cuts %llu, tmo %llu\n",
+		     k, (unsigned long long)t[k],
 		     (unsigned long long)drops[k], (unsigned long long)rtx[k],
 		     (unsigned long long)cuts[k], (unsigned long long)c->timeouts);
 		sim_free(s);
@@ -117,6 +130,49 @@ static void test_cwnd_bottleneck(void **state)
 	assert_true(drops[0] * 4 < drops[1]);
 	assert_true(rtx[0] * 4 < rtx[1]);
 	assert_true(t[0] < t[1]);
+	assert_true(learned >= TBR_CWND_MIN && learned < 1024);
+	assert_true(drops[2] * 4 < drops[0]);
+	assert_true(t[2] <= t[0]);
+}
+
+static void init_40(struct tbr_tqp_conn *c)
+{
+	c->cwnd_init = 40;
+}
+
+static void init_4(struct tbr_tqp_conn *c)
+{
+	c->cwnd_init = 4;
+}
+
+static void init_2048(struct tbr_tqp_conn *c)
+{
+	c->cwnd_init = 2048;
+}
+
+/*
+ * cwnd_init: the window starts there (not below cwnd_min, not above the
+ * window) and, with nothing lost, grows by one PSN per window only.
+ */
+static void test_cwnd_init(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 5, big_win, init_40);
+	struct tbr_tqp *qp = s->ep[0].qp;
+
+	assert_int_equal(tbr_tqp_cwnd(qp), 40);
+	assert_int_equal(qp->ssthresh, 40);
+	stream_writes(s);
+	assert_int_equal(tbr_tqp_counters(qp)->cwnd_cuts, 0);
+	assert_true(tbr_tqp_cwnd(qp) > 40);
+	assert_true(tbr_tqp_cwnd(qp) < 1024);
+	sim_free(s);
+
+	s = tsim(TBR_QPT_RC, 5, big_win, init_4);
+	assert_int_equal(tbr_tqp_cwnd(s->ep[0].qp), TBR_CWND_MIN);
+	sim_free(s);
+	s = tsim(TBR_QPT_RC, 5, big_win, init_2048);
+	assert_int_equal(tbr_tqp_cwnd(s->ep[0].qp), 1024);
+	sim_free(s);
 }
 
 /*
@@ -195,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_cwnd_lossless),
 		cmocka_unit_test(test_cwnd_bottleneck),
 		cmocka_unit_test(test_cwnd_timeout_floor),
+		cmocka_unit_test(test_cwnd_init),
 		cmocka_unit_test(test_cwnd_undo),
 	};
 
