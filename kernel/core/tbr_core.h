@@ -298,7 +298,7 @@ struct tbr_tqp_counters {
 				   * duplicates (DSACK): reordering, not loss */
 	u64 read_hole_rtx;	/* READ chunks re-requested by the hole timer */
 	u64 tail_probes;	/* tail loss probes sent (tbr_req_loss.c) */
-	u64 cwnd_cuts;		/* congestion window reductions (loss, timeout) */
+	u64 cwnd_cuts;		/* congestion window halvings (bursts lost) */
 };
 
 /* Creation-time configuration. */
@@ -365,11 +365,10 @@ struct tbr_tqp_conn {
 	 * RC requester congestion window (docs/protocol.md 3.9): the PSNs in
 	 * flight are held to cwnd <= win, which starts at cwnd_init (0: the
 	 * whole window; else what an earlier connection over the same link
-	 * ended with), halves on a loss found (once per flight), falls to
-	 * cwnd_min on a retransmit timeout and grows back by slow start and
-	 * one PSN per window acknowledged. cwnd_min is its floor (a power of
-	 * two is not needed); 0 = no congestion window (always the whole
-	 * window).
+	 * ended with), halves when more than an eighth of a flight is found
+	 * lost and grows back by one PSN per window acknowledged. cwnd_min is
+	 * its floor (a power of two is not needed); 0 = no congestion window
+	 * (always the whole window).
 	 */
 	u32 cwnd_min;
 	u32 cwnd_init;

@@ -157,13 +157,15 @@ struct tbr_tqp {
 	u8 rd_hole_retry;	/* READ hole verdict found tx full */
 	/* congestion window (tbr_req_loss.c, conn.cwnd_min) */
 	u32 cwnd;		/* PSNs that may be in flight, <= win */
-	u32 ssthresh;		/* slow start below, one PSN per window above */
 	u32 cwnd_acc;		/* PSNs acknowledged towards the next +1 */
 	u32 cwnd_mark;		/* losses of PSNs before this were counted */
 	u32 cwnd_lo;		/* first PSN found lost in the last cut */
 	u32 cwnd_undo;		/* its fast retransmits not yet DSACKed */
-	u32 cwnd_prior;		/* cwnd and ssthresh before the last cut */
-	u32 ssthresh_prior;
+	u32 cwnd_prior;		/* cwnd before the last cut */
+	u32 loss_mark;		/* losses of PSNs from here start a flight */
+	u32 loss_lo;		/* first PSN found lost in that flight */
+	u32 loss_n;		/* frames found lost in it */
+	u32 loss_span;		/* PSNs it had in flight */
 	u32 rd_out;		/* READ/ATOMIC WRs started, not retired */
 	u32 retries_left;
 	u64 rtx_mark;		/* cnt.retransmits at the last counted RTO */
@@ -417,9 +419,18 @@ void tbr_resp_advance(struct tbr_tqp *qp);
  * timer due soon (docs/protocol.md 3.4). Linux's TCP waits 2 jiffies at least.
  */
 #define TBR_PTO_MIN_NS		1000000ull
+/*
+ * The congestion window is halved when more than 1/TBR_CWND_LOSS_DIV of a
+ * flight's frames is found lost (a queue that overflows drops bursts, a
+ * noisy link scattered frames), and grows by 1/TBR_CWND_LOSS_DIV per
+ * window of PSNs acknowledged (docs/protocol.md 3.9).
+ */
+#define TBR_CWND_LOSS_DIV	8
+/* ... and at least this many frames of it (a short flight's one or two) */
+#define TBR_CWND_LOSS_MIN	4
 
 void tbr_req_cwnd_reset(struct tbr_tqp *qp);
-void tbr_req_cwnd_cut(struct tbr_tqp *qp, u32 psn, bool timeout);
+void tbr_req_cwnd_cut(struct tbr_tqp *qp, u32 psn);
 void tbr_req_cwnd_grow(struct tbr_tqp *qp, u32 n);
 
 /* @n PSNs were passed by una: the congestion window may open. */

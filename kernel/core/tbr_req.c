@@ -800,7 +800,6 @@ void tbr_req_timer(struct tbr_tqp *qp, u64 now)
 		return;
 	}
 	qp->retries_left--;
-	tbr_req_cwnd_cut(qp, qp->una, true);
 	tbr_req_start_sweep(qp);
 	tbr_req_arm(qp, now);
 }

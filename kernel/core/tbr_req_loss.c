@@ -130,10 +130,12 @@ void tbr_req_round(struct tbr_tqp *qp)
  * the more it resends. cwnd starts at the whole window (a lossless link
  * never shrinks it; no slow start: a QP's first burst goes at full speed),
  * or where an earlier QP over the same link ended (conn.cwnd_init, kept by
- * the kernel per link), halves when a frame sent after the last cut is found lost
- * (RACK, a READ response hole), drops to cwnd_min on a retransmit timeout,
- * and grows back by slow start up to ssthresh, then by one PSN per window of
- * PSNs acknowledged. A cut whose fast retransmits all come back as
+ * the kernel per link), halves when more than 1/TBR_CWND_LOSS_DIV of a
+ * flight sent after the last cut is found lost (RACK, READ response holes:
+ * the scattered losses of a noisy link are not taken for congestion),
+ * never below cwnd_min (a retransmit timeout cuts nothing; nor do fewer
+ * than TBR_CWND_LOSS_MIN losses), and grows back by an eighth per window
+ * of PSNs acknowledged. A cut whose fast retransmits all come back as
  * duplicates (DSACK: reordering on the rails, nothing was lost) is undone.
  */
 void tbr_req_cwnd_reset(struct tbr_tqp *qp)
@@ -148,17 +150,25 @@ void tbr_req_cwnd_reset(struct tbr_tqp *qp)
 	 */
 	qp->cwnd = qp->conn.cwnd_init && qp->conn.cwnd_min &&
 		   qp->cfg.type == TBR_QPT_RC && init < w ? init : w;
-	qp->ssthresh = qp->cwnd;
 	qp->cwnd_acc = 0;
 	qp->cwnd_mark = qp->conn.sq_psn;
 	qp->cwnd_lo = qp->conn.sq_psn;
 	qp->cwnd_undo = 0;
 	qp->cwnd_prior = qp->cwnd;
-	qp->ssthresh_prior = qp->cwnd;
+	qp->loss_mark = qp->conn.sq_psn;
+	qp->loss_lo = qp->conn.sq_psn;
+	qp->loss_n = 0;
+	qp->loss_span = 0;
 }
 
-/* @psn was found lost (RACK, READ hole) or, @timeout, the RTO expired. */
-void tbr_req_cwnd_cut(struct tbr_tqp *qp, u32 psn, bool timeout)
+/*
+ * @psn was found lost (RACK, a READ hole). A retransmit timeout cuts
+ * nothing: on these rails it follows a lost retransmission or a lost tail
+ * (scattered losses), while a queue that overflows drops bursts, which RACK
+ * sees first; a window cut to its floor at every timeout of a noisy link
+ * was measured 3.6x slower there (docs/bench-speed.md section 12).
+ */
+void tbr_req_cwnd_cut(struct tbr_tqp *qp, u32 psn)
 {
 	u32 w = tbr_win(qp), min = qp->conn.cwnd_min, half;
 
@@ -166,21 +176,35 @@ void tbr_req_cwnd_cut(struct tbr_tqp *qp, u32 psn, bool timeout)
 		return;
 	if (min > w)
 		min = w;
-	if (!timeout && tbr_psn_diff(psn, qp->cwnd_mark) < 0) {
-		/* this flight was cut already: one more resend to undo */
+	if (tbr_psn_diff(psn, qp->cwnd_mark) < 0) {
+		/* this flight was cut already: one more to undo */
 		if (qp->cwnd_undo && tbr_psn_diff(psn, qp->cwnd_lo) >= 0)
 			qp->cwnd_undo++;
 		return;
 	}
-	qp->cwnd_prior = qp->cwnd;
-	qp->ssthresh_prior = qp->ssthresh;
+	if (tbr_psn_diff(psn, qp->loss_mark) >= 0) {
+		/* the first loss of a flight: what is in flight now */
+		qp->loss_mark = qp->snd_nxt;
+		qp->loss_lo = psn;
+		qp->loss_n = 0;
+		qp->loss_span = (u32)tbr_psn_diff(qp->snd_nxt, qp->una);
+	}
+	if (++qp->loss_n < TBR_CWND_LOSS_MIN ||
+	    qp->loss_n * TBR_CWND_LOSS_DIV <= qp->loss_span)
+		return;
+	if (qp->cwnd_undo) {
+		/* the last cut may still be undone: one episode, undone whole */
+		qp->cwnd_undo += qp->loss_n;
+	} else {
+		qp->cwnd_prior = qp->cwnd;
+		qp->cwnd_lo = qp->loss_lo;
+		qp->cwnd_undo = qp->loss_n;
+	}
 	half = qp->cwnd / 2;
-	qp->ssthresh = half > min ? half : min;
-	qp->cwnd = timeout ? min : qp->ssthresh;
+	qp->cwnd = half > min ? half : min;
 	qp->cwnd_acc = 0;
 	qp->cwnd_mark = qp->snd_nxt;
-	qp->cwnd_lo = psn;
-	qp->cwnd_undo = timeout ? 0 : 1;
+	qp->loss_mark = qp->snd_nxt;
 	qp->cnt.cwnd_cuts++;
 }
 
@@ -188,14 +212,11 @@ void tbr_req_cwnd_grow(struct tbr_tqp *qp, u32 n)
 {
 	u32 w = tbr_win(qp);
 
-	if (qp->cwnd < qp->ssthresh) {
-		qp->cwnd += n;
-	} else {
-		qp->cwnd_acc += n;
-		while (qp->cwnd_acc >= qp->cwnd) {
-			qp->cwnd_acc -= qp->cwnd;
-			qp->cwnd++;
-		}
+	/* an eighth more per window acknowledged (one PSN per eighth) */
+	qp->cwnd_acc += n * TBR_CWND_LOSS_DIV;
+	while (qp->cwnd_acc >= qp->cwnd) {
+		qp->cwnd_acc -= qp->cwnd;
+		qp->cwnd++;
 	}
 	if (qp->cwnd >= w) {
 		qp->cwnd = w;
@@ -206,13 +227,14 @@ void tbr_req_cwnd_grow(struct tbr_tqp *qp, u32 n)
 /* The fast retransmit of @psn was a duplicate at the peer (DSACK). */
 static void tbr_req_cwnd_spurious(struct tbr_tqp *qp, u32 psn)
 {
+	if (qp->loss_n && tbr_psn_diff(psn, qp->loss_lo) >= 0 &&
+	    tbr_psn_diff(psn, qp->loss_mark) < 0)
+		qp->loss_n--;	/* not lost: no count towards a cut */
 	if (!qp->cwnd_undo || tbr_psn_diff(psn, qp->cwnd_lo) < 0 ||
 	    tbr_psn_diff(psn, qp->cwnd_mark) >= 0 || --qp->cwnd_undo)
 		return;
 	if (qp->cwnd < qp->cwnd_prior)
 		qp->cwnd = qp->cwnd_prior;
-	if (qp->ssthresh < qp->ssthresh_prior)
-		qp->ssthresh = qp->ssthresh_prior;
 }
 
 /*
@@ -312,7 +334,7 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 			tbr_bm_set(qp->frx, q & (2 * w - 1));
 			qp->rack_lost = 1;
 			qp->cnt.fast_retransmits++;
-			tbr_req_cwnd_cut(qp, q, false);
+			tbr_req_cwnd_cut(qp, q);
 			v &= v - 1;
 		}
 		p = tbr_psn_add(p, k);
@@ -374,7 +396,7 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
 		qp->rd_hole_retry = 1;
 		return;
 	}
-	tbr_req_cwnd_cut(qp, q, false);
+	tbr_req_cwnd_cut(qp, q);
 	for (; q != next; q = tbr_psn_add(q, 1))
 		tbr_bm_set(qp->rtxd, q & qp->wmask);
 	qp->cnt.read_hole_rtx++;
