@@ -39,6 +39,19 @@ rdma link add rxe0 type rxe netdev "${IFS_[0]}"
 wait_for 10 gid_index rxe0 "$RA"
 RGID=$(gid_index rxe0 "$RA")
 
+# rerun STACK SUFFIX: the tools named *SUFFIX over 1 rail again, as stack STACK
+rerun() {
+	local run tool size
+	for run in $(seq "$RUNS"); do
+		for tool in $TOOLS; do
+			case "$tool" in *"$2") ;; *) continue ;; esac
+			for size in $(bench_sizes "$tool"); do
+				pair_perf rails1 "$1" "$tool" "$size" tbrdma0 "$GID" "$PEER"
+			done
+		done
+	done
+}
+
 bound=0
 for n in $RAILS_N; do
 	step "tbrdma0 over $n rail(s)"
@@ -62,28 +75,14 @@ for n in $RAILS_N; do
 	if [ "$n" = 1 ]; then
 		# the poll mode (kernel/xport/xport_poll.c): the latency tools again, as tbrdma-poll
 		echo 10000 > /sys/module/tbrdma/parameters/busy_poll_us
-		for run in $(seq "$RUNS"); do
-			for tool in $TOOLS; do
-				case "$tool" in *_lat) ;; *) continue ;; esac
-				for size in $(bench_sizes "$tool"); do
-					pair_perf rails1 tbrdma-poll "$tool" "$size" tbrdma0 "$GID" "$PEER"
-				done
-			done
-		done
+		rerun tbrdma-poll _lat
 		echo 0 > /sys/module/tbrdma/parameters/busy_poll_us
 		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/busy_poll*
 		# without the congestion window (docs/protocol.md 3.9): the bandwidth tools again, as
 		# tbrdma-nocwnd (both VMs set it: each end is a requester for some tool)
 		cwnd_min=$(cat /sys/module/tbrdma/parameters/cwnd_min)
 		echo 0 > /sys/module/tbrdma/parameters/cwnd_min
-		for run in $(seq "$RUNS"); do
-			for tool in $TOOLS; do
-				case "$tool" in *_bw) ;; *) continue ;; esac
-				for size in $(bench_sizes "$tool"); do
-					pair_perf rails1 tbrdma-nocwnd "$tool" "$size" tbrdma0 "$GID" "$PEER"
-				done
-			done
-		done
+		rerun tbrdma-nocwnd _bw
 		echo "$cwnd_min" > /sys/module/tbrdma/parameters/cwnd_min
 		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/cwnd_cuts
 	fi
