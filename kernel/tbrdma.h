@@ -79,7 +79,7 @@ enum tbr_xcnt {
 	TBR_XCNT_SPURIOUS_RETRANSMITS,
 	TBR_XCNT_TIMEOUTS,
 	TBR_XCNT_TAIL_PROBES,
-	TBR_XCNT_CWND_CUTS,		/* congestion window reductions */
+	TBR_XCNT_CWND_CUTS,		/* congestion window halvings */
 	TBR_XCNT_DUPLICATES,
 	TBR_XCNT_OUT_OF_WINDOW,
 	TBR_XCNT_RX_MALFORMED,

@@ -366,7 +366,7 @@ struct tbr_tqp_conn {
 	 * flight are held to cwnd <= win, which starts at cwnd_init (0: the
 	 * whole window; else what an earlier connection over the same link
 	 * ended with), halves when more than an eighth of a flight is found
-	 * lost and grows back by one PSN per window acknowledged. cwnd_min is
+	 * lost and grows back by an eighth per window acknowledged. cwnd_min is
 	 * its floor (a power of two is not needed); 0 = no congestion window
 	 * (always the whole window).
 	 */

@@ -146,7 +146,7 @@ void tbr_req_cwnd_reset(struct tbr_tqp *qp)
 		init = qp->conn.cwnd_min;
 	/*
 	 * The whole window, or what the link was found to carry (cwnd_init):
-	 * from there on only one PSN per window more, as after a cut.
+	 * from there it grows as after a cut.
 	 */
 	qp->cwnd = qp->conn.cwnd_init && qp->conn.cwnd_min &&
 		   qp->cfg.type == TBR_QPT_RC && init < w ? init : w;
