@@ -229,13 +229,13 @@ vm_md() {
 				"$(vm_cell "$c" tbrdma-poll "$t" "$s" us)" "$(vm_cell "$c" rxe "$t" "$s" us)" \
 				"$(vm_ratio "$c" "$t" "$s" tbrdma-poll)"
 		done
-		# without the congestion window (stack tbrdma-nocwnd, bench/vm/rails.sh)
-		awk -F, -v c="$c" 'NR > 1 && $1 == c && $2 == "tbrdma-nocwnd" { print $3, $4 }' "$f" |
+		# with the congestion window (stack tbrdma-cwnd, bench/vm/rails.sh)
+		awk -F, -v c="$c" 'NR > 1 && $1 == c && $2 == "tbrdma-cwnd" { print $3, $4 }' "$f" |
 			awk '!seen[$0]++' |
 		while read -r t s; do
-			printf '| %s, no congestion window | %s | %s | %s | %s |\n' "$t" "$(human "$s")" \
-				"$(vm_cell "$c" tbrdma-nocwnd "$t" "$s" MB/s)" "$(vm_cell "$c" rxe "$t" "$s" MB/s)" \
-				"$(vm_ratio "$c" "$t" "$s" tbrdma-nocwnd)"
+			printf '| %s, congestion window | %s | %s | %s | %s |\n' "$t" "$(human "$s")" \
+				"$(vm_cell "$c" tbrdma-cwnd "$t" "$s" MB/s)" "$(vm_cell "$c" rxe "$t" "$s" MB/s)" \
+				"$(vm_ratio "$c" "$t" "$s" tbrdma-cwnd)"
 		done
 	done
 }

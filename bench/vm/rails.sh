@@ -2,7 +2,7 @@
 # bound to the first 1, then 2, then 4 rails (eth backend, one device striping them all); rxe0 can
 # be bound to one netdev only, so it runs over the first rail throughout. Over 1 rail the latency
 # tools run once more in tbrdma's poll mode (busy_poll_us), as stack tbrdma-poll, and the bandwidth
-# tools without the congestion window (cwnd_min=0), as stack tbrdma-nocwnd. Lines:
+# tools with the congestion window (cwnd_min=16), as stack tbrdma-cwnd. Lines:
 # BENCH,railsN,tbrdma|tbrdma-poll|rxe,TOOL,SIZE,VALUE (bench.lib).
 # vm-count: 2
 # vm-rails: 4
@@ -78,12 +78,11 @@ for n in $RAILS_N; do
 		rerun tbrdma-poll _lat
 		echo 0 > /sys/module/tbrdma/parameters/busy_poll_us
 		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/busy_poll*
-		# without the congestion window (docs/protocol.md 3.9): the bandwidth tools again, as
-		# tbrdma-nocwnd (both VMs set it: each end is a requester for some tool)
-		cwnd_min=$(cat /sys/module/tbrdma/parameters/cwnd_min)
+		# with the congestion window (docs/protocol.md 3.9, off by default): the bandwidth tools
+		# again, as tbrdma-cwnd (both VMs set it: each end is a requester for some tool)
+		echo 16 > /sys/module/tbrdma/parameters/cwnd_min
+		rerun tbrdma-cwnd _bw
 		echo 0 > /sys/module/tbrdma/parameters/cwnd_min
-		rerun tbrdma-nocwnd _bw
-		echo "$cwnd_min" > /sys/module/tbrdma/parameters/cwnd_min
 		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/cwnd_cuts
 	fi
 	"$CTL" links tbrdma0

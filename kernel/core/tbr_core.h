@@ -327,7 +327,7 @@ struct tbr_tqp_cfg {
 #define TBR_SQ_DEPTH_MAX	16384
 #define TBR_WIN_MIN		64
 #define TBR_WIN_MAX		4096
-/* default floor of the congestion window (conn.cwnd_min), PSNs */
+/* the floor of the congestion window where one is wanted (conn.cwnd_min), PSNs */
 #define TBR_CWND_MIN		16
 
 /* Connection attributes (modify_qp to RTR/RTS). */
@@ -368,7 +368,7 @@ struct tbr_tqp_conn {
 	 * ended with), halves when more than an eighth of a flight is found
 	 * lost and grows back by an eighth per window acknowledged. cwnd_min is
 	 * its floor (a power of two is not needed); 0 = no congestion window
-	 * (always the whole window).
+	 * (always the whole window), the default.
 	 */
 	u32 cwnd_min;
 	u32 cwnd_init;

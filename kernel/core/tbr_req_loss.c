@@ -14,8 +14,7 @@
  * 8985): the rails reorder frames by design, so a hole in the SACK bitmap
  * means nothing by itself. A frame is deemed lost only when a frame sent
  * after it has been delivered and the reordering window has passed since:
- * now > xts + rack_rtt + reo_wnd (an ACK due at that very moment still
- * counts). The window is the larger of
+ * now >= xts + rack_rtt + reo_wnd. The window is the larger of
  *  - reo_mult * min_rtt / 4 (at most srtt): reo_mult starts at
  *    TBR_REO_MULT_INIT and grows by one per flight in which the responder
  *    reports a fast-retransmitted frame as a duplicate (DSACK), decaying
@@ -266,7 +265,7 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
 /*
  * RACK loss detection, run when an ACK or response arrives: every hole (not
  * done, not a READ/ATOMIC response slot, not yet resent in this round) sent
- * before the last delivered PSN is lost once now > xts + rack_rtt +
+ * before the last delivered PSN is lost once now >= xts + rack_rtt +
  * reo_wnd. xts grows with the PSN, so the scan stops at the first hole that
  * is not due yet. That hole arms the reordering timer for its due time plus
  * srtt: when no ACK comes any more (the frames after the hole were the last
@@ -308,9 +307,8 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 			u32 qi = q & qp->wmask;
 			u64 due = qp->xts[qi] + due0;
 
-			if (now <= due) {
-				/* strictly after due, where the verdict is taken */
-				qp->rack_deadline = due + qp->srtt + 1;
+			if (now < due) {
+				qp->rack_deadline = due + qp->srtt;
 				return;
 			}
 			if (qp->halted &&

@@ -24,7 +24,7 @@ void tbr_tqp_conn_defaults(struct tbr_tqp_conn *conn)
 	conn->reo_wnd_max_ns = 0;		/* timeout_ns / 2 */
 	conn->uc_reorder_ns = 1000000;		/* 1 ms */
 	conn->tail_probe = 1;
-	conn->cwnd_min = TBR_CWND_MIN;
+	conn->cwnd_min = 0;			/* no congestion window */
 }
 
 static bool tbr_op_valid_for(const struct tbr_tqp *qp, u8 op)

@@ -47,10 +47,13 @@ static bool tail_probe = true;
 module_param(tail_probe, bool, 0644);
 MODULE_PARM_DESC(tail_probe, "RC tail loss probes for QPs connected from now on (default 1)");
 
-/* docs/protocol.md 3.9; 0 (no congestion window) only to measure what it changes */
-static uint cwnd_min = TBR_CWND_MIN;
+/*
+ * docs/protocol.md 3.9: off by default until a stall seen once in route-ring
+ * with it on is understood; 16 (TBR_CWND_MIN) for lossy Ethernet rails
+ */
+static uint cwnd_min;
 module_param(cwnd_min, uint, 0644);
-MODULE_PARM_DESC(cwnd_min, "RC congestion window floor in frames for QPs connected from now on, 0 = no congestion window (default 16)");
+MODULE_PARM_DESC(cwnd_min, "RC congestion window floor in frames for QPs connected from now on, 0 = no congestion window (default 0; 16 for lossy Ethernet rails)");
 
 /* ---- receive WQEs and completions ---------------------------------------- */
 

@@ -77,8 +77,9 @@ def main(outdir):
     # raw frame record
     raw = frame(1, bytes(10), ext=struct.pack(">IIIII", 0, 0, 10, 0, 0))
     seeds["raw_send"] = bytes([0x00, 0, 1]) + struct.pack("<H", len(raw)) + raw
-    # found by fuzz_rx (2026-12-05): with srtt 0 a RACK hole not yet lost
-    # re-armed the QP timer at its own due time and spun there
+    # found by fuzz_rx (2026-12-05): a RACK verdict made strict (now > due,
+    # since reverted) with srtt 0 re-armed the QP timer at its own due time
+    # and spun there
     seeds["rack_due_spin"] = base64.b64decode(
         "SAQA3t7e3twFAAAEAdwAAAQB3MAABAT23AXcAuCTBAD9ol82nwLgky4FgAEHBNwFwAEBBAfc"
         "BcABAuCTBAAC4JMEANwFwAEC4JMEAALgkwQA")

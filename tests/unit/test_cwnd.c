@@ -29,6 +29,12 @@ static void no_cwnd(struct tbr_tqp_conn *c)
 	c->cwnd_min = 0;
 }
 
+/* the congestion window is off by default (docs/protocol.md 3.9) */
+static void cwnd_on(struct tbr_tqp_conn *c)
+{
+	c->cwnd_min = TBR_CWND_MIN;
+}
+
 /*
  * NMSG WRITEs of MSG_LEN from ep0 to ep1, posted as the send queue takes
  * them, every byte verified and every completion successful. Returns the
@@ -75,7 +81,7 @@ static uint64_t stream_writes(struct sim *s)
 /* No loss, no cut: the whole window stays open. */
 static void test_cwnd_lossless(void **state)
 {
-	struct sim *s = tsim(TBR_QPT_RC, 1, big_win, NULL);
+	struct sim *s = tsim(TBR_QPT_RC, 1, big_win, cwnd_on);
 	struct tbr_tqp *qp = s->ep[0].qp;
 
 	s->f.rails = 4;
@@ -90,6 +96,7 @@ static uint32_t learned;
 
 static void init_learned(struct tbr_tqp_conn *c)
 {
+	c->cwnd_min = TBR_CWND_MIN;
 	c->cwnd_init = learned;
 }
 
@@ -102,7 +109,7 @@ static void init_learned(struct tbr_tqp_conn *c)
  */
 static void test_cwnd_bottleneck(void **state)
 {
-	void (*tweak[3])(struct tbr_tqp_conn *) = { NULL, no_cwnd, init_learned };
+	void (*tweak[3])(struct tbr_tqp_conn *) = { cwnd_on, no_cwnd, init_learned };
 	uint64_t t[3], drops[3], cuts[3], rtx[3];
 	int k;
 
@@ -137,16 +144,19 @@ static void test_cwnd_bottleneck(void **state)
 
 static void init_40(struct tbr_tqp_conn *c)
 {
+	c->cwnd_min = TBR_CWND_MIN;
 	c->cwnd_init = 40;
 }
 
 static void init_4(struct tbr_tqp_conn *c)
 {
+	c->cwnd_min = TBR_CWND_MIN;
 	c->cwnd_init = 4;
 }
 
 static void init_2048(struct tbr_tqp_conn *c)
 {
+	c->cwnd_min = TBR_CWND_MIN;
 	c->cwnd_init = 2048;
 }
 
@@ -189,7 +199,7 @@ static void test_cwnd_noise(void **state)
 
 		for (k = 0; k < 2; k++) {
 			struct sim *s = tsim(TBR_QPT_RC, 90 + seed, big_win,
-					     k ? no_cwnd : NULL);
+					     k ? no_cwnd : cwnd_on);
 			const struct tbr_tqp_counters *c =
 				tbr_tqp_counters(s->ep[0].qp);
 
@@ -223,7 +233,7 @@ static void test_cwnd_noise(void **state)
  */
 static void test_cwnd_timeout(void **state)
 {
-	struct sim *s = tsim(TBR_QPT_RC, 3, big_win, NULL);
+	struct sim *s = tsim(TBR_QPT_RC, 3, big_win, cwnd_on);
 	struct sim_ep *rq = &s->ep[0], *rs = &s->ep[1];
 	struct tbr_tqp *qp = rq->qp;
 	static uint8_t a[MSG_LEN], b[MSG_LEN];
@@ -251,7 +261,7 @@ static void test_cwnd_timeout(void **state)
  */
 static void test_cwnd_floor(void **state)
 {
-	struct sim *s = tsim(TBR_QPT_RC, 11, big_win, NULL);
+	struct sim *s = tsim(TBR_QPT_RC, 11, big_win, cwnd_on);
 	struct tbr_tqp *qp = s->ep[0].qp;
 
 	s->f.bneck_ns = 1000;
@@ -273,7 +283,7 @@ static void test_cwnd_undo(void **state)
 	unsigned int seed, undone = 0;
 
 	for (seed = 0; seed < 64; seed++) {
-		struct sim *s = tsim(TBR_QPT_RC, 40 + seed, big_win, NULL);
+		struct sim *s = tsim(TBR_QPT_RC, 40 + seed, big_win, cwnd_on);
 		struct tbr_tqp *qp = s->ep[0].qp;
 		const struct tbr_tqp_counters *c = tbr_tqp_counters(qp);
 
