@@ -137,7 +137,21 @@ n=${TLP_OFF_PINGS:-5}
 # race on a lossy link; the probes (the asserted runs above) close it within a PTO
 rping_v "$n" $((n * 3)) 60 lenient
 echo "without probe: rping -V $n pings in $SECS s ($(echo "scale=3; $SECS / $n" | bc) s per ping)"
-rc_pp 200
-printf 'without probe: ibv_rc_pingpong -c: %.2f ms per iteration\n' "$MS"
+# ibv_rc_pingpong has rping's race: the side done first destroys its QP, and if the ACK of the
+# other side's last SEND was lost that side retries into nothing until RETRY_EXC_ERR (the
+# retransmit timer, 67 ms x 8, without a probe to repair the loss at once; a CI rehearsal's
+# client, 2026-12-05, after all 200 iterations had passed on the server). Printed, not asserted.
+h1 timeout 120 ibv_rc_pingpong -d tbrdma1 -g "$GID1" -c -s 64 -n 200 > /tmp/srv.log 2>&1 &
+srv=$!
+wait_for 20 pair_listening
+timeout 120 ibv_rc_pingpong -d tbrdma0 -g "$GID0" -c -s 64 -n 200 10.88.0.2 > /tmp/cli.log 2>&1 || true
+wait "$srv" || true
+for end in cli srv; do
+	if grep -q 'usec/iter' "/tmp/$end.log"; then
+		echo "without probe: ibv_rc_pingpong -c ($end): $(grep 'usec/iter' "/tmp/$end.log")"
+	else
+		echo "without probe: ibv_rc_pingpong -c ($end): $(grep -m1 -i 'failed' "/tmp/$end.log")"
+	fi
+done
 echo 1 > /sys/module/tbrdma/parameters/tail_probe
 echo "stripe-tlp: ok"
