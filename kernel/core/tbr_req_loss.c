@@ -202,8 +202,7 @@ void tbr_req_cwnd_cut(struct tbr_tqp *qp, u32 psn)
 	half = qp->cwnd / 2;
 	qp->cwnd = half > min ? half : min;
 	qp->cwnd_acc = 0;
-	qp->cwnd_mark = qp->snd_nxt;
-	qp->loss_mark = qp->snd_nxt;
+	qp->cwnd_mark = qp->snd_nxt;	/* the next loss starts a flight */
 	qp->cnt.cwnd_cuts++;
 }
 

@@ -543,13 +543,13 @@ static void tbr_x_keep_cwnd(struct tbr_xqp *x)
 {
 	u32 cwnd = tbr_tqp_cwnd(x->tqp);
 
-	if (x->link && !x->ud && x->qp->ibqp.qp_type == IB_QPT_RC && cwnd)
+	if (x->link && cwnd)	/* 0: not an RC QP with a window */
 		WRITE_ONCE(x->link->cwnd_hint, cwnd);
 }
 
 static void tbr_x_conn_cwnd(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
 {
-	struct tbr_link *link = x->ud ? NULL : tbr_x_link(x);
+	struct tbr_link *link = tbr_x_link(x);	/* the core uses it for RC only */
 
 	conn->cwnd_init = link ? READ_ONCE(link->cwnd_hint) : 0;
 }
