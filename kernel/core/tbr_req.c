@@ -338,13 +338,23 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 	return n > 0;
 }
 
-/* Forward progress: reset the retry budget and restart the timer. */
-static void tbr_req_progress_made(struct tbr_tqp *qp, u64 now)
+/*
+ * Forward progress: reset the retry budget and the tail loss probe. The
+ * retransmit timer restarts only when @una_moved (the oldest PSN was
+ * acknowledged, as TCP restarts its RTO, RFC 6298 5.3): a PSN delivered
+ * past a hole is no news of the hole, and a stream of such deliveries (tail
+ * probes filling the holes of a flight one by one from its end, each
+ * answered) kept the timer, the only thing that resends a lost fast
+ * retransmit, from firing: 19 s for a few hundred PSNs after a cable cut
+ * (docs/bench-speed.md section 12, tests/unit/test_cwnd.c).
+ */
+static void tbr_req_progress_made(struct tbr_tqp *qp, u64 now, bool una_moved)
 {
 	qp->retries_left = qp->conn.retry_cnt;
 	qp->rtx_mark = tbr_req_rtx_count(qp);
 	qp->blocked_rtos = 0;
-	qp->rto_deadline = TBR_NO_DEADLINE;
+	if (una_moved)
+		qp->rto_deadline = TBR_NO_DEADLINE;
 	qp->pto_deadline = TBR_NO_DEADLINE;
 	qp->tlp_sent = 0;
 	if (qp->una != qp->snd_nxt) {
@@ -589,6 +599,7 @@ static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	u32 w = tbr_win(qp);
 	s32 out = tbr_psn_diff(qp->snd_nxt, qp->una);
 	s32 d = tbr_psn_diff(h->epsn, qp->una);
+	u32 una0 = qp->una;
 	bool progress = false;
 	u32 j;
 
@@ -661,7 +672,7 @@ out:
 	if (qp->error)
 		return 0;
 	if (progress && qp->rnr_until == TBR_NO_DEADLINE)
-		tbr_req_progress_made(qp, now);
+		tbr_req_progress_made(qp, now, qp->una != una0);
 	if (h->syndrome == TBR_SYN_ACK)
 		tbr_req_rack(qp, now);
 	return 0;
@@ -673,7 +684,7 @@ static int tbr_req_resp(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	u32 idx = h->psn & qp->wmask;
 	s32 o = tbr_psn_diff(h->psn, qp->una);
 	struct tbr_swqe *w;
-	u32 msn, off, len;
+	u32 msn, off, len, una0;
 	int ret;
 
 	if (o < 0) {
@@ -730,9 +741,10 @@ static int tbr_req_resp(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		tbr_req_rd_hole(qp, now);
 	if (w->opcode == TBR_WR_READ)
 		tbr_req_rd_hole_check(qp, w, h->psn, now);
+	una0 = qp->una;
 	tbr_req_advance(qp);
 	if (!qp->error && qp->rnr_until == TBR_NO_DEADLINE) {
-		tbr_req_progress_made(qp, now);
+		tbr_req_progress_made(qp, now, qp->una != una0);
 		tbr_req_rack(qp, now);
 	}
 	return 0;

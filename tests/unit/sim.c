@@ -295,6 +295,13 @@ static void sim_schedule(struct sim *s, struct sim_frame *f)
 		*idle = start + s->f.bneck_ns;
 		f->at += *idle - s->now;
 	}
+	if (s->now < s->f.dark_until && f->at >= s->f.dark_from &&
+	    (!s->f.dark_rails || (s->f.dark_rails >> rail) & 1)) {
+		s->dropped++;	/* still on the path when it went dark */
+		s->inflight--;
+		frame_put(s, f);
+		return;
+	}
 	heap_push(s, f);
 }
 

@@ -101,6 +101,13 @@ struct sim_faults {
 	 */
 	uint64_t bneck_ns;
 	unsigned int bneck_cap;
+	/*
+	 * A path cut until re-routing: every frame sent before dark_until
+	 * that would arrive at or after dark_from is lost (with the ones in
+	 * the bottleneck's queue), on the rails of dark_rails (0: all).
+	 */
+	uint64_t dark_from, dark_until;
+	uint32_t dark_rails;
 };
 
 struct sim {
