@@ -263,17 +263,22 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
 
 /*
  * RACK loss detection, run when an ACK or response arrives: every hole (not
- * done, not a READ/ATOMIC response slot, not yet resent in this round) sent
- * before the last delivered PSN is lost once now >= xts + rack_rtt +
- * reo_wnd. xts grows with the PSN, so the scan stops at the first hole that
- * is not due yet. That hole arms the reordering timer for its due time plus
- * srtt: when no ACK comes any more (the frames after the hole were the last
- * of a burst) the verdict is taken there; the extra srtt keeps a peer that
- * stalls for a moment with frames still queued on some rails from looking
- * like loss, since its next ACK carries the measurement (rack_rtt,
- * reo_meas) that explains the delay. Tail losses with nothing delivered
- * after them are found by the tail loss probe (tbr_req_tlp()).
- * READ/ATOMIC holes: see tbr_req_rd_hole().
+ * done, not a READ/ATOMIC response slot) sent before the last delivered PSN
+ * is lost once now >= xts + rack_rtt + reo_wnd. Sent once, xts grows with
+ * the PSN, so the scan stops at the first such hole that is not due yet.
+ * That hole arms the reordering timer for its due time plus srtt: when no
+ * ACK comes any more (the frames after the hole were the last of a burst)
+ * the verdict is taken there; the extra srtt keeps a peer that stalls for a
+ * moment with frames still queued on some rails from looking like loss,
+ * since its next ACK carries the measurement (rack_rtt, reo_meas) that
+ * explains the delay. A hole already fast-retransmitted (rtxd) is judged by
+ * its retransmission's time (xts is set when it goes again, as RFC 8985
+ * does): lost again once a frame sent after it was delivered (its xts
+ * before rack_ts) and the same window passed. Without that, a lost
+ * retransmission (one in twenty on a 5% lossy rail) waited for the
+ * retransmit timeout. Tail losses with nothing delivered after them are
+ * found by the tail loss probe (tbr_req_tlp()). READ/ATOMIC holes: see
+ * tbr_req_rd_hole().
  */
 void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 {
@@ -298,16 +303,23 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 	while (span > 0) {
 		u32 k = span < 64 ? (u32)span : 64;
 		u64 v = tbr_low_mask(k) & ~(tbr_bm_get64(qp->done, w, p) |
-					    tbr_bm_get64(qp->rdm, w, p) |
-					    tbr_bm_get64(qp->rtxd, w, p));
+					    tbr_bm_get64(qp->rdm, w, p));
+		u64 again = tbr_bm_get64(qp->rtxd, w, p);
 
-		while (v) {
-			u32 q = tbr_psn_add(p, tbr_ctz64(v));
+		for (; v; v &= v - 1) {
+			u32 b = tbr_ctz64(v);
+			u32 q = tbr_psn_add(p, b);
 			u32 qi = q & qp->wmask;
 			u64 due = qp->xts[qi] + due0;
+			bool re = (again >> b) & 1;
 
+			if (re && qp->xts[qi] >= qp->rack_ts)
+				continue;	/* nothing sent after it arrived */
 			if (now < due) {
-				qp->rack_deadline = due + qp->srtt;
+				if (due + qp->srtt < qp->rack_deadline)
+					qp->rack_deadline = due + qp->srtt;
+				if (re)
+					continue;
 				return;
 			}
 			if (qp->halted &&
@@ -327,12 +339,14 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 				qp->rack_deadline = now;
 				return;
 			}
-			tbr_bm_set(qp->rtxd, qi);
+			qp->xts[qi] = now;
 			tbr_bm_set(qp->frx, q & (2 * w - 1));
 			qp->rack_lost = 1;
 			qp->cnt.fast_retransmits++;
-			tbr_req_cwnd_cut(qp, q);
-			v &= v - 1;
+			if (!re) {
+				tbr_bm_set(qp->rtxd, qi);
+				tbr_req_cwnd_cut(qp, q);
+			}
 		}
 		p = tbr_psn_add(p, k);
 		span -= (s32)k;

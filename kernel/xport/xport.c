@@ -48,8 +48,10 @@ module_param(tail_probe, bool, 0644);
 MODULE_PARM_DESC(tail_probe, "RC tail loss probes for QPs connected from now on (default 1)");
 
 /*
- * docs/protocol.md 3.9: off by default until a stall seen once in route-ring
- * with it on is understood; 16 (TBR_CWND_MIN) for lossy Ethernet rails
+ * docs/protocol.md 3.9: the RC congestion window's floor, 16 (TBR_CWND_MIN)
+ * to turn it on; off by default, as it costs time on randomly lossy rails
+ * and gains little over a lossy Ethernet rail since lost retransmissions
+ * are found by RACK (docs/bench-speed.md section 13)
  */
 static uint cwnd_min;
 module_param(cwnd_min, uint, 0644);

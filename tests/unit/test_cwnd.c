@@ -104,9 +104,13 @@ static void init_learned(struct tbr_tqp_conn *c)
 /*
  * A bottleneck of 32 frames in front of the responder, draining one frame
  * per microsecond: a whole window in flight overflows it. With the
- * congestion window far fewer frames are lost and the stream ends sooner;
- * a connection that starts from the window the first one ended with
- * (what the kernel keeps per link) loses fewer still.
+ * congestion window far fewer frames are lost and sent again; a connection
+ * that starts from the window the first one ended with (what the kernel
+ * keeps per link) loses fewer still and ends sooner. Without the window
+ * the stream ends sooner still here (4.3 against 9.7 ms: 40,142 frames
+ * lost, 0 timeouts), since RACK finds lost retransmissions again and this
+ * wire charges nothing for a lost frame; before it did, the window was the
+ * faster (9.9 against 12.0 ms, 42 timeouts).
  */
 static void test_cwnd_bottleneck(void **state)
 {
@@ -137,7 +141,6 @@ static void test_cwnd_bottleneck(void **state)
 	assert_true(drops[1] > 0);
 	assert_true(drops[0] * 4 < drops[1]);
 	assert_true(rtx[0] * 4 < rtx[1]);
-	assert_true(t[0] < t[1]);
 	assert_true(learned >= TBR_CWND_MIN && learned < 1024);
 	assert_true(drops[2] * 4 < drops[0]);
 	assert_true(t[2] <= t[0]);
@@ -221,6 +224,11 @@ static void test_cwnd_noise(void **state)
 		     (unsigned long long)t[1]);
 		/* scattered losses are no congestion */
 		assert_true(cuts <= 1);
+		/*
+		 * lost retransmissions are found by RACK again, not by the
+		 * timeout (2-3 timeouts per seed when they waited for it)
+		 */
+		assert_true(tmo[0] <= 1 && tmo[1] <= 1);
 		/* and the window costs no more timeouts or time than none */
 		assert_true(tmo[0] <= tmo[1] + 1);
 		assert_true(t[0] <= t[1] + t[1] / 4);
@@ -289,11 +297,13 @@ static void no_cwnd_10ms(struct tbr_tqp_conn *c)
  * One of two rails goes dark for 6 ms mid-stream, less than the 10 ms
  * retransmit timeout (a cable cut until the fabric re-routes, tests/vm
  * route-ring): its frames in the air and the fast retransmits sent on it
- * are lost, while the other rail delivers. Deliveries past the holes (tail
- * probes, each answered) do not hold the retransmit timer back, so the
- * stream resumes one timeout after the cut, with the window or without.
- * It took 770 ms with the window and 519 ms without when they did: one
- * probe per hole, from the end of the flight, and no timeout at all.
+ * are lost, while the other rail delivers. The lost retransmissions are
+ * found by RACK again once frames sent after them arrive, or by the
+ * retransmit timeout, which deliveries past the holes (tail probes, each
+ * answered) no longer hold back: the stream resumes within one timeout of
+ * the dark's end, with the window or without. It took 770 ms with the
+ * window and 519 ms without when they did: one probe per hole, from the
+ * end of the flight, and no timeout at all.
  */
 static void test_cwnd_dark(void **state)
 {
@@ -321,7 +331,7 @@ static void test_cwnd_dark(void **state)
 		     (unsigned long long)c->timeouts,
 		     (unsigned long long)c->cwnd_cuts);
 		assert_true(s->dropped > 100);
-		assert_true(c->timeouts >= 1);
+		assert_true(c->timeouts <= 1);
 		/* dark until 6.3 ms, one 10 ms timeout, the stream's 4 ms */
 		assert_true(t < 25000000);
 		sim_free(s);
