@@ -57,10 +57,23 @@ static u64 tbr_req_reo_wnd(const struct tbr_tqp *qp)
 void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
 {
 	u32 w = tbr_win(qp);
-	u64 sure;
+	u64 sure, rt = nv & tbr_bm_get64(qp->rtxd, w, base);
 	u32 lo, hi;
 	u64 rtt;
 
+	/*
+	 * A retransmission delivered at least min_rtt after it went is its
+	 * own answer, not the original's (RFC 8985 6.2): RACK's newest send
+	 * time known delivered moves to it, so that a retransmission sent
+	 * before it and still missing can be judged lost (tbr_req_rack()).
+	 */
+	for (; rt; rt &= rt - 1) {
+		u64 x = qp->xts[tbr_psn_add(base, tbr_ctz64(rt)) & qp->wmask];
+
+		if (x > qp->rack_ts && now >= x + qp->min_rtt &&
+		    qp->min_rtt != TBR_NO_DEADLINE)
+			qp->rack_ts = x;
+	}
 	nv &= ~tbr_bm_get64(qp->rtxd, w, base);
 	if (!nv)
 		return;
@@ -302,8 +315,7 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 	due0 = qp->rack_rtt + tbr_req_reo_wnd(qp);
 	while (span > 0) {
 		u32 k = span < 64 ? (u32)span : 64;
-		u64 v = tbr_low_mask(k) & ~(tbr_bm_get64(qp->done, w, p) |
-					    tbr_bm_get64(qp->rdm, w, p));
+		u64 v = tbr_low_mask(k) & ~tbr_bm_get64(qp->done, w, p);
 		u64 again = tbr_bm_get64(qp->rtxd, w, p);
 
 		for (; v; v &= v - 1) {
@@ -312,6 +324,7 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 			u32 qi = q & qp->wmask;
 			u64 due = qp->xts[qi] + due0;
 			bool re = (again >> b) & 1;
+			u32 next, n;
 
 			if (re && qp->xts[qi] >= qp->rack_ts)
 				continue;	/* nothing sent after it arrived */
@@ -334,19 +347,35 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 				 */
 				return;
 			}
-			if (tbr_req_resend(qp, q) == q) {
+			next = tbr_req_resend(qp, q);
+			if (next == q) {
 				/* tx full: again once progress is called */
 				qp->rack_deadline = now;
 				return;
 			}
-			qp->xts[qi] = now;
-			tbr_bm_set(qp->frx, q & (2 * w - 1));
 			qp->rack_lost = 1;
-			qp->cnt.fast_retransmits++;
-			if (!re) {
-				tbr_bm_set(qp->rtxd, qi);
+			if (!re)
 				tbr_req_cwnd_cut(qp, q);
+			if (!tbr_bm_test(qp->rdm, qi)) {
+				qp->xts[qi] = now;
+				tbr_bm_set(qp->rtxd, qi);
+				tbr_bm_set(qp->frx, q & (2 * w - 1));
+				qp->cnt.fast_retransmits++;
+				continue;
 			}
+			/*
+			 * A READ or ATOMIC response: its request went again
+			 * for the rest of the chunk (tbr_req_resend()); those
+			 * PSNs are judged by this request from now on.
+			 */
+			qp->cnt.read_hole_rtx++;
+			n = (u32)tbr_psn_diff(next, q);
+			for (; q != next; q = tbr_psn_add(q, 1)) {
+				qp->xts[q & qp->wmask] = now;
+				tbr_bm_set(qp->rtxd, q & qp->wmask);
+			}
+			/* skip them in this word: its bits beyond b up to next */
+			v &= ~(tbr_low_mask(b + n) & ~tbr_low_mask(b + 1));
 		}
 		p = tbr_psn_add(p, k);
 		span -= (s32)k;
@@ -408,8 +437,10 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
 		return;
 	}
 	tbr_req_cwnd_cut(qp, q);
-	for (; q != next; q = tbr_psn_add(q, 1))
+	for (; q != next; q = tbr_psn_add(q, 1)) {
+		qp->xts[q & qp->wmask] = now;	/* RACK judges the new request */
 		tbr_bm_set(qp->rtxd, q & qp->wmask);
+	}
 	qp->cnt.read_hole_rtx++;
 }
 
@@ -481,7 +512,15 @@ void tbr_req_tlp(struct tbr_tqp *qp, u64 now)
 	if (qp->una == qp->snd_nxt || qp->tlp_sent >= TBR_TLP_MAX ||
 	    qp->rtx_active || qp->error || qp->rnr_until != TBR_NO_DEADLINE)
 		return;
-	p = tbr_req_last_missing(qp, qp->una, qp->snd_nxt);
+	/*
+	 * The last PSN not done, whose answer reveals the holes before it;
+	 * but a READ or ATOMIC at una is answered only once its request is
+	 * in, and every later one only after it (responses come in order):
+	 * with its request lost, a probe of the last would be answered by
+	 * nothing, so that request goes again.
+	 */
+	p = tbr_bm_test(qp->rdm, qp->una & qp->wmask) ? qp->una :
+		tbr_req_last_missing(qp, qp->una, qp->snd_nxt);
 	qi = p & qp->wmask;
 	if (tbr_bm_test(qp->rdm, qi)) {
 		struct tbr_swqe *w = tbr_wr(qp, qp->psn_msn[qi]);
