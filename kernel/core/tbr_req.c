@@ -346,7 +346,7 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
  * probes filling the holes of a flight one by one from its end, each
  * answered) kept the timer, the only thing that resends a lost fast
  * retransmit, from firing: 19 s for a few hundred PSNs after a cable cut
- * (docs/bench-speed.md section 12, tests/unit/test_cwnd.c).
+ * (docs/bench-speed.md section 13, tests/unit/test_cwnd.c).
  */
 static void tbr_req_progress_made(struct tbr_tqp *qp, u64 now, bool una_moved)
 {

@@ -276,9 +276,11 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
 
 /*
  * RACK loss detection, run when an ACK or response arrives: every hole (not
- * done, not a READ/ATOMIC response slot) sent before the last delivered PSN
- * is lost once now >= xts + rack_rtt + reo_wnd. Sent once, xts grows with
- * the PSN, so the scan stops at the first such hole that is not due yet.
+ * done) sent before the last delivered PSN is lost once now >= xts +
+ * rack_rtt + reo_wnd. A READ/ATOMIC response slot counts as sent with its
+ * request (responses come in request order), and its request goes again
+ * for the rest of its chunk. Sent once, xts grows with the PSN, so the scan
+ * stops at the first such hole that is not due yet.
  * That hole arms the reordering timer for its due time plus srtt: when no
  * ACK comes any more (the frames after the hole were the last of a burst)
  * the verdict is taken there; the extra srtt keeps a peer that stalls for a
@@ -290,8 +292,8 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
  * before rack_ts) and the same window passed. Without that, a lost
  * retransmission (one in twenty on a 5% lossy rail) waited for the
  * retransmit timeout. Tail losses with nothing delivered after them are
- * found by the tail loss probe (tbr_req_tlp()). READ/ATOMIC holes: see
- * tbr_req_rd_hole().
+ * found by the tail loss probe (tbr_req_tlp()). tbr_req_rd_hole() still
+ * checks a READ chunk's holes as its responses arrive.
  */
 void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 {
