@@ -57,9 +57,9 @@ static u64 tbr_req_reo_wnd(const struct tbr_tqp *qp)
 void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
 {
 	u32 w = tbr_win(qp);
-	u64 sure, rt = nv & tbr_bm_get64(qp->rtxd, w, base);
+	u64 rtxd = tbr_bm_get64(qp->rtxd, w, base), rt = nv & rtxd;
 	u32 lo, hi;
-	u64 rtt;
+	u64 sure, rtt;
 
 	/*
 	 * A retransmission delivered at least min_rtt after it went is its
@@ -70,11 +70,11 @@ void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
 	for (; rt; rt &= rt - 1) {
 		u64 x = qp->xts[tbr_psn_add(base, tbr_ctz64(rt)) & qp->wmask];
 
-		if (x > qp->rack_ts && now >= x + qp->min_rtt &&
-		    qp->min_rtt != TBR_NO_DEADLINE)
+		if (qp->min_rtt != TBR_NO_DEADLINE && x > qp->rack_ts &&
+		    now >= x + qp->min_rtt)
 			qp->rack_ts = x;
 	}
-	nv &= ~tbr_bm_get64(qp->rtxd, w, base);
+	nv &= ~rtxd;
 	if (!nv)
 		return;
 	/* Resent by a timeout sweep: good for ordering, not for timing. */
@@ -275,6 +275,19 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
 }
 
 /*
+ * The request for READ/ATOMIC response PSNs [@psn, @next) went again at
+ * @now: RACK judges them by it from now on.
+ */
+static void tbr_req_rd_resent(struct tbr_tqp *qp, u32 psn, u32 next, u64 now)
+{
+	for (; psn != next; psn = tbr_psn_add(psn, 1)) {
+		qp->xts[psn & qp->wmask] = now;
+		tbr_bm_set(qp->rtxd, psn & qp->wmask);
+	}
+	qp->cnt.read_hole_rtx++;
+}
+
+/*
  * RACK loss detection, run when an ACK or response arrives: every hole (not
  * done) sent before the last delivered PSN is lost once now >= xts +
  * rack_rtt + reo_wnd. A READ/ATOMIC response slot counts as sent with its
@@ -367,16 +380,11 @@ void tbr_req_rack(struct tbr_tqp *qp, u64 now)
 			}
 			/*
 			 * A READ or ATOMIC response: its request went again
-			 * for the rest of the chunk (tbr_req_resend()); those
-			 * PSNs are judged by this request from now on.
+			 * for the rest of the chunk (tbr_req_resend()); skip
+			 * those PSNs in this word (bits beyond b up to next).
 			 */
-			qp->cnt.read_hole_rtx++;
+			tbr_req_rd_resent(qp, q, next, now);
 			n = (u32)tbr_psn_diff(next, q);
-			for (; q != next; q = tbr_psn_add(q, 1)) {
-				qp->xts[q & qp->wmask] = now;
-				tbr_bm_set(qp->rtxd, q & qp->wmask);
-			}
-			/* skip them in this word: its bits beyond b up to next */
 			v &= ~(tbr_low_mask(b + n) & ~tbr_low_mask(b + 1));
 		}
 		p = tbr_psn_add(p, k);
@@ -439,11 +447,7 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
 		return;
 	}
 	tbr_req_cwnd_cut(qp, q);
-	for (; q != next; q = tbr_psn_add(q, 1)) {
-		qp->xts[q & qp->wmask] = now;	/* RACK judges the new request */
-		tbr_bm_set(qp->rtxd, q & qp->wmask);
-	}
-	qp->cnt.read_hole_rtx++;
+	tbr_req_rd_resent(qp, q, next, now);
 }
 
 /*
