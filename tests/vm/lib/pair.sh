@@ -108,9 +108,9 @@ pair_run() {
 	srv=$!
 	wait_for 20 pair_listening
 	if ! "$tool" -d tbrdma0 "$gopt" "$GID0" "$@" 10.88.0.2 > /tmp/cli.log 2>&1; then
-		cat /tmp/cli.log /tmp/srv.log
 		pair_diag
-		fail "$tool $*: client failed"
+		echo "client:"; cat /tmp/cli.log; echo "server:"; cat /tmp/srv.log
+		fail "$tool $*: client failed: $(tail -1 /tmp/cli.log)"
 	fi
 	wait "$srv" || { cat /tmp/srv.log; fail "$tool $*: server failed"; }
 }

@@ -45,10 +45,13 @@ rping_v() {
 	srv=$!
 	sleep 3
 	t0=$(date +%s.%N)
-	if ! timeout "$limit" rping -c -a 10.88.0.2 -C "$1" -V > /tmp/cli.log 2>&1; then
-		cat /tmp/cli.log /tmp/srv.log
+	timeout "$limit" rping -c -a 10.88.0.2 -C "$1" -V > /tmp/cli.log 2>&1 || rc=$?
+	if [ "$rc" != 0 ]; then
+		# the logs last: a failure report shows the end of script.log
 		pair_diag
-		fail "rping client failed or ran out of its $limit s"
+		echo "rping client:"; cat /tmp/cli.log; echo "rping server:"; cat /tmp/srv.log
+		fail "rping client exit $rc after $(echo "$(date +%s.%N) - $t0" | bc) s" \
+			"(124: ran out of its $limit s): $(tail -1 /tmp/cli.log)"
 	fi
 	SECS=$(echo "$(date +%s.%N) - $t0" | bc)
 	# a DREQ crosses in milliseconds; the server gets 10 s before the counters are read
