@@ -256,6 +256,27 @@ int tbr_resp_dup(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	return 0;
 }
 
+/*
+ * A READ or ATOMIC response to a request that ends at @req_end just went
+ * out. It tells the requester all that an ACK owed now would: the request
+ * arrived and, since a job runs only once the window passed every earlier
+ * PSN, so did everything before it (tbr_req_resp() takes them as
+ * acknowledged). When nothing arrived after the request, no hole is open
+ * and no duplicate is to be reported, that ACK is dropped: a READ or ATOMIC
+ * ping-pong sent one more frame per round trip, ack_delay_ns after the
+ * response (a timer, its softirq and the requester's receive on the path of
+ * the next request).
+ */
+static void tbr_resp_ack_implied(struct tbr_tqp *qp, u32 req_end)
+{
+	if (qp->ack_pending && !qp->dsack && qp->epsn == req_end &&
+	    qp->rcv_hi == qp->epsn) {
+		qp->ack_pending = 0;
+		qp->ack_count = 0;
+		qp->ack_deadline = TBR_NO_DEADLINE;
+	}
+}
+
 /* Send READ responses and ATOMIC responses of ready jobs. */
 void tbr_resp_send_jobs(struct tbr_tqp *qp)
 {
@@ -284,6 +305,8 @@ void tbr_resp_send_jobs(struct tbr_tqp *qp)
 				return;
 			tbr_hdr_build(buf, &h);
 			tbr_tx_put(qp, buf, hl, 0);
+			if (!j->dup)
+				tbr_resp_ack_implied(qp, tbr_psn_add(j->psn, 1));
 			tbr_job_free(qp, j);
 			continue;
 		}
@@ -311,6 +334,9 @@ void tbr_resp_send_jobs(struct tbr_tqp *qp)
 				return;
 			}
 			tbr_tx_put(qp, buf, hl + len, len);
+			if (!j->dup && j->offset == j->start)
+				tbr_resp_ack_implied(qp, tbr_psn_add(j->psn,
+					tbr_frames(j->end - j->start, mtu)));
 			j->offset += len;
 		} while (j->offset < j->end);
 		tbr_job_free(qp, j);

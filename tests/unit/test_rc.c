@@ -1026,11 +1026,11 @@ static void test_tlp_lost_tail(void **state)
 		{ TBR_WR_READ, 64, 0, 1, 1 },	/* the READ response */
 		{ TBR_WR_READ, 3000, 1, 1, 1 },	/* a 3-response READ request */
 		/*
-		 * 3 frames to the requester: the one before the READ's
-		 * responses and the first two; the third arrives and RACK
-		 * asks for the other two again at once (no probe)
+		 * the first two of its 3 responses: the third arrives and
+		 * RACK asks for the other two again at once (no probe)
 		 */
-		{ TBR_WR_READ, 3000, 0, 3, 0 },
+		{ TBR_WR_READ, 3000, 0, 2, 0 },
+		{ TBR_WR_READ, 3000, 0, 3, 1 },	/* all 3 responses */
 		{ TBR_WR_FETCH_ADD, 8, 1, 1, 1 },	/* the ATOMIC request */
 		{ TBR_WR_FETCH_ADD, 8, 0, 1, 1 },	/* the ATOMIC response */
 		{ TBR_WR_WRITE, 64, 1, 2, 2 },	/* the frame and the probe */
