@@ -378,6 +378,52 @@ u32 tbr_req_last_missing(struct tbr_tqp *qp, u32 psn, u32 end)
  * request chunk). Returns the PSN after what was covered, or @psn when the
  * transmit path is full.
  */
+/* Some PSN of [@psn, @end) is done. */
+static bool tbr_req_any_done(struct tbr_tqp *qp, u32 psn, u32 end)
+{
+	u32 w = tbr_win(qp);
+	s32 span = tbr_psn_diff(end, psn);
+
+	while (span > 0) {
+		u32 k = span < 64 ? (u32)span : 64;
+
+		if (tbr_low_mask(k) & tbr_bm_get64(qp->done, w, psn))
+			return true;
+		psn = tbr_psn_add(psn, k);
+		span -= (s32)k;
+	}
+	return false;
+}
+
+/*
+ * PSNs before @next went again, the responder perhaps never got them: a
+ * READ/ATOMIC response after them still to come may have waited there for
+ * them (a request runs only once every PSN before it arrived). Its delivery
+ * then times the recovery, not the path: ambiguous, as after a sweep, so
+ * that it neither inflates the RTT nor counts as reordering (which widened
+ * the window for everything after). Not when a READ chunk that already
+ * had a response delivered was asked for again (its request had arrived,
+ * nothing waited for it): on a clean wire with jitter that is most of them.
+ */
+static void tbr_req_taint_after(struct tbr_tqp *qp, u32 next)
+{
+	u32 w = tbr_win(qp), p = next;
+	s32 span = tbr_psn_diff(qp->snd_nxt, p);
+
+	if (!qp->rd_out)
+		return;
+	while (span > 0) {
+		u32 k = span < 64 ? (u32)span : 64;
+		u64 v = tbr_low_mask(k) & tbr_bm_get64(qp->rdm, w, p) &
+			~tbr_bm_get64(qp->done, w, p);
+
+		if (v)
+			tbr_bm_or64(qp->amb, w, p, v);
+		p = tbr_psn_add(p, k);
+		span -= (s32)k;
+	}
+}
+
 u32 tbr_req_resend(struct tbr_tqp *qp, u32 psn)
 {
 	struct tbr_swqe *w = tbr_wr(qp, qp->psn_msn[psn & qp->wmask]);
@@ -397,9 +443,16 @@ u32 tbr_req_resend(struct tbr_tqp *qp, u32 psn)
 		last = tbr_req_last_missing(qp, psn, end);
 		ret = tbr_req_xmit(qp, w, psn,
 				   (u32)tbr_psn_diff(last, psn) + 1, true);
+		if (ret != -EAGAIN &&
+		    !tbr_req_any_done(qp, tbr_psn_add(w->first_psn,
+						      idx - idx % qp->read_chunk),
+				      end))
+			tbr_req_taint_after(qp, end);
 		next = end;
 	} else {
 		ret = tbr_req_xmit(qp, w, psn, 1, true);
+		if (ret != -EAGAIN)
+			tbr_req_taint_after(qp, next);
 	}
 	if (ret == -EAGAIN)
 		return psn;
