@@ -373,11 +373,6 @@ u32 tbr_req_last_missing(struct tbr_tqp *qp, u32 psn, u32 end)
 	return p;
 }
 
-/*
- * Retransmit the not-done PSN @psn (for a READ: the missing part of its
- * request chunk). Returns the PSN after what was covered, or @psn when the
- * transmit path is full.
- */
 /* Some PSN of [@psn, @end) is done. */
 static bool tbr_req_any_done(struct tbr_tqp *qp, u32 psn, u32 end)
 {
@@ -424,6 +419,11 @@ static void tbr_req_taint_after(struct tbr_tqp *qp, u32 next)
 	}
 }
 
+/*
+ * Retransmit the not-done PSN @psn (for a READ: the missing part of its
+ * request chunk). Returns the PSN after what was covered, or @psn when the
+ * transmit path is full.
+ */
 u32 tbr_req_resend(struct tbr_tqp *qp, u32 psn)
 {
 	struct tbr_swqe *w = tbr_wr(qp, qp->psn_msn[psn & qp->wmask]);
