@@ -399,6 +399,14 @@ void tbr_resp_send_jobs(struct tbr_tqp *qp);
 void tbr_resp_fatal(struct tbr_tqp *qp, u8 syn, u32 psn, u32 status);
 /* tbr_resp.c: ACK now (@urgent) or when coalescing allows */
 void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent);
+
+/* Nothing owed to the requester any more (an ACK went, or said it all). */
+static inline void tbr_resp_ack_settled(struct tbr_tqp *qp)
+{
+	qp->ack_pending = 0;
+	qp->ack_count = 0;
+	qp->ack_deadline = TBR_NO_DEADLINE;
+}
 /* tbr_resp.c: complete, in message order, the messages fully received */
 void tbr_resp_retire(struct tbr_tqp *qp);
 /* tbr_resp.c: move the receive window past what has been received */

@@ -85,9 +85,7 @@ static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 		qp->hole_acked = span != 0;
 		qp->hole_hi = qp->rcv_hi;
 		qp->dsack = 0;
-		qp->ack_pending = 0;
-		qp->ack_count = 0;
-		qp->ack_deadline = TBR_NO_DEADLINE;
+		tbr_resp_ack_settled(qp);
 	} else if (syn == TBR_SYN_RNR_NAK) {
 		qp->cnt.rnr_naks_sent++;
 	} else {

@@ -270,11 +270,8 @@ int tbr_resp_dup(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 static void tbr_resp_ack_implied(struct tbr_tqp *qp, u32 req_end)
 {
 	if (qp->ack_pending && !qp->dsack && qp->epsn == req_end &&
-	    qp->rcv_hi == qp->epsn) {
-		qp->ack_pending = 0;
-		qp->ack_count = 0;
-		qp->ack_deadline = TBR_NO_DEADLINE;
-	}
+	    qp->rcv_hi == qp->epsn)
+		tbr_resp_ack_settled(qp);
 }
 
 /* Send READ responses and ATOMIC responses of ready jobs. */
