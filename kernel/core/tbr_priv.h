@@ -175,6 +175,8 @@ struct tbr_tqp {
 	u64 rto_deadline;	/* TBR_NO_DEADLINE: not armed */
 	u64 pto_deadline;	/* tail loss probe, TBR_NO_DEADLINE: not armed */
 	u8 tlp_sent;		/* probes sent since the last progress */
+	u8 untimed;		/* the ACK or response being taken answers a
+				 * retransmission: no RTT or lateness sample */
 	u8 tail_flags;		/* TBR_F_* of the last new frame sent */
 	u64 rnr_until;		/* TBR_NO_DEADLINE: not waiting */
 	u8 rtx_active;		/* retransmission sweep in progress */
@@ -203,6 +205,7 @@ struct tbr_tqp {
 	struct tbr_acache acache[TBR_ATOMIC_CACHE];
 	u32 acache_pos;
 	u8 ack_pending;
+	u8 ack_rtx;		/* the owed ACK answers a retransmitted frame */
 	u32 dsack;		/* TBR_ACK_DSACK | PSN of a duplicate, or 0 */
 	u8 hole_acked;		/* the last ACK reported holes ... */
 	u32 hole_hi;		/* ... before this PSN (its rcv_hi) */
@@ -404,6 +407,7 @@ void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent);
 static inline void tbr_resp_ack_settled(struct tbr_tqp *qp)
 {
 	qp->ack_pending = 0;
+	qp->ack_rtx = 0;
 	qp->ack_count = 0;
 	qp->ack_deadline = TBR_NO_DEADLINE;
 }
@@ -477,6 +481,8 @@ void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now);
 void tbr_req_round(struct tbr_tqp *qp);
 /* tbr_req_loss.c: the responder reported @psn as a duplicate */
 void tbr_req_dsack(struct tbr_tqp *qp, u32 psn);
+/* tbr_req_loss.c: an ACK reports [@base, @base + 64) with bits @v received */
+void tbr_req_requested(struct tbr_tqp *qp, u32 base, u64 v);
 /* tbr_req_loss.c: resend the data frames deemed lost by now */
 void tbr_req_rack(struct tbr_tqp *qp, u64 now);
 /* tbr_req_loss.c: a response at @psn for READ/ATOMIC @w; holes before it

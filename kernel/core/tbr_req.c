@@ -662,8 +662,10 @@ static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		return -EINVAL;
 	}
 	qp->cnt.acks_rcvd++;
-	if (d > 0)
+	if (d > 0) {
 		progress |= tbr_req_mark(qp, qp->una, (u32)d, now);
+		tbr_req_requested(qp, tbr_psn_add(h->epsn, TBR_PSN_MASK), 1);
+	}
 	for (j = 0; j < h->nwords; j++) {
 		u32 base = tbr_psn_add(h->epsn, 64 * j);
 		s32 o = tbr_psn_diff(base, qp->una);
@@ -677,6 +679,7 @@ static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 			v &= tbr_low_mask((u32)(out - o));
 		if (!v)
 			continue;
+		tbr_req_requested(qp, base, v);
 		nv = v & ~tbr_bm_get64(qp->rdm, w, base) &
 		     ~tbr_bm_get64(qp->done, w, base);
 		if (nv) {
@@ -809,13 +812,26 @@ invalid:
 
 int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
+	int ret;
+
 	if (qp->cfg.type != TBR_QPT_RC) {
 		qp->cnt.rx_invalid++;
 		return -EINVAL;
 	}
-	if (h->opcode == TBR_OP_ACK)
-		return tbr_req_ack(qp, h, now);
-	return tbr_req_resp(qp, h, now);
+	/*
+	 * An ACK that a retransmitted frame made (RETRANS), or a response to
+	 * a request sent again, may be the first news of PSNs whose own ACK
+	 * was lost long before: good for ordering, not for timing.
+	 */
+	if (h->opcode == TBR_OP_ACK) {
+		qp->untimed = !!(h->flags & TBR_F_RETRANS);
+		ret = tbr_req_ack(qp, h, now);
+	} else {
+		qp->untimed = tbr_bm_test(qp->rtxd, h->psn & qp->wmask);
+		ret = tbr_req_resp(qp, h, now);
+	}
+	qp->untimed = 0;
+	return ret;
 }
 
 void tbr_req_timer(struct tbr_tqp *qp, u64 now)
@@ -837,10 +853,20 @@ void tbr_req_timer(struct tbr_tqp *qp, u64 now)
 	if (qp->rto_deadline == TBR_NO_DEADLINE || now < qp->rto_deadline)
 		return;
 	qp->rto_deadline = TBR_NO_DEADLINE;
-	qp->pto_deadline = TBR_NO_DEADLINE;
-	if (qp->una == qp->snd_nxt)
+	if (qp->una == qp->snd_nxt) {
+		qp->pto_deadline = TBR_NO_DEADLINE;
 		return;
+	}
 	qp->cnt.timeouts++;
+	/* dynamic debug: what the timeout found (docs/bench-speed.md 16) */
+	tbr_dbg("qp %u: timeout, %d PSNs out, una %s%s, srtt %llu rtt_hi %llu reo %llu ns, %u probes, probe %s\n",
+		qp->cfg.qpn, tbr_psn_diff(qp->snd_nxt, qp->una),
+		tbr_bm_test(qp->rdm, qp->una & qp->wmask) ? "response" : "frame",
+		tbr_bm_test(qp->rtxd, qp->una & qp->wmask) ? " resent" : "",
+		(unsigned long long)qp->srtt, (unsigned long long)qp->rtt_hi,
+		(unsigned long long)qp->reo_meas, qp->tlp_sent,
+		qp->pto_deadline == TBR_NO_DEADLINE ? "not armed" : "armed");
+	qp->pto_deadline = TBR_NO_DEADLINE;
 	/*
 	 * Nothing could be sent again since the last counted timeout because
 	 * the rails' rings stayed full (a slow peer or path, not a lossy one):

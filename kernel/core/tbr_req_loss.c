@@ -30,9 +30,17 @@
  * tbr_priv.h (tbr_req_reset() starts from them).
  */
 
+/* The widest reordering window: reo_wnd_max_ns, by default timeout / 2. */
+static u64 tbr_req_reo_max(const struct tbr_tqp *qp)
+{
+	if (qp->conn.reo_wnd_max_ns)
+		return qp->conn.reo_wnd_max_ns;
+	return qp->conn.timeout_ns ? qp->conn.timeout_ns / 2 : 1000000000ull;
+}
+
 static u64 tbr_req_reo_wnd(const struct tbr_tqp *qp)
 {
-	u64 r = 0, max = qp->conn.reo_wnd_max_ns;
+	u64 r = 0, max = tbr_req_reo_max(qp);
 
 	if (qp->min_rtt != TBR_NO_DEADLINE) {
 		r = (qp->min_rtt / 4) * qp->reo_mult;
@@ -43,9 +51,6 @@ static u64 tbr_req_reo_wnd(const struct tbr_tqp *qp)
 		r = qp->reo_meas;
 	if (r < qp->conn.reo_wnd_min_ns)
 		r = qp->conn.reo_wnd_min_ns;
-	if (!max)
-		max = qp->conn.timeout_ns ? qp->conn.timeout_ns / 2 :
-					    1000000000ull;
 	return r < max ? r : max;
 }
 
@@ -78,7 +83,7 @@ void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
 	if (!nv)
 		return;
 	/* Resent by a timeout sweep: good for ordering, not for timing. */
-	sure = nv & ~tbr_bm_get64(qp->amb, w, base);
+	sure = qp->untimed ? 0 : nv & ~tbr_bm_get64(qp->amb, w, base);
 	if (sure && qp->rack_valid) {
 		/* Delivered after a later-sent frame: measured reordering. */
 		lo = tbr_psn_add(base, tbr_ctz64(sure));
@@ -89,6 +94,8 @@ void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
 				u64 late = now - t;
 
 				late += late / 2;
+				if (late > tbr_req_reo_max(qp))
+					late = tbr_req_reo_max(qp);
 				if (late > qp->reo_meas)
 					qp->reo_meas = late;
 			}
@@ -115,6 +122,41 @@ void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
 		qp->rack_arm_at = now + TBR_RACK_WARMUP * rtt;
 	} else
 		qp->srtt = qp->srtt - qp->srtt / 8 + rtt / 8;
+}
+
+/*
+ * The ACK reports PSNs [base, base + 64) with bits @v received. Those of a
+ * READ/ATOMIC still unanswered say that its request arrived: ordering for
+ * RACK, so that the frames sent before it and still missing can be judged
+ * lost, and no timing (its responses are still to come). Without it, a
+ * data frame lost before the last READ of a flight waited for the timeout:
+ * the READ's responses wait behind it at the responder, nothing else was
+ * sent after it, and the probes went to the READ. RACK's newest delivered
+ * PSN moves to the first PSN of the request's chunk only, so that the
+ * chunk's own responses, still streaming, are not judged by it. Requests
+ * sent again are left out: the report may be of the first copy.
+ */
+void tbr_req_requested(struct tbr_tqp *qp, u32 base, u64 v)
+{
+	u32 w = tbr_win(qp), p, idx;
+	struct tbr_swqe *wr;
+	u64 x;
+
+	v &= tbr_bm_get64(qp->rdm, w, base) & ~tbr_bm_get64(qp->done, w, base) &
+	     ~tbr_bm_get64(qp->rtxd, w, base);
+	if (!v)
+		return;
+	p = tbr_psn_add(base, tbr_msb64(v));
+	wr = tbr_wr(qp, qp->psn_msn[p & qp->wmask]);
+	idx = (u32)tbr_psn_diff(p, wr->first_psn);
+	p = tbr_psn_add(wr->first_psn, idx - idx % qp->read_chunk);
+	if (qp->rack_valid && tbr_psn_diff(p, qp->rack_psn) <= 0)
+		return;
+	x = qp->xts[p & qp->wmask];
+	qp->rack_valid = 1;
+	qp->rack_psn = p;
+	if (x > qp->rack_ts)
+		qp->rack_ts = x;
 }
 
 /* una moved: close a round (one flight acknowledged) if it passed it. */
@@ -258,6 +300,7 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
 {
 	u32 fw = 2 * tbr_win(qp), i = psn & (fw - 1);
 	s32 o = tbr_psn_diff(psn, qp->snd_nxt);
+	u64 cap;
 
 	if (o >= 0 || o < -(s32)fw || !tbr_bm_test(qp->frx, i))
 		return;
@@ -270,8 +313,22 @@ void tbr_req_dsack(struct tbr_tqp *qp, u32 psn)
 	if (qp->reo_mult < TBR_REO_MULT_MAX)
 		qp->reo_mult++;
 	qp->reo_persist = TBR_REO_PERSIST;
+	/*
+	 * Widen by half (at least srtt / 4), up to the slowest recent RTT: a
+	 * DSACK says the original was late, not by how much (nor whether the
+	 * wire duplicated the retransmission instead), and a frame is never
+	 * later than its own RTT. Unbounded, a wire that duplicates frames
+	 * grew it 1.5x per flight until it overflowed (bench-speed.md 16).
+	 */
+	cap = qp->rtt_hi > qp->srtt ? qp->rtt_hi : qp->srtt;
+	if (cap > tbr_req_reo_max(qp))
+		cap = tbr_req_reo_max(qp);
+	if (qp->reo_meas >= cap)
+		return;
 	qp->reo_meas += qp->reo_meas / 2 > qp->srtt / 4 ?
 			qp->reo_meas / 2 : qp->srtt / 4;
+	if (qp->reo_meas > cap)
+		qp->reo_meas = cap;
 }
 
 /*
@@ -510,6 +567,37 @@ void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now)
 	qp->pto_deadline = now + pto;
 }
 
+/*
+ * The first PSN not done in [una, snd_nxt) that the responder takes only
+ * once every PSN before it is in: a READ/ATOMIC response (responses come
+ * in order) or a frame of a WRITE that follows one (ORDERED); snd_nxt if
+ * none. Walks the WRs in flight (probe time only).
+ */
+static u32 tbr_req_first_blocked(struct tbr_tqp *qp)
+{
+	u32 msn = qp->psn_msn[qp->una & qp->wmask];
+
+	for (; msn != qp->sq_tail; msn++) {
+		struct tbr_swqe *wr = tbr_wr(qp, msn);
+		u32 p = wr->first_psn, run;
+		s32 n;
+
+		if (tbr_psn_diff(p, qp->snd_nxt) >= 0)
+			break;
+		if (wr->opcode == TBR_WR_LOCAL || (!wr->rd && !wr->ordered))
+			continue;
+		if (tbr_psn_diff(p, qp->una) < 0)
+			p = qp->una;
+		n = tbr_psn_diff(tbr_psn_add(wr->first_psn, wr->npsn), p);
+		if (tbr_psn_diff(qp->snd_nxt, p) < n)
+			n = tbr_psn_diff(qp->snd_nxt, p);
+		run = tbr_bm_run(qp->done, tbr_win(qp), p, (u32)n);
+		if (run < (u32)n)
+			return tbr_psn_add(p, run);
+	}
+	return qp->snd_nxt;
+}
+
 void tbr_req_tlp(struct tbr_tqp *qp, u64 now)
 {
 	u32 p, qi, next;
@@ -520,13 +608,16 @@ void tbr_req_tlp(struct tbr_tqp *qp, u64 now)
 		return;
 	/*
 	 * The last PSN not done, whose answer reveals the holes before it;
-	 * but a READ or ATOMIC at una is answered only once its request is
-	 * in, and every later one only after it (responses come in order):
-	 * with its request lost, a probe of the last would be answered by
-	 * nothing, so that request goes again.
+	 * but a READ or ATOMIC is answered, and a WRITE flagged ORDERED
+	 * taken, only once every PSN before it is in: a probe of a PSN
+	 * behind a hole and such a PSN is answered by nothing (or refused)
+	 * while the hole stays unseen, so the probe goes to the last hole
+	 * before the first such PSN not done, or to that PSN when it is una
+	 * (a READ/ATOMIC: its request).
 	 */
-	p = tbr_bm_test(qp->rdm, qp->una & qp->wmask) ? qp->una :
-		tbr_req_last_missing(qp, qp->una, qp->snd_nxt);
+	p = tbr_req_first_blocked(qp);
+	if (p != qp->una)
+		p = tbr_req_last_missing(qp, qp->una, p);
 	qi = p & qp->wmask;
 	if (tbr_bm_test(qp->rdm, qi)) {
 		struct tbr_swqe *w = tbr_wr(qp, qp->psn_msn[qi]);

@@ -35,6 +35,7 @@ void tbr_resp_reset(struct tbr_tqp *qp)
 	qp->uc_dropping = 0;
 	qp->uc_drop_msn = 0;
 	qp->ack_pending = 0;
+	qp->ack_rtx = 0;
 	qp->dsack = 0;
 	qp->hole_acked = 0;
 	qp->ack_count = 0;
@@ -74,6 +75,9 @@ static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 	h.nwords = (u8)nwords;
 	h.epsn = qp->epsn;
 	h.aux = syn == TBR_SYN_ACK ? qp->dsack : aux;
+	/* the requester takes no timing from an ACK a retransmission made */
+	if (qp->ack_rtx)
+		h.flags = TBR_F_RETRANS;
 	tbr_hdr_build(buf, &h);
 	for (j = 0; j < nwords; j++)
 		tbr_put_be64(tbr_bm_get64(qp->rcvd, w,
@@ -824,6 +828,8 @@ static tbr_noinline int tbr_resp_rx_slow(struct tbr_tqp *qp,
 
 int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
+	if (h->flags & TBR_F_RETRANS)
+		qp->ack_rtx = 1;
 	if (h->msg_len == h->paylen ? tbr_resp_write_fast(qp, h, now) :
 	    h->psn == qp->epsn && tbr_resp_write_frame(qp, h, now))
 		return 0;
