@@ -372,6 +372,13 @@ struct tbr_tqp_conn {
 	 */
 	u32 cwnd_min;
 	u32 cwnd_init;
+	/*
+	 * RC requester: the smoothed RTT (ns) an earlier connection over the
+	 * same link ended with, 0 = none. Until the QP measured an RTT of its
+	 * own the tail loss probe is timed from it (doubled), so that a new
+	 * QP whose first flight is lost is probed, not left to the timeout.
+	 */
+	u64 srtt_init;
 };
 
 /* timeouts in a row with the tx path full that are not counted as retries */
@@ -488,6 +495,12 @@ const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp);
  * QP has none (not connected, not RC, or conn.cwnd_min 0).
  */
 u32 tbr_tqp_cwnd(const struct tbr_tqp *qp);
+/*
+ * The smoothed RTT (ns) the QP's requester measured: a later connection over
+ * the same link may start from it (conn.srtt_init). 0: none measured, or not
+ * a connected RC QP.
+ */
+u64 tbr_tqp_srtt(const struct tbr_tqp *qp);
 
 /*
  * Whether the requester waits for its peer: WRs not yet sent, or frames

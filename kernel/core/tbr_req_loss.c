@@ -534,8 +534,10 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
  * covers the slowest pair of rails, srtt / 2 a margin, and reo_meas (the
  * lateness measured between frames, tbr_req_delivered()) the spread on top;
  * a slow rail is not taken for a lost frame.
- * Armed only with an RTT measured and when it expires before the retransmit
- * timer (RFC 8985: PTO = min(PTO, RTO)); the n-th probe after 2^(n-1) PTO.
+ * Armed only with an RTT measured, or else one an earlier QP over the same
+ * link measured (conn.srtt_init, then doubled), and when it expires before
+ * the retransmit timer (RFC 8985: PTO = min(PTO, RTO)); the n-th probe after
+ * 2^(n-1) PTO.
  *
  * A probe is no timeout: it spends no retry (tbr_req_rtx_count() leaves it
  * out), and the retransmit timer keeps running, so a dead peer fails the QP
@@ -543,12 +545,14 @@ void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now)
  */
 void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now)
 {
-	u64 pto, hi;
+	u64 pto, hi, srtt = qp->srtt, rtt_hi = qp->rtt_hi;
 
-	if (!qp->srtt || !qp->conn.tail_probe || qp->cfg.type != TBR_QPT_RC)
+	if (!srtt)
+		srtt = rtt_hi = qp->conn.srtt_init;
+	if (!srtt || !qp->conn.tail_probe || qp->cfg.type != TBR_QPT_RC)
 		return;
-	pto = 2 * qp->srtt;
-	hi = qp->rtt_hi + qp->srtt / 2;
+	pto = 2 * srtt;
+	hi = rtt_hi + srtt / 2;
 	if (hi > pto)
 		pto = hi;
 	pto += qp->reo_meas;
@@ -558,7 +562,7 @@ void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now)
 		pto += qp->conn.ack_delay_ns;
 	if (pto < TBR_PTO_MIN_NS)
 		pto = TBR_PTO_MIN_NS;
-	if (now < qp->rack_arm_at)
+	if (now < qp->rack_arm_at || !qp->srtt)
 		pto *= 2;
 	pto <<= qp->tlp_sent;
 	if (qp->rto_deadline != TBR_NO_DEADLINE &&

@@ -218,6 +218,13 @@ u32 tbr_tqp_cwnd(const struct tbr_tqp *qp)
 	return qp->cwnd;
 }
 
+u64 tbr_tqp_srtt(const struct tbr_tqp *qp)
+{
+	if (!qp->connected || qp->cfg.type != TBR_QPT_RC)
+		return 0;
+	return qp->srtt;
+}
+
 const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp)
 {
 	return &qp->cnt;

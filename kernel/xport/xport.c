@@ -535,25 +535,33 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 }
 
 /*
- * Congestion window per link (docs/protocol.md 3.9): an RC QP starts where
- * the last one over the same link ended, so a lossy link does not make each
- * new QP (a perftest run, an rdma_cm connection) lose its first bursts
- * again, and a lossless one keeps giving the whole window. Context: process,
- * QP not running (its timer and work are stopped or not started).
+ * Congestion window and RTT per link (docs/protocol.md 3.9, 3.4): an RC QP
+ * starts where the last one over the same link ended, so a lossy link does
+ * not make each new QP (a perftest run, an rdma_cm connection) lose its
+ * first bursts again, a lossless one keeps giving the whole window, and a
+ * first flight that is lost is probed within a few RTTs instead of waiting
+ * for the retransmit timeout. Context: process, QP not running (its timer
+ * and work are stopped or not started).
  */
-static void tbr_x_keep_cwnd(struct tbr_xqp *x)
+static void tbr_x_keep_hints(struct tbr_xqp *x)
 {
 	u32 cwnd = tbr_tqp_cwnd(x->tqp);
+	u64 srtt = tbr_tqp_srtt(x->tqp);
 
-	if (x->link && cwnd)	/* 0: not an RC QP with a window */
+	if (!x->link)
+		return;
+	if (cwnd)	/* 0: not an RC QP with a window */
 		WRITE_ONCE(x->link->cwnd_hint, cwnd);
+	if (srtt)	/* 0: not an RC QP, or nothing measured */
+		WRITE_ONCE(x->link->srtt_hint, srtt);
 }
 
-static void tbr_x_conn_cwnd(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
+static void tbr_x_conn_hints(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
 {
-	struct tbr_link *link = tbr_x_link(x);	/* the core uses it for RC only */
+	struct tbr_link *link = tbr_x_link(x);	/* the core uses them for RC only */
 
 	conn->cwnd_init = link ? READ_ONCE(link->cwnd_hint) : 0;
+	conn->srtt_init = link ? READ_ONCE(link->srtt_hint) : 0;
 }
 
 /* Context: process; no frame or timer can reach the QP any more. */
@@ -575,7 +583,7 @@ static void tbr_x_qp_destroy(struct tbr_qp *qp)
 	tbr_xport_qp_counters(qp, v);
 	for (i = 0; i < TBR_XCNT_MAX; i++)
 		atomic64_add(v[i], &tdev->xcnt_retired[i]);
-	tbr_x_keep_cwnd(x);
+	tbr_x_keep_hints(x);
 	if (x->link)
 		tbr_link_put(x->link);
 	tbr_tqp_destroy(x->tqp);
@@ -660,7 +668,7 @@ static void tbr_x_connect(struct tbr_xqp *x, enum ib_qp_state old)
 	if (qp->state == IB_QPS_RTR && old == IB_QPS_INIT) {
 		err = tbr_x_conn_mtu(x, &conn);
 		if (!err) {
-			tbr_x_conn_cwnd(x, &conn);
+			tbr_x_conn_hints(x, &conn);
 			err = tbr_tqp_connect(x->tqp, &conn);
 		}
 		x->sent_head = x->sent_tail = 0;
@@ -687,7 +695,7 @@ static void tbr_x_modify(struct tbr_qp *qp, enum ib_qp_state old, int mask)
 		x->connected = false;
 		x->held = false;
 		x->sent_head = x->sent_tail = 0;
-		tbr_x_keep_cwnd(x);
+		tbr_x_keep_hints(x);
 		if (x->link) {
 			tbr_link_put(x->link);
 			x->link = NULL;

@@ -206,12 +206,66 @@ static void test_probe_before_ordered(void **state)
 	sim_free(s);
 }
 
+static void tmo67_hint(struct tbr_tqp_conn *c)
+{
+	tmo67(c);
+	c->srtt_init = 20000;	/* what an earlier QP over the link measured */
+}
+
+/*
+ * A new QP's first flight lost whole (a WRITE's 3 frames, a READ request):
+ * with no RTT measured nothing armed the tail probe and the 67 ms timeout
+ * repaired it. With the RTT an earlier QP over the same link ended with
+ * (conn.srtt_init, kept per link by the kernel) probes do, in a few ms: the
+ * READ's one (2 ms), the WRITE's three, one per frame from the last, since
+ * RACK takes no verdict before an RTT sample of the QP's own (6 ms).
+ */
+static void test_first_flight_probe(void **state)
+{
+	static const enum tbr_wr_opcode ops[] = { TBR_WR_WRITE, TBR_WR_READ };
+	static uint8_t loc[3000], remote[3000];
+	unsigned int k, hint;
+
+	for (k = 0; k < 2; k++) {
+		for (hint = 0; hint < 2; hint++) {
+			struct sim *s = tsim(TBR_QPT_RC, 40 + k, NULL,
+					     hint ? tmo67_hint : tmo67);
+			struct sim_ep *a = &s->ep[0];
+			const struct tbr_tqp_counters *c =
+				tbr_tqp_counters(a->qp);
+
+			sim_add_mr(&s->ep[1], 9, remote, sizeof(remote),
+				   SIM_ACC_READ | SIM_ACC_WRITE);
+			s->f.drop_to[1] = ops[k] == TBR_WR_WRITE ? 3 : 1;
+			assert_int_equal(tpost(a, ops[k], 1, loc, sizeof(loc),
+					       taddr(remote), 9, 0), 0);
+			assert_true(sim_run(s, T_SEC));
+			assert_int_equal(a->ncq, 1);
+			assert_int_equal(a->cq[0].status, TBR_WC_SUCCESS);
+			TDBG("first flight op %d hint %u: %llu us, %llu probes, %llu timeouts\n",
+			     ops[k], hint, (unsigned long long)s->now / 1000,
+			     (unsigned long long)c->tail_probes,
+			     (unsigned long long)c->timeouts);
+			if (hint) {
+				assert_int_equal(c->timeouts, 0);
+				assert_true(c->tail_probes >= 1);
+				assert_true(s->now < 67000000 / 10);
+			} else {
+				assert_int_equal(c->timeouts, 1);
+				assert_true(s->now >= 67000000);
+			}
+			sim_free(s);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mixed_rounds_noise),
 		cmocka_unit_test(test_mixed_rounds_dup),
 		cmocka_unit_test(test_probe_before_ordered),
+		cmocka_unit_test(test_first_flight_probe),
 	};
 
 	tfilter();
