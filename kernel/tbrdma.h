@@ -63,6 +63,8 @@ void tbr_xport_attach(struct tbr_dev *tdev);
 void tbr_xport_detach(struct tbr_dev *tdev);
 /* add @qp's transport counters to @v[TBR_XCNT_MAX]; qp->lock held */
 void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v);
+/* @qp's path state, false if no connected RC QP; qp->lock held */
+bool tbr_xport_qp_path(struct tbr_qp *qp, struct tbr_tqp_path *p);
 
 /*
  * counters.c: transport counters of a device, summed over its QPs (live ones

@@ -502,6 +502,20 @@ u32 tbr_tqp_cwnd(const struct tbr_tqp *qp);
  */
 u64 tbr_tqp_srtt(const struct tbr_tqp *qp);
 
+/* What the requester of a connected RC QP knows of its path (ns, PSNs). */
+struct tbr_tqp_path {
+	u64 srtt;		/* smoothed RTT, 0: none measured yet */
+	u64 rtt_hi;		/* largest recent RTT (decaying) */
+	u64 min_rtt;		/* smallest RTT, 0: none */
+	u64 reo;		/* reordering measured between frames */
+	u64 reo_wnd;		/* RACK's reordering window now */
+	u32 inflight;		/* PSNs sent and not yet done */
+	u32 cwnd;		/* congestion window, 0: none (cwnd_min 0) */
+};
+
+/* Fill @p; false (and @p untouched) if @qp is no connected RC QP. */
+bool tbr_tqp_path(const struct tbr_tqp *qp, struct tbr_tqp_path *p);
+
 /*
  * Whether the requester waits for its peer: WRs not yet sent, or frames
  * sent and not yet acknowledged (or READ/ATOMIC responses not yet in).

@@ -481,6 +481,8 @@ void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now);
 void tbr_req_round(struct tbr_tqp *qp);
 /* tbr_req_loss.c: the responder reported @psn as a duplicate */
 void tbr_req_dsack(struct tbr_tqp *qp, u32 psn);
+/* tbr_req_loss.c: RACK's reordering window now (ns) */
+u64 tbr_req_reo_wnd(const struct tbr_tqp *qp);
 /* tbr_req_loss.c: an ACK reports [@base, @base + 64) with bits @v received */
 void tbr_req_requested(struct tbr_tqp *qp, u32 base, u64 v);
 /* tbr_req_loss.c: resend the data frames deemed lost by now */

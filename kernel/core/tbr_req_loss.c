@@ -38,7 +38,7 @@ static u64 tbr_req_reo_max(const struct tbr_tqp *qp)
 	return qp->conn.timeout_ns ? qp->conn.timeout_ns / 2 : 1000000000ull;
 }
 
-static u64 tbr_req_reo_wnd(const struct tbr_tqp *qp)
+u64 tbr_req_reo_wnd(const struct tbr_tqp *qp)
 {
 	u64 r = 0, max = tbr_req_reo_max(qp);
 

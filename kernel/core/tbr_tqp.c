@@ -225,6 +225,20 @@ u64 tbr_tqp_srtt(const struct tbr_tqp *qp)
 	return qp->srtt;
 }
 
+bool tbr_tqp_path(const struct tbr_tqp *qp, struct tbr_tqp_path *p)
+{
+	if (!qp->connected || qp->cfg.type != TBR_QPT_RC)
+		return false;
+	p->srtt = qp->srtt;
+	p->rtt_hi = qp->rtt_hi;
+	p->min_rtt = qp->min_rtt == TBR_NO_DEADLINE ? 0 : qp->min_rtt;
+	p->reo = qp->reo_meas;
+	p->reo_wnd = tbr_req_reo_wnd(qp);
+	p->inflight = (u32)tbr_psn_diff(qp->snd_nxt, qp->una);
+	p->cwnd = tbr_tqp_cwnd(qp);
+	return true;
+}
+
 const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp)
 {
 	return &qp->cnt;

@@ -10,12 +10,16 @@
  *    PortCounters and PortCountersExtended MADs through process_mad: the
  *    frames of every link of the device (rails and loopback) since it was
  *    made (struct tbr_rails.cnt), data in 4-byte words as IB counts it.
+ *  - per QP (`rdma res show qp -dd`, driver attributes): the QP's own
+ *    transport counters and, for a connected RC QP, what its requester
+ *    knows of the path (RTTs, reordering, PSNs in flight, window).
  * Per-rail and per-link counters are in the generic netlink dumps
  * (docs/netlink.md).
  */
 #include <rdma/ib_mad.h>
 #include <rdma/ib_pma.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/restrack.h>
 
 #include "tbrdma.h"
 
@@ -169,8 +173,54 @@ static int tbr_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
 }
 
+/*
+ * `rdma res show qp -dd`: the driver attributes of one QP. Context: process
+ * (netlink); takes qp->lock. The counters the QP itself counts (not the
+ * device's loopback ones), then, for a connected RC QP, its path: srtt_ns,
+ * rtt_hi_ns, min_rtt_ns, reo_ns (reordering measured), reo_wnd_ns (RACK's
+ * window now), inflight (PSNs), cwnd (PSNs, 0: no window) (docs/json.md).
+ */
+static int tbr_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct tbr_qp *qp = to_tbr_qp(ibqp);
+	u64 v[TBR_XCNT_MAX] = {};
+	struct tbr_tqp_path p;
+	struct nlattr *nest;
+	unsigned long flags;
+	bool path;
+	int i;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	tbr_xport_qp_counters(qp, v);
+	path = tbr_xport_qp_path(qp, &p);
+	spin_unlock_irqrestore(&qp->lock, flags);
+
+	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < TBR_XCNT_LOOPBACK_FRAMES; i++)
+		if (rdma_nl_put_driver_u64(msg, tbr_counter_descs[i].name, v[i]))
+			goto err;
+	if (path &&
+	    (rdma_nl_put_driver_u64(msg, "srtt_ns", p.srtt) ||
+	     rdma_nl_put_driver_u64(msg, "rtt_hi_ns", p.rtt_hi) ||
+	     rdma_nl_put_driver_u64(msg, "min_rtt_ns", p.min_rtt) ||
+	     rdma_nl_put_driver_u64(msg, "reo_ns", p.reo) ||
+	     rdma_nl_put_driver_u64(msg, "reo_wnd_ns", p.reo_wnd) ||
+	     rdma_nl_put_driver_u32(msg, "inflight", p.inflight) ||
+	     rdma_nl_put_driver_u32(msg, "cwnd", p.cwnd)))
+		goto err;
+	nla_nest_end(msg, nest);
+	return 0;
+
+err:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
 const struct ib_device_ops tbr_counter_ops = {
 	.alloc_hw_port_stats = tbr_alloc_hw_port_stats,
+	.fill_res_qp_entry = tbr_fill_res_qp_entry,
 	.get_hw_stats = tbr_get_hw_stats,
 	.process_mad = tbr_process_mad,
 };

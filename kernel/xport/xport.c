@@ -534,6 +534,13 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 	v[TBR_XCNT_BUSY_POLL_FRAMES] += x->busy_poll_frames;
 }
 
+bool tbr_xport_qp_path(struct tbr_qp *qp, struct tbr_tqp_path *p)
+{
+	struct tbr_xqp *x = qp->xport_priv;
+
+	return x && x->connected && tbr_tqp_path(x->tqp, p);
+}
+
 /*
  * Congestion window and RTT per link (docs/protocol.md 3.9, 3.4): an RC QP
  * starts where the last one over the same link ended, so a lossy link does
