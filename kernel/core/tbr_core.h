@@ -496,13 +496,10 @@ const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp);
  */
 u32 tbr_tqp_cwnd(const struct tbr_tqp *qp);
 /*
- * The smoothed RTT (ns) the QP's requester measured: a later connection over
- * the same link may start from it (conn.srtt_init). 0: none measured, or not
- * a connected RC QP.
+ * What the requester of a connected RC QP knows of its path (ns, PSNs); a
+ * later connection over the same link may start from its srtt
+ * (conn.srtt_init).
  */
-u64 tbr_tqp_srtt(const struct tbr_tqp *qp);
-
-/* What the requester of a connected RC QP knows of its path (ns, PSNs). */
 struct tbr_tqp_path {
 	u64 srtt;		/* smoothed RTT, 0: none measured yet */
 	u64 rtt_hi;		/* largest recent RTT (decaying) */

@@ -457,6 +457,18 @@ static inline struct tbr_swqe *tbr_wr(struct tbr_tqp *qp, u32 msn)
 	return &qp->sq[msn & qp->sq_mask];
 }
 
+/*
+ * First PSN of the request chunk (read_chunk responses per READ_REQ) that
+ * holds response PSN @psn of READ/ATOMIC @w (an ATOMIC: its only PSN).
+ */
+static inline u32 tbr_rd_chunk_start(const struct tbr_tqp *qp,
+				     const struct tbr_swqe *w, u32 psn)
+{
+	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
+
+	return tbr_psn_add(w->first_psn, idx - idx % qp->read_chunk);
+}
+
 /* The oldest WR failed and waits for tbr_req_advance() to retire it. */
 static inline bool tbr_req_head_failed(struct tbr_tqp *qp)
 {

@@ -444,9 +444,7 @@ u32 tbr_req_resend(struct tbr_tqp *qp, u32 psn)
 		ret = tbr_req_xmit(qp, w, psn,
 				   (u32)tbr_psn_diff(last, psn) + 1, true);
 		if (ret != -EAGAIN &&
-		    !tbr_req_any_done(qp, tbr_psn_add(w->first_psn,
-						      idx - idx % qp->read_chunk),
-				      end))
+		    !tbr_req_any_done(qp, tbr_rd_chunk_start(qp, w, psn), end))
 			tbr_req_taint_after(qp, end);
 		next = end;
 	} else {

@@ -138,8 +138,7 @@ void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now)
  */
 void tbr_req_requested(struct tbr_tqp *qp, u32 base, u64 v)
 {
-	u32 w = tbr_win(qp), p, idx;
-	struct tbr_swqe *wr;
+	u32 w = tbr_win(qp), p;
 	u64 x;
 
 	v &= tbr_bm_get64(qp->rdm, w, base) & ~tbr_bm_get64(qp->done, w, base) &
@@ -147,9 +146,7 @@ void tbr_req_requested(struct tbr_tqp *qp, u32 base, u64 v)
 	if (!v)
 		return;
 	p = tbr_psn_add(base, tbr_msb64(v));
-	wr = tbr_wr(qp, qp->psn_msn[p & qp->wmask]);
-	idx = (u32)tbr_psn_diff(p, wr->first_psn);
-	p = tbr_psn_add(wr->first_psn, idx - idx % qp->read_chunk);
+	p = tbr_rd_chunk_start(qp, tbr_wr(qp, qp->psn_msn[p & qp->wmask]), p);
 	if (qp->rack_valid && tbr_psn_diff(p, qp->rack_psn) <= 0)
 		return;
 	x = qp->xts[p & qp->wmask];
@@ -460,8 +457,7 @@ void tbr_req_rd_hole_check(struct tbr_tqp *qp, struct tbr_swqe *w,
 			   u32 psn, u64 now)
 {
 	u32 bw = tbr_win(qp);
-	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
-	u32 p = tbr_psn_add(w->first_psn, idx - idx % qp->read_chunk);
+	u32 p = tbr_rd_chunk_start(qp, w, psn);
 	s32 span;
 
 	if (qp->rd_hole_deadline != TBR_NO_DEADLINE || now < qp->rack_arm_at)
@@ -636,9 +632,7 @@ void tbr_req_tlp(struct tbr_tqp *qp, u64 now)
 			 * for all of it, would make every later request for
 			 * the chunk overlap taken PSNs and be refused for good.
 			 */
-			u32 idx = (u32)tbr_psn_diff(p, w->first_psn);
-			u32 c = tbr_psn_add(w->first_psn,
-					    idx - idx % qp->read_chunk);
+			u32 c = tbr_rd_chunk_start(qp, w, p);
 
 			if (tbr_psn_diff(c, qp->una) < 0)
 				c = qp->una;

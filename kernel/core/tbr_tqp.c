@@ -218,13 +218,6 @@ u32 tbr_tqp_cwnd(const struct tbr_tqp *qp)
 	return qp->cwnd;
 }
 
-u64 tbr_tqp_srtt(const struct tbr_tqp *qp)
-{
-	if (!qp->connected || qp->cfg.type != TBR_QPT_RC)
-		return 0;
-	return qp->srtt;
-}
-
 bool tbr_tqp_path(const struct tbr_tqp *qp, struct tbr_tqp_path *p)
 {
 	if (!qp->connected || qp->cfg.type != TBR_QPT_RC)

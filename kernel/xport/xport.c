@@ -552,15 +552,14 @@ bool tbr_xport_qp_path(struct tbr_qp *qp, struct tbr_tqp_path *p)
  */
 static void tbr_x_keep_hints(struct tbr_xqp *x)
 {
-	u32 cwnd = tbr_tqp_cwnd(x->tqp);
-	u64 srtt = tbr_tqp_srtt(x->tqp);
+	struct tbr_tqp_path p;
 
-	if (!x->link)
+	if (!x->link || !tbr_tqp_path(x->tqp, &p))	/* no connected RC QP */
 		return;
-	if (cwnd)	/* 0: not an RC QP with a window */
-		WRITE_ONCE(x->link->cwnd_hint, cwnd);
-	if (srtt)	/* 0: not an RC QP, or nothing measured */
-		WRITE_ONCE(x->link->srtt_hint, srtt);
+	if (p.cwnd)	/* 0: no window */
+		WRITE_ONCE(x->link->cwnd_hint, p.cwnd);
+	if (p.srtt)	/* 0: nothing measured */
+		WRITE_ONCE(x->link->srtt_hint, p.srtt);
 }
 
 static void tbr_x_conn_hints(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
