@@ -141,6 +141,8 @@ void tbr_req_requested(struct tbr_tqp *qp, u32 base, u64 v)
 	u32 w = tbr_win(qp), p;
 	u64 x;
 
+	if (!qp->rd_out)
+		return;		/* no READ/ATOMIC unanswered (rdm clear) */
 	v &= tbr_bm_get64(qp->rdm, w, base) & ~tbr_bm_get64(qp->done, w, base) &
 	     ~tbr_bm_get64(qp->rtxd, w, base);
 	if (!v)

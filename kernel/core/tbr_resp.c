@@ -691,6 +691,55 @@ static tbr_noinline bool tbr_resp_write_frame(struct tbr_tqp *qp,
 	return true;
 }
 
+/*
+ * A later frame of a WRITE whose slot is open, out of order: beyond a hole
+ * (d > 0) or filling the first one (d = 0, frames received beyond it): what
+ * striping over several rails makes of most frames (each rail's batch
+ * arrives in turn). What the general path does with one reduces to: check
+ * it against the slot, place it, mark its PSN, and only when it filled the
+ * first hole advance (tbr_resp_rx_slow). It is never a message's first
+ * frame, so it opens no slot. False (nothing changed): the general path.
+ */
+static tbr_noinline bool tbr_resp_write_ooo(struct tbr_tqp *qp,
+					    const struct tbr_hdr *h, u64 now)
+{
+	u32 mtu = qp->cfg.mtu, off = h->offset, msg_len = h->msg_len;
+	u32 d = (u32)tbr_psn_diff(h->psn, qp->epsn), p = h->psn & qp->wmask;
+	struct tbr_rmsg *s;
+
+	bool urgent = h->flags & TBR_F_ACKREQ;
+
+	if (h->opcode != TBR_OP_WRITE || qp->cfg.type != TBR_QPT_RC ||
+	    (h->flags & TBR_F_ORDERED) || d >= tbr_win(qp) ||
+	    (!d && qp->rcv_hi == qp->epsn) ||
+	    tbr_bm_test(qp->rcvd, p) ||
+	    (u32)(h->msn - qp->emsn) >= tbr_win(qp))
+		return false;
+	s = tbr_resp_slot_of(qp, h->msn);
+	if (s->state != TBR_RMSG_ACTIVE || s->nak || s->msn != h->msn ||
+	    s->opcode != TBR_OP_WRITE || s->msg_len != msg_len ||
+	    !off || off >= msg_len || off % mtu ||
+	    s->first_psn != tbr_psn_add(h->psn, TBR_PSN_MASK + 1 - off / mtu) ||
+	    h->paylen != (msg_len - off < mtu ? msg_len - off : mtu) ||
+	    !tbr_resp_write_place(qp, h, h->paylen))
+		return false;
+	s->rcvd += h->paylen;
+	s->seen = 1;
+	tbr_bm_set(qp->rcvd, p);
+	if (tbr_psn_diff(tbr_psn_add(h->psn, 1), qp->rcv_hi) > 0)
+		qp->rcv_hi = tbr_psn_add(h->psn, 1);
+	qp->ack_count++;
+	if (!d) {
+		tbr_resp_advance(qp);
+		if (qp->hole_acked && tbr_psn_diff(qp->epsn, qp->hole_hi) >= 0)
+			urgent = true;	/* as tbr_resp_rx_slow */
+		if (qp->error)
+			return true;
+	}
+	tbr_resp_ack(qp, now, urgent);
+	return true;
+}
+
 /* Everything but the fast path: out of line, its frame set-up is large. */
 static tbr_noinline int tbr_resp_rx_slow(struct tbr_tqp *qp,
 					 const struct tbr_hdr *h, u64 now)
@@ -805,7 +854,14 @@ static tbr_noinline int tbr_resp_rx_slow(struct tbr_tqp *qp,
 		}
 		if (tbr_psn_diff(tbr_psn_add(h->psn, n), qp->rcv_hi) > 0)
 			qp->rcv_hi = tbr_psn_add(h->psn, n);
-		tbr_resp_advance(qp);
+		/*
+		 * Beyond a hole (d > 0) epsn stays and, RC, no message at
+		 * emsn became complete (its frames before this one are not
+		 * all in, or epsn would be past them): nothing to advance.
+		 * UC retires messages across holes (tbr_uc_drop).
+		 */
+		if (!d || uc)
+			tbr_resp_advance(qp);
 		/*
 		 * The last ACK reported holes and all of them are filled now:
 		 * say so at once, the requester may be waiting on them (its
@@ -831,7 +887,8 @@ int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 	if (h->flags & TBR_F_RETRANS)
 		qp->ack_rtx = 1;
 	if (h->msg_len == h->paylen ? tbr_resp_write_fast(qp, h, now) :
-	    h->psn == qp->epsn && tbr_resp_write_frame(qp, h, now))
+	    ((h->psn == qp->epsn && tbr_resp_write_frame(qp, h, now)) ||
+	     tbr_resp_write_ooo(qp, h, now)))
 		return 0;
 	return tbr_resp_rx_slow(qp, h, now);
 }
