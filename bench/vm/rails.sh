@@ -27,6 +27,7 @@ for ifc in "${IFS_[@]}"; do
 	for mtu in 65535 16384 9000 4200; do ip link set "$ifc" mtu "$mtu" 2> /dev/null && break; done
 	ip link set "$ifc" up
 done
+lat_pin_irqs "${IFS_[@]}"	# latency runs: perftest and these interrupts on vCPU 0 (bench.lib)
 ME=10.99.0.1 PEER=10.99.0.2 RA=10.97.0.1 RB=10.97.0.2
 [ "$VM_ROLE" = a ] || { ME=10.99.0.2 PEER=10.99.0.1 RA=10.97.0.2 RB=10.97.0.1; }
 ip link set tbr0 up
