@@ -13,7 +13,7 @@
  *
  * Output (CSV on stdout):
  *   rails,size,core_gbps,msgs_per_s,memcpy_gbps,ratio,cpu_util,gbps_per_cpu,memcpy_gbps_per_cpu,
- *   ratio_per_cpu,retransmits,timeouts
+ *   ratio_per_cpu,retransmits,timeouts,pipe_gbps_per_cpu,ratio_pipe_per_cpu
  * core_gbps is payload moved per wall-clock second, ratio = core_gbps / memcpy_gbps (single-core
  * memcpy of the same size, per wall-clock second). cpu_util is the process CPU time over wall time
  * (1.0 = one core busy; the ends spin and yield, so idle polling counts), gbps_per_cpu the payload
@@ -21,7 +21,12 @@
  * their quotient: CPU-time based, so other load on the machine distorts it much less.
  * retransmits, timeouts: the requester's counters for the point (the in-memory wire loses
  * nothing; these come from an end starved of the CPU). CORE_BENCH_RTO_MS sets the retransmit
- * timeout (default: the core's, about 67 ms).
+ * timeout (default: the core's, about 67 ms). pipe_gbps_per_cpu: the same data movement with no
+ * transport (the two-copy pipeline: one thread copies the message, a frame at a time, into the
+ * point's rings, the other copies it out into the target region), payload per CPU-second of the
+ * two threads; ratio_pipe_per_cpu = gbps_per_cpu / pipe_gbps_per_cpu, the share of that ceiling
+ * the transport reaches. memcpy's 0.5 assumes both copies run at one core's memcpy speed; when
+ * the bytes cross from one core's cache to the other's they run at the pipeline's.
  * Usage: core_bench [-r RAILS,...] [-s SIZE,...] [-t SECONDS_PER_POINT] [-c] [-1] [-n MSGS] [-u]
  *   -c verifies the destination bytes after each point (slower; for tests).
  *   -1 one thread drives both ends in turn (deterministic; for valgrind --tool=callgrind).
@@ -385,9 +390,100 @@ static double memcpy_rate(unsigned int size, double secs, double *per_cpu)
 	return bytes / ((now_ns() - t0) / 1e9);
 }
 
+static struct ring data[MAX_RAILS], ack;	/* setup(): the rails A->B, ACKs B->A */
+
+/*
+ * The two-copy pipeline alone (pipe_gbps_per_cpu): the point's data movement without the
+ * transport. The producer copies each message of @size from A's region into the rails' slots,
+ * at most TBR_MTU_MAX bytes a slot, round robin over the rails; the consumer drains the rings in
+ * drain()'s order and copies each slot into B's region. Both yield when they can do nothing, as
+ * the ends do.
+ */
+struct pipe {
+	unsigned int rails;
+	uint64_t bytes;
+	double cpu;
+};
+
+static void *pipe_consumer(void *arg)
+{
+	struct pipe *p = arg;
+	double c0 = thread_cpu_seconds();
+	uint64_t off = 0;
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		bool any = false;
+
+		for (unsigned int i = 0; i < p->rails; i++) {
+			struct ring *r = &data[i];
+			uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+			uint32_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+
+			while (tail != head) {
+				struct slot *sl = &r->slots[tail % RING_SLOTS];
+
+				if (off + sl->len > REGION)
+					off = 0;
+				memcpy(ends[1].mem + off, sl->data, sl->len);
+				off += sl->len;
+				p->bytes += sl->len;
+				tail++;
+				any = true;
+			}
+			atomic_store_explicit(&r->tail, tail, memory_order_release);
+		}
+		if (!any)
+			sched_yield();
+	}
+	p->cpu = thread_cpu_seconds() - c0;
+	return NULL;
+}
+
+/* Payload bytes per CPU-second of the two threads (0 when a thread could not start). */
+static double pipe_rate(unsigned int size, unsigned int rails, double secs)
+{
+	struct pipe p = { .rails = rails };
+	uint64_t end = now_ns() + (uint64_t)(secs * 1e9), moff = 0;
+	unsigned int next = 0;
+	double c0, cpu;
+	pthread_t th;
+
+	for (unsigned int i = 0; i < rails; i++) {
+		atomic_store(&data[i].head, 0);
+		atomic_store(&data[i].tail, 0);
+	}
+	atomic_store(&stop, 0);
+	if (pthread_create(&th, NULL, pipe_consumer, &p))
+		return 0;
+	c0 = thread_cpu_seconds();
+	while (now_ns() < end) {
+		for (uint32_t off = 0; off < size;) {
+			uint32_t len = size - off < TBR_MTU_MAX ? size - off : TBR_MTU_MAX;
+			struct ring *r = &data[next];
+			uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+
+			if (head - atomic_load_explicit(&r->tail, memory_order_acquire) >= RING_SLOTS) {
+				sched_yield();
+				continue;
+			}
+			memcpy(r->slots[head % RING_SLOTS].data, ends[0].mem + moff + off, len);
+			r->slots[head % RING_SLOTS].len = len;
+			atomic_store_explicit(&r->head, head + 1, memory_order_release);
+			next = (next + 1) % rails;
+			off += len;
+		}
+		moff = (moff + size) % (REGION - size + 1);
+		moff -= moff % 64;
+	}
+	atomic_store(&stop, 1);
+	cpu = thread_cpu_seconds() - c0;
+	pthread_join(th, NULL);
+	cpu += p.cpu;
+	return cpu > 0 ? p.bytes / cpu : 0;
+}
+
 static int setup(unsigned int rails)
 {
-	static struct ring data[MAX_RAILS], ack;
 	struct tbr_tqp_cfg cfg = {
 		.type = TBR_QPT_RC, .sq_depth = 256, .win = 1024,
 		.mtu = TBR_MTU_MAX, .max_rd_atomic = 1,
@@ -492,7 +588,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("rails,size,core_gbps,msgs_per_s,memcpy_gbps,ratio,cpu_util,gbps_per_cpu,"
-	       "memcpy_gbps_per_cpu,ratio_per_cpu,retransmits,timeouts\n");
+	       "memcpy_gbps_per_cpu,ratio_per_cpu,retransmits,timeouts,pipe_gbps_per_cpu,"
+	       "ratio_pipe_per_cpu\n");
 	for (int r = 0; r < nr; r++) {
 		if (rails[r] < 1 || rails[r] > MAX_RAILS) {
 			fprintf(stderr, "core_bench: rails must be 1..%d\n", MAX_RAILS);
@@ -501,7 +598,7 @@ int main(int argc, char **argv)
 		for (int s = 0; s < ns; s++) {
 			pthread_t th;
 			uint64_t msgs;
-			double rate, mc = 0, mc_cpu = 0, wall, cpu;
+			double rate, mc = 0, mc_cpu = 0, pipe = 0, wall, cpu;
 
 			if (sizes[s] < 1 || sizes[s] > REGION / 4) {
 				fprintf(stderr, "core_bench: size must be 1..%u\n", REGION / 4);
@@ -551,15 +648,19 @@ int main(int argc, char **argv)
 			}
 			if (!fixed_msgs)
 				mc = memcpy_rate(sizes[s], secs, &mc_cpu);
+			/* the pipeline has two threads: for the two-thread points only */
+			if (!fixed_msgs && !single)
+				pipe = pipe_rate(sizes[s], rails[r], secs);
 			{
 				double per_cpu = cpu > 0 ? rate * wall / cpu : 0;
 				const struct tbr_tqp_counters *ca = tbr_tqp_counters(ends[0].qp);
 
-				printf("%u,%u,%.2f,%.0f,%.2f,%.3f,%.2f,%.2f,%.2f,%.3f,%llu,%llu\n", rails[r],
-				       sizes[s], rate * 8 / 1e9, msgs / wall, mc * 8 / 1e9, mc ? rate / mc : 0,
-				       cpu / wall, per_cpu * 8 / 1e9, mc_cpu * 8 / 1e9,
+				printf("%u,%u,%.2f,%.0f,%.2f,%.3f,%.2f,%.2f,%.2f,%.3f,%llu,%llu,%.2f,%.3f\n",
+				       rails[r], sizes[s], rate * 8 / 1e9, msgs / wall, mc * 8 / 1e9,
+				       mc ? rate / mc : 0, cpu / wall, per_cpu * 8 / 1e9, mc_cpu * 8 / 1e9,
 				       mc_cpu ? per_cpu / mc_cpu : 0, (unsigned long long)ca->retransmits,
-				       (unsigned long long)ca->timeouts);
+				       (unsigned long long)ca->timeouts, pipe * 8 / 1e9,
+				       pipe ? per_cpu / pipe : 0);
 			}
 			fflush(stdout);
 			teardown();

@@ -63,7 +63,8 @@ core_md() {
 	echo "transport, and their idle polling), against memcpy's bytes per CPU-second of its thread."
 	echo "Other load on the machine distorts this much less than the wall-clock table, but note the"
 	echo "ceiling: every byte is copied twice (into the frame, out of it), so a perfect transport"
-	echo "reaches 0.5 here, not 1.0."
+	echo "reaches 0.5 here, not 1.0, if both copies ran at one core's memcpy speed (the next table"
+	echo "measures what they run at when the bytes cross from one core to the other)."
 	echo
 	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
 	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
@@ -80,6 +81,7 @@ core_md() {
 	done
 	echo
 	echo
+	pipe_md
 	core1_md
 	echo "CPU use of the two threads (1.00 = one CPU busy for the whole point; 2 is the most):"
 	echo
@@ -92,6 +94,29 @@ core_md() {
 		done
 		echo
 	done
+}
+# the two-copy pipeline (core.csv columns 13-14): the ceiling of the per CPU-second figures
+pipe_md() {
+	local f=$OUT/core.csv rails sizes
+	awk -F, 'NR == 1 { exit !($13 == "pipe_gbps_per_cpu") }' "$f" || return 0
+	rails=$(awk -F, 'NR > 1 { print $1 }' "$f" | sort -nu | tr '\n' ' ')
+	sizes=$(awk -F, 'NR > 1 { print $2 }' "$f" | sort -nu | tr '\n' ' ')
+	echo "The two-copy ceiling measured: the same two threads, rings and copies with no transport"
+	echo "(one thread copies each message, a frame at a time, into the rails' slots, the other copies"
+	echo "them out into the target region; \`pipe_gbps_per_cpu\`). Per CPU-second Gb/s of that"
+	echo "pipeline, and in brackets the transport's per CPU-second figure above as a share of it"
+	echo "(\`ratio_pipe_per_cpu\`; 1.0 = the transport costs nothing beyond the copies):"
+	echo
+	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
+	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
+	for r in $rails; do
+		printf '| %s |' "$r"
+		for s in $sizes; do
+			awk -F, -v r="$r" -v s="$s" '$1 == r && $2 == s { printf " %.1f (%.2f) |", $13, $14 }' "$f"
+		done
+		echo
+	done
+	echo
 }
 # one thread driving both ends (core1.csv): the per CPU-second ratio without idle polling
 core1_md() {
@@ -394,7 +419,8 @@ headline_md() {
 	if [ -s "$c" ]; then
 		awk -F, 'NR > 1 && ($2 == 4096 || $2 == 65536 || $2 == 1048576) && ($1 == 1 || $1 == 8) {
 			printf "- core, %d rail(s), %d KiB: %.1f Gb/s vs memcpy %.1f Gb/s = %.2f (wall clock); " \
-				"per CPU-second %.1f vs %.1f = %.2f\n", $1, $2 / 1024, $3, $5, $6, $8, $9, $10 }' "$c"
+				"per CPU-second %.1f vs %.1f = %.2f%s\n", $1, $2 / 1024, $3, $5, $6, $8, $9, $10,
+				(NF >= 14 ? sprintf("; vs the two-copy pipeline %.1f = %.2f", $13, $14) : "") }' "$c"
 		[ ! -s "$OUT/core1.csv" ] || awk -F, 'NR > 1 && $2 >= 65536 {
 			printf "- core, one thread for both ends, 1 rail, %d KiB: per CPU-second %.1f vs memcpy %.1f = %.2f\n",
 				$2 / 1024, $8, $9, $10 }' "$OUT/core1.csv"
