@@ -73,6 +73,18 @@ suite_build() {
 			tail -n 10 "$out" | sed 's/^/  | /'
 		fi
 	done
+	# the transport core's benchmark (bench/core_bench.c, make bench's section 1): built, every
+	# target byte checked (-c), and each point with its figures, the two-copy pipeline's included
+	out=$LOG/core-bench.log
+	if make -s -C bench > "$LOG/core-bench-build.log" 2>&1 &&
+		build/bench/core_bench -c -r 1,4 -s 4K,64K -t 0.05 > "$out" 2>&1 &&
+		awk -F, 'NR > 1 { n++; if (NF != 14 || $3 <= 0 || $13 <= 0) bad++ }
+			END { exit !(n == 4 && !bad) }' "$out"; then
+		record "PASS build/core-bench (4 points, bytes verified)"
+	else
+		record "FAIL build/core-bench ($out, $LOG/core-bench-build.log)"
+		tail -n 5 "$out" "$LOG/core-bench-build.log" | sed 's/^/  | /'
+	fi
 	# the provider's private-ABI header (provider/pabiN.h) against the installed libibverbs, and
 	# against rdma-core's own tags when TBR_RDMA_CORE_GIT names a git mirror of rdma-core
 	out=$LOG/pabi.log
