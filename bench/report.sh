@@ -105,7 +105,11 @@ pipe_md() {
 	echo "(one thread copies each message, a frame at a time, into the rails' slots, the other copies"
 	echo "them out into the target region; \`pipe_gbps_per_cpu\`). Per CPU-second Gb/s of that"
 	echo "pipeline, and in brackets the transport's per CPU-second figure above as a share of it"
-	echo "(\`ratio_pipe_per_cpu\`; 1.0 = the transport costs nothing beyond the copies):"
+	echo "(\`ratio_pipe_per_cpu\`; 1.0: the transport moves the bytes as cheaply as the bare copies)."
+	echo "The pipeline runs right after its point for as long; on a host that moves its vCPUs"
+	echo "about, the two can land on different placements, so read the share to about +-0.2 (above"
+	echo "1 is such a case, or the bare pipeline's threads waiting on each other more than the"
+	echo "transport's ends do):"
 	echo
 	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
 	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
