@@ -22,24 +22,32 @@ human() { awk -v s="$1" 'BEGIN { if (s >= 1048576) printf "%g MiB", s / 1048576;
 GP_COMMON='set terminal pngcairo size 900,540 font ",10"; set grid; set key outside right top; set format x "%.0b%BB"'
 gp() { gnuplot -e "$GP_COMMON" - 2> "$P/gnuplot.err" || { cat "$P/gnuplot.err" >&2; return 1; }; }
 
-# ---- 1. core ----------------------------------------------------------------------------------
-core_md() {
-	local f=$OUT/core.csv rails sizes
-	[ -s "$f" ] || { echo "(no data: core step not run)"; return; }
+# rails_table FILE CELL: rails (rows) x sizes (columns) of a core CSV; CELL, an awk action, prints
+# the cell of the line of that rail count and size
+rails_table() {
+	local f=$1 r s rails sizes
 	rails=$(awk -F, 'NR > 1 { print $1 }' "$f" | sort -nu | tr '\n' ' ')
 	sizes=$(awk -F, 'NR > 1 { print $2 }' "$f" | sort -nu | tr '\n' ' ')
-	echo "RDMA WRITE, payload Gb/s per wall-clock second (ratio to the single-core memcpy of the"
-	echo "same size, measured in the same run right after the point):"
-	echo
 	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
 	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
 	for r in $rails; do
 		printf '| %s |' "$r"
 		for s in $sizes; do
-			awk -F, -v r="$r" -v s="$s" '$1 == r && $2 == s { printf " %.1f (%.2f) |", $3, $6 }' "$f"
+			awk -F, -v r="$r" -v s="$s" "\$1 == r && \$2 == s { $2 }" "$f"
 		done
 		echo
 	done
+}
+
+# ---- 1. core ----------------------------------------------------------------------------------
+core_md() {
+	local f=$OUT/core.csv sizes
+	[ -s "$f" ] || { echo "(no data: core step not run)"; return; }
+	sizes=$(awk -F, 'NR > 1 { print $2 }' "$f" | sort -nu | tr '\n' ' ')
+	echo "RDMA WRITE, payload Gb/s per wall-clock second (ratio to the single-core memcpy of the"
+	echo "same size, measured in the same run right after the point):"
+	echo
+	rails_table "$f" 'printf " %.1f (%.2f) |", $3, $6'
 	printf '| memcpy |'
 	for s in $sizes; do
 		awk -F, -v s="$s" 'NR > 1 && $2 == s { m += $5; n++ } END { printf " %.1f |", m / n }' "$f"
@@ -48,16 +56,7 @@ core_md() {
 	echo
 	echo "(memcpy: mean over the rail rows of each size.) Messages per second:"
 	echo
-	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
-	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
-	for r in $rails; do
-		printf '| %s |' "$r"
-		for s in $sizes; do
-			awk -F, -v r="$r" -v s="$s" '$1 == r && $2 == s {
-				if ($4 >= 1e6) printf " %.2fM |", $4 / 1e6; else printf " %.0fk |", $4 / 1e3 }' "$f"
-		done
-		echo
-	done
+	rails_table "$f" 'if ($4 >= 1e6) printf " %.2fM |", $4 / 1e6; else printf " %.0fk |", $4 / 1e3'
 	echo
 	echo "Per CPU-second: payload bits over the CPU time both threads used (their copies, the"
 	echo "transport, and their idle polling), against memcpy's bytes per CPU-second of its thread."
@@ -66,15 +65,7 @@ core_md() {
 	echo "reaches 0.5 here, not 1.0, if both copies ran at one core's memcpy speed (the next table"
 	echo "measures what they run at when the bytes cross from one core to the other)."
 	echo
-	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
-	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
-	for r in $rails; do
-		printf '| %s |' "$r"
-		for s in $sizes; do
-			awk -F, -v r="$r" -v s="$s" '$1 == r && $2 == s { printf " %.1f (%.2f) |", $8, $10 }' "$f"
-		done
-		echo
-	done
+	rails_table "$f" 'printf " %.1f (%.2f) |", $8, $10'
 	printf '| memcpy |'
 	for s in $sizes; do
 		awk -F, -v s="$s" 'NR > 1 && $2 == s { m += $9; n++ } END { printf " %.1f |", m / n }' "$f"
@@ -85,22 +76,12 @@ core_md() {
 	core1_md
 	echo "CPU use of the two threads (1.00 = one CPU busy for the whole point; 2 is the most):"
 	echo
-	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
-	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
-	for r in $rails; do
-		printf '| %s |' "$r"
-		for s in $sizes; do
-			awk -F, -v r="$r" -v s="$s" '$1 == r && $2 == s { printf " %.2f |", $7 }' "$f"
-		done
-		echo
-	done
+	rails_table "$f" 'printf " %.2f |", $7'
 }
-# the two-copy pipeline (core.csv columns 13-14): the ceiling of the per CPU-second figures
+# the two-copy pipeline (core.csv columns 13-14): a measured ceiling of the per CPU-second figures
 pipe_md() {
-	local f=$OUT/core.csv rails sizes
+	local f=$OUT/core.csv
 	awk -F, 'NR == 1 { exit !($13 == "pipe_gbps_per_cpu") }' "$f" || return 0
-	rails=$(awk -F, 'NR > 1 { print $1 }' "$f" | sort -nu | tr '\n' ' ')
-	sizes=$(awk -F, 'NR > 1 { print $2 }' "$f" | sort -nu | tr '\n' ' ')
 	echo "The two-copy ceiling measured: the same two threads, rings and copies with no transport"
 	echo "(one thread copies each message, a frame at a time, into the rails' slots, the other copies"
 	echo "them out into the target region; \`pipe_gbps_per_cpu\`). Per CPU-second Gb/s of that"
@@ -111,15 +92,7 @@ pipe_md() {
 	echo "1 is such a case, or the bare pipeline's threads waiting on each other more than the"
 	echo "transport's ends do):"
 	echo
-	printf '| rails |'; for s in $sizes; do printf ' %s |' "$(human "$s")"; done; echo
-	printf '|---:|'; for s in $sizes; do printf -- '---:|'; done; echo
-	for r in $rails; do
-		printf '| %s |' "$r"
-		for s in $sizes; do
-			awk -F, -v r="$r" -v s="$s" '$1 == r && $2 == s { printf " %.1f (%.2f) |", $13, $14 }' "$f"
-		done
-		echo
-	done
+	rails_table "$f" 'printf " %.1f (%.2f) |", $13, $14'
 	echo
 }
 # one thread driving both ends (core1.csv): the per CPU-second ratio without idle polling

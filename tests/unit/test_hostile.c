@@ -210,6 +210,29 @@ static void test_unaligned_atomic_frame(void **state)
 }
 
 /*
+ * The WRITE both misfit tests send: 3000 bytes in frames of 1024, 1024 and
+ * 952 into @dst (4 KiB, an MR of the responder). @want becomes what @dst
+ * holds once the message is placed (mk()'s payload bytes); the first frame
+ * (PSN EPSN) is sent, and @h is left set up for the others.
+ */
+static void misfit_start(struct sim *s, struct tbr_hdr *h, uint8_t *dst,
+			 uint8_t *want)
+{
+	uint32_t len;
+
+	memset(dst, 0, 4096);
+	memset(want, 0, 4096);
+	memset(want, 0x5a, 3000);
+	sim_add_mr(&s->ep[1], 0x66, dst, 4096, SIM_ACC_WRITE);
+	memset(h, 0, sizeof(*h));
+	h->rkey = 0x66;
+	h->va = taddr(dst);
+	h->msg_len = 3000;
+	len = mk(h, TBR_OP_WRITE, EPSN, 1024);
+	assert_int_equal(sim_inject(s, 1, fb, len), 0);
+}
+
+/*
  * A WRITE of several frames arriving in order takes the responder's fast
  * path frame by frame: a later frame that does not fit the message its first
  * frame began (length, offset, PSN, opcode, payload) is rejected as by the
@@ -224,16 +247,7 @@ static void test_write_frames_misfit(void **state)
 	uint64_t inval = 0;
 	uint32_t len;
 
-	memset(dst, 0, sizeof(dst));
-	memset(want, 0, sizeof(want));
-	memset(want, 0x5a, 3000);	/* mk()'s payload bytes */
-	sim_add_mr(&s->ep[1], 0x66, dst, sizeof(dst), SIM_ACC_WRITE);
-	memset(&h, 0, sizeof(h));
-	h.rkey = 0x66;
-	h.va = taddr(dst);
-	h.msg_len = 3000;	/* frames of 1024, 1024, 952 bytes */
-	len = mk(&h, TBR_OP_WRITE, EPSN, 1024);
-	assert_int_equal(sim_inject(s, 1, fb, len), 0);
+	misfit_start(s, &h, dst, want);
 	/* second frame (PSN EPSN + 1, offset 1024), each field wrong once */
 	h.offset = 1024;
 	h.msg_len = 4000;
@@ -287,16 +301,7 @@ static void test_write_frames_misfit_out_of_order(void **state)
 	uint64_t inval = 0;
 	uint32_t len;
 
-	memset(dst, 0, sizeof(dst));
-	memset(want, 0, sizeof(want));
-	memset(want, 0x5a, 3000);
-	sim_add_mr(&s->ep[1], 0x66, dst, sizeof(dst), SIM_ACC_WRITE);
-	memset(&h, 0, sizeof(h));
-	h.rkey = 0x66;
-	h.va = taddr(dst);
-	h.msg_len = 3000;	/* frames of 1024, 1024, 952 bytes */
-	len = mk(&h, TBR_OP_WRITE, EPSN, 1024);
-	assert_int_equal(sim_inject(s, 1, fb, len), 0);
+	misfit_start(s, &h, dst, want);
 	/* third frame (PSN EPSN + 2, offset 2048) before the second */
 	h.offset = 2048;
 	h.msg_len = 3100;	/* a frame that would fit that message */
