@@ -705,9 +705,8 @@ static tbr_noinline bool tbr_resp_write_ooo(struct tbr_tqp *qp,
 {
 	u32 mtu = qp->cfg.mtu, off = h->offset, msg_len = h->msg_len;
 	u32 d = (u32)tbr_psn_diff(h->psn, qp->epsn), p = h->psn & qp->wmask;
-	struct tbr_rmsg *s;
-
 	bool urgent = h->flags & TBR_F_ACKREQ;
+	struct tbr_rmsg *s;
 
 	if (h->opcode != TBR_OP_WRITE || qp->cfg.type != TBR_QPT_RC ||
 	    (h->flags & TBR_F_ORDERED) || d >= tbr_win(qp) ||
