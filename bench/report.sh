@@ -560,7 +560,10 @@ still "what each stack makes of the same VMs", but the 2/4-rail ratios include t
 - railsN: two VMs joined by 4 virtio-net rails (-netdev stream over unix sockets, lossless as
   Thunderbolt's rings are, MTU 65535; \`VM_RAIL_NET=dgram\` for the lossy UDP sockets the tests
   use, docs/bench-speed.md section 5), one boot: tbrdma's eth backend bound to the first 1, then 2, then 4 of them, rxe on
-  the first throughout. Fewer sizes than the veth case (two TCG VMs share the 2 CPUs).
+  the first throughout. Fewer sizes than the veth case (two TCG VMs share the 2 CPUs). The
+  latency tools run with perftest and every rail NIC's interrupts pinned to vCPU 0 in both VMs,
+  for both stacks (unpinned, a frame whose interrupt lands on the other vCPU waits for the host
+  to schedule it: docs/bench-speed.md section 18); the bandwidth tools run unpinned.
 
 $(vm_md)
 
