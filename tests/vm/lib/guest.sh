@@ -43,6 +43,17 @@ vm_wait() {
 # grep -c reads to the end (and the guests' /dev has no fd/ for a process substitution)
 klog_has() { dmesg | grep -c -- "$1" > /dev/null; }
 
+# harness_keys_steady: the boot arguments that keep the guest from patching hot kernel text at run
+# time hold (tests/vm/boot: tsc=unstable, nohz=off; multi-threaded TCG now and then runs a stale
+# int3 after such a patch): sched_clock never marked stable, no CPU's tick in a NOHZ mode
+harness_keys_steady() {
+	! klog_has "sched_clock: Marking stable" || fail "sched_clock was marked stable at run time"
+	local modes
+	modes=$(awk '$1 == ".nohz_mode" || $1 == ".nohz" { print $3 }' /proc/timer_list | sort -u)
+	[ -n "$modes" ] || fail "/proc/timer_list shows no nohz state"
+	[ "$modes" = 0 ] || fail "a CPU's tick went tickless (nohz: $(echo $modes))"
+}
+
 # wait_for SECONDS CMD...: poll until CMD succeeds
 wait_for() {
 	local t=$1 i

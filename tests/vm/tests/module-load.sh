@@ -1,6 +1,10 @@
 # tbrdma.ko registers tbrdma0 (RoCE link layer, one port, netdev tbr0) and unregisters on rmmod.
+# First the harness itself: the boot arguments that keep hot kernel text from being patched hold.
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
+
+step "harness: no hot kernel text patched at run time"
+harness_keys_steady
 
 step "load"
 tbr_load

@@ -1,7 +1,7 @@
 # Debian's 6.12 kernel: tbrdma.ko built against its headers loads and registers tbrdma0 (link
 # layer Ethernet), the verbs objects, extended verbs, rereg_mr, mcast and verbs_mw tests pass (create_cq takes a
 # uverbs_attr_bundle there), the port counters count verbs_ex's loopback traffic, and rmmod
-# unregisters it.
+# unregisters it. First the harness's boot arguments are checked to hold on 6.12 too.
 # vm-kernel: 6.12
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -9,6 +9,7 @@ export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
 PROG=$TBR_TOP/build/progs/verbs_objects
 [ -x "$PROG" ] || fail "$PROG not built (make)"
 case "$(uname -r)" in 6.12.*) ;; *) fail "booted $(uname -r), not a 6.12 kernel" ;; esac
+harness_keys_steady
 
 tbr_load
 rdma dev show tbrdma0 > /dev/null || fail "tbrdma0 is not in 'rdma dev'"
