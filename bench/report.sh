@@ -224,21 +224,22 @@ vm_md() {
 				"$(vm_cell "$c" tbrdma "$t" "$s" "$u")" "$(vm_cell "$c" rxe "$t" "$s" "$u")" \
 				"$(vm_ratio "$c" "$t" "$s")"
 		done
-		# the poll mode's rows (stack tbrdma-poll, bench/vm/rails.sh)
-		awk -F, -v c="$c" 'NR > 1 && $1 == c && $2 == "tbrdma-poll" { print $3, $4 }' "$f" | awk '!seen[$0]++' |
-		while read -r t s; do
-			printf '| %s, poll mode | %s | %s | %s | %s |\n' "$t" "$(human "$s")" \
-				"$(vm_cell "$c" tbrdma-poll "$t" "$s" us)" "$(vm_cell "$c" rxe "$t" "$s" us)" \
-				"$(vm_ratio "$c" "$t" "$s" tbrdma-poll)"
-		done
-		# with the congestion window (stack tbrdma-cwnd, bench/vm/rails.sh)
-		awk -F, -v c="$c" 'NR > 1 && $1 == c && $2 == "tbrdma-cwnd" { print $3, $4 }' "$f" |
-			awk '!seen[$0]++' |
-		while read -r t s; do
-			printf '| %s, congestion window | %s | %s | %s | %s |\n' "$t" "$(human "$s")" \
-				"$(vm_cell "$c" tbrdma-cwnd "$t" "$s" MB/s)" "$(vm_cell "$c" rxe "$t" "$s" MB/s)" \
-				"$(vm_ratio "$c" "$t" "$s" tbrdma-cwnd)"
-		done
+		# tbrdma's variants, run again over 1 rail (bench/vm/rails.sh)
+		variant_rows "$f" "$c" tbrdma-poll "poll mode" us
+		variant_rows "$f" "$c" tbrdma-noride "ACK frames only" us
+		variant_rows "$f" "$c" tbrdma-cwnd "congestion window" MB/s
+	done
+}
+# variant_rows CSV CFG STACK LABEL UNIT: the rows of a variant of tbrdma (a stack of its own in
+# the CSV) beside rxe's of the same tool and size
+variant_rows() {
+	local f=$1 c=$2 v=$3 label=$4 u=$5 t s
+	awk -F, -v c="$c" -v v="$v" 'NR > 1 && $1 == c && $2 == v { print $3, $4 }' "$f" |
+		awk '!seen[$0]++' |
+	while read -r t s; do
+		printf '| %s, %s | %s | %s | %s | %s |\n' "$t" "$label" "$(human "$s")" \
+			"$(vm_cell "$c" "$v" "$t" "$s" "$u")" "$(vm_cell "$c" rxe "$t" "$s" "$u")" \
+			"$(vm_ratio "$c" "$t" "$s" "$v")"
 	done
 }
 vm_plots() {

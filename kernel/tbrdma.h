@@ -91,6 +91,7 @@ enum tbr_xcnt {
 	TBR_XCNT_RNR_NAKS_SENT,
 	TBR_XCNT_RNR_NAKS_RCVD,
 	TBR_XCNT_TX_STALLS,
+	TBR_XCNT_ACKS_PIGGYBACKED,	/* ACKs sent riding on a data frame */
 	TBR_XCNT_BUSY_POLLS,		/* doorbells that busy-polled (xport_poll.c) */
 	TBR_XCNT_BUSY_POLL_RX,		/* ... and received for the QP meanwhile */
 	TBR_XCNT_BUSY_POLL_FRAMES,	/* frames of the QP the busy poll pulled in */

@@ -446,6 +446,8 @@ static int emu_cable_new(struct tbr_dev *a, struct tbr_dev *b, u32 rails,
 				return PTR_ERR(rail);
 			}
 			pair->end[i].rail = rail;
+			/* both ends run this module */
+			tbr_rail_set_peer_feat(rail, TBR_PEER_FEAT_ALL);
 		}
 	}
 	for (r = 0; r < rails; r++)

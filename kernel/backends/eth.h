@@ -41,6 +41,7 @@ struct tbe_peer {
 	bool heard;			/* as of the last state pass */
 	bool hears_us;
 	bool reassembles;		/* its hellos say TBR_ETH_REASSEMBLES */
+	bool ack_ride;			/* its hellos say TBR_ETH_ACK_RIDE */
 	u32 bundle_max;			/* its hellos' (lockless: late, a drop) */
 	bool restart;			/* session or MAC changed: cycle */
 	/* tbr_ctl_mutex */
@@ -50,6 +51,7 @@ struct tbe_peer {
 	bool running;
 	u32 frame;			/* negotiated frame size (MTU) while running */
 	u32 tx_max;			/* largest frame tbe_tx takes: > frame: fragmented */
+	u32 feat;			/* TBR_PEER_* of its rail while running */
 	u16 frag_id;			/* next fragmented frame's id */
 	struct tbr_eth_reasm reasm;	/* the peer's fragments; buf from peer start */
 	u8 mac[ETH_ALEN];

@@ -71,12 +71,15 @@ static void tbe_peer_set_frames(struct tbe_peer *peer, u32 frame, u32 tx_max)
 	spin_unlock_irqrestore(&peer->lock, flags);
 }
 
-static void tbe_peer_start(struct tbe_peer *peer, u32 frame, u32 tx_max)
+static void tbe_peer_start(struct tbe_peer *peer, u32 frame, u32 tx_max,
+			   u32 feat)
 {
 	struct tbe_bind *bind = peer->bind;
 	unsigned long flags;
 
 	tbe_peer_set_frames(peer, frame, tx_max);
+	tbr_rail_set_peer_feat(peer->rail, feat);
+	peer->feat = feat;
 	if (tx_max == frame && frame < TBR_FRAME_SIZE_MAX)
 		pr_info("tbrdma: %s: %s: eth rail to %016llx: %u-byte frames, not fragmented (%s): a later MTU shrink fails the connections made before it\n",
 			tbr_dev_name(bind->tdev), bind->dev->name, peer->guid, frame,
@@ -158,7 +161,7 @@ static void tbe_bind_sync(struct tbe_bind *bind)
 	list_for_each_entry_rcu(peer, &bind->peers, node,
 				lockdep_is_held(&tbr_ctl_mutex)) {
 		bool heard, hears, restart, want, frag;
-		u32 frame, tx_max;
+		u32 frame, tx_max, feat;
 
 		spin_lock_irqsave(&bind->lock, flags);
 		heard = peer->session &&
@@ -174,6 +177,7 @@ static void tbe_bind_sync(struct tbe_bind *bind)
 		peer->restart = false;
 		frame = min(max_frame, peer->peer_frame);
 		frag = READ_ONCE(tbe_fragment) && peer->reassembles;
+		feat = peer->ack_ride ? TBR_PEER_ACK_RIDE : 0;
 		spin_unlock_irqrestore(&bind->lock, flags);
 
 		tx_max = frag ? TBR_FRAME_SIZE_MAX : frame;
@@ -191,7 +195,7 @@ static void tbe_bind_sync(struct tbe_bind *bind)
 			}
 		}
 		if (peer->running && (!want || restart || frame != peer->frame ||
-				      tx_max != peer->tx_max))
+				      tx_max != peer->tx_max || feat != peer->feat))
 			tbe_peer_stop(peer);
 		if (!want || peer->running)
 			continue;
@@ -217,7 +221,7 @@ static void tbe_bind_sync(struct tbe_bind *bind)
 			}
 			peer->rail = rail;
 		}
-		tbe_peer_start(peer, frame, tx_max);
+		tbe_peer_start(peer, frame, tx_max, feat);
 	}
 	tbe_bind_expire(bind, now);
 	if (!oper || max_frame < TBE_FRAME_MIN)

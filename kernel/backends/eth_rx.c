@@ -44,7 +44,7 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 	u32 session, frame;
 	const u8 *p;
 	u64 src = h->src;
-	bool reasm;
+	bool reasm, ride;
 
 	p = skb_header_pointer(skb, TBR_ETH_HDR_LEN, sizeof(buf), buf);
 	if (!p || tbr_eth_hello_parse(h, p, sizeof(buf), bind->guid,
@@ -53,6 +53,7 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 	session = hello.session;
 	frame = hello.max_frame;
 	reasm = hello.flags & TBR_ETH_REASSEMBLES;
+	ride = hello.flags & TBR_ETH_ACK_RIDE;
 	if (!is_valid_ether_addr(smac)) {
 		atomic64_inc(&bind->rx_foreign);
 		return;
@@ -120,9 +121,11 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 		changed = true;
 	}
 	/* a new frame size or capability: the state pass resizes or cycles */
-	if (peer->peer_frame != frame || peer->reassembles != reasm) {
+	if (peer->peer_frame != frame || peer->reassembles != reasm ||
+	    peer->ack_ride != ride) {
 		peer->peer_frame = frame;
 		peer->reassembles = reasm;
+		peer->ack_ride = ride;
 		changed = true;
 	}
 	peer->period_ms = hello.period_ms;

@@ -197,6 +197,7 @@ void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_sess
 		return;
 	if (READ_ONCE(tbe_fragment))
 		flags |= TBR_ETH_REASSEMBLES;
+	flags |= TBR_ETH_ACK_RIDE;	/* the transport takes TBR_F_ACK frames */
 	tbr_eth_hello_build(hello, bind->session, peer_session, bind->max_frame,
 			    tbe_period(), tbe_dev_bundle_max(bind->dev), flags);
 	skb = tbe_skb(bind, mac, TBR_ETH_HELLO, dst, 0, NULL, 0, hello,

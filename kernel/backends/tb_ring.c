@@ -382,6 +382,7 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		min_t(u32, res->frame_size + TBR_HDR_MAX, TBR_FRAME_SIZE_MAX) :
 		res->frame_size;
 	tbr_rail_set_max_frame(rail, tr->frame_max, tr->frame_max);
+	tbr_rail_set_peer_feat(rail, res->ack_ride ? TBR_PEER_ACK_RIDE : 0);
 	/* link/link.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */
 	tr->nfr = rail->tx_depth + rail->rx_depth;
 	tr->fr = kcalloc(tr->nfr, sizeof(*tr->fr), GFP_KERNEL);

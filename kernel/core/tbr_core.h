@@ -283,8 +283,10 @@ struct tbr_tqp_counters {
 	u64 rx_malformed;	/* rejected by the parser */
 	u64 rx_invalid;		/* well-formed but not valid for the QP */
 	u64 order_drops;	/* WRITE frames held back behind READ/ATOMIC */
-	u64 acks_sent;
+	u64 acks_sent;		/* ACK frames */
 	u64 acks_rcvd;
+	u64 acks_piggybacked;	/* ACKs sent on a data frame (TBR_F_ACK) */
+	u64 acks_pb_rcvd;	/* ACKs received on one */
 	u64 naks_sent;		/* fatal NAKs */
 	u64 naks_rcvd;
 	u64 rnr_naks_sent;
@@ -345,6 +347,12 @@ struct tbr_tqp_conn {
 	u64 min_rnr_timer_ns;	/* responder: wait asked for in RNR NAKs */
 	u64 ack_delay_ns;	/* responder: max ACK coalescing delay */
 	u32 ack_every;		/* responder: ACK at least every N frames */
+	/*
+	 * RC: the peer takes ACKs piggybacked on data frames (TBR_F_ACK; its
+	 * link said so): owed ACKs ride on the frames going back, and in a
+	 * ping-pong wait for them (docs/protocol.md 3.3). 0: ACK frames only.
+	 */
+	u8 ack_piggyback;
 	/*
 	 * RC/UC: payload bytes per frame on this connection, TBR_MTU_MIN up to
 	 * the creation-time cfg.mtu; 0 = cfg.mtu. Both ends must use the same

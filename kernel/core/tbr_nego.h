@@ -74,6 +74,8 @@ enum tbr_nego_status {
 #define TBR_NEGO_CAP_POLL	0x2	/* receiver polls its RX rings */
 #define TBR_NEGO_CAP_MULTI	0x4	/* more than one DMA path per XDomain */
 #define TBR_NEGO_CAP_SPLIT	0x8	/* frames above the ring frame as head + tail */
+#define TBR_NEGO_CAP_ACK_RIDE	0x10	/* transport takes ACKs riding on data
+					 * frames (TBR_F_ACK) */
 
 /* Limits a decoder enforces (hostile peer). */
 #define TBR_NEGO_HOPID_MIN	8	/* first HopID usable for DMA paths */
@@ -130,6 +132,7 @@ struct tbr_nego_result {
 	u8 rails;
 	bool e2e;
 	bool split;		/* both split frames (TBR_NEGO_CAP_SPLIT), and E2E */
+	bool ack_ride;		/* the peer takes TBR_F_ACK (TBR_NEGO_CAP_ACK_RIDE) */
 	u16 tx_ring;		/* our TX ring = min(our TX, their RX) */
 	u16 rx_ring;		/* our RX ring = min(our RX, their TX) */
 	u32 frame_size;

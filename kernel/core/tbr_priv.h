@@ -213,6 +213,16 @@ struct tbr_tqp {
 	u32 uc_drop_msn;	/* UC: incomplete msgs below this are dropped */
 	u32 ack_count;
 	u64 ack_deadline;
+	/*
+	 * Ping-pong (docs/protocol.md 3.3): an ACK that a message's end
+	 * asked for waits up to TBR_ACK_DEFER_MAX_NS for a frame of ours to
+	 * ride on when the QP's last messages were answered that fast.
+	 */
+	u8 ack_deferred;	/* the owed ACK waits for a data frame */
+	u8 pp_score;		/* answers in a row, up to TBR_PP_SCORE_MAX */
+	u64 ack_owed_at;	/* a message's end asked for an ACK; or
+				 * TBR_NO_DEADLINE once answered */
+	u64 pp_gap;		/* smoothed time from there to our answer */
 	u64 rnr_nak_at;		/* last RNR NAK time */
 	u32 rnr_nak_msn;
 	u8 rnr_nak_valid;
@@ -325,6 +335,7 @@ void tbr_tqp_fatal(struct tbr_tqp *qp, u32 status);
 void tbr_req_reset(struct tbr_tqp *qp);
 void tbr_req_pump(struct tbr_tqp *qp, u64 now);
 int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
+int tbr_req_rx_ack_rider(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
 void tbr_req_timer(struct tbr_tqp *qp, u64 now);
 u64 tbr_req_deadline(const struct tbr_tqp *qp);
 void tbr_req_flush(struct tbr_tqp *qp);
@@ -402,6 +413,18 @@ void tbr_resp_send_jobs(struct tbr_tqp *qp);
 void tbr_resp_fatal(struct tbr_tqp *qp, u8 syn, u32 psn, u32 status);
 /* tbr_resp.c: ACK now (@urgent) or when coalescing allows */
 void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent);
+/*
+ * Ping-pong and piggybacked ACKs (tbr_resp.c, docs/protocol.md 3.3): the
+ * longest an ACK owed waits for a data frame of ours, and how many messages
+ * in a row must have been answered within it before one does.
+ */
+#define TBR_ACK_DEFER_MAX_NS	500000ull
+#define TBR_PP_SCORE_MIN	2
+#define TBR_PP_SCORE_MAX	4
+/* tbr_resp.c: a message of ours was posted at @now */
+void tbr_resp_pp_answer(struct tbr_tqp *qp, u64 now);
+/* tbr_resp.c: the ACK owed rides on a data frame: its epsn, or false */
+bool tbr_resp_ack_ride(struct tbr_tqp *qp, u32 *epsn);
 
 /* Nothing owed to the requester any more (an ACK went, or said it all). */
 static inline void tbr_resp_ack_settled(struct tbr_tqp *qp)
@@ -410,6 +433,7 @@ static inline void tbr_resp_ack_settled(struct tbr_tqp *qp)
 	qp->ack_rtx = 0;
 	qp->ack_count = 0;
 	qp->ack_deadline = TBR_NO_DEADLINE;
+	qp->ack_deferred = 0;
 }
 /* tbr_resp.c: complete, in message order, the messages fully received */
 void tbr_resp_retire(struct tbr_tqp *qp);

@@ -193,8 +193,10 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 	u32 mtu = qp->cfg.mtu;
 	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
 	u8 flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
-	u32 hl, off, paylen;
+	u32 hl, off, paylen, epsn;
 	u8 op, *buf;
+	bool ride;
+	int ret;
 
 	if (!(psn & (tbr_win(qp) / 4 - 1)))
 		flags |= TBR_F_ACKREQ;
@@ -213,15 +215,29 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 		flags |= TBR_F_ORDERED;
 	if ((w->flags & TBR_WR_SOLICITED) && op != TBR_OP_WRITE)
 		flags |= TBR_F_SOLICITED;
+	/* an ACK owed to the peer rides along (docs/protocol.md 3.3) */
+	ride = qp->ack_pending && qp->conn.ack_piggyback && !retrans &&
+	       tbr_op_takes_ack(op);
 	hl = tbr_hdr_len(op);
-	buf = tbr_tx_get(qp, hl + paylen);
+	buf = tbr_tx_get(qp, hl + (ride ? TBR_PB_ACK_LEN : 0) + paylen);
 	if (!buf)
 		return -EAGAIN;
+	if (ride && tbr_resp_ack_ride(qp, &epsn)) {
+		flags |= TBR_F_ACK;
+		tbr_put_be32(epsn, buf + hl);
+		hl += TBR_PB_ACK_LEN;
+	}
 	tbr_put_base(buf, op, flags, qp->conn.conn_id, (u16)paylen,
 		     qp->conn.dest_qpn, psn);
 	tbr_put_data_ext(buf, op, w->wmsn, off, w->length, w->rmsn, w->imm,
 			 w->rkey, w->remote_addr);
-	return tbr_req_emit(qp, w, buf, hl, off, paylen, flags, retrans);
+	ret = tbr_req_emit(qp, w, buf, hl, off, paylen, flags, retrans);
+	if (ret && (flags & TBR_F_ACK)) {
+		/* the frame did not go: the ACK is owed again, at once */
+		qp->ack_pending = 1;
+		qp->ack_deadline = 0;
+	}
+	return ret;
 }
 
 /*
@@ -659,7 +675,10 @@ static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		qp->cnt.rx_invalid++;
 		return -EINVAL;
 	}
-	qp->cnt.acks_rcvd++;
+	if (h->opcode == TBR_OP_ACK)
+		qp->cnt.acks_rcvd++;
+	else
+		qp->cnt.acks_pb_rcvd++;
 	if (d > 0) {
 		progress |= tbr_req_mark(qp, qp->una, (u32)d, now);
 		tbr_req_requested(qp, tbr_psn_add(h->epsn, TBR_PSN_MASK), 1);
@@ -828,6 +847,26 @@ int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		qp->untimed = tbr_bm_test(qp->rtxd, h->psn & qp->wmask);
 		ret = tbr_req_resp(qp, h, now);
 	}
+	qp->untimed = 0;
+	return ret;
+}
+
+/*
+ * The ACK a SEND or WRITE frame carried (TBR_F_ACK), before the frame goes
+ * to the responder: an ACK saying epsn and nothing else (@h's syndrome,
+ * bitmap words and aux are 0). 0, or -EINVAL (counted) and the frame is
+ * dropped: a QP without acknowledgements, or an epsn beyond what was sent.
+ */
+int tbr_req_rx_ack_rider(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
+{
+	int ret;
+
+	if (qp->cfg.type != TBR_QPT_RC) {
+		qp->cnt.rx_invalid++;
+		return -EINVAL;
+	}
+	qp->untimed = !!(h->flags & TBR_F_RETRANS);
+	ret = tbr_req_ack(qp, h, now);
 	qp->untimed = 0;
 	return ret;
 }

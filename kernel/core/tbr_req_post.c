@@ -183,6 +183,8 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		w->wmsn = qp->next_wmsn++;
 queued:
 	qp->sq_tail++;
+	if (qp->conn.ack_piggyback && w->opcode != TBR_WR_LOCAL)
+		tbr_resp_pp_answer(qp, now);	/* an answer (ping-pong)? */
 	if (w->flags & TBR_WR_MORE) {
 		if (qp->sq_tail - qp->sq_head <= qp->sq_mask)
 			return 0;	/* the next post transmits it */

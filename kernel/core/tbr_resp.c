@@ -40,6 +40,10 @@ void tbr_resp_reset(struct tbr_tqp *qp)
 	qp->hole_acked = 0;
 	qp->ack_count = 0;
 	qp->ack_deadline = TBR_NO_DEADLINE;
+	qp->ack_deferred = 0;
+	qp->pp_score = 0;
+	qp->ack_owed_at = TBR_NO_DEADLINE;
+	qp->pp_gap = 0;
 	qp->rnr_nak_valid = 0;
 	qp->fatal_syn = 0;
 	qp->uc_hole_deadline = TBR_NO_DEADLINE;
@@ -99,6 +103,79 @@ static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 }
 
 /*
+ * What an ACK owed now would say, an epsn alone can: the window has no
+ * hole, no duplicate is to be reported and the ACK does not answer a
+ * retransmission (whose ACK the requester must not take timing from).
+ */
+static inline bool tbr_resp_ack_plain(const struct tbr_tqp *qp)
+{
+	return !qp->dsack && !qp->ack_rtx && qp->rcv_hi == qp->epsn;
+}
+
+/*
+ * The urgent ACK a message's end asked for, in a ping-pong: wait for the
+ * answer to carry it, at most twice the usual time to the answer (and
+ * ack_delay_ns more), never beyond TBR_ACK_DEFER_MAX_NS, which stays below
+ * the requester's shortest tail probe timeout (TBR_PTO_MIN_NS). Returns
+ * false when the ACK must go now: no ping-pong, more to say than an epsn,
+ * or the last ACK reported holes (the one saying they are filled goes at
+ * once, before the requester's RACK takes a late frame for lost).
+ */
+static bool tbr_resp_ack_defer(struct tbr_tqp *qp, u64 now)
+{
+	u64 wait;
+
+	qp->ack_owed_at = now;
+	if (!qp->conn.ack_piggyback || qp->pp_score < TBR_PP_SCORE_MIN ||
+	    !tbr_resp_ack_plain(qp) || qp->hole_acked)
+		return false;
+	wait = 2 * qp->pp_gap + qp->conn.ack_delay_ns;
+	if (wait > TBR_ACK_DEFER_MAX_NS)
+		wait = TBR_ACK_DEFER_MAX_NS;
+	if (qp->ack_deadline > now + wait)
+		qp->ack_deadline = now + wait;
+	qp->ack_deferred = 1;
+	return true;
+}
+
+/*
+ * A message of ours was posted at @now: does it answer the last message
+ * received, within TBR_ACK_DEFER_MAX_NS of its end? A late one ends the
+ * ping-pong; further messages before the next one is received say nothing.
+ */
+void tbr_resp_pp_answer(struct tbr_tqp *qp, u64 now)
+{
+	u64 gap = now - qp->ack_owed_at;
+
+	if (qp->ack_owed_at == TBR_NO_DEADLINE)
+		return;
+	if (now < qp->ack_owed_at || gap > TBR_ACK_DEFER_MAX_NS) {
+		qp->pp_score = 0;
+	} else {
+		if (qp->pp_score < TBR_PP_SCORE_MAX)
+			qp->pp_score++;
+		qp->pp_gap = qp->pp_gap ? (3 * qp->pp_gap + gap) / 4 : gap;
+	}
+	qp->ack_owed_at = TBR_NO_DEADLINE;
+}
+
+/*
+ * A data frame of ours is about to go out: when an ACK is owed and its epsn
+ * says all of it, the frame carries it (@epsn) and nothing is owed any more.
+ */
+bool tbr_resp_ack_ride(struct tbr_tqp *qp, u32 *epsn)
+{
+	if (!qp->ack_pending || !tbr_resp_ack_plain(qp) || qp->error)
+		return false;
+	*epsn = qp->epsn;
+	qp->cnt.acks_piggybacked++;
+	qp->hole_acked = 0;
+	qp->hole_hi = qp->rcv_hi;
+	tbr_resp_ack_settled(qp);
+	return true;
+}
+
+/*
  * RC: acknowledge now, or schedule a coalesced ACK. Never once the QP failed:
  * the fatal NAK went out with the responder's epsn past the failed message,
  * and an ACK overtaking it (another rail) would complete that message.
@@ -108,6 +185,8 @@ void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent)
 	if (qp->cfg.type != TBR_QPT_RC || qp->error)
 		return;
 	qp->ack_pending = 1;
+	if (urgent && tbr_resp_ack_defer(qp, now))
+		return;
 	if (urgent || qp->ack_count >= qp->conn.ack_every) {
 		if (tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0))
 			return;
@@ -898,8 +977,14 @@ void tbr_resp_pump(struct tbr_tqp *qp, u64 now)
 		return;
 	if (qp->njobs)
 		tbr_resp_send_jobs(qp);
-	if (!qp->error && qp->ack_pending && now >= qp->ack_deadline)
+	if (!qp->error && qp->ack_pending && now >= qp->ack_deadline) {
+		/* no answer came in time: the ping-pong is over */
+		if (qp->ack_deferred) {
+			qp->pp_score = 0;
+			qp->ack_deferred = 0;
+		}
 		tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0);
+	}
 }
 
 void tbr_resp_timer(struct tbr_tqp *qp, u64 now)
@@ -929,5 +1014,6 @@ void tbr_resp_flush(struct tbr_tqp *qp)
 	qp->njobs = 0;
 	qp->ack_pending = 0;
 	qp->ack_deadline = TBR_NO_DEADLINE;
+	qp->ack_deferred = 0;
 	qp->uc_hole_deadline = TBR_NO_DEADLINE;
 }

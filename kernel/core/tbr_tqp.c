@@ -176,6 +176,8 @@ int tbr_tqp_connect(struct tbr_tqp *qp, const struct tbr_tqp_conn *conn)
 	if (qp->connected && qp->sq_head != qp->sq_tail)
 		return -EINVAL;
 	qp->conn = *conn;
+	if (qp->cfg.type != TBR_QPT_RC)
+		qp->conn.ack_piggyback = 0;	/* only RC has ACKs */
 	qp->cfg.mtu = conn->mtu ? conn->mtu : qp->mtu_max;
 	if (!qp->conn.ack_every)
 		qp->conn.ack_every = 1;
@@ -315,10 +317,18 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	}
 	qp->cnt.rx_frames++;
 	qp->cnt.rx_bytes += h.paylen;
-	if (tbr_op_to_requester(h.opcode))
+	if (tbr_op_to_requester(h.opcode)) {
 		ret = tbr_req_rx(qp, &h, now);
-	else
+	} else if (!(h.flags & TBR_F_ACK)) {
 		ret = tbr_resp_rx(qp, &h, now);
+	} else {
+		/* the ACK riding on it first, then the frame (SEND*, WRITE) */
+		if (tbr_req_rx_ack_rider(qp, &h, now))
+			return -EINVAL;
+		if (qp->error)
+			return 0;
+		ret = tbr_resp_rx(qp, &h, now);
+	}
 	/* Either half may have freed window space or queued frames. */
 	if (!qp->error)
 		tbr_tqp_pump(qp, now);

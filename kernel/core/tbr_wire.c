@@ -42,12 +42,22 @@ int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h)
 	h->version = p[0];
 	h->opcode = p[1];
 	h->flags = p[2];
-	if (h->version != TBR_WIRE_VERSION || p[3] != 0 ||
-	    (h->flags & ~TBR_F_ALL))
+	if (h->version != TBR_WIRE_VERSION || p[3] != 0)
 		return -EINVAL;
 	hl = tbr_hdr_len(h->opcode);
 	if (!hl)
 		return -EINVAL;
+	/* unknown flags, or a piggybacked ACK: its epsn ends the header */
+	if (h->flags & (~TBR_F_ALL | TBR_F_ACK)) {
+		if ((h->flags & ~TBR_F_ALL) || !tbr_op_takes_ack(h->opcode))
+			return -EINVAL;
+		hl += TBR_PB_ACK_LEN;
+		if (len < hl)
+			return -EINVAL;
+		h->epsn = tbr_get_be32(p + hl - TBR_PB_ACK_LEN);
+		if (h->epsn & ~TBR_PSN_MASK)
+			return -EINVAL;
+	}
 	h->conn_id = tbr_get_be16(p + 4);
 	h->paylen = tbr_get_be16(p + 6);
 	h->dqpn = tbr_get_be32(p + 8);
@@ -127,6 +137,7 @@ u32 tbr_hdr_build(void *buf, const struct tbr_hdr *h)
 {
 	u8 *p = buf;
 	u8 *e = p + TBR_BASE_HDR_LEN;
+	u32 hl;
 
 	tbr_put_base(p, h->opcode, h->flags, h->conn_id, h->paylen, h->dqpn,
 		     h->psn);
@@ -137,9 +148,14 @@ u32 tbr_hdr_build(void *buf, const struct tbr_hdr *h)
 	case TBR_OP_SEND_INV:
 	case TBR_OP_WRITE:
 	case TBR_OP_WRITE_IMM:
-		return tbr_put_data_ext(p, h->opcode, h->msn, h->offset,
-					h->msg_len, h->rmsn, h->imm, h->rkey,
-					h->va);
+		hl = tbr_put_data_ext(p, h->opcode, h->msn, h->offset,
+				      h->msg_len, h->rmsn, h->imm, h->rkey,
+				      h->va);
+		if ((h->flags & TBR_F_ACK) && tbr_op_takes_ack(h->opcode)) {
+			tbr_put_be32(h->epsn & TBR_PSN_MASK, p + hl);
+			hl += TBR_PB_ACK_LEN;
+		}
+		return hl;
 	case TBR_OP_READ_REQ:
 		tbr_put_be32(h->req_len, e + 24);
 		tbr_put_be32(h->msn, e);

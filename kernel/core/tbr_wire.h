@@ -70,7 +70,21 @@ enum tbr_op {
 #define TBR_F_RETRANS		0x04	/* retransmitted copy (informational) */
 #define TBR_F_ORDERED		0x08	/* WRITE*: place only after every
 					 * earlier PSN (follows a READ/ATOMIC) */
-#define TBR_F_ALL		0x0f
+#define TBR_F_ACK		0x10	/* SEND*, WRITE: a cumulative ACK of
+					 * the other direction rides along
+					 * (TBR_PB_ACK_LEN bytes after the
+					 * extension); only to a peer that
+					 * said it takes them */
+#define TBR_F_ALL		0x1f
+
+/*
+ * The piggybacked ACK behind the extension header of a TBR_F_ACK frame:
+ * be32 epsn, the sender's next expected PSN (24 bits) as its responder,
+ * i.e. an ACK (syndrome TBR_SYN_ACK, no bitmap, aux 0) for the QP the frame
+ * is sent to. It fits TBR_HDR_MAX behind every opcode tbr_op_takes_ack()
+ * accepts.
+ */
+#define TBR_PB_ACK_LEN		4
 
 /* ACK syndromes (ACK extension byte 0). */
 enum tbr_syndrome {
@@ -130,7 +144,8 @@ struct tbr_hdr {
 	u32 src_qpn;	/* UD */
 	u8 syndrome;	/* ACK */
 	u8 nwords;	/* ACK: bitmap words */
-	u32 epsn;	/* ACK: responder's next expected PSN */
+	u32 epsn;	/* ACK, or a TBR_F_ACK frame's piggybacked ACK:
+			 * the sender's next expected PSN */
 	u32 aux;	/* ACK: RNR NAK wait in microseconds */
 
 	u32 hdr_len;		/* base + extension bytes */
@@ -148,6 +163,13 @@ static inline u32 tbr_hdr_len(u8 op)
 	return TBR_BASE_HDR_LEN + tbr_ext_len[op];
 }
 
+/* Opcodes that may carry a piggybacked ACK (TBR_F_ACK). */
+static inline bool tbr_op_takes_ack(u8 op)
+{
+	return op == TBR_OP_SEND || op == TBR_OP_SEND_IMM ||
+	       op == TBR_OP_SEND_INV || op == TBR_OP_WRITE;
+}
+
 /*
  * Parse and bounds-check a received frame.
  * Returns 0, or -EINVAL for a frame that is truncated, too long, of an
@@ -160,7 +182,8 @@ int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h);
 /*
  * Encode the base and extension header of @h (opcode, flags, conn_id,
  * paylen, dqpn, psn and the opcode's extension fields) into @buf, which
- * must hold TBR_HDR_MAX bytes. Returns the header length; the caller writes
+ * must hold TBR_HDR_MAX bytes; the piggybacked ACK (h->epsn) of a TBR_F_ACK
+ * frame follows the extension (opcodes tbr_op_takes_ack() only). Returns the header length; the caller writes
  * paylen payload bytes right after it. Version and reserved fields are
  * filled in here.
  */

@@ -674,6 +674,24 @@ u32 tbr_link_max_frame(struct tbr_link *link)
 	return max;
 }
 
+u32 tbr_link_peer_feat(struct tbr_link *link)
+{
+	u32 i, feat = TBR_PEER_FEAT_ALL, n = 0;
+	unsigned long flags;
+
+	if (link->ops)
+		return link->ops->peer_feat ? link->ops->peer_feat(link) : 0;
+	spin_lock_irqsave(&link->lock, flags);
+	for (i = 0; i < TBR_LINK_MAX_RAILS; i++) {
+		if (link->rails[i]) {
+			feat &= link->rails[i]->peer_feat;
+			n++;
+		}
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
+	return n ? feat : 0;
+}
+
 unsigned int tbr_link_tx_credits(struct tbr_link *link)
 {
 	unsigned int i, n = 0;
@@ -827,6 +845,16 @@ void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame, u32 tx_max)
 	spin_lock_irqsave(&rail->link->lock, flags);
 	rail->max_frame = max_frame;
 	rail->tx_max = clamp_t(u32, tx_max, max_frame, TBR_FRAME_SIZE_MAX);
+	spin_unlock_irqrestore(&rail->link->lock, flags);
+}
+
+void tbr_rail_set_peer_feat(struct tbr_rail *rail, u32 feat)
+{
+	unsigned long flags;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	spin_lock_irqsave(&rail->link->lock, flags);
+	rail->peer_feat = feat & TBR_PEER_FEAT_ALL;
 	spin_unlock_irqrestore(&rail->link->lock, flags);
 }
 

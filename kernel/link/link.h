@@ -86,10 +86,19 @@ enum tbr_cnt {
 };
 
 /*
+ * What the transport on the other end of a link takes beyond the base
+ * protocol (docs/protocol.md), as its rails' backends learned it (eth
+ * hellos, tb negotiation; emu and the loopback link: this very module).
+ *  TBR_PEER_ACK_RIDE  ACKs riding on data frames (TBR_F_ACK)
+ */
+#define TBR_PEER_ACK_RIDE	0x1
+#define TBR_PEER_FEAT_ALL	TBR_PEER_ACK_RIDE
+
+/*
  * A link whose frames do not go over its own rails (the loopback link,
  * loop.c; a routed link to a host that is not a neighbour, route.c) hands
  * the transmit API to these; context "any", as the functions they stand
- * for. max_frame and xmit are optional (4096; -ENETUNREACH).
+ * for. max_frame, peer_feat and xmit are optional (4096; 0; -ENETUNREACH).
  */
 struct tbr_link_ops {
 	void *(*tx_alloc)(struct tbr_link *link, u32 len);
@@ -97,6 +106,7 @@ struct tbr_link_ops {
 	void (*tx_abort)(struct tbr_link *link, void *buf);
 	unsigned int (*tx_credits)(struct tbr_link *link);
 	u32 (*max_frame)(struct tbr_link *link);
+	u32 (*peer_feat)(struct tbr_link *link);
 	int (*xmit)(struct tbr_link *link, u8 pdf, const void *data, u32 len);
 };
 
@@ -207,6 +217,11 @@ unsigned int tbr_link_tx_credits(struct tbr_link *link);
  * up rail can carry fails with -EMSGSIZE (tx_alloc, xmit). Context "any".
  */
 u32 tbr_link_max_frame(struct tbr_link *link);
+/*
+ * TBR_PEER_* the peer takes over every rail of @link (0 without a rail): a
+ * transport samples it when a connection starts. Context "any".
+ */
+u32 tbr_link_peer_feat(struct tbr_link *link);
 
 /*
  * Count @n on @link and on its device's totals (struct tbr_rails.cnt).

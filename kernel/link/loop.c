@@ -195,11 +195,18 @@ static unsigned int tbr_loop_tx_credits(struct tbr_link *link)
 	return n;
 }
 
+/* the frames come back to this module: it takes all it sends */
+static u32 tbr_loop_peer_feat(struct tbr_link *link)
+{
+	return TBR_PEER_FEAT_ALL;
+}
+
 static const struct tbr_link_ops tbr_loop_ops = {
 	.tx_alloc = tbr_loop_tx_alloc,
 	.tx_send = tbr_loop_tx_send,
 	.tx_abort = tbr_loop_tx_abort,
 	.tx_credits = tbr_loop_tx_credits,
+	.peer_feat = tbr_loop_peer_feat,
 };
 
 struct tbr_link *tbr_loop_get(struct tbr_dev *tdev)

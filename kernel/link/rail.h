@@ -161,6 +161,13 @@ void tbr_rail_remove(struct tbr_rail *rail);
  * tbr_ctl_mutex held.
  */
 void tbr_rail_set_max_frame(struct tbr_rail *rail, u32 max_frame, u32 tx_max);
+/*
+ * TBR_PEER_* (link.h) the peer's transport takes, as the backend learned it
+ * (0 until set: the base protocol only). Set before tbr_rail_up(); a change
+ * reaches connections started afterwards. Context "process", tbr_ctl_mutex
+ * held.
+ */
+void tbr_rail_set_peer_feat(struct tbr_rail *rail, u32 feat);
 
 /*
  * A backend that received a frame into memory of its own (eth: the skb)
@@ -216,6 +223,7 @@ struct tbr_rail {
 	void *obs_priv;		/* for the observers (sysfs), untouched here */
 	u32 max_frame;		/* largest native frame, see tbr_rail_set_max_frame() */
 	u32 tx_max;		/* largest frame it takes, >= max_frame (link->lock) */
+	u32 peer_feat;		/* TBR_PEER_*, tbr_rail_set_peer_feat() (link->lock) */
 	bool removing;		/* tbr_rail_remove() waits for tx_idle (lock) */
 	struct completion tx_idle;	/* every TX frame back in tx_pool */
 };

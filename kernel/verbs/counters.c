@@ -43,6 +43,7 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_XCNT_MAX] = {
 	[TBR_XCNT_RNR_NAKS_SENT].name = "rnr_naks_sent",
 	[TBR_XCNT_RNR_NAKS_RCVD].name = "rnr_naks_rcvd",
 	[TBR_XCNT_TX_STALLS].name = "tx_stalls",
+	[TBR_XCNT_ACKS_PIGGYBACKED].name = "acks_piggybacked",
 	[TBR_XCNT_BUSY_POLLS].name = "busy_polls",
 	[TBR_XCNT_BUSY_POLL_RX].name = "busy_poll_rx",
 	[TBR_XCNT_BUSY_POLL_FRAMES].name = "busy_poll_frames",

@@ -57,6 +57,15 @@ static uint cwnd_min;
 module_param(cwnd_min, uint, 0644);
 MODULE_PARM_DESC(cwnd_min, "RC congestion window floor in frames for QPs connected from now on, 0 = no congestion window (default 0; 16 for lossy Ethernet rails)");
 
+/*
+ * docs/protocol.md 3.3: ACKs ride on data frames going back to peers that
+ * take them; off only to measure what that changes (or to talk to a peer
+ * that says it takes them and does not)
+ */
+static bool ack_piggyback = true;
+module_param(ack_piggyback, bool, 0644);
+MODULE_PARM_DESC(ack_piggyback, "RC ACKs riding on data frames to peers that take them, for QPs connected from now on (default 1)");
+
 /* ---- receive WQEs and completions ---------------------------------------- */
 
 static int tbr_x_get_recv(void *ctx, struct tbr_tqp_recv *out)
@@ -529,6 +538,7 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 	v[TBR_XCNT_RNR_NAKS_SENT] += c->rnr_naks_sent;
 	v[TBR_XCNT_RNR_NAKS_RCVD] += c->rnr_naks_rcvd;
 	v[TBR_XCNT_TX_STALLS] += c->tx_stalls;
+	v[TBR_XCNT_ACKS_PIGGYBACKED] += c->acks_piggybacked;
 	v[TBR_XCNT_BUSY_POLLS] += x->busy_polls;
 	v[TBR_XCNT_BUSY_POLL_RX] += x->busy_poll_rx;
 	v[TBR_XCNT_BUSY_POLL_FRAMES] += x->busy_poll_frames;
@@ -562,12 +572,15 @@ static void tbr_x_keep_hints(struct tbr_xqp *x)
 		WRITE_ONCE(x->link->srtt_hint, p.srtt);
 }
 
+/* What the link tells a new connection: hints, and what its peer takes. */
 static void tbr_x_conn_hints(struct tbr_xqp *x, struct tbr_tqp_conn *conn)
 {
 	struct tbr_link *link = tbr_x_link(x);	/* the core uses them for RC only */
 
 	conn->cwnd_init = link ? READ_ONCE(link->cwnd_hint) : 0;
 	conn->srtt_init = link ? READ_ONCE(link->srtt_hint) : 0;
+	conn->ack_piggyback = link && READ_ONCE(ack_piggyback) &&
+			      (tbr_link_peer_feat(link) & TBR_PEER_ACK_RIDE);
 }
 
 /* Context: process; no frame or timer can reach the QP any more. */

@@ -17,7 +17,9 @@
  *   bit 3 mtu 256/1024, bit 4 rnr_retry 7/1,
  *   bits 5-6 wire between the QPs: 0 loses everything (only injected frames
  *   arrive), 1 clean, 2 lossy (drop, duplicate, jitter: SACK and
- *   retransmission), 3 reordering only (jitter, two rails)
+ *   retransmission), 3 reordering only (jitter, two rails); bit 7 ACKs
+ *   ride on data frames (conn.ack_piggyback: the QPs send TBR_F_ACK frames
+ *   and hold ACKs in ping-pongs; frames carrying one are taken either way)
  * then records, kind = byte % 5:
  *   0: raw      dst:u8 len:u16 bytes[len]
  *   1: header   dst:u8 then FIELDS bytes of fields, paylen:u16 (a valid
@@ -180,6 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conn.min_rnr_timer_ns = 100000;
 	conn.sq_psn = EPSN;
 	conn.rq_psn = EPSN;
+	conn.ack_piggyback = !!(mode & 0x80);
 	slot = &sims[type][!!(mode & 0x04)][!!(mode & 0x08)];
 	if (!*slot) {
 		*slot = sim_new(type, &cfg, &conn, mode);

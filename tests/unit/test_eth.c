@@ -55,10 +55,12 @@ static void test_hello_flag(void **state)
 	struct tbr_eth_hello m;
 	u8 p[TBR_ETH_HELLO_LEN];
 
-	tbr_eth_hello_build(p, 7, 0, 1476, 200, 0, TBR_ETH_REASSEMBLES);
-	assert_int_equal(p[12], 0x02);
+	tbr_eth_hello_build(p, 7, 0, 1476, 200, 0,
+			    TBR_ETH_REASSEMBLES | TBR_ETH_ACK_RIDE);
+	assert_int_equal(p[12], 0x06);
 	assert_int_equal(tbr_eth_hello_parse(&h, p, sizeof(p), SELF, 9, &m), 0);
 	assert_true(m.flags & TBR_ETH_REASSEMBLES);
+	assert_true(m.flags & TBR_ETH_ACK_RIDE);
 	assert_false(m.hears_us);
 	assert_int_equal(m.max_frame, 1476);
 	assert_int_equal(m.bundle_max, 0);

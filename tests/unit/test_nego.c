@@ -262,6 +262,15 @@ static void test_agree(void **state)
 	b.caps &= ~TBR_NEGO_CAP_SPLIT;
 	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
 	assert_false(r.split);
+	/* ACKs ride on data frames only when both ends announce it */
+	assert_false(r.ack_ride);
+	a.caps |= TBR_NEGO_CAP_ACK_RIDE;
+	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
+	assert_false(r.ack_ride);
+	b.caps |= TBR_NEGO_CAP_ACK_RIDE;
+	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
+	assert_true(r.ack_ride);
+	assert_int_equal(TBR_NEGO_CAP_ACK_RIDE, 0x10);
 	/* smaller frames than the rail layer needs */
 	b.frame_size = 2048;
 	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), -ERANGE);

@@ -177,6 +177,69 @@ static void test_rejects(void **state)
 	assert_int_equal(tbr_frame_parse(b, len, &d), -EINVAL);
 }
 
+/*
+ * TBR_F_ACK: the ACK's epsn follows the extension of a SEND* or WRITE
+ * (within TBR_HDR_MAX), the payload after it; any other opcode with the
+ * flag, an epsn above 24 bits or a truncation is refused.
+ */
+static void test_ride(void **state)
+{
+	uint8_t b[TBR_FRAME_MAX];
+	struct tbr_hdr h, d;
+	uint32_t len;
+	uint8_t op;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = TBR_OP_WRITE;
+	h.flags = TBR_F_ACK | TBR_F_ACKREQ;
+	h.msg_len = 5;
+	h.epsn = 0xabcdef;
+	len = build(b, &h, 5);
+	assert_int_equal(len, 16 + TBR_EXT_WRITE_LEN + TBR_PB_ACK_LEN + 5);
+	assert_int_equal(b[2], TBR_F_ACK | TBR_F_ACKREQ);
+	assert_int_equal(b[40], 0);
+	assert_int_equal(b[41], 0xab);
+	assert_int_equal(b[42], 0xcd);
+	assert_int_equal(b[43], 0xef);
+	assert_int_equal(tbr_frame_parse(b, len, &d), 0);
+	assert_int_equal(d.epsn, 0xabcdef);
+	assert_int_equal(d.hdr_len, 44);
+	assert_ptr_equal(d.payload, b + 44);
+	assert_int_equal(d.paylen, 5);
+	b[40] = 1;
+	assert_int_equal(tbr_frame_parse(b, len, &d), -EINVAL);
+	b[40] = 0;
+	while (len--)
+		assert_int_equal(tbr_frame_parse(b, len, &d), -EINVAL);
+
+	for (op = 1; op <= TBR_OP_MAX; op++) {
+		memset(&h, 0, sizeof(h));
+		h.opcode = op;
+		h.flags = TBR_F_ACK;
+		h.epsn = 0x123456;
+		h.nwords = 0;
+		len = build(b, &h, op == TBR_OP_ACK ? 0 : 8);
+		if (!tbr_op_takes_ack(op)) {
+			/* what a peer would send: the flag on another opcode */
+			assert_int_equal(tbr_frame_parse(b, len, &d), -EINVAL);
+			assert_int_equal(tbr_frame_parse(b, len + TBR_PB_ACK_LEN,
+							 &d), -EINVAL);
+			continue;
+		}
+		assert_true(tbr_hdr_len(op) + TBR_PB_ACK_LEN <= TBR_HDR_MAX);
+		assert_int_equal(len, tbr_hdr_len(op) + TBR_PB_ACK_LEN + 8);
+		assert_int_equal(tbr_frame_parse(b, len, &d), 0);
+		assert_int_equal(d.epsn, 0x123456);
+		assert_int_equal(d.paylen, 8);
+		assert_ptr_equal(d.payload, b + len - 8);
+	}
+	assert_true(tbr_op_takes_ack(TBR_OP_SEND) &&
+		    tbr_op_takes_ack(TBR_OP_SEND_IMM) &&
+		    tbr_op_takes_ack(TBR_OP_SEND_INV) &&
+		    tbr_op_takes_ack(TBR_OP_WRITE));
+	assert_false(tbr_op_takes_ack(TBR_OP_WRITE_IMM));
+}
+
 static void test_psn_math(void **state)
 {
 	assert_int_equal(tbr_psn_add(0xffffff, 1), 0);
@@ -238,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_base_layout),
 		cmocka_unit_test(test_roundtrip_all),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_ride),
 		cmocka_unit_test(test_psn_math),
 		cmocka_unit_test(test_peek),
 		cmocka_unit_test(test_create_rejects_bad_cfg),

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * test_ackpb.c - ACKs riding on data frames (TBR_F_ACK, docs/protocol.md
+ * 3.3): a ping-pong sends half the frames, a peer that stops answering
+ * still gets its ACK within the bound, nothing is lost under faults, and
+ * a frame whose ACK is bogus is refused whole.
+ */
+#include "tcommon.h"
+#include "tbr_priv.h"	/* TBR_ACK_DEFER_MAX_NS */
+
+#define PP_LEN_MAX	10000
+#define PP_RKEY		9
+
+static bool rides_on = true;
+
+static void conn_rides(struct tbr_tqp_conn *c)
+{
+	c->ack_piggyback = rides_on;
+	c->timeout_ns = 50000000;	/* 50 ms: repairs are probes, not timeouts */
+}
+
+struct pp {
+	struct sim *s;
+	uint8_t *buf[2];	/* what the other end writes or sends into */
+	uint8_t *src[2];
+	uint64_t think_ns;	/* an end answers this long after the data */
+	unsigned int nsent[2], nrecv[2];
+	unsigned int frames_flagged;	/* frames seen with TBR_F_ACK */
+};
+
+static void tap_flags(struct sim *s, int dst, const uint8_t *buf, uint32_t len)
+{
+	struct pp *p = s->tap_ctx;
+
+	if (len >= TBR_BASE_HDR_LEN && (buf[2] & TBR_F_ACK))
+		p->frames_flagged++;
+}
+
+static void pp_init_type(struct pp *p, enum tbr_tqp_type type, uint64_t seed)
+{
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->s = tsim(type, seed, NULL, conn_rides);
+	p->think_ns = 1500;
+	for (i = 0; i < 2; i++) {
+		p->buf[i] = calloc(1, PP_LEN_MAX);
+		p->src[i] = calloc(1, PP_LEN_MAX);
+		assert_non_null(p->buf[i]);
+		assert_non_null(p->src[i]);
+		assert_int_equal(sim_add_mr(&p->s->ep[i], PP_RKEY, p->buf[i],
+					    PP_LEN_MAX, SIM_ACC_WRITE), 0);
+	}
+	p->s->tap = tap_flags;
+	p->s->tap_ctx = p;
+}
+
+static void pp_init(struct pp *p, uint64_t seed)
+{
+	pp_init_type(p, TBR_QPT_RC, seed);
+}
+
+static void pp_free(struct pp *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		free(p->buf[i]);
+		free(p->src[i]);
+	}
+	sim_free(p->s);
+}
+
+/* The pattern of message @n of end @from: every byte depends on both. */
+static uint8_t pp_byte(int from, unsigned int n, uint32_t i)
+{
+	return (uint8_t)(n * 31 + i * 7 + from * 101 + 1);
+}
+
+static unsigned int pp_nrecv_cqes(const struct sim_ep *e)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < e->ncq; k++)
+		n += e->cq[k].recv;
+	return n;
+}
+
+/*
+ * End @from sends message number p->nsent[from] (@len bytes, WRITE or SEND)
+ * and the run goes on until the other end has all of it.
+ */
+static void pp_send(struct pp *p, int from, bool send, uint32_t len)
+{
+	struct sim_ep *a = &p->s->ep[from], *b = &p->s->ep[!from];
+	unsigned int n = p->nsent[from]++;
+	uint64_t t0 = p->s->now;
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		p->src[from][i] = pp_byte(from, n, i);
+	if (send) {
+		unsigned int r0 = pp_nrecv_cqes(b), k;
+
+		sim_post_recv(b, 5000 + n, p->buf[!from], len);
+		assert_int_equal(tpost(a, TBR_WR_SEND, n, p->src[from], len, 0,
+				       0, 0), 0);
+		while (pp_nrecv_cqes(b) == r0 && p->s->now - t0 < 10 * T_SEC)
+			sim_run_until(p->s, p->s->now + 100);
+		assert_int_equal(pp_nrecv_cqes(b), r0 + 1);
+		for (k = b->ncq; !b->cq[k - 1].recv; k--)
+			;
+		assert_int_equal(b->cq[k - 1].status, TBR_WC_SUCCESS);
+		assert_int_equal(b->cq[k - 1].wr_id, 5000 + n);
+		assert_int_equal(b->cq[k - 1].byte_len, len);
+	} else {
+		/* as ib_write_lat: the answer starts when the data is there */
+		assert_int_equal(tpost(a, TBR_WR_WRITE, n, p->src[from], len,
+				       taddr(p->buf[!from]), PP_RKEY, 0), 0);
+		while (memcmp(p->buf[!from], p->src[from], len) &&
+		       p->s->now - t0 < 10 * T_SEC)
+			sim_run_until(p->s, p->s->now + 100);
+	}
+	for (i = 0; i < len; i++)
+		assert_int_equal(p->buf[!from][i], pp_byte(from, n, i));
+	p->nrecv[!from]++;
+	sim_run_until(p->s, p->s->now + p->think_ns);
+}
+
+/* Every send completion of end @i came, in order and successful. */
+static void pp_check_completions(struct pp *p, int i)
+{
+	struct sim_ep *e = &p->s->ep[i];
+	unsigned int k, n = 0;
+
+	for (k = 0; k < e->ncq; k++) {
+		if (e->cq[k].recv)
+			continue;
+		assert_int_equal(e->cq[k].status, TBR_WC_SUCCESS);
+		assert_int_equal(e->cq[k].wr_id, n);
+		n++;
+	}
+	assert_int_equal(n, p->nsent[i]);
+	assert_false(tbr_tqp_in_error(e->qp));
+}
+
+static uint64_t pp_frames(struct pp *p)
+{
+	return p->s->ep[0].tx_frames + p->s->ep[1].tx_frames;
+}
+
+/*
+ * A WRITE (and a SEND) ping-pong of 64 B: with rides, after the first
+ * rounds every frame carries the ACK of the message before it, 2 frames a
+ * round trip instead of 4, and no ACK frame goes at all; without, none
+ * carries one.
+ */
+static void run_pingpong_frames(bool rides, bool send)
+{
+	const struct tbr_tqp_counters *c[2];
+	uint64_t f0, acks0;
+	unsigned int r;
+	struct pp p;
+
+	rides_on = rides;
+	pp_init(&p, 7);
+	c[0] = tbr_tqp_counters(p.s->ep[0].qp);
+	c[1] = tbr_tqp_counters(p.s->ep[1].qp);
+	for (r = 0; r < 20; r++) {
+		pp_send(&p, 0, send, 64);
+		pp_send(&p, 1, send, 64);
+	}
+	f0 = pp_frames(&p);
+	acks0 = c[0]->acks_sent + c[1]->acks_sent;
+
+	for (r = 0; r < 200; r++) {
+		pp_send(&p, 0, send, 64);
+		pp_send(&p, 1, send, 64);
+	}
+	if (rides) {
+		assert_int_equal(pp_frames(&p) - f0, 2 * 200);
+		assert_int_equal(c[0]->acks_sent + c[1]->acks_sent, acks0);
+		assert_true(c[0]->acks_piggybacked >= 200);
+		assert_true(c[1]->acks_piggybacked >= 200);
+		assert_int_equal(c[0]->acks_pb_rcvd, c[1]->acks_piggybacked);
+	} else {
+		assert_int_equal(pp_frames(&p) - f0, 4 * 200);
+		assert_int_equal(c[0]->acks_piggybacked, 0);
+		assert_int_equal(c[1]->acks_piggybacked, 0);
+		assert_int_equal(p.frames_flagged, 0);
+	}
+	/* the last message's ACK is not forgotten: every WR completes */
+	assert_true(sim_run(p.s, T_SEC));
+	pp_check_completions(&p, 0);
+	pp_check_completions(&p, 1);
+	assert_int_equal(c[0]->retransmits + c[1]->retransmits, 0);
+	assert_int_equal(c[0]->tail_probes + c[1]->tail_probes, 0);
+	pp_free(&p);
+	rides_on = true;
+}
+
+static void test_pingpong_write_rides(void **state)
+{
+	run_pingpong_frames(true, false);
+}
+
+static void test_pingpong_send_rides(void **state)
+{
+	run_pingpong_frames(true, true);
+}
+
+static void test_pingpong_no_rides(void **state)
+{
+	run_pingpong_frames(false, false);
+}
+
+/*
+ * One end stops answering: the ACK it held for the answer goes by itself,
+ * no later than twice the usual answer time plus ack_delay_ns, without a
+ * probe; the next ACK it owes goes at once (the ping-pong is over).
+ */
+static void test_no_answer_acked_in_time(void **state)
+{
+	struct pp p;
+	struct sim_ep *a;
+	const struct tbr_tqp_counters *c;
+	uint64_t t0, t_held, t_next, conn_delay;
+	unsigned int r, n;
+
+	pp_init(&p, 11);
+	a = &p.s->ep[0];
+	c = tbr_tqp_counters(a->qp);
+	conn_delay = 20000;	/* tbr_tqp_conn_defaults() ack_delay_ns */
+	for (r = 0; r < 30; r++) {
+		pp_send(&p, 0, false, 64);
+		pp_send(&p, 1, false, 64);
+	}
+	assert_true(sim_run(p.s, T_SEC));	/* the last ACK went by itself */
+	/* three more rounds so that end 1 defers again */
+	for (r = 0; r < 3; r++) {
+		pp_send(&p, 0, false, 64);
+		pp_send(&p, 1, false, 64);
+	}
+	/* end 0 writes; end 1 does not answer */
+	n = a->ncq;
+	t0 = p.s->now;
+	pp_send(&p, 0, false, 64);
+	while (a->ncq == n && p.s->now - t0 < T_SEC)
+		sim_run_until(p.s, p.s->now + 100);
+	assert_int_equal(a->ncq, n + 1);
+	t_held = p.s->now - t0;
+	/* and again: its ACK now goes at once */
+	n = a->ncq;
+	t0 = p.s->now;
+	pp_send(&p, 0, false, 64);
+	while (a->ncq == n && p.s->now - t0 < T_SEC)
+		sim_run_until(p.s, p.s->now + 100);
+	assert_int_equal(a->ncq, n + 1);
+	t_next = p.s->now - t0;
+	/* one-way 2 us: an RTT of 4 us, the answers 1.5 us after the data */
+	assert_true(t_held > 4000 + conn_delay);
+	assert_true(t_held <= 4000 + 2 * 1500 + conn_delay + 2000);
+	assert_true(t_next < 4000 + p.think_ns + 1000);
+	assert_int_equal(c->tail_probes, 0);
+	assert_int_equal(c->retransmits, 0);
+	assert_true(sim_run(p.s, T_SEC));
+	pp_check_completions(&p, 0);
+	pp_check_completions(&p, 1);
+	pp_free(&p);
+}
+
+/*
+ * Ping-pongs of WRITEs and SENDs of 1..PP_LEN_MAX bytes (several frames,
+ * some rides on later frames) over 4 rails with 5% drop, 5% duplication
+ * and reordering: every byte arrives, every WR completes, nothing fails.
+ */
+static void test_pingpong_lossy(void **state)
+{
+	const struct tbr_tqp_counters *c[2];
+	struct pp p;
+	unsigned int r;
+
+	pp_init(&p, 23);
+	p.s->f.drop_pct = 5;
+	p.s->f.dup_pct = 5;
+	p.s->f.jitter_ns = 3000;
+	p.s->f.rails = 4;
+	p.s->f.rail_skew_ns = 700;
+	c[0] = tbr_tqp_counters(p.s->ep[0].qp);
+	c[1] = tbr_tqp_counters(p.s->ep[1].qp);
+	for (r = 0; r < 400; r++) {
+		uint64_t x = sim_rand(p.s);
+		uint32_t len = 1 + (uint32_t)(x % (r % 4 ? 200 : PP_LEN_MAX));
+
+		pp_send(&p, 0, x >> 32 & 1, len);
+		pp_send(&p, 1, x >> 33 & 1, len);
+	}
+	assert_true(sim_run(p.s, 10 * T_SEC));
+	pp_check_completions(&p, 0);
+	pp_check_completions(&p, 1);
+	assert_true(c[0]->acks_piggybacked > 100);
+	assert_true(c[1]->acks_piggybacked > 100);
+	assert_true(p.s->dropped > 0 && p.s->duplicated > 0);
+	pp_free(&p);
+}
+
+/*
+ * Both ends stream WRITEs at each other at once, a new message every 3 us,
+ * under the same faults: every byte lands, every WR completes in order.
+ * (Few ACKs ride here: each message's end asks for its ACK at once, and
+ * the other end's next message is rarely going out just then.)
+ */
+static void test_bidirectional_lossy(void **state)
+{
+	enum { NWR = 100, LEN = 40000 };
+	static uint8_t mem[2][NWR * LEN], src[2][NWR * LEN];
+	unsigned int posted[2] = { 0, 0 };
+	struct sim *s;
+	int i;
+
+	rides_on = true;
+	s = tsim(TBR_QPT_RC, 31, NULL, conn_rides);
+	s->f.drop_pct = 5;
+	s->f.dup_pct = 5;
+	s->f.jitter_ns = 3000;
+	s->f.rails = 4;
+	for (i = 0; i < 2; i++) {
+		tfill(s, src[i], sizeof(src[i]));
+		memset(mem[i], 0, sizeof(mem[i]));
+		assert_int_equal(sim_add_mr(&s->ep[i], PP_RKEY, mem[i],
+					    sizeof(mem[i]), SIM_ACC_WRITE), 0);
+	}
+	while (posted[0] < NWR || posted[1] < NWR) {
+		bool any = false;
+
+		for (i = 0; i < 2; i++) {
+			uint32_t off = posted[i] * LEN;
+			uint32_t len = 1 + posted[i] * 977 % LEN;
+
+			if (posted[i] == NWR)
+				continue;
+			if (tpost(&s->ep[i], TBR_WR_WRITE, posted[i],
+				  src[i] + off, len, taddr(mem[!i] + off),
+				  PP_RKEY, 0) == -ENOSPC)
+				continue;
+			posted[i]++;
+			any = true;
+		}
+		/* a new message every few us: frames keep coming both ways */
+		sim_run_until(s, s->now + (any ? 3000 : 5000));
+	}
+	assert_true(sim_run(s, 10 * T_SEC));
+	for (i = 0; i < 2; i++) {
+		unsigned int k;
+
+		assert_int_equal(s->ep[i].ncq, NWR);
+		for (k = 0; k < NWR; k++) {
+			uint32_t len = 1 + k * 977 % LEN;
+
+			assert_int_equal(s->ep[i].cq[k].status, TBR_WC_SUCCESS);
+			assert_int_equal(s->ep[i].cq[k].wr_id, k);
+			assert_memory_equal(mem[!i] + k * LEN, src[i] + k * LEN,
+					    len);
+		}
+		assert_false(tbr_tqp_in_error(s->ep[i].qp));
+	}
+	sim_free(s);
+}
+
+/* A WRITE frame to ep[1] (qpn 0x22) carrying @epsn as its ACK. */
+static uint32_t forged_write(struct sim *s, uint8_t *b, uint32_t psn,
+			     uint32_t epsn, uint64_t va)
+{
+	struct tbr_hdr h;
+	uint32_t hl;
+
+	memset(&h, 0, sizeof(h));
+	h.opcode = TBR_OP_WRITE;
+	h.flags = TBR_F_ACK | TBR_F_ACKREQ;
+	h.conn_id = 7;		/* sim.c */
+	h.dqpn = 0x22;
+	h.psn = psn;
+	h.paylen = 16;
+	h.msg_len = 16;
+	h.rkey = PP_RKEY;
+	h.va = va;
+	h.epsn = epsn;
+	hl = tbr_hdr_build(b, &h);
+	memset(b + hl, 0xee, 16);
+	return hl + 16;
+}
+
+/*
+ * A hostile frame: an ACK beyond anything ep[1] sent refuses the whole
+ * frame (its data is not placed, rx_invalid counts it), and the QP goes
+ * on; the same frame with a plausible ACK is taken.
+ */
+static void test_bogus_ride_refused(void **state)
+{
+	uint8_t b[TBR_FRAME_MAX];
+	static uint8_t mem[64];
+	const struct tbr_tqp_counters *c;
+	struct sim *s;
+	uint32_t len;
+
+	rides_on = true;
+	s = tsim(TBR_QPT_RC, 41, NULL, conn_rides);
+	c = tbr_tqp_counters(s->ep[1].qp);
+	memset(mem, 0, sizeof(mem));
+	assert_int_equal(sim_add_mr(&s->ep[1], PP_RKEY, mem, sizeof(mem),
+				    SIM_ACC_WRITE), 0);
+	/* ep[1] sent nothing: its snd_nxt is conn.sq_psn, 0xfffff0 */
+	len = forged_write(s, b, 0xfffff0, 0x000100, taddr(mem));
+	assert_int_equal(sim_inject(s, 1, b, len), -EINVAL);
+	sim_run(s, T_SEC);
+	assert_int_equal(c->rx_invalid, 1);
+	assert_int_equal(mem[0], 0);
+	assert_false(tbr_tqp_in_error(s->ep[1].qp));
+	/* an ACK of nothing new (epsn == una) is fine */
+	len = forged_write(s, b, 0xfffff0, 0xfffff0, taddr(mem));
+	assert_int_equal(sim_inject(s, 1, b, len), 0);
+	sim_run(s, T_SEC);
+	assert_int_equal(c->rx_invalid, 1);
+	assert_int_equal(c->acks_pb_rcvd, 1);
+	assert_int_equal(mem[0], 0xee);
+	assert_false(tbr_tqp_in_error(s->ep[1].qp));
+	sim_free(s);
+}
+
+/* UC has no ACKs: a UC QP connected with ack_piggyback never sends one. */
+static void test_uc_never_rides(void **state)
+{
+	struct pp p;
+	unsigned int r;
+
+	pp_init_type(&p, TBR_QPT_UC, 47);
+	for (r = 0; r < 50; r++) {
+		pp_send(&p, 0, r & 1, 64);
+		pp_send(&p, 1, r & 1, 64);
+	}
+	assert_int_equal(p.frames_flagged, 0);
+	assert_int_equal(pp_frames(&p), 100);
+	pp_free(&p);
+}
+
+/* A UC QP has no ACKs: a frame carrying one is refused. */
+static void test_uc_ride_refused(void **state)
+{
+	uint8_t b[TBR_FRAME_MAX];
+	static uint8_t mem[64];
+	const struct tbr_tqp_counters *c;
+	struct sim *s;
+	uint32_t len;
+
+	s = tsim(TBR_QPT_UC, 43, NULL, NULL);
+	c = tbr_tqp_counters(s->ep[1].qp);
+	memset(mem, 0, sizeof(mem));
+	assert_int_equal(sim_add_mr(&s->ep[1], PP_RKEY, mem, sizeof(mem),
+				    SIM_ACC_WRITE), 0);
+	len = forged_write(s, b, 0xfffff0, 0xfffff0, taddr(mem));
+	assert_int_equal(sim_inject(s, 1, b, len), -EINVAL);
+	sim_run(s, T_SEC);
+	assert_int_equal(c->rx_invalid, 1);
+	assert_int_equal(mem[0], 0);
+	sim_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pingpong_write_rides),
+		cmocka_unit_test(test_pingpong_send_rides),
+		cmocka_unit_test(test_pingpong_no_rides),
+		cmocka_unit_test(test_no_answer_acked_in_time),
+		cmocka_unit_test(test_pingpong_lossy),
+		cmocka_unit_test(test_bidirectional_lossy),
+		cmocka_unit_test(test_bogus_ride_refused),
+		cmocka_unit_test(test_uc_never_rides),
+		cmocka_unit_test(test_uc_ride_refused),
+	};
+
+	tfilter();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
