@@ -178,6 +178,8 @@ struct tbr_tqp {
 	u8 untimed;		/* the ACK or response being taken answers a
 				 * retransmission: no RTT or lateness sample */
 	u8 tail_flags;		/* TBR_F_* of the last new frame sent */
+	u8 acked_by_ride;	/* the last ACK rode on a data frame: the
+				 * peer holds ACKs for its answers (3.3) */
 	u64 rnr_until;		/* TBR_NO_DEADLINE: not waiting */
 	u8 rtx_active;		/* retransmission sweep in progress */
 	u8 halted;		/* fatal NAK received: start no new WR */
@@ -222,7 +224,8 @@ struct tbr_tqp {
 	u8 pp_score;		/* answers in a row, up to TBR_PP_SCORE_MAX */
 	u64 ack_owed_at;	/* a message's end asked for an ACK; or
 				 * TBR_NO_DEADLINE once answered */
-	u64 pp_gap;		/* smoothed time from there to our answer */
+	u64 pp_gap;		/* time from there to our answer: the longest
+				 * recent one (decays by 1/8 per shorter one) */
 	u64 rnr_nak_at;		/* last RNR NAK time */
 	u32 rnr_nak_msn;
 	u8 rnr_nak_valid;

@@ -54,6 +54,7 @@ void tbr_req_reset(struct tbr_tqp *qp)
 	qp->pto_deadline = TBR_NO_DEADLINE;
 	qp->tlp_sent = 0;
 	qp->tail_flags = 0;
+	qp->acked_by_ride = 0;
 	qp->rnr_until = TBR_NO_DEADLINE;
 	qp->rtx_active = 0;
 	qp->halted = 0;
@@ -675,10 +676,11 @@ static int tbr_req_ack(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 		qp->cnt.rx_invalid++;
 		return -EINVAL;
 	}
-	if (h->opcode == TBR_OP_ACK)
-		qp->cnt.acks_rcvd++;
-	else
+	qp->acked_by_ride = h->opcode != TBR_OP_ACK;
+	if (qp->acked_by_ride)
 		qp->cnt.acks_pb_rcvd++;
+	else
+		qp->cnt.acks_rcvd++;
 	if (d > 0) {
 		progress |= tbr_req_mark(qp, qp->una, (u32)d, now);
 		tbr_req_requested(qp, tbr_psn_add(h->epsn, TBR_PSN_MASK), 1);

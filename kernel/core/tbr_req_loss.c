@@ -554,10 +554,17 @@ void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now)
 	if (hi > pto)
 		pto = hi;
 	pto += qp->reo_meas;
-	/* READ/ATOMIC requests are answered at once, ACKREQ or not */
-	if (!(qp->tail_flags & TBR_F_ACKREQ) &&
-	    !tbr_wr(qp, qp->psn_msn[(qp->snd_nxt - 1) & qp->wmask])->rd)
-		pto += qp->conn.ack_delay_ns;
+	/*
+	 * READ/ATOMIC requests are answered at once, ACKREQ or not; else the
+	 * ACK may be coalesced, or, asked for, held for the answer by a peer
+	 * in a ping-pong (3.3)
+	 */
+	if (!tbr_wr(qp, qp->psn_msn[(qp->snd_nxt - 1) & qp->wmask])->rd) {
+		if (!(qp->tail_flags & TBR_F_ACKREQ))
+			pto += qp->conn.ack_delay_ns;
+		else if (qp->acked_by_ride)
+			pto += TBR_ACK_DEFER_MAX_NS;
+	}
 	if (pto < TBR_PTO_MIN_NS)
 		pto = TBR_PTO_MIN_NS;
 	if (now < qp->rack_arm_at || !qp->srtt)

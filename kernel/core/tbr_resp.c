@@ -114,7 +114,7 @@ static inline bool tbr_resp_ack_plain(const struct tbr_tqp *qp)
 
 /*
  * The urgent ACK a message's end asked for, in a ping-pong: wait for the
- * answer to carry it, at most twice the usual time to the answer (and
+ * answer to carry it, at most twice the longest recent answer time (and
  * ack_delay_ns more), never beyond TBR_ACK_DEFER_MAX_NS, which stays below
  * the requester's shortest tail probe timeout (TBR_PTO_MIN_NS). Returns
  * false when the ACK must go now: no ping-pong, more to say than an epsn,
@@ -154,7 +154,11 @@ void tbr_resp_pp_answer(struct tbr_tqp *qp, u64 now)
 	} else {
 		if (qp->pp_score < TBR_PP_SCORE_MAX)
 			qp->pp_score++;
-		qp->pp_gap = qp->pp_gap ? (3 * qp->pp_gap + gap) / 4 : gap;
+		/* the longest recent answer time: up at once, down slowly */
+		if (gap >= qp->pp_gap)
+			qp->pp_gap = gap;
+		else
+			qp->pp_gap -= (qp->pp_gap - gap) / 8;
 	}
 	qp->ack_owed_at = TBR_NO_DEADLINE;
 }
