@@ -221,7 +221,8 @@ struct tbr_tqp {
 	 * ride on when the QP's last messages were answered that fast.
 	 */
 	u8 ack_deferred;	/* the owed ACK waits for a data frame */
-	u8 pp_score;		/* answers in a row, up to TBR_PP_SCORE_MAX */
+	u8 pp_score;		/* answers in time (+1) and misses (-1), 0 to
+				 * TBR_PP_SCORE_MAX; held when >= TBR_PP_SCORE_MIN */
 	u64 ack_owed_at;	/* a message's end asked for an ACK; or
 				 * TBR_NO_DEADLINE once answered */
 	u64 pp_gap;		/* time from there to our answer: the longest
@@ -418,12 +419,14 @@ void tbr_resp_fatal(struct tbr_tqp *qp, u8 syn, u32 psn, u32 status);
 void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent);
 /*
  * Ping-pong and piggybacked ACKs (tbr_resp.c, docs/protocol.md 3.3): the
- * longest an ACK owed waits for a data frame of ours, and how many messages
- * in a row must have been answered within it before one does.
+ * longest an ACK owed waits for a data frame of ours, and the score of
+ * answers in time (one up) and misses (one down) from which one waits.
  */
 #define TBR_ACK_DEFER_MAX_NS	500000ull
 #define TBR_PP_SCORE_MIN	2
 #define TBR_PP_SCORE_MAX	4
+/* tbr_resp.c: the ACK owed goes now (tbr_tqp_ack_owed) */
+void tbr_resp_ack_flush(struct tbr_tqp *qp);
 /* tbr_resp.c: a message of ours was posted at @now */
 void tbr_resp_pp_answer(struct tbr_tqp *qp, u64 now);
 /* tbr_resp.c: the ACK owed rides on a data frame: its epsn, or false */

@@ -140,8 +140,9 @@ static bool tbr_resp_ack_defer(struct tbr_tqp *qp, u64 now)
 
 /*
  * A message of ours was posted at @now: does it answer the last message
- * received, within TBR_ACK_DEFER_MAX_NS of its end? A late one ends the
- * ping-pong; further messages before the next one is received say nothing.
+ * received, within TBR_ACK_DEFER_MAX_NS of its end? An answer in time counts
+ * up, a late one down; further messages before the next one is received
+ * say nothing.
  */
 void tbr_resp_pp_answer(struct tbr_tqp *qp, u64 now)
 {
@@ -150,7 +151,8 @@ void tbr_resp_pp_answer(struct tbr_tqp *qp, u64 now)
 	if (qp->ack_owed_at == TBR_NO_DEADLINE)
 		return;
 	if (now < qp->ack_owed_at || gap > TBR_ACK_DEFER_MAX_NS) {
-		qp->pp_score = 0;
+		if (qp->pp_score)
+			qp->pp_score--;
 	} else {
 		if (qp->pp_score < TBR_PP_SCORE_MAX)
 			qp->pp_score++;
@@ -982,13 +984,21 @@ void tbr_resp_pump(struct tbr_tqp *qp, u64 now)
 	if (qp->njobs)
 		tbr_resp_send_jobs(qp);
 	if (!qp->error && qp->ack_pending && now >= qp->ack_deadline) {
-		/* no answer came in time: the ping-pong is over */
+		/* no answer came in time: one down (TBR_PP_SCORE_MAX misses in a row
+		 * end the ping-pong); a late answer still counts and lengthens the wait */
 		if (qp->ack_deferred) {
-			qp->pp_score = 0;
+			if (qp->pp_score)
+				qp->pp_score--;
 			qp->ack_deferred = 0;
 		}
 		tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0);
 	}
+}
+
+void tbr_resp_ack_flush(struct tbr_tqp *qp)
+{
+	if (qp->cfg.type == TBR_QPT_RC && qp->ack_pending)
+		tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0);
 }
 
 void tbr_resp_timer(struct tbr_tqp *qp, u64 now)

@@ -239,20 +239,35 @@ const struct tbr_tqp_counters *tbr_tqp_counters(const struct tbr_tqp *qp)
 	return &qp->cnt;
 }
 
-void tbr_tqp_flush(struct tbr_tqp *qp)
+static void tbr_tqp_stop(struct tbr_tqp *qp)
 {
 	qp->error = 1;
 	tbr_req_flush(qp);
 	tbr_resp_flush(qp);
 }
 
-/* The core itself moves the QP to error: flush and tell the verbs layer. */
+void tbr_tqp_ack_owed(struct tbr_tqp *qp)
+{
+	if (qp->connected && !qp->error)
+		tbr_resp_ack_flush(qp);
+}
+
+void tbr_tqp_flush(struct tbr_tqp *qp)
+{
+	tbr_tqp_ack_owed(qp);
+	tbr_tqp_stop(qp);
+}
+
+/*
+ * The core itself moves the QP to error: flush and tell the verbs layer
+ * (no ACK owed goes: the fatal NAK said where the QP stopped).
+ */
 void tbr_tqp_fatal(struct tbr_tqp *qp, u32 status)
 {
 	if (qp->error)
 		return;
 	tbr_dbg("qp %u: error, status %u\n", qp->cfg.qpn, status);
-	tbr_tqp_flush(qp);
+	tbr_tqp_stop(qp);
 	if (qp->ops->qp_error)
 		qp->ops->qp_error(qp->ctx, status);
 }

@@ -595,6 +595,9 @@ static void tbr_x_qp_destroy(struct tbr_qp *qp)
 		return;
 	/* neither the timer nor kick_work touch an unconnected QP */
 	spin_lock_irq(&qp->lock);
+	/* an ACK held for an answer that will not come now (protocol.md 3.3) */
+	if (x->connected)
+		tbr_tqp_ack_owed(x->tqp);
 	x->connected = false;
 	spin_unlock_irq(&qp->lock);
 	hrtimer_cancel(&x->timer);

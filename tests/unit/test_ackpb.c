@@ -209,23 +209,63 @@ static void test_pingpong_send_rides(void **state)
 	run_pingpong_frames(true, true);
 }
 
+static void mtu_max(struct tbr_tqp_cfg *c)
+{
+	c->mtu = TBR_MTU_MAX;
+}
+
+/*
+ * Messages of a page and a byte (ibv_rc_pingpong -s 4097): the ride on the
+ * first frame makes it TBR_MTU_MAX + 40 bytes, within TBR_FRAME_MAX.
+ */
+static void test_pingpong_page_plus_one(void **state)
+{
+	const struct tbr_tqp_counters *c[2];
+	struct pp p;
+	unsigned int r;
+	int i;
+
+	memset(&p, 0, sizeof(p));
+	p.s = tsim(TBR_QPT_RC, 53, mtu_max, conn_rides);
+	p.think_ns = 1500;
+	for (i = 0; i < 2; i++) {
+		p.buf[i] = calloc(1, PP_LEN_MAX);
+		p.src[i] = calloc(1, PP_LEN_MAX);
+		assert_int_equal(sim_add_mr(&p.s->ep[i], PP_RKEY, p.buf[i],
+					    PP_LEN_MAX, SIM_ACC_WRITE), 0);
+		c[i] = tbr_tqp_counters(p.s->ep[i].qp);
+	}
+	for (r = 0; r < 40; r++) {
+		pp_send(&p, 0, r & 1, 4097);
+		pp_send(&p, 1, r & 1, 4097);
+	}
+	assert_true(sim_run(p.s, T_SEC));
+	pp_check_completions(&p, 0);
+	pp_check_completions(&p, 1);
+	assert_true(c[0]->acks_piggybacked >= 30);
+	assert_true(p.s->ep[0].tx_max_len <= TBR_FRAME_MAX);
+	assert_int_equal(c[0]->retransmits + c[1]->retransmits, 0);
+	pp_free(&p);
+}
+
 static void test_pingpong_no_rides(void **state)
 {
 	run_pingpong_frames(false, false);
 }
 
 /*
- * One end stops answering: the ACK it held for the answer goes by itself,
- * no later than twice the usual answer time plus ack_delay_ns, without a
- * probe; the next ACK it owes goes at once (the ping-pong is over).
+ * One end stops answering: each ACK it held for an answer goes by itself,
+ * no later than twice the longest recent answer time plus ack_delay_ns,
+ * without a probe; after TBR_PP_SCORE_MAX - 1 such misses (from a full
+ * score) the next ACK it owes goes at once (the ping-pong is over).
  */
 static void test_no_answer_acked_in_time(void **state)
 {
-	struct pp p;
-	struct sim_ep *a;
 	const struct tbr_tqp_counters *c;
-	uint64_t t0, t_held, t_next, conn_delay;
+	uint64_t t0, t, conn_delay;
+	struct sim_ep *a;
 	unsigned int r, n;
+	struct pp p;
 
 	pp_init(&p, 11);
 	a = &p.s->ep[0];
@@ -235,37 +275,64 @@ static void test_no_answer_acked_in_time(void **state)
 		pp_send(&p, 0, false, 64);
 		pp_send(&p, 1, false, 64);
 	}
-	assert_true(sim_run(p.s, T_SEC));	/* the last ACK went by itself */
-	/* three more rounds so that end 1 defers again */
-	for (r = 0; r < 3; r++) {
+	/* end 0 writes; end 1 does not answer any more */
+	for (r = 0; r < TBR_PP_SCORE_MAX; r++) {
+		n = a->ncq;
+		t0 = p.s->now;
 		pp_send(&p, 0, false, 64);
-		pp_send(&p, 1, false, 64);
+		while (a->ncq == n && p.s->now - t0 < T_SEC)
+			sim_run_until(p.s, p.s->now + 100);
+		assert_int_equal(a->ncq, n + 1);
+		t = p.s->now - t0;
+		/* one-way 2 us: an RTT of 4 us, the answers came 1.5 us
+		 * after the data, pp_send then waits think_ns */
+		if (r + 1 < TBR_PP_SCORE_MAX) {
+			assert_true(t > 4000 + conn_delay);
+			assert_true(t <= 4000 + 2 * 1500 + conn_delay + 2000);
+		} else {
+			assert_true(t < 4000 + p.think_ns + 1000);
+		}
 	}
-	/* end 0 writes; end 1 does not answer */
-	n = a->ncq;
-	t0 = p.s->now;
-	pp_send(&p, 0, false, 64);
-	while (a->ncq == n && p.s->now - t0 < T_SEC)
-		sim_run_until(p.s, p.s->now + 100);
-	assert_int_equal(a->ncq, n + 1);
-	t_held = p.s->now - t0;
-	/* and again: its ACK now goes at once */
-	n = a->ncq;
-	t0 = p.s->now;
-	pp_send(&p, 0, false, 64);
-	while (a->ncq == n && p.s->now - t0 < T_SEC)
-		sim_run_until(p.s, p.s->now + 100);
-	assert_int_equal(a->ncq, n + 1);
-	t_next = p.s->now - t0;
-	/* one-way 2 us: an RTT of 4 us, the answers 1.5 us after the data */
-	assert_true(t_held > 4000 + conn_delay);
-	assert_true(t_held <= 4000 + 2 * 1500 + conn_delay + 2000);
-	assert_true(t_next < 4000 + p.think_ns + 1000);
 	assert_int_equal(c->tail_probes, 0);
 	assert_int_equal(c->retransmits, 0);
 	assert_true(sim_run(p.s, T_SEC));
 	pp_check_completions(&p, 0);
 	pp_check_completions(&p, 1);
+	pp_free(&p);
+}
+
+/*
+ * An end that got its last answer and stops at once (ibv_rc_pingpong's
+ * client destroys its QP): the ACK it held for an answer goes when it is
+ * flushed, and the other end's last message completes without a retry.
+ */
+static void test_flush_sends_held_ack(void **state)
+{
+	const struct tbr_tqp_counters *c;
+	struct sim_ep *b;
+	struct pp p;
+	unsigned int r, n;
+	uint64_t t0;
+
+	pp_init(&p, 59);
+	b = &p.s->ep[1];
+	c = tbr_tqp_counters(b->qp);
+	for (r = 0; r < 20; r++) {
+		pp_send(&p, 0, true, 64);
+		pp_send(&p, 1, true, 64);
+	}
+	/* end 1's last message arrived (pp_send ran until then), held ACK */
+	n = b->ncq;
+	assert_true(tbr_tqp_counters(p.s->ep[0].qp)->acks_piggybacked >= 15);
+	tbr_tqp_flush(p.s->ep[0].qp);
+	t0 = p.s->now;
+	while (b->ncq == n && p.s->now - t0 < T_SEC)
+		sim_run_until(p.s, p.s->now + 100);
+	assert_int_equal(b->ncq, n + 1);
+	assert_int_equal(b->cq[n].status, TBR_WC_SUCCESS);
+	assert_true(p.s->now - t0 < 10000);	/* one way, not a timeout */
+	assert_int_equal(c->retransmits, 0);
+	assert_false(tbr_tqp_in_error(b->qp));
 	pp_free(&p);
 }
 
@@ -470,8 +537,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pingpong_write_rides),
 		cmocka_unit_test(test_pingpong_send_rides),
+		cmocka_unit_test(test_pingpong_page_plus_one),
 		cmocka_unit_test(test_pingpong_no_rides),
 		cmocka_unit_test(test_no_answer_acked_in_time),
+		cmocka_unit_test(test_flush_sends_held_ack),
 		cmocka_unit_test(test_pingpong_lossy),
 		cmocka_unit_test(test_bidirectional_lossy),
 		cmocka_unit_test(test_bogus_ride_refused),
