@@ -68,12 +68,13 @@ perf_pair w ib_write_bw -s 65536 -n 50
 perf_pair l ib_read_lat -s 64 -n 100
 # the tb negotiation said both take ACKs riding on data frames (TBR_NEGO_CAP_ACK_RIDE): a WRITE
 # ping-pong's ACKs go in the answers that come within the wait (100 messages received by each
-# end; 19 to 66 rode with other VM tests beside: TCG's scheduling, see eth.lib; >= 5 asserted)
+# end; 15 to 74 rode with other VM tests beside: TCG's scheduling, see eth.lib; that some did is
+# asserted: none would without the capability bit)
 rides0=$(cat /sys/class/infiniband/tbrdma0/ports/1/hw_counters/acks_piggybacked)
 perf_pair lw ib_write_lat -s 64 -n 100
 rides=$(($(cat /sys/class/infiniband/tbrdma0/ports/1/hw_counters/acks_piggybacked) - rides0))
 echo "ACKs that rode on ib_write_lat's frames: $rides"
-[ "$rides" -ge 5 ] || fail "only $rides ACKs rode on ib_write_lat's frames"
+[ "$rides" -ge 1 ] || fail "only $rides ACKs rode on ib_write_lat's frames"
 perf_pair s ib_send_bw -s 4096 -n 100
 "$CTL" links tbrdma0 | tee /tmp/links
 # frames of a page of payload cross the 4096-byte ring frames split in two (tb_priv.h)
