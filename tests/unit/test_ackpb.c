@@ -36,12 +36,13 @@ static void tap_flags(struct sim *s, int dst, const uint8_t *buf, uint32_t len)
 		p->frames_flagged++;
 }
 
-static void pp_init_type(struct pp *p, enum tbr_tqp_type type, uint64_t seed)
+static void pp_init_cfg(struct pp *p, enum tbr_tqp_type type, uint64_t seed,
+			void (*tweak_cfg)(struct tbr_tqp_cfg *))
 {
 	int i;
 
 	memset(p, 0, sizeof(*p));
-	p->s = tsim(type, seed, NULL, conn_rides);
+	p->s = tsim(type, seed, tweak_cfg, conn_rides);
 	p->think_ns = 1500;
 	for (i = 0; i < 2; i++) {
 		p->buf[i] = calloc(1, PP_LEN_MAX);
@@ -57,7 +58,7 @@ static void pp_init_type(struct pp *p, enum tbr_tqp_type type, uint64_t seed)
 
 static void pp_init(struct pp *p, uint64_t seed)
 {
-	pp_init_type(p, TBR_QPT_RC, seed);
+	pp_init_cfg(p, TBR_QPT_RC, seed, NULL);
 }
 
 static void pp_free(struct pp *p)
@@ -223,18 +224,10 @@ static void test_pingpong_page_plus_one(void **state)
 	const struct tbr_tqp_counters *c[2];
 	struct pp p;
 	unsigned int r;
-	int i;
 
-	memset(&p, 0, sizeof(p));
-	p.s = tsim(TBR_QPT_RC, 53, mtu_max, conn_rides);
-	p.think_ns = 1500;
-	for (i = 0; i < 2; i++) {
-		p.buf[i] = calloc(1, PP_LEN_MAX);
-		p.src[i] = calloc(1, PP_LEN_MAX);
-		assert_int_equal(sim_add_mr(&p.s->ep[i], PP_RKEY, p.buf[i],
-					    PP_LEN_MAX, SIM_ACC_WRITE), 0);
-		c[i] = tbr_tqp_counters(p.s->ep[i].qp);
-	}
+	pp_init_cfg(&p, TBR_QPT_RC, 53, mtu_max);
+	c[0] = tbr_tqp_counters(p.s->ep[0].qp);
+	c[1] = tbr_tqp_counters(p.s->ep[1].qp);
 	for (r = 0; r < 40; r++) {
 		pp_send(&p, 0, r & 1, 4097);
 		pp_send(&p, 1, r & 1, 4097);
@@ -457,6 +450,30 @@ static uint32_t forged_write(struct sim *s, uint8_t *b, uint32_t psn,
 	return hl + 16;
 }
 
+/* A QP pair of @type whose ep[1] takes WRITEs into @mem (64 zeroed bytes). */
+static struct sim *ride_target(enum tbr_tqp_type type, uint64_t seed,
+			       uint8_t *mem)
+{
+	struct sim *s = tsim(type, seed, NULL, conn_rides);
+
+	memset(mem, 0, 64);
+	assert_int_equal(sim_add_mr(&s->ep[1], PP_RKEY, mem, 64,
+				    SIM_ACC_WRITE), 0);
+	return s;
+}
+
+/* A WRITE carrying @epsn to ep[1] is refused whole: nothing placed, counted. */
+static void assert_ride_refused(struct sim *s, const uint8_t *mem, uint32_t epsn)
+{
+	uint8_t b[TBR_FRAME_MAX];
+	uint32_t len = forged_write(s, b, 0xfffff0, epsn, taddr(mem));
+
+	assert_int_equal(sim_inject(s, 1, b, len), -EINVAL);
+	sim_run(s, T_SEC);
+	assert_int_equal(tbr_tqp_counters(s->ep[1].qp)->rx_invalid, 1);
+	assert_int_equal(mem[0], 0);
+}
+
 /*
  * A hostile frame: an ACK beyond anything ep[1] sent refuses the whole
  * frame (its data is not placed, rx_invalid counts it), and the QP goes
@@ -470,18 +487,10 @@ static void test_bogus_ride_refused(void **state)
 	struct sim *s;
 	uint32_t len;
 
-	rides_on = true;
-	s = tsim(TBR_QPT_RC, 41, NULL, conn_rides);
+	s = ride_target(TBR_QPT_RC, 41, mem);
 	c = tbr_tqp_counters(s->ep[1].qp);
-	memset(mem, 0, sizeof(mem));
-	assert_int_equal(sim_add_mr(&s->ep[1], PP_RKEY, mem, sizeof(mem),
-				    SIM_ACC_WRITE), 0);
 	/* ep[1] sent nothing: its snd_nxt is conn.sq_psn, 0xfffff0 */
-	len = forged_write(s, b, 0xfffff0, 0x000100, taddr(mem));
-	assert_int_equal(sim_inject(s, 1, b, len), -EINVAL);
-	sim_run(s, T_SEC);
-	assert_int_equal(c->rx_invalid, 1);
-	assert_int_equal(mem[0], 0);
+	assert_ride_refused(s, mem, 0x000100);
 	assert_false(tbr_tqp_in_error(s->ep[1].qp));
 	/* an ACK of nothing new (epsn == una) is fine */
 	len = forged_write(s, b, 0xfffff0, 0xfffff0, taddr(mem));
@@ -500,7 +509,7 @@ static void test_uc_never_rides(void **state)
 	struct pp p;
 	unsigned int r;
 
-	pp_init_type(&p, TBR_QPT_UC, 47);
+	pp_init_cfg(&p, TBR_QPT_UC, 47, NULL);
 	for (r = 0; r < 50; r++) {
 		pp_send(&p, 0, r & 1, 64);
 		pp_send(&p, 1, r & 1, 64);
@@ -513,22 +522,11 @@ static void test_uc_never_rides(void **state)
 /* A UC QP has no ACKs: a frame carrying one is refused. */
 static void test_uc_ride_refused(void **state)
 {
-	uint8_t b[TBR_FRAME_MAX];
 	static uint8_t mem[64];
-	const struct tbr_tqp_counters *c;
 	struct sim *s;
-	uint32_t len;
 
-	s = tsim(TBR_QPT_UC, 43, NULL, NULL);
-	c = tbr_tqp_counters(s->ep[1].qp);
-	memset(mem, 0, sizeof(mem));
-	assert_int_equal(sim_add_mr(&s->ep[1], PP_RKEY, mem, sizeof(mem),
-				    SIM_ACC_WRITE), 0);
-	len = forged_write(s, b, 0xfffff0, 0xfffff0, taddr(mem));
-	assert_int_equal(sim_inject(s, 1, b, len), -EINVAL);
-	sim_run(s, T_SEC);
-	assert_int_equal(c->rx_invalid, 1);
-	assert_int_equal(mem[0], 0);
+	s = ride_target(TBR_QPT_UC, 43, mem);
+	assert_ride_refused(s, mem, 0xfffff0);
 	sim_free(s);
 }
 
