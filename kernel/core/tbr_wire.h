@@ -183,9 +183,9 @@ int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h);
  * Encode the base and extension header of @h (opcode, flags, conn_id,
  * paylen, dqpn, psn and the opcode's extension fields) into @buf, which
  * must hold TBR_HDR_MAX bytes; the piggybacked ACK (h->epsn) of a TBR_F_ACK
- * frame follows the extension (opcodes tbr_op_takes_ack() only). Returns the header length; the caller writes
- * paylen payload bytes right after it. Version and reserved fields are
- * filled in here.
+ * frame follows the extension (opcodes tbr_op_takes_ack() only). Returns
+ * the header length; the caller writes paylen payload bytes right after
+ * it. Version and reserved fields are filled in here.
  */
 u32 tbr_hdr_build(void *buf, const struct tbr_hdr *h);
 
