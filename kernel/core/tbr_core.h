@@ -472,11 +472,11 @@ void tbr_tqp_flush(struct tbr_tqp *qp);
 
 /*
  * RC: send now the ACK the responder owes, coalesced or held for an answer
- * (docs/protocol.md 3.3), if any: before the QP stops (flush, destroy), so
- * that the peer's messages it took are acknowledged; a peer that got its
- * last answer and destroys its QP at once (ibv_rc_pingpong) leaves none
- * unacknowledged. A full ring loses it (as the wire may). No-op for a QP
- * not connected or in error.
+ * (docs/protocol.md 3.3), if any, in TBR_ACK_FLUSH_COPIES copies: before
+ * the QP stops (flush, destroy), so that the peer's messages it took are
+ * acknowledged; a peer that got its last answer and destroys its QP at once
+ * (ibv_rc_pingpong) leaves none unacknowledged. A full ring loses it (as
+ * the wire may). No-op for a QP not connected or in error.
  */
 void tbr_tqp_ack_owed(struct tbr_tqp *qp);
 

@@ -425,6 +425,8 @@ void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent);
 #define TBR_ACK_DEFER_MAX_NS	500000ull
 #define TBR_PP_SCORE_MIN	2
 #define TBR_PP_SCORE_MAX	4
+/* copies of the ACK owed when the QP stops (tbr_resp_ack_flush()) */
+#define TBR_ACK_FLUSH_COPIES	3
 /* tbr_resp.c: the ACK owed goes now (tbr_tqp_ack_owed) */
 void tbr_resp_ack_flush(struct tbr_tqp *qp);
 /* tbr_resp.c: a message of ours was posted at @now */

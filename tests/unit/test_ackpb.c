@@ -297,7 +297,9 @@ static void test_no_answer_acked_in_time(void **state)
 /*
  * An end that got its last answer and stops at once (ibv_rc_pingpong's
  * client destroys its QP): the ACK it held for an answer goes when it is
- * flushed, and the other end's last message completes without a retry.
+ * flushed, TBR_ACK_FLUSH_COPIES times (no retransmission will be answered),
+ * and the other end's last message completes without a retry, also when
+ * all copies but the last are lost.
  */
 static void test_flush_sends_held_ack(void **state)
 {
@@ -317,6 +319,7 @@ static void test_flush_sends_held_ack(void **state)
 	/* end 1's last message arrived (pp_send ran until then), held ACK */
 	n = b->ncq;
 	assert_true(tbr_tqp_counters(p.s->ep[0].qp)->acks_piggybacked >= 15);
+	p.s->f.drop_to[1] = TBR_ACK_FLUSH_COPIES - 1;
 	tbr_tqp_flush(p.s->ep[0].qp);
 	t0 = p.s->now;
 	while (b->ncq == n && p.s->now - t0 < T_SEC)
@@ -324,6 +327,7 @@ static void test_flush_sends_held_ack(void **state)
 	assert_int_equal(b->ncq, n + 1);
 	assert_int_equal(b->cq[n].status, TBR_WC_SUCCESS);
 	assert_true(p.s->now - t0 < 10000);	/* one way, not a timeout */
+	assert_int_equal(p.s->dropped, TBR_ACK_FLUSH_COPIES - 1);
 	assert_int_equal(c->retransmits, 0);
 	assert_false(tbr_tqp_in_error(b->qp));
 	pp_free(&p);
