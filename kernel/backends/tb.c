@@ -290,10 +290,11 @@ static void tbt_connect(struct tbt_conn *conn)
 	conn->connected = true;
 	conn->need_ready = true;
 	dev_info(&conn->svc->dev,
-		 "tbrdma: %u rail(s) to %016llx: rings %u/%u, e2e %s, frames %u%s, paths on\n",
+		 "tbrdma: %u rail(s) to %016llx: rings %u/%u, e2e %s, frames %u%s, ACK rides %s, paths on\n",
 		 conn->nrails, conn->peer_guid, conn->res.tx_ring,
 		 conn->res.rx_ring, conn->res.e2e ? "on" : "off",
-		 conn->rails[0].frame_max, conn->res.split ? " (split)" : "");
+		 conn->rails[0].frame_max, conn->res.split ? " (split)" : "",
+		 conn->res.ack_ride ? "on" : "off");
 }
 
 /*
