@@ -413,12 +413,14 @@ int tbr_resp_atomic(struct tbr_tqp *qp, struct tbr_rmsg *s,
 int tbr_resp_dup(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
 /* tbr_resp_job.c: send what the executed jobs owe, as credits allow */
 void tbr_resp_send_jobs(struct tbr_tqp *qp);
-/* tbr_resp.c: fatal NAK @syn for @psn, QP to error with @status */
+/* tbr_resp_ack.c: an ACK (or NAK @syn) with the window's state; false: no tx buffer */
+bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux);
+/* tbr_resp_ack.c: fatal NAK @syn for @psn, QP to error with @status */
 void tbr_resp_fatal(struct tbr_tqp *qp, u8 syn, u32 psn, u32 status);
-/* tbr_resp.c: ACK now (@urgent) or when coalescing allows */
+/* tbr_resp_ack.c: ACK now (@urgent) or when coalescing allows */
 void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent);
 /*
- * Ping-pong and piggybacked ACKs (tbr_resp.c, docs/protocol.md 3.3): the
+ * Ping-pong and piggybacked ACKs (tbr_resp_ack.c, docs/protocol.md 3.3): the
  * longest an ACK owed waits for a data frame of ours, and the score of
  * answers in time (one up) and misses (one down) from which one waits.
  */
@@ -427,11 +429,11 @@ void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent);
 #define TBR_PP_SCORE_MAX	4
 /* copies of the ACK owed when the QP stops (tbr_resp_ack_flush()) */
 #define TBR_ACK_FLUSH_COPIES	3
-/* tbr_resp.c: the ACK owed goes now (tbr_tqp_ack_owed) */
+/* tbr_resp_ack.c: the ACK owed goes now (tbr_tqp_ack_owed) */
 void tbr_resp_ack_flush(struct tbr_tqp *qp);
-/* tbr_resp.c: a message of ours was posted at @now */
+/* tbr_resp_ack.c: a message of ours was posted at @now */
 void tbr_resp_pp_answer(struct tbr_tqp *qp, u64 now);
-/* tbr_resp.c: the ACK owed rides on a data frame: its epsn, or false */
+/* tbr_resp_ack.c: the ACK owed rides on a data frame: its epsn, or false */
 bool tbr_resp_ack_ride(struct tbr_tqp *qp, u32 *epsn);
 
 /* Nothing owed to the requester any more (an ACK went, or said it all). */

@@ -2,8 +2,9 @@
 /*
  * tbr_resp.c - responder half of the transport core: receive window,
  * out-of-order placement of SEND/WRITE data, in-order message retirement
- * and receive completions, ACK/SACK, RNR and fatal NAKs, UC loss handling
- * and UD datagrams. READ and ATOMIC requests become jobs: tbr_resp_job.c.
+ * and receive completions, UC loss handling and UD datagrams. READ and
+ * ATOMIC requests become jobs: tbr_resp_job.c; ACKs and NAKs:
+ * tbr_resp_ack.c.
  *
  * Locking: none; the caller serializes all calls for a QP (tbr_core.h).
  */
@@ -47,178 +48,6 @@ void tbr_resp_reset(struct tbr_tqp *qp)
 	qp->rnr_nak_valid = 0;
 	qp->fatal_syn = 0;
 	qp->uc_hole_deadline = TBR_NO_DEADLINE;
-}
-
-/* ---- transmit helpers ---- */
-
-/* Send an ACK (or NAK) carrying the receive window state. */
-static bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
-{
-	u32 w = tbr_win(qp);
-	u32 span = (u32)tbr_psn_diff(qp->rcv_hi, qp->epsn);
-	u32 nwords = (span + 63) / 64;
-	struct tbr_hdr h;
-	u32 hl, j;
-	u8 *buf;
-
-	if (nwords > w / 64)
-		nwords = w / 64;
-	if (nwords > TBR_ACK_MAX_WORDS)
-		nwords = TBR_ACK_MAX_WORDS;
-	hl = tbr_hdr_len(TBR_OP_ACK);
-	buf = tbr_tx_get(qp, hl + 8 * nwords);
-	if (!buf)
-		return false;
-	memset(&h, 0, sizeof(h));
-	h.opcode = TBR_OP_ACK;
-	h.conn_id = qp->conn.conn_id;
-	h.dqpn = qp->conn.dest_qpn;
-	h.psn = psn;
-	h.paylen = (u16)(8 * nwords);
-	h.syndrome = syn;
-	h.nwords = (u8)nwords;
-	h.epsn = qp->epsn;
-	h.aux = syn == TBR_SYN_ACK ? qp->dsack : aux;
-	/* the requester takes no timing from an ACK a retransmission made */
-	if (qp->ack_rtx)
-		h.flags = TBR_F_RETRANS;
-	tbr_hdr_build(buf, &h);
-	for (j = 0; j < nwords; j++)
-		tbr_put_be64(tbr_bm_get64(qp->rcvd, w,
-					  tbr_psn_add(qp->epsn, 64 * j)),
-			     buf + hl + 8 * j);
-	tbr_tx_put(qp, buf, hl + 8 * nwords, 0);
-	if (syn == TBR_SYN_ACK) {
-		qp->cnt.acks_sent++;
-		qp->hole_acked = span != 0;
-		qp->hole_hi = qp->rcv_hi;
-		qp->dsack = 0;
-		tbr_resp_ack_settled(qp);
-	} else if (syn == TBR_SYN_RNR_NAK) {
-		qp->cnt.rnr_naks_sent++;
-	} else {
-		qp->cnt.naks_sent++;
-	}
-	return true;
-}
-
-/*
- * What an ACK owed now would say, an epsn alone can: the window has no
- * hole, no duplicate is to be reported and the ACK does not answer a
- * retransmission (whose ACK the requester must not take timing from).
- */
-static inline bool tbr_resp_ack_plain(const struct tbr_tqp *qp)
-{
-	return !qp->dsack && !qp->ack_rtx && qp->rcv_hi == qp->epsn;
-}
-
-/*
- * The urgent ACK a message's end asked for, in a ping-pong: wait for the
- * answer to carry it, at most twice the longest recent answer time (and
- * ack_delay_ns more), never beyond TBR_ACK_DEFER_MAX_NS, which stays below
- * the requester's shortest tail probe timeout (TBR_PTO_MIN_NS). Returns
- * false when the ACK must go now: no ping-pong, more to say than an epsn,
- * or the last ACK reported holes (the one saying they are filled goes at
- * once, before the requester's RACK takes a late frame for lost).
- */
-static bool tbr_resp_ack_defer(struct tbr_tqp *qp, u64 now)
-{
-	u64 wait;
-
-	qp->ack_owed_at = now;
-	if (!qp->conn.ack_piggyback || qp->pp_score < TBR_PP_SCORE_MIN ||
-	    !tbr_resp_ack_plain(qp) || qp->hole_acked)
-		return false;
-	wait = 2 * qp->pp_gap + qp->conn.ack_delay_ns;
-	if (wait > TBR_ACK_DEFER_MAX_NS)
-		wait = TBR_ACK_DEFER_MAX_NS;
-	if (qp->ack_deadline > now + wait)
-		qp->ack_deadline = now + wait;
-	qp->ack_deferred = 1;
-	return true;
-}
-
-/*
- * A message of ours was posted at @now: does it answer the last message
- * received, within TBR_ACK_DEFER_MAX_NS of its end? An answer in time counts
- * up, a late one down; further messages before the next one is received
- * say nothing.
- */
-void tbr_resp_pp_answer(struct tbr_tqp *qp, u64 now)
-{
-	u64 gap = now - qp->ack_owed_at;
-
-	if (qp->ack_owed_at == TBR_NO_DEADLINE)
-		return;
-	if (now < qp->ack_owed_at || gap > TBR_ACK_DEFER_MAX_NS) {
-		if (qp->pp_score)
-			qp->pp_score--;
-	} else {
-		if (qp->pp_score < TBR_PP_SCORE_MAX)
-			qp->pp_score++;
-		/* the longest recent answer time: up at once, down slowly */
-		if (gap >= qp->pp_gap)
-			qp->pp_gap = gap;
-		else
-			qp->pp_gap -= (qp->pp_gap - gap) / 8;
-	}
-	qp->ack_owed_at = TBR_NO_DEADLINE;
-}
-
-/*
- * A data frame of ours is about to go out: when an ACK is owed and its epsn
- * says all of it, the frame carries it (@epsn) and nothing is owed any more.
- */
-bool tbr_resp_ack_ride(struct tbr_tqp *qp, u32 *epsn)
-{
-	if (!qp->ack_pending || !tbr_resp_ack_plain(qp) || qp->error)
-		return false;
-	*epsn = qp->epsn;
-	qp->cnt.acks_piggybacked++;
-	qp->hole_acked = 0;
-	qp->hole_hi = qp->rcv_hi;
-	tbr_resp_ack_settled(qp);
-	return true;
-}
-
-/*
- * RC: acknowledge now, or schedule a coalesced ACK. Never once the QP failed:
- * the fatal NAK went out with the responder's epsn past the failed message,
- * and an ACK overtaking it (another rail) would complete that message.
- */
-void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent)
-{
-	if (qp->cfg.type != TBR_QPT_RC || qp->error)
-		return;
-	qp->ack_pending = 1;
-	if (urgent && tbr_resp_ack_defer(qp, now))
-		return;
-	if (urgent || qp->ack_count >= qp->conn.ack_every) {
-		if (tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0))
-			return;
-		qp->ack_deadline = now;
-		return;
-	}
-	if (qp->ack_deadline == TBR_NO_DEADLINE)
-		qp->ack_deadline = now + qp->conn.ack_delay_ns;
-}
-
-/* A fatal responder error in message order: NAK it and fail the QP. */
-void tbr_resp_fatal(struct tbr_tqp *qp, u8 syn, u32 psn, u32 status)
-{
-	/* Repeated by tbr_resp_error_rx() if lost. */
-	qp->fatal_syn = syn;
-	qp->fatal_psn = psn;
-	tbr_resp_send_ack(qp, syn, psn, 0);
-	tbr_tqp_fatal(qp, status);
-}
-
-void tbr_resp_error_rx(struct tbr_tqp *qp, const struct tbr_hdr *h)
-{
-	if (qp->fatal_syn && qp->cfg.type == TBR_QPT_RC &&
-	    h->opcode != TBR_OP_ACK && h->opcode != TBR_OP_READ_RESP &&
-	    h->opcode != TBR_OP_ATOMIC_RESP)
-		tbr_resp_send_ack(qp, qp->fatal_syn, qp->fatal_psn, 0);
 }
 
 static void tbr_wc_recv(struct tbr_tqp *qp, const struct tbr_rwqe *r,
@@ -993,25 +822,6 @@ void tbr_resp_pump(struct tbr_tqp *qp, u64 now)
 		}
 		tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0);
 	}
-}
-
-/*
- * The ACK owed when the QP stops goes TBR_ACK_FLUSH_COPIES times: once the
- * QP is gone no retransmission of the peer is answered, where an ACK sent
- * at once would have left the QP alive to answer one (a held ACK of a
- * ping-pong's last answer: stripe-tlp's ibv_rc_pingpong under 5% loss). All
- * three are lost once in 8,000 at 5% loss per frame; the requester takes
- * the later copies as stale ACKs.
- */
-void tbr_resp_ack_flush(struct tbr_tqp *qp)
-{
-	int i;
-
-	if (qp->cfg.type != TBR_QPT_RC || !qp->ack_pending)
-		return;
-	for (i = 0; i < TBR_ACK_FLUSH_COPIES; i++)
-		if (!tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0))
-			break;
 }
 
 void tbr_resp_timer(struct tbr_tqp *qp, u64 now)
