@@ -45,13 +45,19 @@ klog_has() { dmesg | grep -c -- "$1" > /dev/null; }
 
 # harness_keys_steady: the boot arguments that keep the guest from patching hot kernel text at run
 # time hold (tests/vm/boot: tsc=unstable, nohz=off; multi-threaded TCG now and then runs a stale
-# int3 after such a patch): sched_clock never marked stable, no CPU's tick in a NOHZ mode
+# int3 after such a patch): sched_clock never marked stable, no CPU's tick in a NOHZ mode, the
+# receive-timestamp key held on by lib/init's netstamp_hold
 harness_keys_steady() {
 	! klog_has "sched_clock: Marking stable" || fail "sched_clock was marked stable at run time"
 	local modes
 	modes=$(awk '$1 == ".nohz_mode" || $1 == ".nohz" { print $3 }' /proc/timer_list | sort -u)
 	[ -n "$modes" ] || fail "/proc/timer_list shows no nohz state"
 	[ "$modes" = 0 ] || fail "a CPU's tick went tickless (nohz: $(echo $modes))"
+	local pid
+	pid=$(cat /run/netstamp_hold.pid 2>/dev/null) || fail "no netstamp_hold started (lib/init)"
+	[ "$(cat /proc/$pid/comm 2>/dev/null)" = netstamp_hold ] ||
+		fail "netstamp_hold (pid $pid) is not running"
+	ls -l /proc/$pid/fd | grep -c 'socket:' > /dev/null || fail "netstamp_hold holds no socket"
 }
 
 # wait_for SECONDS CMD...: poll until CMD succeeds
