@@ -226,7 +226,7 @@ vm_md() {
 		done
 		# tbrdma's variants, run again over 1 rail (bench/vm/rails.sh)
 		variant_rows "$f" "$c" tbrdma-poll "poll mode" us
-		variant_rows "$f" "$c" tbrdma-rides "ACKs riding" us
+		variant_rows "$f" "$c" tbrdma-noride "ACK frames only" us
 		variant_rows "$f" "$c" tbrdma-cwnd "congestion window" MB/s
 	done
 }

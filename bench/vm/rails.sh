@@ -1,8 +1,8 @@
 # bench: tbrdma vs rdma_rxe across two VMs joined by 4 virtio NIC rails, in one boot: tbrdma0
 # bound to the first 1, then 2, then 4 rails (eth backend, one device striping them all); rxe0 can
 # be bound to one netdev only, so it runs over the first rail throughout. Over 1 rail the latency
-# tools run once more in tbrdma's poll mode (busy_poll_us), as stack tbrdma-poll, and with ACKs
-# riding on data frames (ack_piggyback=1), as stack tbrdma-rides, and the bandwidth tools with the
+# tools run once more in tbrdma's poll mode (busy_poll_us), as stack tbrdma-poll, and with every ACK
+# in a frame of its own (ack_piggyback=0), as stack tbrdma-noride, and the bandwidth tools with the
 # congestion window (cwnd_min=16), as stack tbrdma-cwnd. Lines:
 # BENCH,railsN,tbrdma|tbrdma-poll|rxe,TOOL,SIZE,VALUE (bench.lib).
 # vm-count: 2
@@ -80,12 +80,12 @@ for n in $RAILS_N; do
 		rerun tbrdma-poll _lat
 		echo 0 > /sys/module/tbrdma/parameters/busy_poll_us
 		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/busy_poll*
-		# ACKs riding on data frames (docs/protocol.md 3.3, off by default): the latency
-		# tools again, as tbrdma-rides (both VMs set it)
-		echo 1 > /sys/module/tbrdma/parameters/ack_piggyback
-		rerun tbrdma-rides _lat
-		echo 0 > /sys/module/tbrdma/parameters/ack_piggyback
+		# every ACK in a frame of its own (docs/protocol.md 3.3: ACKs riding on data frames
+		# are on by default): the latency tools again, as tbrdma-noride (both VMs set it)
 		grep -H . /sys/class/infiniband/tbrdma0/ports/1/hw_counters/acks_piggybacked
+		echo 0 > /sys/module/tbrdma/parameters/ack_piggyback
+		rerun tbrdma-noride _lat
+		echo 1 > /sys/module/tbrdma/parameters/ack_piggyback
 		# with the congestion window (docs/protocol.md 3.9, off by default): the bandwidth tools
 		# again, as tbrdma-cwnd (both VMs set it: each end is a requester for some tool)
 		echo 16 > /sys/module/tbrdma/parameters/cwnd_min

@@ -463,22 +463,24 @@ void tbr_tqp_progress(struct tbr_tqp *qp, u64 now);
 u64 tbr_tqp_next_deadline(const struct tbr_tqp *qp);
 
 /*
- * Move the QP to the error state: send the ACK the responder owes, if any
- * (tbr_tqp_ack_owed()), then complete every WR the core holds (send WRs and
+ * Move the QP to the error state: send the responder's last ACK
+ * (tbr_tqp_ack_final()), then complete every WR the core holds (send WRs and
  * fetched receive WQEs) with WR_FLUSH_ERR, in order. Idempotent.
  * ops->qp_error is not called for this caller-initiated transition.
  */
 void tbr_tqp_flush(struct tbr_tqp *qp);
 
 /*
- * RC: send now the ACK the responder owes, coalesced or held for an answer
- * (docs/protocol.md 3.3), if any, in TBR_ACK_FLUSH_COPIES copies: before
- * the QP stops (flush, destroy), so that the peer's messages it took are
- * acknowledged; a peer that got its last answer and destroys its QP at once
+ * RC: send now the responder's last ACK, in TBR_ACK_FLUSH_COPIES copies,
+ * if the QP received anything: the one it owes (coalesced, or held for an
+ * answer, docs/protocol.md 3.3) or the one it sent already, which may have
+ * been lost. Before the QP stops (flush, destroy), so that the peer's
+ * messages it took are acknowledged although no retransmission will be
+ * answered; a peer that got its last answer and destroys its QP at once
  * (ibv_rc_pingpong) leaves none unacknowledged. A full ring loses it (as
  * the wire may). No-op for a QP not connected or in error.
  */
-void tbr_tqp_ack_owed(struct tbr_tqp *qp);
+void tbr_tqp_ack_final(struct tbr_tqp *qp);
 
 bool tbr_tqp_in_error(const struct tbr_tqp *qp);
 

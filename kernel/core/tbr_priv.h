@@ -427,9 +427,9 @@ void tbr_resp_ack(struct tbr_tqp *qp, u64 now, bool urgent);
 #define TBR_ACK_DEFER_MAX_NS	500000ull
 #define TBR_PP_SCORE_MIN	2
 #define TBR_PP_SCORE_MAX	4
-/* copies of the ACK owed when the QP stops (tbr_resp_ack_flush()) */
+/* copies of the last ACK when the QP stops (tbr_resp_ack_flush()) */
 #define TBR_ACK_FLUSH_COPIES	3
-/* tbr_resp_ack.c: the ACK owed goes now (tbr_tqp_ack_owed) */
+/* tbr_resp_ack.c: the last ACK goes now (tbr_tqp_ack_final) */
 void tbr_resp_ack_flush(struct tbr_tqp *qp);
 /* tbr_resp_ack.c: a message of ours was posted at @now */
 void tbr_resp_pp_answer(struct tbr_tqp *qp, u64 now);

@@ -179,18 +179,21 @@ void tbr_resp_error_rx(struct tbr_tqp *qp, const struct tbr_hdr *h)
 }
 
 /*
- * The ACK owed when the QP stops goes TBR_ACK_FLUSH_COPIES times: once the
- * QP is gone no retransmission of the peer is answered, where an ACK sent
- * at once would have left the QP alive to answer one (a held ACK of a
- * ping-pong's last answer: stripe-tlp's ibv_rc_pingpong under 5% loss). All
- * three are lost once in 8,000 at 5% loss per frame; the requester takes
- * the later copies as stale ACKs.
+ * When the QP stops, its last ACK goes (again) TBR_ACK_FLUSH_COPIES times,
+ * owed or not, if the QP received anything: once the QP is gone no
+ * retransmission of the peer is answered, so an ACK lost just before (a
+ * held ACK of a ping-pong's last answer, or the one sent at once for it:
+ * stripe-tlp's ibv_rc_pingpong under 5% loss) would leave the peer's last
+ * message to run out of retries. All copies are lost once in 8,000 at 5%
+ * loss per frame; the requester takes the ones it does not need as stale
+ * ACKs.
  */
 void tbr_resp_ack_flush(struct tbr_tqp *qp)
 {
 	int i;
 
-	if (qp->cfg.type != TBR_QPT_RC || !qp->ack_pending)
+	if (qp->cfg.type != TBR_QPT_RC ||
+	    (!qp->ack_pending && qp->epsn == qp->conn.rq_psn))
 		return;
 	for (i = 0; i < TBR_ACK_FLUSH_COPIES; i++)
 		if (!tbr_resp_send_ack(qp, TBR_SYN_ACK, qp->epsn, 0))

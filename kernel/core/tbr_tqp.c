@@ -246,7 +246,7 @@ static void tbr_tqp_stop(struct tbr_tqp *qp)
 	tbr_resp_flush(qp);
 }
 
-void tbr_tqp_ack_owed(struct tbr_tqp *qp)
+void tbr_tqp_ack_final(struct tbr_tqp *qp)
 {
 	if (qp->connected && !qp->error)
 		tbr_resp_ack_flush(qp);
@@ -254,7 +254,7 @@ void tbr_tqp_ack_owed(struct tbr_tqp *qp)
 
 void tbr_tqp_flush(struct tbr_tqp *qp)
 {
-	tbr_tqp_ack_owed(qp);
+	tbr_tqp_ack_final(qp);
 	tbr_tqp_stop(qp);
 }
 

@@ -59,14 +59,12 @@ MODULE_PARM_DESC(cwnd_min, "RC congestion window floor in frames for QPs connect
 
 /*
  * docs/protocol.md 3.3: ACKs ride on data frames going back to peers that
- * take them, held in a ping-pong for the answer. Off by default: an end
- * that tears its QP down right after the last answer under loss can leave
- * the peer's last message unacknowledged (stripe-tlp's ibv_rc_pingpong,
- * docs/bench-speed.md 20), which ACKs sent at once do not.
+ * take them; off only to measure what that changes (or to talk to a peer
+ * that says it takes them and does not)
  */
-static bool ack_piggyback;
+static bool ack_piggyback = true;
 module_param(ack_piggyback, bool, 0644);
-MODULE_PARM_DESC(ack_piggyback, "RC ACKs riding on data frames to peers that take them, for QPs connected from now on (default 0)");
+MODULE_PARM_DESC(ack_piggyback, "RC ACKs riding on data frames to peers that take them, for QPs connected from now on (default 1)");
 
 /* ---- receive WQEs and completions ---------------------------------------- */
 
@@ -597,9 +595,9 @@ static void tbr_x_qp_destroy(struct tbr_qp *qp)
 		return;
 	/* neither the timer nor kick_work touch an unconnected QP */
 	spin_lock_irq(&qp->lock);
-	/* an ACK held for an answer that will not come now (protocol.md 3.3) */
+	/* the peer's last message acknowledged (again: protocol.md 3.3) */
 	if (x->connected)
-		tbr_tqp_ack_owed(x->tqp);
+		tbr_tqp_ack_final(x->tqp);
 	x->connected = false;
 	spin_unlock_irq(&qp->lock);
 	hrtimer_cancel(&x->timer);

@@ -11,7 +11,14 @@
 #define PP_LEN_MAX	10000
 #define PP_RKEY		9
 
-static bool rides_on = true;
+static bool rides_on;
+
+/* every test starts with rides on, whatever the one before left (or failed in) */
+static int rides_default(void **state)
+{
+	rides_on = true;
+	return 0;
+}
 
 static void conn_rides(struct tbr_tqp_conn *c)
 {
@@ -197,7 +204,6 @@ static void run_pingpong_frames(bool rides, bool send)
 	assert_int_equal(c[0]->retransmits + c[1]->retransmits, 0);
 	assert_int_equal(c[0]->tail_probes + c[1]->tail_probes, 0);
 	pp_free(&p);
-	rides_on = true;
 }
 
 static void test_pingpong_write_rides(void **state)
@@ -334,6 +340,47 @@ static void test_flush_sends_held_ack(void **state)
 }
 
 /*
+ * The same without rides: the ACK of the last answer went at once and was
+ * lost; the QP flushed right after sends it again (the peer's probe would
+ * find no QP), and the peer's last message completes without a retry.
+ */
+static void test_flush_resends_lost_ack(void **state)
+{
+	const struct tbr_tqp_counters *c;
+	struct sim_ep *b;
+	struct pp p;
+	unsigned int r, n;
+	uint64_t t0;
+
+	rides_on = false;
+	pp_init(&p, 61);
+	b = &p.s->ep[1];
+	c = tbr_tqp_counters(b->qp);
+	for (r = 0; r < 20; r++) {
+		pp_send(&p, 0, true, 64);
+		pp_send(&p, 1, true, 64);
+	}
+	pp_send(&p, 0, true, 64);
+	n = b->ncq;
+	p.s->f.drop_to[1] = 1;		/* the ACK of end 1's last message */
+	pp_send(&p, 1, true, 64);
+	assert_int_equal(p.s->dropped, 1);
+	assert_int_equal(b->ncq, n);	/* its send is not complete */
+	p.s->f.drop_to[1] = TBR_ACK_FLUSH_COPIES - 1;
+	tbr_tqp_flush(p.s->ep[0].qp);
+	t0 = p.s->now;
+	while (b->ncq == n && p.s->now - t0 < T_SEC)
+		sim_run_until(p.s, p.s->now + 100);
+	assert_int_equal(b->ncq, n + 1);
+	assert_int_equal(b->cq[n].status, TBR_WC_SUCCESS);
+	assert_true(p.s->now - t0 < 10000);	/* one way, not a probe */
+	assert_int_equal(p.s->dropped, TBR_ACK_FLUSH_COPIES);
+	assert_int_equal(c->retransmits, 0);
+	assert_false(tbr_tqp_in_error(b->qp));
+	pp_free(&p);
+}
+
+/*
  * Ping-pongs of WRITEs and SENDs of 1..PP_LEN_MAX bytes (several frames,
  * some rides on later frames) over 4 rails with 5% drop, 5% duplication
  * and reordering: every byte arrives, every WR completes, nothing fails.
@@ -382,7 +429,6 @@ static void test_bidirectional_lossy(void **state)
 	struct sim *s;
 	int i;
 
-	rides_on = true;
 	s = tsim(TBR_QPT_RC, 31, NULL, conn_rides);
 	s->f.drop_pct = 5;
 	s->f.dup_pct = 5;
@@ -537,17 +583,18 @@ static void test_uc_ride_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pingpong_write_rides),
-		cmocka_unit_test(test_pingpong_send_rides),
-		cmocka_unit_test(test_pingpong_page_plus_one),
-		cmocka_unit_test(test_pingpong_no_rides),
-		cmocka_unit_test(test_no_answer_acked_in_time),
-		cmocka_unit_test(test_flush_sends_held_ack),
-		cmocka_unit_test(test_pingpong_lossy),
-		cmocka_unit_test(test_bidirectional_lossy),
-		cmocka_unit_test(test_bogus_ride_refused),
-		cmocka_unit_test(test_uc_never_rides),
-		cmocka_unit_test(test_uc_ride_refused),
+		cmocka_unit_test_setup(test_pingpong_write_rides, rides_default),
+		cmocka_unit_test_setup(test_pingpong_send_rides, rides_default),
+		cmocka_unit_test_setup(test_pingpong_page_plus_one, rides_default),
+		cmocka_unit_test_setup(test_pingpong_no_rides, rides_default),
+		cmocka_unit_test_setup(test_no_answer_acked_in_time, rides_default),
+		cmocka_unit_test_setup(test_flush_sends_held_ack, rides_default),
+		cmocka_unit_test_setup(test_flush_resends_lost_ack, rides_default),
+		cmocka_unit_test_setup(test_pingpong_lossy, rides_default),
+		cmocka_unit_test_setup(test_bidirectional_lossy, rides_default),
+		cmocka_unit_test_setup(test_bogus_ride_refused, rides_default),
+		cmocka_unit_test_setup(test_uc_never_rides, rides_default),
+		cmocka_unit_test_setup(test_uc_ride_refused, rides_default),
 	};
 
 	tfilter();

@@ -73,9 +73,7 @@ perf_pair l ib_read_lat -s 64 -n 100
 # end; 0 to 74 rode with other VM tests beside: how many answers come within 500 us is TCG's
 # scheduling, so the count is printed, not asserted)
 rides0=$(cat /sys/class/infiniband/tbrdma0/ports/1/hw_counters/acks_piggybacked)
-echo 1 > /sys/module/tbrdma/parameters/ack_piggyback	# off by default
 perf_pair lw ib_write_lat -s 64 -n 100
-echo 0 > /sys/module/tbrdma/parameters/ack_piggyback
 rides=$(($(cat /sys/class/infiniband/tbrdma0/ports/1/hw_counters/acks_piggybacked) - rides0))
 echo "ACKs that rode on ib_write_lat's frames: $rides"
 perf_pair s ib_send_bw -s 4096 -n 100
