@@ -301,6 +301,28 @@ static void test_no_answer_acked_in_time(void **state)
 }
 
 /*
+ * End 0 is flushed with all copies of its last ACK but one lost on the way:
+ * end 1's last send (its completion number @n) completes one way after,
+ * not by a retransmission.
+ */
+static void flush_a_expect_b_done(struct pp *p, unsigned int n)
+{
+	struct sim_ep *b = &p->s->ep[1];
+	uint64_t t0;
+
+	p->s->f.drop_to[1] = TBR_ACK_FLUSH_COPIES - 1;
+	tbr_tqp_flush(p->s->ep[0].qp);
+	t0 = p->s->now;
+	while (b->ncq == n && p->s->now - t0 < T_SEC)
+		sim_run_until(p->s, p->s->now + 100);
+	assert_int_equal(b->ncq, n + 1);
+	assert_int_equal(b->cq[n].status, TBR_WC_SUCCESS);
+	assert_true(p->s->now - t0 < 10000);
+	assert_int_equal(tbr_tqp_counters(b->qp)->retransmits, 0);
+	assert_false(tbr_tqp_in_error(b->qp));
+}
+
+/*
  * An end that got its last answer and stops at once (ibv_rc_pingpong's
  * client destroys its QP): the ACK it held for an answer goes when it is
  * flushed, TBR_ACK_FLUSH_COPIES times (no retransmission will be answered),
@@ -309,15 +331,12 @@ static void test_no_answer_acked_in_time(void **state)
  */
 static void test_flush_sends_held_ack(void **state)
 {
-	const struct tbr_tqp_counters *c;
 	struct sim_ep *b;
 	struct pp p;
 	unsigned int r, n;
-	uint64_t t0;
 
 	pp_init(&p, 59);
 	b = &p.s->ep[1];
-	c = tbr_tqp_counters(b->qp);
 	for (r = 0; r < 20; r++) {
 		pp_send(&p, 0, true, 64);
 		pp_send(&p, 1, true, 64);
@@ -325,17 +344,8 @@ static void test_flush_sends_held_ack(void **state)
 	/* end 1's last message arrived (pp_send ran until then), held ACK */
 	n = b->ncq;
 	assert_true(tbr_tqp_counters(p.s->ep[0].qp)->acks_piggybacked >= 15);
-	p.s->f.drop_to[1] = TBR_ACK_FLUSH_COPIES - 1;
-	tbr_tqp_flush(p.s->ep[0].qp);
-	t0 = p.s->now;
-	while (b->ncq == n && p.s->now - t0 < T_SEC)
-		sim_run_until(p.s, p.s->now + 100);
-	assert_int_equal(b->ncq, n + 1);
-	assert_int_equal(b->cq[n].status, TBR_WC_SUCCESS);
-	assert_true(p.s->now - t0 < 10000);	/* one way, not a timeout */
+	flush_a_expect_b_done(&p, n);
 	assert_int_equal(p.s->dropped, TBR_ACK_FLUSH_COPIES - 1);
-	assert_int_equal(c->retransmits, 0);
-	assert_false(tbr_tqp_in_error(b->qp));
 	pp_free(&p);
 }
 
@@ -346,16 +356,13 @@ static void test_flush_sends_held_ack(void **state)
  */
 static void test_flush_resends_lost_ack(void **state)
 {
-	const struct tbr_tqp_counters *c;
 	struct sim_ep *b;
 	struct pp p;
 	unsigned int r, n;
-	uint64_t t0;
 
 	rides_on = false;
 	pp_init(&p, 61);
 	b = &p.s->ep[1];
-	c = tbr_tqp_counters(b->qp);
 	for (r = 0; r < 20; r++) {
 		pp_send(&p, 0, true, 64);
 		pp_send(&p, 1, true, 64);
@@ -366,17 +373,8 @@ static void test_flush_resends_lost_ack(void **state)
 	pp_send(&p, 1, true, 64);
 	assert_int_equal(p.s->dropped, 1);
 	assert_int_equal(b->ncq, n);	/* its send is not complete */
-	p.s->f.drop_to[1] = TBR_ACK_FLUSH_COPIES - 1;
-	tbr_tqp_flush(p.s->ep[0].qp);
-	t0 = p.s->now;
-	while (b->ncq == n && p.s->now - t0 < T_SEC)
-		sim_run_until(p.s, p.s->now + 100);
-	assert_int_equal(b->ncq, n + 1);
-	assert_int_equal(b->cq[n].status, TBR_WC_SUCCESS);
-	assert_true(p.s->now - t0 < 10000);	/* one way, not a probe */
+	flush_a_expect_b_done(&p, n);
 	assert_int_equal(p.s->dropped, TBR_ACK_FLUSH_COPIES);
-	assert_int_equal(c->retransmits, 0);
-	assert_false(tbr_tqp_in_error(b->qp));
 	pp_free(&p);
 }
 
