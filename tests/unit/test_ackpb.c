@@ -79,6 +79,16 @@ static void pp_free(struct pp *p)
 	sim_free(p->s);
 }
 
+/* 4 rails of different delay, 5% drop, 5% duplication, jitter: reordering */
+static void lossy_rails(struct sim *s)
+{
+	s->f.drop_pct = 5;
+	s->f.dup_pct = 5;
+	s->f.jitter_ns = 3000;
+	s->f.rails = 4;
+	s->f.rail_skew_ns = 700;
+}
+
 /* The pattern of message @n of end @from: every byte depends on both. */
 static uint8_t pp_byte(int from, unsigned int n, uint32_t i)
 {
@@ -396,11 +406,7 @@ static void run_perftest_lat_lossy(uint64_t seed, unsigned int iters)
 
 	memset(buf, 0, sizeof(buf));
 	s = tsim(TBR_QPT_RC, seed, NULL, conn_rides);
-	s->f.drop_pct = 5;
-	s->f.dup_pct = 5;
-	s->f.jitter_ns = 3000;
-	s->f.rails = 4;
-	s->f.rail_skew_ns = 700;
+	lossy_rails(s);
 	for (i = 0; i < 2; i++)
 		assert_int_equal(sim_add_mr(&s->ep[i], PP_RKEY, buf[i], 64,
 					    SIM_ACC_WRITE), 0);
@@ -464,11 +470,7 @@ static void test_pingpong_lossy(void **state)
 	unsigned int r;
 
 	pp_init(&p, 23);
-	p.s->f.drop_pct = 5;
-	p.s->f.dup_pct = 5;
-	p.s->f.jitter_ns = 3000;
-	p.s->f.rails = 4;
-	p.s->f.rail_skew_ns = 700;
+	lossy_rails(p.s);
 	c[0] = tbr_tqp_counters(p.s->ep[0].qp);
 	c[1] = tbr_tqp_counters(p.s->ep[1].qp);
 	for (r = 0; r < 400; r++) {
