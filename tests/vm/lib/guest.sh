@@ -6,10 +6,37 @@ TBR_KO_DIR=$TBR_TOP/build/kmod/$(uname -r)
 
 fail() {
 	echo "FAIL: $*" >&2
+	stall_report >&2
 	[ -z "${VM_SHARED:-}" ] || : > "$VM_SHARED/${VM_ROLE:-a}.failed"   # the others stop waiting
 	exit 1
 }
-step() { echo "--- $*"; }
+# stall_report: one line, how long the host left this guest without CPU (lib/init's
+# tests/progs/stall_watch): the gaps of 50 ms or more, the longest and the last five
+stall_report() {
+	local f=/run/stall_watch.txt
+	[ -r "$f" ] || { echo "stall_watch: not running"; return 0; }
+	awk 'NR == 1 { since = $4 }
+		NR > 1 {
+			n++
+			if ($2 > max) { max = $2; at = $1 }
+			last[n % 5] = sprintf("%.1f s %.0f ms", $1, $2)
+		}
+		END {
+			printf "stall_watch: since %.1f s, %d gap(s) of 50 ms or more", since, n
+			if (n) printf "; longest %.0f ms ending at %.1f s; the last:", max, at
+			for (i = (n > 5 ? n - 4 : 1); i <= n; i++) printf " %s%s", last[i % 5], i < n ? "," : ""
+			printf "\n"
+		}' "$f"
+}
+# PAIR_ACK_TIMEOUT: the local ACK timeout (perftest -u) of RC QPs between two VMs, 17: 537 ms,
+# x 8 tries = 4.3 s before RETRY_EXC_ERR. perftest's default, 14 (67 ms x 8 = 0.54 s), is
+# shorter than the time a loaded host leaves a guest without CPU (stall_watch: up to 1.2 s at
+# host load ~9, docs/testing.md), and a peer that cannot answer fails the QP, as RC must.
+# Tests of how fast a failure shows keep their own timeout.
+PAIR_ACK_TIMEOUT=17
+# step TEXT: a scenario step, with the seconds since the script started (where a slow test
+# spends its time)
+step() { echo "--- $* [${SECONDS}s]"; }
 
 # tbr_load: the modules tbrdma needs (thunderbolt for the tb backend's symbols, RDMA core),
 # then tbrdma.ko built for this kernel

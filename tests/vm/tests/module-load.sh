@@ -1,10 +1,17 @@
 # tbrdma.ko registers tbrdma0 (RoCE link layer, one port, netdev tbr0) and unregisters on rmmod.
-# First the harness itself: the boot arguments that keep hot kernel text from being patched hold.
+# First the harness itself: the boot arguments that keep hot kernel text from being patched hold,
+# and stall_watch runs.
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 
 step "harness: no hot kernel text patched at run time"
 harness_keys_steady
+step "harness: stall_watch records the host's stalls (lib/init)"
+pgrep -x stall_watch > /dev/null || fail "stall_watch is not running"
+[ "$(chrt -p "$(pgrep -x stall_watch)" | grep -c SCHED_FIFO)" = 1 ] ||
+	fail "stall_watch does not run SCHED_FIFO"
+grep -q '^# stall_watch since' /run/stall_watch.txt || fail "no /run/stall_watch.txt"
+stall_report
 
 step "load"
 tbr_load

@@ -119,7 +119,7 @@ ping -c 3 -W 5 "$PEER" || { netdiag; fail "no IP over tbr0 to $PEER with the dae
 vm_signal pinged
 vm_wait "$other.pinged" 60
 if [ "$VM_ROLE" = b ]; then
-	ib_write_bw -d tbrdma0 -x "$GID" -F -s 65536 -n 200 > /tmp/bw.log 2>&1 &
+	ib_write_bw -d tbrdma0 -x "$GID" -F -u "$PAIR_ACK_TIMEOUT" -s 65536 -n 200 > /tmp/bw.log 2>&1 &
 	srv=$!
 	listening() { [ -n "$(ss -ltnH 'sport = :18515')" ]; }
 	within 20 listening
@@ -127,7 +127,7 @@ if [ "$VM_ROLE" = b ]; then
 	wait "$srv" || { cat /tmp/bw.log; fail "ib_write_bw server"; }
 else
 	vm_wait b.listening 60
-	ib_write_bw -d tbrdma0 -x "$GID" -F -s 65536 -n 200 "$PEER" > /tmp/bw.log 2>&1 ||
+	ib_write_bw -d tbrdma0 -x "$GID" -F -u "$PAIR_ACK_TIMEOUT" -s 65536 -n 200 "$PEER" > /tmp/bw.log 2>&1 ||
 		{ cat /tmp/bw.log; netdiag; ping -c 2 "$PEER"; fail "ib_write_bw client"; }
 	grep -E '^ *65536 ' /tmp/bw.log | tr -s ' '
 fi

@@ -153,9 +153,9 @@ pair() {
 	vm_signal "$tag.done"
 	vm_wait "$other.$tag.done" 60
 }
-pair w ib_write_bw -d tbrdma0 -x "$GID" -F -s 65536 -n 100
-pair l ib_read_lat -d tbrdma0 -x "$GID" -F -s 64 -n 100
-pair s ib_send_bw -d tbrdma0 -x "$GID" -F -s 4096 -n 100
+pair w ib_write_bw -d tbrdma0 -x "$GID" -F -u "$PAIR_ACK_TIMEOUT" -s 65536 -n 100
+pair l ib_read_lat -d tbrdma0 -x "$GID" -F -u "$PAIR_ACK_TIMEOUT" -s 64 -n 100
+pair s ib_send_bw -d tbrdma0 -x "$GID" -F -u "$PAIR_ACK_TIMEOUT" -s 4096 -n 100
 [ -e /dev/infiniband/rdma_cm ] || modprobe rdma_ucm
 if [ "$VM_ROLE" = b ]; then
 	pair r rping -s -C 10 -v -a "$ME"
