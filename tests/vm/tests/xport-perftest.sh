@@ -10,14 +10,14 @@ pair_up 1
 
 # perf TOOL ARGS...: server in h1, client here
 perf() {
-	local tool=$1
+	local tool=$1 t0=$SECONDS
 	shift
 	pair_run -x "$tool" -F "$@"
 	# one result row per size: 2 .. 1048576 is 20 sizes
 	local rows
 	rows=$(grep -cE '^ *[0-9]+ +[0-9]+ ' /tmp/cli.log)
 	[ "$rows" -ge 20 ] || { cat /tmp/cli.log; fail "$tool $*: $rows result rows, expected 20"; }
-	echo "$tool $*: $rows sizes; 1 MiB row: $(grep -E '^ *1048576 ' /tmp/cli.log | tr -s ' ')"
+	echo "$tool $* ($((SECONDS - t0))s): $rows sizes; 1 MiB row: $(grep -E '^ *1048576 ' /tmp/cli.log | tr -s ' ')"
 }
 
 # counters HOST: port_xmit_data port_rcv_data port_xmit_packets port_rcv_packets of tbrdmaHOST
