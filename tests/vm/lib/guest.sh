@@ -13,7 +13,7 @@ fail() {
 # stall_report: one line, how long the host left this guest without CPU (lib/init's
 # tests/progs/stall_watch): the gaps of 50 ms or more, the longest and the last five
 stall_report() {
-	local f=/run/stall_watch.txt
+	local f=${STALL_WATCH_FILE:-/run/stall_watch.txt}
 	[ -r "$f" ] || { echo "stall_watch: not running"; return 0; }
 	awk 'NR == 1 { since = $4 }
 		NR > 1 {
