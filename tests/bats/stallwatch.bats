@@ -56,7 +56,7 @@ report() {
 }
 
 @test "stall_watch: a threshold within its own sleep period is refused" {
-	run -2 --separate-stderr "$SW" "$F" 20
+	run -2 --separate-stderr "$SW" "$F" 100
 	[[ $stderr == *"usage: stall_watch FILE [THRESHOLD_MS]"* ]]
 	[ ! -e "$F" ]
 }

@@ -11,18 +11,18 @@ fail() {
 	exit 1
 }
 # stall_report: one line, how long the host left this guest without CPU (lib/init's
-# tests/progs/stall_watch): the gaps of 50 ms or more, the longest and the last five
+# tests/progs/stall_watch): the gaps it wrote down, the longest and the last five
 stall_report() {
 	local f=${STALL_WATCH_FILE:-/run/stall_watch.txt}
 	[ -r "$f" ] || { echo "stall_watch: not running"; return 0; }
-	awk 'NR == 1 { since = $4 }
+	awk 'NR == 1 { since = $4; min = $8 }
 		NR > 1 {
 			n++
 			if ($2 > max) { max = $2; at = $1 }
 			last[n % 5] = sprintf("%.1f s %.0f ms", $1, $2)
 		}
 		END {
-			printf "stall_watch: since %.1f s, %d gap(s) of 50 ms or more", since, n
+			printf "stall_watch: since %.1f s, %d gap(s) of %d ms or more", since, n, min
 			if (n) printf "; longest %.0f ms ending at %.1f s; the last:", max, at
 			for (i = (n > 5 ? n - 4 : 1); i <= n; i++) printf " %s%s", last[i % 5], i < n ? "," : ""
 			printf "\n"
