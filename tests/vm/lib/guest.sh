@@ -6,7 +6,7 @@ TBR_KO_DIR=$TBR_TOP/build/kmod/$(uname -r)
 
 fail() {
 	echo "FAIL: $*" >&2
-	stall_report >&2
+	stall_report >&2 || true	# never in the way of the verdict
 	[ -z "${VM_SHARED:-}" ] || : > "$VM_SHARED/${VM_ROLE:-a}.failed"   # the others stop waiting
 	exit 1
 }
