@@ -7,8 +7,8 @@
  * all it missed: a QP's retransmit timer then counts timeouts its peer had no chance to answer.
  * This program sleeps 100 ms at a time at the highest SCHED_FIFO priority (nothing in the guest
  * can hold it off, only the host) and writes down every long gap between two wake-ups. Ten
- * wake-ups a second cost an idle TCG guest ~1% of a host core (50 a second cost 4.4%, measured),
- * and the stalls that matter are those of hundreds of ms (a QP's 8 timeouts at 67 ms each).
+ * wake-ups a second cost less than the noise of an idle TCG guest's 13-18% of a host core
+ * (docs/testing.md), and the stalls that matter last hundreds of ms (a QP's 8 timeouts at 67 ms).
  *
  * Usage: stall_watch FILE [THRESHOLD_MS]   (default 150; above the 100 ms period). Writes a header
  * line to FILE, then one line per gap of THRESHOLD_MS or more as it ends, "END_S GAP_MS" (END_S:
