@@ -12,7 +12,8 @@
 #   pkg     make deb (lintian clean) and tests/pkg/lifecycle.sh (dpkg -i, DKMS for two kernels,
 #           purge, on an overlay copy of this machine); niced, in the background like fuzz
 #   vm      QEMU VM tests (tests/vm/run)
-# One line per test ("PASS name" / "FAIL name: why"), then "N passed, N failed". Exit 1 on failure.
+# One line per test ("PASS name" / "FAIL name: why"), at the end the failures again ("  failed:
+#   name: why"), then "N passed, N failed". Exit 1 on failure.
 # Env: CHECK_SUITES="build unit bats vm" to run a subset; VM_JOBS for tests/vm/run -j.
 set -uo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -219,5 +220,8 @@ fi
 passed=$(grep -c '^PASS' "$LOG/results")
 failed=$(grep -c '^FAIL' "$LOG/results")
 echo "check: $(( $(date +%s) - T0 ))s wall"
+# the failures again at the end, where a log cut to its head and tail still shows them (not as
+# FAIL lines: each failure is counted once, above)
+grep '^FAIL' "$LOG/results" | sed 's/^FAIL /  failed: /' || true
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
