@@ -28,15 +28,6 @@ stall_report() {
 			printf "\n"
 		}' "$f"
 }
-# PAIR_ACK_TIMEOUT: the local ACK timeout (perftest -u) of RC QPs between two VMs, 17: 537 ms,
-# x 8 tries = 4.3 s before RETRY_EXC_ERR. perftest's default, 14 (67 ms x 8 = 0.54 s), is
-# shorter than the time a loaded host leaves a guest without CPU (stall_watch: up to 1.2 s at
-# host load ~9, docs/testing.md), and a peer that cannot answer fails the QP, as RC must.
-# The same holds for a resent frame that waits behind full rings of the Thunderbolt stand-in
-# (tbsim-cable's unplug at load ~10, 2026-12-06: RETRY_EXC_ERR, no stall over 0.18 s), so the
-# tbsim tests use it too. 18 on the debug kernel (ACK_TIMEOUT below). Tests of how fast a
-# failure shows keep their own timeout.
-PAIR_ACK_TIMEOUT=17
 # step TEXT: a scenario step, with the seconds since the script started (where a slow test
 # spends its time)
 step() { echo "--- $* [${SECONDS}s]"; }
@@ -121,10 +112,18 @@ within() {
 # except on the debug kernel (KASAN + lockdep under TCG, ~10x slower), where a resent frame can
 # wait behind those rings longer than that on a loaded host (2026-12-03: RETRY_EXC_ERR with no
 # frame lost in tbsim-cable, stripe-cut and tbsim-hostile): 18 (1.07 s), as an application on a
-# slow host would choose
+# slow host would choose.
+# PAIR_ACK_TIMEOUT: the local ACK timeout (perftest -u) of RC QPs between two VMs, 17: 537 ms,
+# x 8 tries = 4.3 s before RETRY_EXC_ERR (18 on the debug kernel, as ACK_TIMEOUT). perftest's
+# default, 14 (67 ms x 8 = 0.54 s), is shorter than the time a loaded host leaves a guest without
+# CPU (stall_watch: up to 1.2 s at host load ~9, docs/testing.md), and a peer that cannot answer
+# fails the QP, as RC must. The same holds for a resent frame that waits behind full rings of
+# the Thunderbolt stand-in (tbsim-cable's unplug at load ~10, 2026-12-06: RETRY_EXC_ERR, no
+# stall over 0.18 s), so the tbsim tests use it too. Tests of how fast a failure shows keep
+# their own timeout.
 case $(uname -r) in
 *-tbrdbg) ACK_TIMEOUT=18 PAIR_ACK_TIMEOUT=18 ;;
-*) ACK_TIMEOUT=14 ;;
+*) ACK_TIMEOUT=14 PAIR_ACK_TIMEOUT=17 ;;
 esac
 
 # gid_index DEV IPV4: the index of DEV's RoCE v2 GID ::ffff:IPV4 (fails while it is absent)
