@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * common.h - what the two-sided test programs (badinput, integrity) share:
+ * common.h - what the two-sided test programs (badinput, integrity, write_bw, ...) share:
  * the out-of-band TCP control channel over which the sides exchange QP
  * numbers, GIDs and MR keys and keep in step, a clock and completion text.
  * Every failure ends the program through die(): "FAIL: <die_ctx>: <why>",
