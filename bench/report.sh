@@ -500,7 +500,8 @@ Commands:
 Caveats: the host numbers come from a 2-CPU machine that other engineers' VMs, fuzzers and
 compilers share; look at the load average above before trusting a single figure, and compare only
 numbers of the same run (that is why memcpy and rxe are measured in the same run as tbrdma). The VM
-numbers are QEMU TCG (software CPU emulation, no KVM): absolute values are 50-100x below hardware
+numbers are QEMU TCG (software CPU emulation, no KVM; multi-threaded, one host thread per vCPU,
+as bench/vm's scripts ask): absolute values are 50-100x below hardware
 and mean little; the ratios tbrdma/rxe over the same links, in the same boot, are the result.
 On a loaded host even the wall-clock memcpy figure of a point can collapse (another process had the
 CPU), which inflates that point's wall-clock ratio: prefer the per-CPU-second ratios, which divide

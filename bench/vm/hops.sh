@@ -5,6 +5,7 @@
 # count in turn, so a change of the host's load hits all three alike. Lines:
 # BENCH,hops,HOPS,TOOL,SIZE,VALUE (bench.lib; one per run, bench/report.sh takes the median).
 # vm-timeout: 900
+# vm-tcg-thread: multi
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 . "$TBR_TOP/tests/vm/tests/fabric.lib"

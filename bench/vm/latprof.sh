@@ -6,6 +6,7 @@
 #   BENCH,latprof,STACK,ib_write_lat,64,USEC          t_typical of the run without perf
 #   FOLD,STACK,frame;frame;... N                      the folded stacks of perftest's samples
 # vm-timeout: 900
+# vm-tcg-thread: multi
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/bench/vm/bench.lib"
 . "$TBR_TOP/tests/vm/lib/veth-stacks.sh"

@@ -8,6 +8,7 @@
 # vm-count: 2
 # vm-rails: 4
 # vm-timeout: 1500
+# vm-tcg-thread: multi
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/eth.lib"
 . "$TBR_TOP/bench/vm/bench.lib"

@@ -2,6 +2,7 @@
 # BENCH_STRIPE_RATE bit/s; ib_write_bw 64 KiB (BENCH_STRIPE_MSGS x N messages) over N = 1, 2, 4,
 # 8 of them (the others cut), same boot. Lines: BENCH,stripe,tbrdma,ib_write_bw,N,MB/s
 # vm-timeout: 900
+# vm-tcg-thread: multi
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 . "$TBR_TOP/bench/vm/bench.lib"

@@ -4,6 +4,7 @@
 # works only there), with policy routing so traffic between the two local addresses really
 # crosses the veth pair instead of the loopback device.
 # vm-timeout: 900
+# vm-tcg-thread: multi
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/bench/vm/bench.lib"
 . "$TBR_TOP/tests/vm/lib/veth-stacks.sh"

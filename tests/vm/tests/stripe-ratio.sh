@@ -7,6 +7,7 @@
 # hits one part does not decide the ratio (a 0.4 s SIGSTOP of the VM in one part: see
 # docs/testing.md).
 # vm-timeout: 300
+# vm-tcg-thread: multi
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 

@@ -5,6 +5,7 @@
 # soft lockup (4 s) and RCU stall (5 s) detectors, lowered for this test, report nothing.
 # vm-kernel: 6.1 6.12
 # vm-timeout: 180
+# vm-tcg-thread: multi
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 export RDMAV_DRIVERS=$TBR_TOP/build/provider/libtbrdma
 PROG=$TBR_TOP/build/progs/hostile

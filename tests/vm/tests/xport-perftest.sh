@@ -3,6 +3,7 @@
 # CPU frequency checks). Each tool's report must list every size. The standard port counters
 # (sysfs ports/1/counters, issue 18) rise by what ib_write_bw moved: data in 4-byte words.
 # vm-timeout: 600
+# vm-tcg-thread: multi
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
 
