@@ -154,11 +154,12 @@ cpu_md() {
 }
 
 # ---- 3. VM ------------------------------------------------------------------------------------
-VCFGS="veth rails1 rails2 rails4"
+VCFGS="veth rails1 rails2 rails4 tb1 tb2"
 cfg_name() {
 	case "$1" in
 	veth) echo "veth pair, one VM" ;;
 	rails*) echo "two VMs, ${1#rails} virtio rail(s) (rxe: 1)" ;;
+	tb*) echo "two VMs, one Thunderbolt cable (stand-in), ${1#tb} tb rail(s) (rxe: thunderbolt-net)" ;;
 	esac
 }
 # vm_stat CFG STACK TOOL SIZE: "median min max n" over the runs of that cell (vm.csv has one row
@@ -228,6 +229,7 @@ vm_md() {
 		variant_rows "$f" "$c" tbrdma-poll "poll mode" us
 		variant_rows "$f" "$c" tbrdma-noride "ACK frames only" us
 		variant_rows "$f" "$c" tbrdma-cwnd "congestion window" MB/s
+		variant_rows "$f" "$c" tbrdma-noe2e "no E2E flow control" MB/s
 	done
 }
 # variant_rows CSV CFG STACK LABEL UNIT: the rows of a variant of tbrdma (a stack of its own in

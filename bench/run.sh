@@ -10,7 +10,9 @@
 #                    trip in QEMU, tbrdma vs rxe over one veth pair: perf in the guest
 #                    (bench/vm/latprof.sh), only perftest's samples; latprof.csv its figures
 #   3. vm.csv        tbrdma vs rdma_rxe in QEMU: veth pair in one VM (bench/vm/veth.sh); two VMs
-#                    over 1, 2, 4 rails (bench/vm/rails.sh, one boot); BENCH_VM_RUNS (3) runs of
+#                    over 1, 2, 4 rails (bench/vm/rails.sh, one boot); two VMs over one Thunderbolt
+#                    cable through the stand-in, tbrdma's tb rails vs rxe over thunderbolt-net
+#                    (bench/vm/tb.sh); BENCH_VM_RUNS (3) runs of
 #                    every cell, one row each (the report takes medians)
 #      stripe.csv    N = 1, 2, 4, 8 rate-capped emu rails vs one (bench/vm/stripe.sh)
 #   4. hops.csv      ib_write_bw 64 KiB and ib_write_lat 64 B at 1, 2 and 3 hops, one boot
@@ -21,7 +23,7 @@
 # `make check` never runs them.
 # Environment: BENCH_QUICK=1 (a short smoke run, minutes), BENCH_STEPS="core cpu flame vm hops" (a subset,
 # or "collect": only re-read the VM logs in build/bench/vm;
-# the others' CSVs are kept from the last run), BENCH_VM="veth rails stripe" (step 3; step 4
+# the others' CSVs are kept from the last run), BENCH_VM="veth rails tb stripe" (step 3; step 4
 # boots bench/vm/hops.sh).
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,7 +32,7 @@ OUT=$TOP/docs/bench
 B=$TOP/build/bench
 QUICK=${BENCH_QUICK:-}
 STEPS=${BENCH_STEPS:-core cpu flame vm hops}
-VMS=${BENCH_VM:-veth rails stripe}
+VMS=${BENCH_VM:-veth rails tb stripe}
 mkdir -p "$OUT" "$B"
 T0=$(date +%s)
 log() { echo "bench: [$(($(date +%s) - T0)) s] $*" >&2; }
@@ -190,7 +192,7 @@ if has vm || has collect; then
 		done
 	done
 	case " $VMS " in *" stripe "*) publish "$B/stripe.csv.tmp" stripe.csv ;; esac
-	case "$VMS" in *veth*|*rails*) publish "$B/vm.csv.tmp" vm.csv ;; esac
+	case "$VMS" in *veth*|*rails*|*tb*) publish "$B/vm.csv.tmp" vm.csv ;; esac
 fi
 if has latflame; then
 	log "latency profile (QEMU): ib_write_lat 64 B, tbrdma vs rxe, perf in the guest"

@@ -23,6 +23,11 @@ MODULE_PARM_DESC(speed, "link speed per lane in Gb/s (default 20, USB4 Gen 3)");
 bool tbsim_fw_cm;
 module_param_named(fw_cm, tbsim_fw_cm, bool, 0444);
 MODULE_PARM_DESC(fw_cm, "firmware connection manager: one DMA path per XDomain, xd->link set");
+unsigned int tbsim_e2e_window = TBSIM_E2E_WINDOW;
+module_param_named(e2e_window, tbsim_e2e_window, uint, 0444);
+MODULE_PARM_DESC(e2e_window, "most E2E credits one HopID has on the cable: 4.."
+		 __stringify(TBSIM_E2E_WINDOW_MAX) " (default " __stringify(TBSIM_E2E_WINDOW)
+		 "; more only on a lossless cable, ring.c)");
 unsigned int tbsim_fault_drop, tbsim_fault_crc, tbsim_fault_overrun;
 module_param_named(fault_drop, tbsim_fault_drop, uint, 0644);
 MODULE_PARM_DESC(fault_drop, "lose every Nth transmitted ring frame (0: never)");
@@ -323,6 +328,11 @@ static int __init tbsim_init(void)
 	uuid_gen(&tbsim.uuid);
 	if (tbsim_lanes < 1 || tbsim_lanes > 2)
 		tbsim_lanes = 2;
+	if (tbsim_e2e_window < 4 || tbsim_e2e_window > TBSIM_E2E_WINDOW_MAX) {
+		pr_err("tbsim: e2e_window %u is outside 4..%d\n", tbsim_e2e_window,
+		       TBSIM_E2E_WINDOW_MAX);
+		return -EINVAL;
+	}
 	mutex_lock(&tbsim.lock);
 	ret = tbsim_local_block_update();
 	mutex_unlock(&tbsim.lock);
@@ -330,7 +340,7 @@ static int __init tbsim_init(void)
 		return ret;
 	ret = -ENOMEM;
 	tbsim.wq = alloc_ordered_workqueue("tbsim-ctl", 0);
-	tbsim.ring_wq = alloc_workqueue("tbsim-ring", WQ_UNBOUND, 0);
+	tbsim.ring_wq = alloc_workqueue("tbsim-ring", WQ_HIGHPRI, 0);
 	if (!tbsim.wq || !tbsim.ring_wq)
 		goto err_wq;
 	ret = tbsim_ctl_init();

@@ -13,8 +13,12 @@
  * E2E is credit based end to end, as in hardware: an RX ring with
  * RING_FLAG_E2E grants the peer credits for its HopID over the cable (the
  * next frame it expects and how many from there on have a posted buffer, at
- * most TBSIM_E2E_WINDOW so the cable, a UDP socket and a virtio queue, never
- * holds more than it can take), and a TX ring that has been granted credits
+ * most tbsim_e2e_window (e2e_window, TBSIM_E2E_WINDOW by default), so the cable, a UDP socket
+ * and a virtio queue, never holds more than it can take; a lossless cable, a
+ * QEMU stream socket, holds whatever is sent, and a larger window there
+ * stops the stand-in's cable from deciding a transfer's pace instead of its
+ * rings, as on hardware, where the window is the RX ring's posted buffers),
+ * and a TX ring that has been granted credits
  * puts no frame on the cable beyond them: the frame waits in the TX ring, as
  * the DMA engine stalls. A TX ring allocated with RING_FLAG_E2E (nhi.c
  * enables its flow control) sends nothing before its first grant; a TX ring
@@ -163,7 +167,7 @@ static u32 credit_limit(struct tbsim_ring *sr)
 {
 	int room = sr->ring.head - skb_queue_len(&sr->backlog);
 
-	return sr->rx_next + clamp(room, 0, TBSIM_E2E_WINDOW);
+	return sr->rx_next + clamp_t(int, room, 0, tbsim_e2e_window);
 }
 
 /*
@@ -176,7 +180,7 @@ static void credit_check(struct tbsim_ring *sr)
 
 	if (!(sr->ring.flags & RING_FLAG_E2E) || !sr->ring.running)
 		return;
-	if (more >= TBSIM_E2E_WINDOW / 4 || (more > 0 && sr->rx_next == sr->granted))
+	if (more >= tbsim_e2e_window / 4 || (more > 0 && sr->rx_next == sr->granted))
 		queue_work(tbsim.ring_wq, &sr->credit_work);
 }
 

@@ -48,6 +48,7 @@
 #define TBSIM_CFG_TIMEOUT_MS	5000	/* TB_CFG_DEFAULT_TIMEOUT */
 #define TBSIM_E2E_BACKLOG	512	/* frames an E2E ring holds for its buffers */
 #define TBSIM_E2E_WINDOW	12	/* most credits one E2E HopID has on the cable */
+#define TBSIM_E2E_WINDOW_MAX	255	/* e2e_window's bound: an RX ring's buffers at most */
 #define TBSIM_E2E_QUIET		HZ	/* RX silence before a resync (ring.c) ... */
 #define TBSIM_E2E_QUIET_KICKS	3	/* ... and link-period grants in a row */
 
@@ -169,7 +170,7 @@ struct tbsim {
 };
 
 extern struct tbsim tbsim;
-extern unsigned int tbsim_lanes, tbsim_speed;
+extern unsigned int tbsim_lanes, tbsim_speed, tbsim_e2e_window;
 extern bool tbsim_fw_cm;
 extern unsigned int tbsim_fault_drop, tbsim_fault_crc, tbsim_fault_overrun;
 
