@@ -548,7 +548,7 @@ $(flame_md)
 
 ## 3. tbrdma vs rdma_rxe in QEMU, same links, same boot
 
-    TBR_VM_TESTS=bench/vm tests/vm/run -j 1 veth rails     (bench/vm/{veth,rails}.sh; docs/bench/vm.csv)
+    TBR_VM_TESTS=bench/vm tests/vm/run -j 1 veth rails tb     (bench/vm/{veth,rails,tb}.sh; docs/bench/vm.csv)
 
 perftest unmodified (\`-F\`, RC, GID of the IPv4 address); bandwidth: BW average of a fixed
 iteration count (4 MiB / size, 32..1000 iterations; 1 MiB in the quick run), latency: the median
@@ -568,6 +568,12 @@ still "what each stack makes of the same VMs", but the 2/4-rail ratios include t
   latency tools run with perftest and every rail NIC's interrupts pinned to vCPU 0 in both VMs,
   for both stacks (unpinned, a frame whose interrupt lands on the other vCPU waits for the host
   to schedule it: docs/bench-speed.md section 18); the bandwidth tools run unpinned.
+- tbN: two VMs joined by one 2-lane Thunderbolt cable through the stand-in (tests/tbsim, its
+  rings carried by a lossless virtio NIC, E2E window 128), one boot: tbrdma's tb backend over 1,
+  then 2 tb rails (reloaded with tb_max_rails), rxe over thunderbolt0 (Debian's thunderbolt-net
+  on the same cable, one DMA path) throughout; over 1 rail the bandwidth tools again without E2E
+  flow control (tb_e2e=0). Both stacks pay the stand-in's own costs (docs/bench-speed.md section
+  22). Pinned as railsN for the latency tools.
 
 $(vm_md)
 

@@ -4,8 +4,11 @@
  * cable_mac prefix (a dedicated QEMU virtio-net NIC joined to the other VM's
  * one) is a Thunderbolt cable plugged into the next free USB4 port (lane
  * adapters 1, 3, 5, ...: the XDomain's route). It carries control packets
- * and ring frames as Ethernet frames of type 0x88b5 with a small header
- * (tbsim.h) and a CRC. Both ends send keepalives every 250 ms: the link is
+ * and ring frames as Ethernet frames of type 0x88b5: one or more records,
+ * each a small header (tbsim.h) with a CRC and its payload. A TX ring's
+ * frames queued together share packets up to TBSIM_BUNDLE_MAX bytes, so the
+ * cable's cost per ring frame (a virtio packet through QEMU: on hardware no
+ * CPU's work) does not decide a transfer's pace. Both ends send keepalives every 250 ms: the link is
  * up (an XDomain exists) while the peer's arrive, and goes down (the
  * XDomain is removed, as on a real unplug) when none came for
  * TBSIM_LINK_DEAD, so removing either VM's NIC (QMP device_del) unplugs the
@@ -55,8 +58,8 @@ static void open_work_fn(struct work_struct *work)
 
 	rtnl_lock();
 	if (!READ_ONCE(c->gone) && c->held->reg_state == NETREG_REGISTERED) {
-		if (dev_set_mtu(c->held, 9000))
-			netdev_warn(c->held, "tbsim: MTU 9000 refused\n");
+		if (dev_set_mtu(c->held, TBSIM_CABLE_MTU) && dev_set_mtu(c->held, 9000))
+			netdev_warn(c->held, "tbsim: MTU %d and 9000 refused\n", TBSIM_CABLE_MTU);
 		if (dev_open(c->held, NULL))
 			netdev_warn(c->held, "tbsim: cannot bring the cable up\n");
 	}
@@ -176,15 +179,38 @@ static int cable_event(struct notifier_block *nb, unsigned long event, void *ptr
 
 static struct notifier_block cable_nb = { .notifier_call = cable_event };
 
-/* Softirq: a packet from a cable. */
+/* Softirq: one record of a packet from cable @c. rcu_read_lock held. */
+static void cable_rcv_one(struct tbsim_cable *c, struct tbsim_wire *w, const void *data,
+			  size_t len)
+{
+	struct tbsim_xd *sxd = READ_ONCE(c->sxd);
+	int ring;
+
+	w->flags = crc32_le(~0, data, len) != le32_to_cpu(w->crc);
+	if (w->kind == TBSIM_WIRE_LINK) {
+		if (!w->flags && len == sizeof(uuid_t) && !uuid_equal(data, &tbsim.uuid)) {
+			WRITE_ONCE(c->last_rx, jiffies);
+			WRITE_ONCE(c->heard, true);
+		}
+	} else if (w->kind == TBSIM_WIRE_CTL) {
+		if (!w->flags)	/* ctl.c: checksum mismatch, packet dropped */
+			tbsim_ctl_rx(c, data, len, w->eof);
+	} else if (w->kind == TBSIM_WIRE_FRAME && sxd && w->sof < 16 && w->eof < 16 &&
+		   tbsim_xd_path_rx(sxd, le16_to_cpu(w->hopid), &ring)) {
+		tbsim_ring_rx(sxd, ring, data, len, w);
+	} else if (w->kind == TBSIM_WIRE_CREDIT && sxd && !w->flags &&
+		   len == sizeof(struct tbsim_credit)) {
+		tbsim_ring_credit(sxd, w, data);
+	}
+}
+
+/* Softirq: a packet from a cable: its records in order, up to one that does not fit. */
 static int cable_rcv(struct sk_buff *skb, struct net_device *dev,
 		     struct packet_type *pt, struct net_device *orig)
 {
 	struct tbsim_cable *c, *found = NULL;
-	struct tbsim_xd *sxd;
 	struct tbsim_wire w;
-	size_t len;
-	int ring;
+	size_t off = 0, len;
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (!skb)
@@ -193,30 +219,17 @@ static int cable_rcv(struct sk_buff *skb, struct net_device *dev,
 	list_for_each_entry_rcu(c, &tbsim.cables, node)
 		if (rcu_access_pointer(c->ndev) == dev)
 			found = c;
-	if (!found || !pskb_may_pull(skb, sizeof(w)))
+	if (!found || skb_linearize(skb))
 		goto drop;
-	memcpy(&w, skb->data, sizeof(w));
-	__skb_pull(skb, sizeof(w));
-	len = le16_to_cpu(w.len);
-	if (len > skb->len || skb_linearize(skb))
-		goto drop;
-	skb_trim(skb, len);
-	w.flags = crc32_le(~0, skb->data, len) != le32_to_cpu(w.crc);
-	sxd = READ_ONCE(found->sxd);
-	if (w.kind == TBSIM_WIRE_LINK) {
-		if (!w.flags && len == sizeof(uuid_t) && !uuid_equal((uuid_t *)skb->data, &tbsim.uuid)) {
-			WRITE_ONCE(found->last_rx, jiffies);
-			WRITE_ONCE(found->heard, true);
-		}
-	} else if (w.kind == TBSIM_WIRE_CTL) {
-		if (!w.flags)	/* ctl.c: checksum mismatch, packet dropped */
-			tbsim_ctl_rx(found, skb->data, len, w.eof);
-	} else if (w.kind == TBSIM_WIRE_FRAME && sxd && w.sof < 16 && w.eof < 16 &&
-		   tbsim_xd_path_rx(sxd, le16_to_cpu(w.hopid), &ring)) {
-		tbsim_ring_rx(sxd, ring, skb, &w);
-	} else if (w.kind == TBSIM_WIRE_CREDIT && sxd && !w.flags &&
-		   len == sizeof(struct tbsim_credit)) {
-		tbsim_ring_credit(sxd, &w, (struct tbsim_credit *)skb->data);
+	/* (a short packet is padded with zeros: kind 0 ends it) */
+	while (skb->len - off >= sizeof(w)) {
+		memcpy(&w, skb->data + off, sizeof(w));
+		off += sizeof(w);
+		len = le16_to_cpu(w.len);
+		if (!w.kind || len > skb->len - off)
+			break;
+		cable_rcv_one(found, &w, skb->data + off, len);
+		off += len;
 	}
 drop:
 	rcu_read_unlock();
@@ -230,45 +243,67 @@ static struct packet_type cable_pt = {
 };
 
 /*
- * Send one packet on cable @c. Any context; TBSIM_WIRE_CRC in w->flags corrupts the
- * CRC (fault injection). 0 or -errno (no interface, not up, no memory).
+ * Send @n records (at most TBSIM_BUNDLE_FRAMES) in one packet on cable @c.
+ * Any context but hard IRQ; rcu_read_lock held. TBSIM_WIRE_CRC in a record's
+ * w.flags corrupts its CRC (fault injection). 0 or -errno (no interface,
+ * not up, no memory, the queue refused it).
  */
-int tbsim_cable_xmit(struct tbsim_cable *c, const struct tbsim_wire *w,
-		     const void *payload, size_t len)
+int tbsim_cable_xmitv(struct tbsim_cable *c, const struct tbsim_rec *recs, unsigned int n)
 {
-	struct net_device *dev;
+	struct net_device *dev = rcu_dereference(c->ndev);
 	struct tbsim_wire *h;
 	struct sk_buff *skb;
-	int ret = -ENOTCONN;
+	size_t size = 0;
+	unsigned int i;
 
-	rcu_read_lock();
-	dev = rcu_dereference(c->ndev);
 	if (!dev || !(dev->flags & IFF_UP))
-		goto out;
-	ret = -ENOMEM;
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + sizeof(*w) + len + dev->needed_tailroom,
-			GFP_ATOMIC);
+		return -ENOTCONN;
+	for (i = 0; i < n; i++)
+		size += sizeof(*h) + recs[i].len;
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + size + dev->needed_tailroom, GFP_ATOMIC);
 	if (!skb)
-		goto out;
+		return -ENOMEM;
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
 	skb_reset_network_header(skb);
-	h = skb_put(skb, sizeof(*h));
-	*h = *w;
-	h->len = cpu_to_le16(len);
-	h->crc = cpu_to_le32(crc32_le(~0, payload, len) ^ (w->flags & TBSIM_WIRE_CRC ? ~0U : 0));
-	h->flags = 0;
-	skb_put_data(skb, payload, len);
+	for (i = 0; i < n; i++) {
+		const struct tbsim_rec *r = &recs[i];
+
+		h = skb_put(skb, sizeof(*h));
+		*h = r->w;
+		h->len = cpu_to_le16(r->len);
+		h->crc = cpu_to_le32(crc32_le(~0, r->data, r->len) ^
+				     (r->w.flags & TBSIM_WIRE_CRC ? ~0U : 0));
+		h->flags = 0;
+		skb_put_data(skb, r->data, r->len);
+	}
 	skb->dev = dev;
 	skb->protocol = htons(TBSIM_ETH_P);
 	if (dev_hard_header(skb, dev, TBSIM_ETH_P, dev->broadcast, NULL, skb->len) < 0) {
 		kfree_skb(skb);
-		ret = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	ret = dev_queue_xmit(skb) == NET_XMIT_SUCCESS ? 0 : -ENOBUFS;
-out:
+	return dev_queue_xmit(skb) == NET_XMIT_SUCCESS ? 0 : -ENOBUFS;
+}
+
+/* One packet of one record on cable @c (tbsim_cable_xmitv). Any context but hard IRQ. */
+int tbsim_cable_xmit(struct tbsim_cable *c, const struct tbsim_wire *w,
+		     const void *payload, size_t len)
+{
+	struct tbsim_rec r = { .w = *w, .data = payload, .len = len };
+	int ret;
+
+	rcu_read_lock();
+	ret = tbsim_cable_xmitv(c, &r, 1);
 	rcu_read_unlock();
 	return ret;
+}
+
+/* Bytes of records one packet on cable @c may carry; rcu_read_lock held. */
+size_t tbsim_cable_room(struct tbsim_cable *c)
+{
+	struct net_device *dev = rcu_dereference(c->ndev);
+
+	return dev ? min_t(size_t, dev->mtu, TBSIM_BUNDLE_MAX) : 0;
 }
 
 int tbsim_cable_init(void)

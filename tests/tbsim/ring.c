@@ -48,7 +48,7 @@
 #include "tbsim.h"
 
 static atomic_t tx_frames, rx_frames, rx_dropped, tx_dropped, rx_crc, rx_overrun;
-static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx, resyncs, rx_gap;
+static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx, resyncs, rx_gap, tx_packets;
 static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
 
 static struct tbsim_ring *to_sr(struct tb_ring *ring)
@@ -66,33 +66,59 @@ static size_t frame_len(u32 size)
 	return size ? size : TBSIM_FRAME_MAX;
 }
 
-/* TX: one frame onto the cable its ring's path leads to (or nowhere). */
-static void ring_tx_one(struct tb_ring *ring, struct ring_frame *f, u32 seq)
+/*
+ * TX: the frames of @list (the first with count @seq) onto the cable the
+ * ring's path leads to (or nowhere), in as few packets as the cable takes.
+ * Process context; no lock held.
+ */
+/* TX: @n frames in one packet on cable @c, counted. rcu_read_lock held. */
+static void ring_tx_packet(struct tbsim_cable *c, const struct tbsim_rec *recs, unsigned int n)
 {
-	struct tbsim_wire w = {
-		.kind = TBSIM_WIRE_FRAME, .sof = f->sof, .eof = f->eof, .seq = cpu_to_le32(seq),
-	};
-	struct tbsim_cable *c;
-	static atomic_t nth_drop, nth_crc;
-	int hopid;
-
-	if ((tbsim_fault_drop && atomic_inc_return(&nth_drop) % tbsim_fault_drop == 0) ||
-	    time_before(jiffies, READ_ONCE(blackout_until))) {
-		atomic_inc(&tx_dropped);
-		return;
-	}
-	if (tbsim_fault_crc && atomic_inc_return(&nth_crc) % tbsim_fault_crc == 0)
-		w.flags = TBSIM_WIRE_CRC;	/* the receiver's CRC check fails */
-	rcu_read_lock();
-	if (tbsim_xd_path_of(ring->hop, true, &c, &hopid)) {
-		w.hopid = cpu_to_le16(hopid);
-		if (tbsim_cable_xmit(c, &w, frame_va(ring, f), frame_len(f->size)))
-			atomic_inc(&tx_dropped);
-		else
-			atomic_inc(&tx_frames);
+	if (tbsim_cable_xmitv(c, recs, n)) {
+		atomic_add(n, &tx_dropped);
 	} else {
-		atomic_inc(&tx_dropped);	/* no path: the adapter drops it */
+		atomic_add(n, &tx_frames);
+		atomic_inc(&tx_packets);
 	}
+}
+
+static void ring_tx(struct tb_ring *ring, struct list_head *list, u32 seq)
+{
+	struct tbsim_rec recs[TBSIM_BUNDLE_FRAMES];
+	static atomic_t nth_drop, nth_crc;
+	struct tbsim_cable *c = NULL;
+	size_t room = 0, bytes = 0;
+	struct ring_frame *f;
+	unsigned int n = 0;
+	int hopid = 0;
+
+	rcu_read_lock();
+	if (tbsim_xd_path_of(ring->hop, true, &c, &hopid))
+		room = tbsim_cable_room(c);
+	list_for_each_entry(f, list, list) {
+		struct tbsim_rec r = {
+			.w = { .kind = TBSIM_WIRE_FRAME, .sof = f->sof, .eof = f->eof,
+			       .seq = cpu_to_le32(seq++), .hopid = cpu_to_le16(hopid) },
+			.data = frame_va(ring, f), .len = frame_len(f->size),
+		};
+
+		f->flags = RING_DESC_COMPLETED;
+		if ((tbsim_fault_drop && atomic_inc_return(&nth_drop) % tbsim_fault_drop == 0) ||
+		    time_before(jiffies, READ_ONCE(blackout_until)) || !room) {
+			atomic_inc(&tx_dropped);	/* lost, or no path: the adapter drops it */
+			continue;
+		}
+		if (tbsim_fault_crc && atomic_inc_return(&nth_crc) % tbsim_fault_crc == 0)
+			r.w.flags = TBSIM_WIRE_CRC;	/* the receiver's CRC check fails */
+		if (n && (n == TBSIM_BUNDLE_FRAMES || bytes + sizeof(r.w) + r.len > room)) {
+			ring_tx_packet(c, recs, n);
+			n = bytes = 0;
+		}
+		recs[n++] = r;
+		bytes += sizeof(r.w) + r.len;
+	}
+	if (n)
+		ring_tx_packet(c, recs, n);
 	rcu_read_unlock();
 }
 
@@ -143,10 +169,7 @@ static void ring_work(struct work_struct *work)
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	if (ring->is_tx)
-		list_for_each_entry(f, &list, list) {
-			f->flags = RING_DESC_COMPLETED;
-			ring_tx_one(ring, f, seq++);
-		}
+		ring_tx(ring, &list, seq);
 	callbacks(ring, &list, false);
 }
 
@@ -367,7 +390,7 @@ static void rx_backlog(struct tbsim_ring *sr)
  * so a driver that pairs consecutive frames (tbrdma's split frames) never
  * pairs across a gap (rx_gap counts them).
  */
-void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
+void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, const void *data, size_t len,
 		   const struct tbsim_wire *w_in)
 {
 	struct tb_nhi *nhi = &tbsim.nhi;
@@ -397,12 +420,13 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, struct sk_buff *skb,
 	sr->rx_last = jiffies;
 	if (ring->running && (ring->sof_mask & BIT(w->sof)) && (ring->eof_mask & BIT(w->eof))) {
 		if (skb_queue_empty(&sr->backlog))
-			ok = rx_deliver(sr, skb->data, skb->len, w);
+			ok = rx_deliver(sr, data, len, w);
 		if (!ok && (ring->flags & RING_FLAG_E2E) &&
 		    skb_queue_len(&sr->backlog) < TBSIM_E2E_BACKLOG) {
-			struct sk_buff *copy = skb_clone(skb, GFP_ATOMIC);
+			struct sk_buff *copy = alloc_skb(len, GFP_ATOMIC);
 
 			if (copy) {
+				skb_put_data(copy, data, len);
 				memcpy(copy->cb, w, sizeof(*w));
 				__skb_queue_tail(&sr->backlog, copy);
 				ok = true;
@@ -614,14 +638,14 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
 			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
-			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d\n",
+			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d tx_packets=%d\n",
 			  atomic_read(&tx_frames), atomic_read(&tx_dropped),
 			  atomic_read(&rx_frames), atomic_read(&rx_dropped),
 			  atomic_read(&rx_crc), atomic_read(&rx_overrun),
 			  atomic_read(&rx_lost), atomic_read(&rx_nobuf),
 			  atomic_read(&tx_waits), atomic_read(&credits_tx),
 			  atomic_read(&credits_rx), atomic_read(&resyncs),
-			  atomic_read(&rx_gap));
+			  atomic_read(&rx_gap), atomic_read(&tx_packets));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };

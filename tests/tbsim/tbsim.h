@@ -51,6 +51,9 @@
 #define TBSIM_E2E_WINDOW_MAX	255	/* e2e_window's bound: an RX ring's buffers at most */
 #define TBSIM_E2E_QUIET		HZ	/* RX silence before a resync (ring.c) ... */
 #define TBSIM_E2E_QUIET_KICKS	3	/* ... and link-period grants in a row */
+#define TBSIM_CABLE_MTU		32768	/* the cable NIC's MTU (9000 if refused) */
+#define TBSIM_BUNDLE_MAX	(28 * 1024)	/* bytes of records in one cable packet at most */
+#define TBSIM_BUNDLE_FRAMES	16	/* ring frames in one cable packet at most */
 
 /* Wire header after the Ethernet header, little endian */
 enum { TBSIM_WIRE_CTL = 1, TBSIM_WIRE_FRAME = 2, TBSIM_WIRE_LINK = 3, TBSIM_WIRE_CREDIT = 4 };
@@ -204,8 +207,15 @@ bool tbsim_xd_path_rx(struct tbsim_xd *sxd, int hopid, int *ring);
 bool tbsim_xd_path_of(int ring, bool tx, struct tbsim_cable **cable, int *hopid);
 bool tbsim_xd_path_credit(struct tbsim_xd *sxd, int hopid, int *ring);
 
+/* One record of a cable packet: its header (len and crc filled in by cable.c), its payload */
+struct tbsim_rec {
+	struct tbsim_wire w;
+	const void *data;
+	size_t len;
+};
+
 /* ring.c */
-void tbsim_ring_rx(struct tbsim_xd *sxd, int ring, struct sk_buff *skb,
+void tbsim_ring_rx(struct tbsim_xd *sxd, int ring, const void *data, size_t len,
 		   const struct tbsim_wire *w);
 void tbsim_ring_credit(struct tbsim_xd *sxd, const struct tbsim_wire *w,
 		       const struct tbsim_credit *cr);
@@ -214,6 +224,8 @@ void tbsim_ring_credit_kick(int ring, bool periodic);
 /* cable.c */
 int tbsim_cable_xmit(struct tbsim_cable *c, const struct tbsim_wire *w,
 		     const void *payload, size_t len);
+int tbsim_cable_xmitv(struct tbsim_cable *c, const struct tbsim_rec *recs, unsigned int n);
+size_t tbsim_cable_room(struct tbsim_cable *c);
 int tbsim_cable_init(void);
 void tbsim_cable_exit(void);
 
