@@ -8,11 +8,11 @@
  * each a small header (tbsim.h) with a CRC and its payload. A TX ring's
  * frames queued together share packets up to TBSIM_BUNDLE_MAX bytes, so the
  * cable's cost per ring frame (a virtio packet through QEMU: on hardware no
- * CPU's work) does not decide a transfer's pace. Both ends send keepalives every 250 ms: the link is
- * up (an XDomain exists) while the peer's arrive, and goes down (the
- * XDomain is removed, as on a real unplug) when none came for
- * TBSIM_LINK_DEAD, so removing either VM's NIC (QMP device_del) unplugs the
- * cable on both sides, and adding it back plugs it in again.
+ * CPU's work) does not decide a transfer's pace. Both ends send keepalives
+ * every 250 ms: the link is up (an XDomain exists) while the peer's arrive,
+ * and goes down (the XDomain is removed, as on a real unplug) when none came
+ * for TBSIM_LINK_DEAD, so removing either VM's NIC (QMP device_del) unplugs
+ * the cable on both sides, and adding it back plugs it in again.
  */
 #include <linux/crc32.h>
 #include <linux/etherdevice.h>
