@@ -493,7 +493,7 @@ $(headline_md)
 
 Commands:
 
-    make bench                     # everything below, regenerates this file (sized for < 20 min on 2 idle cores)
+    make bench                     # everything below, regenerates this file (sized for < 25 min on 2 idle cores)
     BENCH_QUICK=1 make bench       # short smoke run
     BENCH_STEPS="core cpu" make bench   # host parts only; BENCH_VM="veth stripe" selects VM runs
     BENCH_STEPS=hops make bench    # only section 5 (1, 2, 3 hops); the other CSVs and meta.env stay
