@@ -13,11 +13,12 @@
  * E2E is credit based end to end, as in hardware: an RX ring with
  * RING_FLAG_E2E grants the peer credits for its HopID over the cable (the
  * next frame it expects and how many from there on have a posted buffer, at
- * most tbsim_e2e_window (e2e_window, TBSIM_E2E_WINDOW by default), so the cable, a UDP socket
- * and a virtio queue, never holds more than it can take; a lossless cable, a
- * QEMU stream socket, holds whatever is sent, and a larger window there
- * stops the stand-in's cable from deciding a transfer's pace instead of its
- * rings, as on hardware, where the window is the RX ring's posted buffers),
+ * most tbsim_e2e_window (parameter e2e_window, TBSIM_E2E_WINDOW by default),
+ * so the cable, a UDP socket and a virtio queue, never holds more than it can
+ * take; a lossless cable, a QEMU stream socket, holds whatever is sent, and
+ * a larger window there stops the stand-in's cable from deciding a
+ * transfer's pace instead of its rings, as on hardware, where the window is
+ * the RX ring's posted buffers),
  * and a TX ring that has been granted credits
  * puts no frame on the cable beyond them: the frame waits in the TX ring, as
  * the DMA engine stalls. A TX ring allocated with RING_FLAG_E2E (nhi.c
@@ -66,11 +67,6 @@ static size_t frame_len(u32 size)
 	return size ? size : TBSIM_FRAME_MAX;
 }
 
-/*
- * TX: the frames of @list (the first with count @seq) onto the cable the
- * ring's path leads to (or nowhere), in as few packets as the cable takes.
- * Process context; no lock held.
- */
 /* TX: @n frames in one packet on cable @c, counted. rcu_read_lock held. */
 static void ring_tx_packet(struct tbsim_cable *c, const struct tbsim_rec *recs, unsigned int n)
 {
@@ -82,6 +78,11 @@ static void ring_tx_packet(struct tbsim_cable *c, const struct tbsim_rec *recs, 
 	}
 }
 
+/*
+ * TX: the frames of @list (the first with count @seq) onto the cable the
+ * ring's path leads to (or nowhere), in as few packets as the cable takes.
+ * Process context; no lock held.
+ */
 static void ring_tx(struct tb_ring *ring, struct list_head *list, u32 seq)
 {
 	struct tbsim_rec recs[TBSIM_BUNDLE_FRAMES];
