@@ -20,9 +20,7 @@ OTHER=$([ "$VM_ROLE" = a ] && echo b || echo a)
 # two VMs on two CPUs: the sizes of the rails run (bench/run.sh sets them)
 BW_SIZES=${BENCH_RAILS_BW_SIZES:-$BW_SIZES}
 LAT_SIZES=${BENCH_RAILS_LAT_SIZES:-$LAT_SIZES}
-# tb_up sets ME, PEER, GID (tbr0: 10.77.0.x); thunderbolt0: 10.78.0.x
-TN_ME=10.78.0.1 TN_PEER=10.78.0.2
-[ "$VM_ROLE" = a ] || { TN_ME=10.78.0.2 TN_PEER=10.78.0.1; }
+# tb_up sets ME, PEER, GID (tbr0: 10.77.0.x); tn_up TN_ME, TN_PEER (thunderbolt0: 10.78.0.x)
 
 verbs_slim
 TB_LOAD_ARGS=(tb_max_rails=1)
@@ -34,12 +32,8 @@ LOADED="tb_max_rails=1"	# tbrdma's parameters now
 
 step "rxe0 over thunderbolt0 (Debian's thunderbolt-net on the same cable)"
 modprobe thunderbolt_net || fail "thunderbolt-net does not load against the stand-in"
-wait_for 60 test -e /sys/class/net/thunderbolt0
 # the largest MTU thunderbolt-net takes (64 KiB - 14), so rxe's path MTU is 4096
-ip link set thunderbolt0 mtu 65522 || fail "thunderbolt0 refuses MTU 65522"
-ip link set thunderbolt0 up
-ip addr add "$TN_ME/24" dev thunderbolt0
-wait_for 60 grep -qx 1 /sys/class/net/thunderbolt0/carrier
+tn_up 65522
 rxe_load
 rdma link add rxe0 type rxe netdev thunderbolt0
 wait_for 10 gid_index rxe0 "$TN_ME"

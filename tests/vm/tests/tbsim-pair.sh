@@ -91,11 +91,11 @@ for r in 0 1; do
 	[ "${t:-0}" -gt 50 ] || fail "rail $r carried no traffic (tx_frames=${t:-none})"
 done
 grep -q 'kind=tb\|backend=tb' /tmp/links || echo "note: rail kind not shown in links"
-cat /sys/module/thunderbolt/parameters/stats
 # the stand-in's cable packs the frames a TX ring's work finds queued into shared packets
 # (tests/tbsim/cable.c): a's ib_write_bw frames went at 3.8-4.2 per packet (b's ACKs: ~1.3)
+st=$(cat /sys/module/thunderbolt/parameters/stats)
+echo "$st"
 if [ "$VM_ROLE" = a ]; then
-	st=$(cat /sys/module/thunderbolt/parameters/stats)
 	tf=$(sed -n 's/.*tx_frames=\([0-9]*\).*/\1/p' <<< "$st")
 	tp=$(sed -n 's/.*tx_packets=\([0-9]*\).*/\1/p' <<< "$st")
 	[ "${tp:-0}" -gt 0 ] && [ "${tf:-0}" -ge $((2 * tp)) ] ||
@@ -109,8 +109,6 @@ fi
 # its own path pair next to tbrdma's 2; IP over thunderbolt0 then carries a verified TCP transfer
 # while ib_write_bw runs over tbrdma's rails.
 step "thunderbolt-net on the same XDomain: TCP over thunderbolt0 while ib_write_bw runs on tbrdma"
-TN_ME=10.78.0.1 TN_PEER=10.78.0.2
-[ "$VM_ROLE" = a ] || { TN_ME=10.78.0.2 TN_PEER=10.78.0.1; }
 modprobe thunderbolt_net || fail "Debian's thunderbolt-net does not load against the stand-in"
 ! dmesg | grep -E 'thunderbolt_net: (disagrees about version|no symbol version)' ||
 	fail "thunderbolt-net loaded with symbol version errors"
@@ -121,10 +119,7 @@ NSVC=$(svc_of "$XD" network)
 wait_for 30 test -e "$NSVC/driver"
 [ "$(basename "$(readlink "$NSVC/driver")")" = thunderbolt-net ] || fail "network service not bound to thunderbolt-net"
 [ "$(basename "$(readlink "$SVC/driver")")" = tbrdma ] || fail "tbrdma's service lost its driver"
-wait_for 30 test -e /sys/class/net/thunderbolt0
-ip link set thunderbolt0 up
-ip addr add "$TN_ME/24" dev thunderbolt0
-wait_for 60 grep -qx 1 /sys/class/net/thunderbolt0/carrier
+tn_up
 cat /sys/module/thunderbolt/parameters/paths | tee /tmp/paths
 [ "$(grep -c "^$(basename "$XD") " /tmp/paths)" = 3 ] || fail "not 3 path pairs (tbrdma's 2, thunderbolt-net's 1) on $(basename "$XD")"
 for f in tx_hopid tx_ring rx_hopid rx_ring; do
