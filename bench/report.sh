@@ -197,7 +197,11 @@ vm_md() {
 	echo "Summary, tbrdma/rxe (bandwidth: > 1 means tbrdma moves more; latency: > 1 means"
 	echo "tbrdma is slower). Bandwidth at 64 KiB, latency at 64 B. \"failed\": perftest exited with an"
 	echo "error in every run (its output is in build/bench/vm/NAME/a/script.log; a 0.00 or inf it"
-	echo "printed counts as no figure):"
+	echo "printed counts as no figure). Rows \"the bare link\": the same link with no stack on it"
+	echo "(bench/pktfloor.c: raw Ethernet frames, busy polled), its 64 B ping-pong's one-way time"
+	echo "under ib_write_lat, and frames as large as the MTU takes over all the config's rails at once"
+	echo "under ib_write_bw 64 KiB: bounds no stack over that link can beat; their last column is"
+	echo "bare/rxe (docs/bench-speed.md section 23):"
 	echo
 	printf '| link |'; for t in $tools; do printf ' %s |' "$t"; done; echo
 	printf '|---|'; for t in $tools; do printf -- '---:|'; done; echo
@@ -226,19 +230,22 @@ vm_md() {
 				"$(vm_ratio "$c" "$t" "$s")"
 		done
 		# tbrdma's variants, run again over 1 rail (bench/vm/rails.sh)
-		variant_rows "$f" "$c" tbrdma-poll "poll mode" us
-		variant_rows "$f" "$c" tbrdma-noride "ACK frames only" us
-		variant_rows "$f" "$c" tbrdma-cwnd "congestion window" MB/s
-		variant_rows "$f" "$c" tbrdma-noe2e "no E2E flow control" MB/s
+		variant_rows "$f" "$c" tbrdma-poll "poll mode"
+		variant_rows "$f" "$c" tbrdma-noride "ACK frames only"
+		variant_rows "$f" "$c" tbrdma-cwnd "congestion window"
+		variant_rows "$f" "$c" tbrdma-noe2e "no E2E flow control"
+		# the link with no stack (bench/pktfloor.c): bounds no stack over it can beat
+		variant_rows "$f" "$c" bare "the bare link (raw frames, no stack)"
 	done
 }
-# variant_rows CSV CFG STACK LABEL UNIT: the rows of a variant of tbrdma (a stack of its own in
-# the CSV) beside rxe's of the same tool and size
+# variant_rows CSV CFG STACK LABEL: the rows of a variant of tbrdma, or of the bare link (a stack
+# of its own in the CSV), beside rxe's of the same tool and size
 variant_rows() {
-	local f=$1 c=$2 v=$3 label=$4 u=$5 t s
+	local f=$1 c=$2 v=$3 label=$4 u t s
 	awk -F, -v c="$c" -v v="$v" 'NR > 1 && $1 == c && $2 == v { print $3, $4 }' "$f" |
 		awk '!seen[$0]++' |
 	while read -r t s; do
+		case "$t" in *_lat) u=us ;; *) u=MB/s ;; esac
 		printf '| %s, %s | %s | %s | %s | %s |\n' "$t" "$label" "$(human "$s")" \
 			"$(vm_cell "$c" "$v" "$t" "$s" "$u")" "$(vm_cell "$c" rxe "$t" "$s" "$u")" \
 			"$(vm_ratio "$c" "$t" "$s" "$v")"

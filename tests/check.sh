@@ -86,6 +86,32 @@ suite_build() {
 		record "FAIL build/core-bench ($out, $LOG/core-bench-build.log)"
 		tail -n 5 "$out" "$LOG/core-bench-build.log" | sed 's/^/  | /'
 	fi
+	# the bare link's bounds under make bench's VM figures (bench/pktfloor.c): a ping-pong (its
+	# ping first, so the pong comes up under its resent warm-up frames) and a blast over a veth pair
+	# in a network namespace of its own, the host's links untouched
+	out=$LOG/pktfloor.log
+	if unshare -n bash -c '
+		set -e
+		ip link add pf0 mtu 9000 type veth peer name pf1 mtu 9000
+		ip link set pf0 up
+		ip link set pf1 up
+		mac=$(ip link show pf1 | awk "/link\/ether/ { print \$2 }")
+		build/bench/pktfloor ping pf0 "$mac" 200 64 & ping=$!
+		build/bench/pktfloor pong pf1 & pong=$!
+		wait $ping
+		build/bench/pktfloor stop pf0 "$mac"
+		wait $pong
+		build/bench/pktfloor sink pf1 & sink=$!
+		build/bench/pktfloor blast pf0 "$mac" 8192 1
+		build/bench/pktfloor stop pf0 "$mac"
+		wait $sink' > "$out" 2>&1 &&
+		grep -Eq 'ping 200 x 64 B: one-way median [0-9.]+ us' "$out" &&
+		grep -Eq 'sink [0-9.]+ MB/s' "$out"; then
+		record "PASS build/pktfloor (ping-pong and blast over a veth pair)"
+	else
+		record "FAIL build/pktfloor ($out)"
+		tail -n 5 "$out" | sed 's/^/  | /'
+	fi
 	# the provider's private-ABI header (provider/pabiN.h) against the installed libibverbs, and
 	# against rdma-core's own tags when TBR_RDMA_CORE_GIT names a git mirror of rdma-core
 	out=$LOG/pabi.log

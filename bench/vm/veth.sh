@@ -2,7 +2,8 @@
 # tbrdma: eth backend, tbrdma0 on ve0a <-> tbrdma1 on ve0b (tbrdma1/tbr1 in netns h1, as in
 # tests/vm/tests/eth-veth.sh). rxe: rxe0 on ve0a <-> rxe1 on ve0b, both in init_net (rxe in 6.1
 # works only there), with policy routing so traffic between the two local addresses really
-# crosses the veth pair instead of the loopback device.
+# crosses the veth pair instead of the loopback device. Each run ends with the veth pair's own
+# floor, no stack (stack "bare", bench.lib's local_floor_lat).
 # vm-timeout: 900
 # vm-tcg-thread: multi
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -28,6 +29,7 @@ for run in $(seq "$RUNS"); do
 				local_perf veth rxe "$tool" "$size"
 		done
 	done
+	local_floor_lat veth ve0a ve0b	# the veth pair's own floor, no stack
 done
 "$CTL" links tbrdma0
 echo "ve0a tx_packets: $before before, $(cat /sys/class/net/ve0a/statistics/tx_packets) after"
