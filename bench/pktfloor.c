@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pktfloor: what a link gives with no stack on it, the bounds of every RDMA stack's figures
- * over that link: no stack's round trip is shorter, none moves more bytes (docs/bench-speed.md
- * section 23). Raw Ethernet frames through AF_PACKET, with
+ * pktfloor: what a link gives with no stack on it (docs/bench-speed.md section 23): one frame
+ * each way through the kernel's packet path and nothing of RDMA, the floor under any stack's
+ * round trip over that link; and the bytes raw frames move, a reference for what the host carries
+ * over one link or several at once (not a ceiling: AF_PACKET copies every frame to and from user
+ * space, where a stack in the kernel need not). Raw Ethernet frames through AF_PACKET, with
  * ethertype 0x88B6 (IEEE 802 local experimental ethertype 2; tbrdma's eth rails use 1, 0x88B5),
  * busy polled, no copy beyond the socket's own:
  *

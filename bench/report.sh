@@ -198,10 +198,11 @@ vm_md() {
 	echo "tbrdma is slower). Bandwidth at 64 KiB, latency at 64 B. \"failed\": perftest exited with an"
 	echo "error in every run (its output is in build/bench/vm/NAME/a/script.log; a 0.00 or inf it"
 	echo "printed counts as no figure). Rows \"the bare link\": the same link with no stack on it"
-	echo "(bench/pktfloor.c: raw Ethernet frames, busy polled), its 64 B ping-pong's one-way time"
-	echo "under ib_write_lat, and frames as large as the MTU takes over all the config's rails at once"
-	echo "under ib_write_bw 64 KiB: bounds no stack over that link can beat; their last column is"
-	echo "bare/rxe (docs/bench-speed.md section 23):"
+	echo "(bench/pktfloor.c: raw Ethernet frames, busy polled): its 64 B ping-pong's one-way time"
+	echo "under ib_write_lat, the floor under any stack's; and frames as large as the MTU takes over"
+	echo "all the config's rails at once under ib_write_bw 64 KiB, a reference for what the host"
+	echo "carries (not a ceiling: AF_PACKET copies each frame to and from user space); their last"
+	echo "column is bare/rxe (docs/bench-speed.md section 23):"
 	echo
 	printf '| link |'; for t in $tools; do printf ' %s |' "$t"; done; echo
 	printf '|---|'; for t in $tools; do printf -- '---:|'; done; echo
@@ -234,7 +235,7 @@ vm_md() {
 		variant_rows "$f" "$c" tbrdma-noride "ACK frames only"
 		variant_rows "$f" "$c" tbrdma-cwnd "congestion window"
 		variant_rows "$f" "$c" tbrdma-noe2e "no E2E flow control"
-		# the link with no stack (bench/pktfloor.c): bounds no stack over it can beat
+		# the link with no stack (bench/pktfloor.c)
 		variant_rows "$f" "$c" bare "the bare link (raw frames, no stack)"
 	done
 }

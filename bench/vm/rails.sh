@@ -3,7 +3,7 @@
 # be bound to one netdev only, so it runs over the first rail throughout. Over 1 rail the latency
 # tools run once more in tbrdma's poll mode (busy_poll_us), as stack tbrdma-poll, and with every ACK
 # in a frame of its own (ack_piggyback=0), as stack tbrdma-noride, and the bandwidth tools with the
-# congestion window (cwnd_min=16), as stack tbrdma-cwnd. Each run ends with the rails' own floor,
+# congestion window (cwnd_min=16), as stack tbrdma-cwnd. Each run ends with the bare rails,
 # no stack (stack "bare": a 64 B ping-pong over one rail, MTU-sized frames over all N; bench.lib).
 # Lines: BENCH,railsN,tbrdma|tbrdma-poll|...|rxe|bare,TOOL,SIZE,VALUE (bench.lib).
 # vm-count: 2
@@ -75,7 +75,7 @@ for n in $RAILS_N; do
 				pair_perf "rails$n" rxe "$tool" "$size" rxe0 "$RGID" "$RB"
 			done
 		done
-		# the rails' own bounds, no stack: 64 B ping-pong over one, MTU-sized frames over all n
+		# the bare rails, no stack: 64 B ping-pong over one, MTU-sized frames over all n
 		[ "$n" != 1 ] || pair_floor_lat rails1 "${IFS_[0]}"
 		pair_floor_bw "rails$n" 3 "${IFS_[@]:0:n}"
 	done
