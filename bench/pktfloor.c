@@ -9,9 +9,9 @@
  * busy polled, no copy beyond the socket's own:
  *
  *   pktfloor pong IFACE                 echo every frame back to its sender until a stop frame
- *   pktfloor ping IFACE MAC N SIZE      N ping-pongs of SIZE payload bytes with a pong on MAC;
- *                                       prints the median one-way time (round trip / 2), the
- *                                       figure perftest's *_lat print as t_typical
+ *   pktfloor ping IFACE MAC N SIZE      N ping-pongs of SIZE (5..65521) payload bytes with a
+ *                                       pong on MAC; prints the median one-way time (round
+ *                                       trip / 2), the figure perftest's *_lat print as t_typical
  *   pktfloor sink IFACE                 count the payload bytes that arrive until a stop frame;
  *                                       prints MB/s from the first frame to the last
  *   pktfloor blast IFACE MAC SIZE SECS  send SIZE-byte frames to MAC for SECS seconds, as fast as
