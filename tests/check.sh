@@ -86,7 +86,7 @@ suite_build() {
 		record "FAIL build/core-bench ($out, $LOG/core-bench-build.log)"
 		tail -n 5 "$out" "$LOG/core-bench-build.log" | sed 's/^/  | /'
 	fi
-	# the bare link's bounds under make bench's VM figures (bench/pktfloor.c): a ping-pong (its
+	# the bare link under make bench's VM figures (bench/pktfloor.c): a ping-pong (its
 	# ping first, so the pong comes up under its resent warm-up frames) and a blast over a veth pair
 	# in a network namespace of its own, the host's links untouched
 	out=$LOG/pktfloor.log
