@@ -112,7 +112,6 @@ static struct tbr_frame *emu_land(struct emu_end *dst, const struct tbr_frame *s
 
 	memcpy(f->buf, src->buf, src->size);
 	f->size = src->size;
-	f->sof = src->sof;
 	f->eof = src->eof;
 	f->flags = 0;
 	return f;

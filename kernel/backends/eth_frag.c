@@ -29,10 +29,10 @@
 #include "link/rail.h"
 #include "backends/eth.h"
 
-/* The frame code of rail frame @f, as our header carries it. */
+/* The frame code of rail frame @f, as our header carries it: in both nibbles (docs/eth.md). */
 static u8 tbe_pdf(const struct tbr_frame *f)
 {
-	return (f->sof << 4) | (f->eof & 0xf);
+	return (f->eof << 4) | (f->eof & 0xf);
 }
 
 /* Our header at @p: from @bind's device to @dst, announcing @len bytes. */

@@ -279,7 +279,7 @@ static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb, u32 off,
 	}
 	data = tbe_rx_inplace(skb, off, len);
 	if (data) {
-		tbr_rail_rx_data(rail, f, data, len, h->pdf >> 4, h->pdf & 0xf);
+		tbr_rail_rx_data(rail, f, data, len, h->pdf & 0xf);
 		return;
 	}
 	if (skb_copy_bits(skb, off, f->buf, len)) {
@@ -289,7 +289,6 @@ static void tbe_rx_frame(struct tbe_bind *bind, struct sk_buff *skb, u32 off,
 		f->flags = 0;
 		f->size = len;
 	}
-	f->sof = h->pdf >> 4;
 	f->eof = h->pdf & 0xf;
 	f->callback(rail, f, false);
 }
@@ -349,7 +348,6 @@ static void tbe_rx_frag(struct tbe_bind *bind, struct sk_buff *skb, const struct
 		if (f) {
 			memcpy(f->buf, peer->reasm.buf, peer->reasm.total);
 			f->size = peer->reasm.total;
-			f->sof = peer->reasm.pdf >> 4;
 			f->eof = peer->reasm.pdf & 0xf;
 			f->flags = 0;
 		}

@@ -19,6 +19,19 @@
 #define TBT_POLL_BUDGET		64	/* RX frames per tasklet run */
 
 /*
+ * PDFs on the wire (docs/thunderbolt.md, "Frames and PDFs"). The sending
+ * NHI cuts a ring frame into transport packets of at most 256 bytes and
+ * tags the last with the descriptor's EOF PDF, every other one with its SOF
+ * PDF; the receiving NHI closes a frame at the first packet whose PDF is in
+ * the RX ring's eof_mask and reports that PDF (SOF reads 0). So every frame
+ * goes with SOF PDF TBT_PDF_SOF, in no receiver's eof_mask, and its code
+ * (link.h TBR_PDF_*, TBR_PDF_HEAD | code, TBR_PDF_TAIL) as the EOF PDF; the
+ * RX ring takes sof_mask BIT(TBT_PDF_SOF) and eof_mask TBR_PDF_RX_MASK.
+ */
+#define TBT_PDF_SOF		0xe
+static_assert(!(TBR_PDF_RX_MASK & BIT(TBT_PDF_SOF)));
+
+/*
  * The NHI's largest ring frame (TB_FRAME_SIZE), below the transport's
  * TBR_FRAME_SIZE_MAX: tb rails carry frames of at most this size, which the
  * peers negotiate down from (tbr_nego_agree()).

@@ -2,8 +2,11 @@
 /*
  * tbrdma: the tb backend's data path. One TX and one RX NHI ring per rail in
  * frame mode; the rail ops translate the rail layer's tbr_frame into a
- * ring_frame (DMA-mapped once, at setup). TX completions come from the NHI's
- * ring work (process context) and are handed on with BH disabled; RX runs in
+ * ring_frame (DMA-mapped once, at setup), with SOF PDF TBT_PDF_SOF and the
+ * frame's code as EOF PDF (a real NHI closes a frame at the first transport
+ * packet whose PDF is in the receiver's eof_mask: tb_priv.h). TX completions
+ * come from the NHI's ring work (process context) and are handed on with BH
+ * disabled; RX runs in
  * poll mode (a tasklet, TBT_POLL_BUDGET frames a run, the interrupt re-armed
  * when the ring is empty). Setup and teardown of a negotiated conn's rails
  * (tb.c negotiates). Runs on Thunderbolt hardware and, in the VM tests, on
@@ -16,6 +19,22 @@
 #include "tbrdma.h"
 #include "compat.h"
 #include "backends/tb_priv.h"
+
+/*
+ * Test only (tests/vm/tests/tbsim-framing.sh, the negative control): frames
+ * with SOF PDF == EOF PDF and RX rings whose sof_mask is their eof_mask, as
+ * tbrdma did before wave 3. A real NHI (and the stand-in's strict model)
+ * closes such a frame after its first transport packet.
+ */
+static bool tb_test_sof_eq_eof;
+module_param(tb_test_sof_eq_eof, bool, 0444);
+MODULE_PARM_DESC(tb_test_sof_eq_eof,
+		 "test only: the old framing (SOF PDF = EOF PDF) a real NHI cuts after 256 bytes");
+
+static u8 tbt_tx_sof(u8 eof)
+{
+	return tb_test_sof_eq_eof ? eof : TBT_PDF_SOF;
+}
 
 /* ---- ring I/O (rail ops) ------------------------------------------------ */
 
@@ -127,7 +146,7 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 	if (head) {
 		fr->rf_head.buffer_phy = fr->dma;
 		fr->rf_head.size = tbr_frame_size_encode(head);
-		fr->rf_head.sof = TBR_PDF_HEAD | f->eof;
+		fr->rf_head.sof = tbt_tx_sof(TBR_PDF_HEAD | f->eof);
 		fr->rf_head.eof = TBR_PDF_HEAD | f->eof;
 		fr->rf_head.flags = 0;
 		fr->rf_head.callback = tbt_head_done;
@@ -137,8 +156,8 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 	}
 	fr->rf.buffer_phy = tail_dma ? tail_dma : fr->dma + head;
 	fr->rf.size = tbr_frame_size_encode(f->size - head);
-	fr->rf.sof = head ? TBR_PDF_TAIL : f->sof;
 	fr->rf.eof = head ? TBR_PDF_TAIL : f->eof;
+	fr->rf.sof = tbt_tx_sof(fr->rf.eof);
 	fr->rf.flags = 0;
 	ret = tb_ring_tx(tr->tx, &fr->rf);
 	if (!ret && tail_dma)
@@ -203,7 +222,7 @@ static void tbt_rx_complete(struct tbt_frame *fr, bool canceled)
 	if (!bad)
 		dma_sync_single_range_for_cpu(tr->dma_dev, fr->dma, TBT_RX_HEADROOM,
 					      size, DMA_FROM_DEVICE);
-	switch (tbr_split_rx(&tr->split, fr, fr->rf.sof, fr->rf.eof, size, bad, &out)) {
+	switch (tbr_split_rx(&tr->split, fr, fr->rf.eof, size, bad, &out)) {
 	case TBR_SPLIT_BAD:
 		f->flags = TBR_FRAME_CRC_ERROR;
 		f->size = 0;
@@ -215,14 +234,14 @@ static void tbt_rx_complete(struct tbt_frame *fr, bool canceled)
 		tbt_rx_recycle(tr, fr);
 		break;
 	case TBR_SPLIT_DELIVER:
-		tbr_rail_rx_data(tr->rail, f, data, size, fr->rf.sof, fr->rf.eof);
+		tbr_rail_rx_data(tr->rail, f, data, size, fr->rf.eof);
 		break;
 	case TBR_SPLIT_JOIN:
 		data -= out.head_len;
 		memcpy(data, (u8 *)((struct tbt_frame *)out.head)->f->buf + TBT_RX_HEADROOM,
 		       out.head_len);
 		tbt_rx_recycle(tr, out.head);
-		tbr_rail_rx_data(tr->rail, f, data, size + out.head_len, out.pdf, out.pdf);
+		tbr_rail_rx_data(tr->rail, f, data, size + out.head_len, out.pdf);
 		break;
 	}
 	tbt_rx_recycle(tr, out.drop);
@@ -352,7 +371,9 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 	if (!tr->tx)
 		return -ENOMEM;
 	tr->rx = tb_ring_alloc_rx(xd->tb->nhi, -1, res->rx_ring, flags,
-				  tr->tx->hop, TBR_PDF_RX_MASK, TBR_PDF_RX_MASK,
+				  tr->tx->hop,
+				  tb_test_sof_eq_eof ? TBR_PDF_RX_MASK : BIT(TBT_PDF_SOF),
+				  TBR_PDF_RX_MASK,
 				  tbt_start_poll, tr);
 	if (!tr->rx) {
 		ret = -ENOMEM;

@@ -44,7 +44,7 @@
 #include "tbr_os.h"
 
 #define TBR_NEGO_MAGIC		0x5442524eu	/* "TBRN" */
-#define TBR_NEGO_VER_MAJOR	1
+#define TBR_NEGO_VER_MAJOR	2	/* 2: ring frames with SOF PDF != EOF PDF */
 #define TBR_NEGO_VER_MINOR	0
 
 #define TBR_NEGO_HDR_WORDS	14

@@ -16,9 +16,8 @@ static void tbr_split_drop_held(struct tbr_split_rx *st, struct tbr_split_out *o
 	st->held = NULL;
 }
 
-enum tbr_split_act tbr_split_rx(struct tbr_split_rx *st, void *buf, u8 sof,
-				 u8 eof, u32 size, bool bad,
-				 struct tbr_split_out *out)
+enum tbr_split_act tbr_split_rx(struct tbr_split_rx *st, void *buf, u8 eof,
+				 u32 size, bool bad, struct tbr_split_out *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (bad) {
@@ -27,7 +26,7 @@ enum tbr_split_act tbr_split_rx(struct tbr_split_rx *st, void *buf, u8 sof,
 	}
 	if (eof & TBR_SPLIT_PDF_HEAD) {
 		tbr_split_drop_held(st, out);
-		if (sof != eof || !size || size > TBR_SPLIT_HEADROOM) {
+		if (!size || size > TBR_SPLIT_HEADROOM) {
 			out->errors++;
 			return TBR_SPLIT_DISCARD;
 		}
@@ -41,7 +40,7 @@ enum tbr_split_act tbr_split_rx(struct tbr_split_rx *st, void *buf, u8 sof,
 		out->pdf = eof;
 		return TBR_SPLIT_DELIVER;
 	}
-	if (!st->held || sof != TBR_SPLIT_PDF_TAIL) {
+	if (!st->held) {
 		tbr_split_drop_held(st, out);
 		out->errors++;
 		return TBR_SPLIT_DISCARD;

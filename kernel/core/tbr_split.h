@@ -6,10 +6,11 @@
  *
  * A frame longer than the ring frame R goes as two ring frames back to back
  * on one ring: a head, the frame's first size - R bytes (at most
- * TBR_SPLIT_HEADROOM), with PDF TBR_SPLIT_PDF_HEAD | the frame's own PDF,
- * then a tail, the other R bytes, with PDF TBR_SPLIT_PDF_TAIL. The receiver
- * feeds every ring frame, in ring order, to tbr_split_rx(), which says what
- * to do with it.
+ * TBR_SPLIT_HEADROOM), with EOF PDF TBR_SPLIT_PDF_HEAD | the frame's own
+ * code, then a tail, the other R bytes, with EOF PDF TBR_SPLIT_PDF_TAIL. The
+ * receiver feeds every ring frame, in ring order, to tbr_split_rx(), which
+ * says what to do with it. Only the EOF PDF counts: the NHI reports the PDF
+ * of a frame's last transport packet and 0 as its SOF (docs/thunderbolt.md).
  */
 #ifndef TBR_SPLIT_H
 #define TBR_SPLIT_H
@@ -47,12 +48,11 @@ struct tbr_split_out {
 };
 
 /*
- * Ring frame @buf of @size bytes with PDFs @sof/@eof (@bad: CRC error or
+ * Ring frame @buf of @size bytes with EOF PDF @eof (@bad: CRC error or
  * overrun reported by the ring). Pure function of its input and @st.
  * Context: any; the caller serialises the calls of one ring.
  */
-enum tbr_split_act tbr_split_rx(struct tbr_split_rx *st, void *buf, u8 sof,
-				 u8 eof, u32 size, bool bad,
-				 struct tbr_split_out *out);
+enum tbr_split_act tbr_split_rx(struct tbr_split_rx *st, void *buf, u8 eof,
+				 u32 size, bool bad, struct tbr_split_out *out);
 
 #endif /* TBR_SPLIT_H */

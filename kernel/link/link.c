@@ -376,14 +376,13 @@ static void tbr_rx_post_locked(struct tbr_rail *rail, struct tbr_frame *f)
  * Context "bh"; the readers may write the frame (router: in place).
  */
 static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
-			    u8 sof, u8 eof, u8 flags)
+			    u8 eof, u8 flags)
 {
 	struct tbr_link *link = rail->link;
 	const struct tbr_link_upper_ops *ops;
 	const struct tbr_link_router *router;
 
-	if ((flags & TBR_FRAME_CRC_ERROR) || sof != eof ||
-	    !size || size > TBR_FRAME_SIZE_MAX) {
+	if ((flags & TBR_FRAME_CRC_ERROR) || !size || size > TBR_FRAME_SIZE_MAX) {
 		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		return;
 	}
@@ -445,14 +444,14 @@ static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		spin_unlock_irqrestore(&link->lock, flags);
 		return;
 	}
-	tbr_rx_dispatch(rail, f->buf, f->size, f->sof, f->eof, f->flags);
+	tbr_rx_dispatch(rail, f->buf, f->size, f->eof, f->flags);
 	tbr_rx_repost(rail, f);
 }
 
 void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
-		      u32 size, u8 sof, u8 eof)
+		      u32 size, u8 eof)
 {
-	tbr_rx_dispatch(rail, data, size, sof, eof, 0);
+	tbr_rx_dispatch(rail, data, size, eof, 0);
 	tbr_rx_repost(rail, f);
 }
 
@@ -546,7 +545,6 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	int err;
 
 	f->size = len;
-	f->sof = pdf;
 	f->eof = pdf;
 	f->flags = 0;
 	f->callback = tbr_tx_done;

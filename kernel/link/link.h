@@ -36,9 +36,12 @@ struct tbr_link;
 struct tbr_rail;
 
 /*
- * Protocol defined frame codes (4 bits, carried in SOF and EOF of every
- * frame, as thunderbolt-net does). One frame = one message here: sof == eof.
- * Receivers accept only codes in TBR_PDF_RX_MASK (tb_ring_alloc_rx masks).
+ * Frame codes (4 bits): one frame = one message of that kind. On a
+ * Thunderbolt ring the code is the EOF PDF, the PDF of the frame's last
+ * transport packet, which is all the receiving NHI reports; every other
+ * packet carries the SOF PDF TBT_PDF_SOF, which is no code (tb_priv.h,
+ * docs/thunderbolt.md). Receivers accept only codes in TBR_PDF_RX_MASK (the
+ * tb RX ring's eof_mask).
  */
 enum tbr_pdf {
 	TBR_PDF_DATA = 1,	/* transport frame (kernel/core, docs/protocol.md) */

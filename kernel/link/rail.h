@@ -37,7 +37,7 @@ typedef void (*tbr_frame_cb)(struct tbr_rail *rail, struct tbr_frame *frame,
 struct tbr_frame {
 	void *buf;		/* TBR_FRAME_SIZE_MAX bytes (RX), or size (TX) */
 	u32 size;		/* TX: bytes to send 1..4096; RX: bytes received */
-	u8 sof, eof;		/* TX: codes to send; RX: codes received */
+	u8 eof;			/* the frame code (link.h TBR_PDF_*): TX to send, RX received */
 	u8 flags;		/* TBR_FRAME_* on completion */
 	tbr_frame_cb callback;
 	struct list_head list;	/* owned by the backend while posted */
@@ -177,7 +177,7 @@ void tbr_rail_set_peer_feat(struct tbr_rail *rail, u32 feat);
  * written, until this returns. Context "bh", as a frame's callback.
  */
 void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
-		      u32 size, u8 sof, u8 eof);
+		      u32 size, u8 eof);
 /* An RX frame the backend read itself (tb: a split frame's head): posted again. */
 void tbr_rail_rx_recycle(struct tbr_rail *rail, struct tbr_frame *f);
 

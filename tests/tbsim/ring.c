@@ -50,6 +50,12 @@
 
 static atomic_t tx_frames, rx_frames, rx_dropped, tx_dropped, rx_crc, rx_overrun;
 static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx, resyncs, rx_gap, tx_packets;
+static atomic_t rx_packets, rx_cut, rx_pdf_dropped;
+
+static bool tbsim_ideal_frames;
+module_param_named(ideal_frames, tbsim_ideal_frames, bool, 0444);
+MODULE_PARM_DESC(ideal_frames, "test only, for A/B: deliver every ring frame whole with the "
+		 "sender's SOF PDF (no transport packets, no NHI framing by PDF)");
 static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
 
 static struct tbsim_ring *to_sr(struct tb_ring *ring)
@@ -322,36 +328,39 @@ static void rx_refill(struct tb_ring *ring)
 	}
 }
 
-/* One frame into the next RX buffer; false if there is none. ring->lock held. */
-static bool rx_deliver(struct tbsim_ring *sr, const void *data, size_t len,
-		       const struct tbsim_wire *w)
+/* RX descriptor flags the record's frames get from the cable. ring->lock held. */
+static u32 rx_wire_flags(const struct tbsim_wire *w)
+{
+	if (w->flags & TBSIM_WIRE_CRC) {
+		atomic_inc(&rx_crc);
+		return RING_DESC_CRC_ERROR;
+	}
+	if (w->flags & TBSIM_WIRE_GAP) {
+		atomic_inc(&rx_gap);
+		return RING_DESC_CRC_ERROR;
+	}
+	return 0;
+}
+
+/*
+ * The RX buffer at the head of in_flight completes with @len bytes, PDFs
+ * @sof/@eof (as the RX descriptor reports them) and @flags: to the driver
+ * (the poll interrupt, or the ring work). ring->lock held.
+ */
+static void rx_complete(struct tbsim_ring *sr, size_t len, u8 sof, u8 eof, u32 flags)
 {
 	struct tb_ring *ring = &sr->ring;
+	struct ring_frame *f = list_first_entry(&ring->in_flight, struct ring_frame, list);
 	static atomic_t nth_overrun;
-	struct ring_frame *f;
-	u32 flags = RING_DESC_COMPLETED;
 
-	f = list_first_entry_or_null(&ring->in_flight, struct ring_frame, list);
-	if (!f)
-		return false;
-	if (len > TBSIM_FRAME_MAX || (tbsim_fault_overrun &&
-	    atomic_inc_return(&nth_overrun) % tbsim_fault_overrun == 0)) {
+	if (tbsim_fault_overrun && atomic_inc_return(&nth_overrun) % tbsim_fault_overrun == 0)
 		flags |= RING_DESC_BUFFER_OVERRUN;
+	if (flags & RING_DESC_BUFFER_OVERRUN)
 		atomic_inc(&rx_overrun);
-		len = min_t(size_t, len, TBSIM_FRAME_MAX);
-	}
-	if (w->flags & TBSIM_WIRE_CRC) {
-		flags |= RING_DESC_CRC_ERROR;
-		atomic_inc(&rx_crc);
-	} else if (w->flags & TBSIM_WIRE_GAP) {
-		flags |= RING_DESC_CRC_ERROR;
-		atomic_inc(&rx_gap);
-	}
-	memcpy(frame_va(ring, f), data, len);
 	f->size = len & 0xfff;
-	f->sof = w->sof;
-	f->eof = w->eof;
-	f->flags = flags;
+	f->sof = sof;
+	f->eof = eof;
+	f->flags = RING_DESC_COMPLETED | flags;
 	list_move_tail(&f->list, &sr->done);
 	ring->head--;
 	rx_refill(ring);
@@ -364,7 +373,127 @@ static bool rx_deliver(struct tbsim_ring *sr, const void *data, size_t len,
 	} else {
 		queue_work(tbsim.ring_wq, &ring->work);
 	}
+}
+
+/*
+ * Ideal framing (parameter ideal_frames, for A/B only): the sender's frame
+ * arrives whole in one RX buffer, with the sender's SOF and EOF PDFs, if
+ * both are in the ring's masks (tbsim_ring_rx checked them). False if no
+ * buffer is posted. ring->lock held.
+ */
+static bool rx_deliver_ideal(struct tbsim_ring *sr, const void *data, size_t len,
+			     const struct tbsim_wire *w)
+{
+	struct tb_ring *ring = &sr->ring;
+	struct ring_frame *f;
+	u32 flags = 0;
+
+	f = list_first_entry_or_null(&ring->in_flight, struct ring_frame, list);
+	if (!f)
+		return false;
+	if (len > TBSIM_FRAME_MAX) {
+		flags |= RING_DESC_BUFFER_OVERRUN;
+		len = TBSIM_FRAME_MAX;
+	}
+	memcpy(frame_va(ring, f), data, len);
+	rx_complete(sr, len, w->sof, w->eof, flags | rx_wire_flags(w));
 	return true;
+}
+
+/* PDF of transport packet @i of the @n a frame crosses the cable as */
+static u8 packet_pdf(const struct tbsim_wire *w, unsigned int i, unsigned int n)
+{
+	return i == n - 1 ? w->eof : w->sof;
+}
+
+/*
+ * RX buffers the packets of a frame of @len bytes would open (see
+ * rx_deliver_strict). ring->lock held.
+ */
+static unsigned int rx_buffers_needed(struct tbsim_ring *sr, size_t len,
+				      const struct tbsim_wire *w)
+{
+	unsigned int i, n = DIV_ROUND_UP(len, TBSIM_PACKET_MAX), need = 0;
+	bool open = sr->rx_open;
+	u8 pdf;
+
+	for (i = 0; i < n; i++) {
+		pdf = packet_pdf(w, i, n);
+		if (sr->ring.eof_mask & BIT(pdf)) {
+			need += !open;
+			open = false;
+		} else if (!open && (sr->ring.sof_mask & BIT(pdf))) {
+			need++;
+			open = true;
+		}
+	}
+	return need;
+}
+
+/*
+ * Strict framing, as the NHI does it (docs/thunderbolt.md, "Frames and
+ * PDFs"). The sending NHI cuts a frame into transport packets of at most
+ * TBSIM_PACKET_MAX bytes: the last carries the descriptor's EOF PDF, every
+ * other one its SOF PDF (a one-packet frame carries only the EOF PDF). The
+ * receiving NHI, per packet: with no frame open, a packet whose PDF is in
+ * the ring's eof_mask is a whole frame, one in its sof_mask opens a frame in
+ * the next RX buffer, any other is dropped; with a frame open, the packet's
+ * bytes are appended and a PDF in the eof_mask closes it. The completed
+ * descriptor reports the closing PDF as EOF and 0 as SOF; bytes beyond the
+ * buffer set RING_DESC_BUFFER_OVERRUN. So a sender whose SOF PDF is also in
+ * the receiver's eof_mask (sof == eof) has every frame cut after its first
+ * packet. False, with nothing done, if the buffers the frame needs are not
+ * all posted. ring->lock held.
+ */
+static bool rx_deliver_strict(struct tbsim_ring *sr, const u8 *data, size_t len,
+			      const struct tbsim_wire *w)
+{
+	unsigned int i, n = DIV_ROUND_UP(len, TBSIM_PACKET_MAX);
+	struct tb_ring *ring = &sr->ring;
+	u32 flags = rx_wire_flags(w);
+	size_t chunk, room;
+	u8 pdf;
+
+	if (rx_buffers_needed(sr, len, w) > ring->head - sr->rx_open)
+		return false;
+	atomic_add(n, &rx_packets);
+	for (i = 0; i < n; i++, data += chunk, len -= chunk) {
+		chunk = min_t(size_t, len, TBSIM_PACKET_MAX);
+		pdf = packet_pdf(w, i, n);
+		if (!sr->rx_open) {
+			if (!(ring->eof_mask & BIT(pdf)) && !(ring->sof_mask & BIT(pdf))) {
+				atomic_inc(&rx_pdf_dropped);
+				continue;
+			}
+			sr->rx_open = true;
+			sr->open_len = 0;
+			sr->open_flags = 0;
+		}
+		sr->open_flags |= flags;
+		room = TBSIM_FRAME_MAX - sr->open_len;
+		if (chunk > room)
+			sr->open_flags |= RING_DESC_BUFFER_OVERRUN;
+		memcpy((u8 *)frame_va(ring, list_first_entry(&ring->in_flight,
+							     struct ring_frame, list)) +
+		       sr->open_len, data, min(chunk, room));
+		sr->open_len += min(chunk, room);
+		if (ring->eof_mask & BIT(pdf)) {
+			if (i != n - 1)
+				atomic_inc(&rx_cut);	/* the sender's frame goes on */
+			sr->rx_open = false;
+			rx_complete(sr, sr->open_len, 0, pdf, sr->open_flags);
+		}
+	}
+	return true;
+}
+
+/* One frame into the RX buffers; false if they are not posted. ring->lock held. */
+static bool rx_deliver(struct tbsim_ring *sr, const void *data, size_t len,
+		       const struct tbsim_wire *w)
+{
+	if (tbsim_ideal_frames)
+		return rx_deliver_ideal(sr, data, len, w);
+	return rx_deliver_strict(sr, data, len, w);
 }
 
 /* E2E: frames that waited for buffers, in order. ring->lock held. */
@@ -419,7 +548,8 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, const void *data, size_t len,
 	sr->rx_synced = true;
 	sr->rx_quiet = 0;
 	sr->rx_last = jiffies;
-	if (ring->running && (ring->sof_mask & BIT(w->sof)) && (ring->eof_mask & BIT(w->eof))) {
+	if (ring->running && (!tbsim_ideal_frames ||
+			      ((ring->sof_mask & BIT(w->sof)) && (ring->eof_mask & BIT(w->eof))))) {
 		if (skb_queue_empty(&sr->backlog))
 			ok = rx_deliver(sr, data, len, w);
 		if (!ok && (ring->flags & RING_FLAG_E2E) &&
@@ -607,6 +737,7 @@ void tb_ring_stop(struct tb_ring *ring)
 	ring->running = false;
 	sr->irq_on = false;
 	ring->head = 0;
+	sr->rx_open = false;
 	__skb_queue_purge(&sr->backlog);
 	spin_unlock_irqrestore(&ring->lock, flags);
 	irq_work_sync(&sr->irq);
@@ -639,14 +770,17 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
 			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
-			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d tx_packets=%d\n",
+			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d tx_packets=%d "
+			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d\n",
 			  atomic_read(&tx_frames), atomic_read(&tx_dropped),
 			  atomic_read(&rx_frames), atomic_read(&rx_dropped),
 			  atomic_read(&rx_crc), atomic_read(&rx_overrun),
 			  atomic_read(&rx_lost), atomic_read(&rx_nobuf),
 			  atomic_read(&tx_waits), atomic_read(&credits_tx),
 			  atomic_read(&credits_rx), atomic_read(&resyncs),
-			  atomic_read(&rx_gap), atomic_read(&tx_packets));
+			  atomic_read(&rx_gap), atomic_read(&tx_packets),
+			  atomic_read(&rx_packets), atomic_read(&rx_cut),
+			  atomic_read(&rx_pdf_dropped));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };

@@ -54,6 +54,7 @@
 #define TBSIM_CABLE_MTU		32768	/* the cable NIC's MTU (9000 if refused) */
 #define TBSIM_BUNDLE_MAX	(28 * 1024)	/* bytes of records in one cable packet at most */
 #define TBSIM_BUNDLE_FRAMES	16	/* ring frames in one cable packet at most */
+#define TBSIM_PACKET_MAX	256	/* payload of one USB4 transport packet */
 
 /* Wire header after the Ethernet header, little endian */
 enum { TBSIM_WIRE_CTL = 1, TBSIM_WIRE_FRAME = 2, TBSIM_WIRE_LINK = 3, TBSIM_WIRE_CREDIT = 4 };
@@ -144,6 +145,13 @@ struct tbsim_ring {
 	bool irq_on;			/* poll mode: interrupt armed */
 	struct irq_work irq;		/* poll mode: start_poll in hard IRQ */
 	struct sk_buff_head backlog;	/* E2E: frames waiting for buffers */
+	/*
+	 * RX, ring.lock, strict framing: the buffer (head of in_flight) a
+	 * frame is being assembled in from transport packets, its bytes so
+	 * far and its descriptor flags
+	 */
+	bool rx_open;
+	u32 open_len, open_flags;
 	/* TX, ring.lock: frames sent, credit limit (valid once credited) */
 	u32 tx_seq, tx_limit;
 	bool credited;

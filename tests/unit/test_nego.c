@@ -39,7 +39,7 @@ static void test_layout(void **state)
 	assert_int_equal(tbr_nego_encode(&m, w, TBR_NEGO_WORDS), TBR_NEGO_WORDS);
 	assert_int_equal(TBR_NEGO_WORDS, 27);
 	assert_int_equal(w[0], 0x5442524e);
-	assert_int_equal(w[1], 0x01000100u | TBR_NEGO_WORDS);
+	assert_int_equal(w[1], 0x02000100u | TBR_NEGO_WORDS);
 	assert_int_equal(w[2], 7);
 	assert_int_equal(w[3], 0);
 	assert_int_equal(w[4], 0x01020304);
@@ -110,15 +110,18 @@ static void test_version(void **state)
 	assert_int_equal(d.ver_minor, 7);
 	assert_int_equal(d.hopid[1], 9);
 	/* other major: refused, but type and seq known to answer */
-	w[1] = (w[1] & 0x00ffffffu) | 0x02000000u;
+	w[1] = (w[1] & 0x00ffffffu) | (u32)(TBR_NEGO_VER_MAJOR + 1) << 24;
 	assert_int_equal(tbr_nego_decode(w, TBR_NEGO_MAX_WORDS, &d), -EPROTONOSUPPORT);
-	assert_int_equal(d.ver_major, 2);
+	assert_int_equal(d.ver_major, TBR_NEGO_VER_MAJOR + 1);
 	assert_int_equal(d.type, TBR_NEGO_HELLO);
 	assert_int_equal(d.seq, 7);
+	/* major 1: wave 2's framing (SOF PDF == EOF PDF), refused */
+	w[1] = (w[1] & 0x00ffffffu) | 0x01000000u;
+	assert_int_equal(tbr_nego_decode(w, TBR_NEGO_MAX_WORDS, &d), -EPROTONOSUPPORT);
 	w[1] &= 0x00ffffffu;
 	assert_int_equal(tbr_nego_decode(w, TBR_NEGO_MAX_WORDS, &d), -EPROTONOSUPPORT);
 	/* we never encode another major */
-	m.ver_major = 2;
+	m.ver_major = TBR_NEGO_VER_MAJOR + 1;
 	assert_int_equal(tbr_nego_encode(&m, w, TBR_NEGO_WORDS), -EINVAL);
 }
 
@@ -313,7 +316,7 @@ static void test_random(void **state)
 		}
 		/* mostly-valid headers so the deep checks get exercised */
 		w[0] = TBR_NEGO_MAGIC;
-		w[1] = 0x01000000u | (w[1] & 0x00070000u) |
+		w[1] = (u32)TBR_NEGO_VER_MAJOR << 24 | (w[1] & 0x00070000u) |
 		       ((1 + w[1] % TBR_NEGO_TYPE_MAX) << 8) | TBR_NEGO_WORDS;
 		if (n & 1) {
 			w[15] = (w[15] & 0x0303ffffu) | 0x01010000u;

@@ -15,7 +15,7 @@ static int b[8];	/* ring buffers: their addresses stand for them */
 static enum tbr_split_act rx(struct tbr_split_rx *st, int i, u8 pdf, u32 size, bool bad,
 			     struct tbr_split_out *o)
 {
-	return tbr_split_rx(st, &b[i], pdf, pdf, size, bad, o);
+	return tbr_split_rx(st, &b[i], pdf, size, bad, o);
 }
 
 static void test_pairs(void **state)
@@ -78,16 +78,17 @@ static void test_hostile(void **state)
 	struct tbr_split_rx st = { 0 };
 	struct tbr_split_out o;
 
-	/* heads longer than the room, empty, or with SOF != EOF */
+	/* heads longer than the room, or empty */
 	assert_int_equal(rx(&st, 0, H(1), TBR_SPLIT_HEADROOM + 1, false, &o), TBR_SPLIT_DISCARD);
 	assert_int_equal(rx(&st, 0, H(1), 0, false, &o), TBR_SPLIT_DISCARD);
-	assert_int_equal(tbr_split_rx(&st, &b[0], 1, H(1), 8, false, &o), TBR_SPLIT_DISCARD);
 	assert_null(st.held);
 	assert_int_equal(rx(&st, 1, H(1), TBR_SPLIT_HEADROOM, false, &o), TBR_SPLIT_HOLD);
-	/* a tail whose SOF is not a tail's */
-	assert_int_equal(tbr_split_rx(&st, &b[2], 1, T, 4096, false, &o), TBR_SPLIT_DISCARD);
+	/* a head of a code beyond the link's (H(7)): held, and a plain code drops it */
+	assert_int_equal(rx(&st, 2, H(7), 8, false, &o), TBR_SPLIT_HOLD);
 	assert_ptr_equal(o.drop, &b[1]);
-	assert_int_equal(o.errors, 2);
+	assert_int_equal(rx(&st, 3, 0, 4096, false, &o), TBR_SPLIT_DELIVER);
+	assert_ptr_equal(o.drop, &b[2]);
+	assert_int_equal(o.pdf, 0);
 }
 
 int main(void)
