@@ -6,7 +6,10 @@
 # backend), reloaded between the phases: 1 rail (tb_max_rails=1); 1 rail without E2E flow control
 # (tb_e2e=0, the bandwidth tools only, as stack tbrdma-noe2e: under the stand-in's E2E window a
 # split frame, a page of payload, takes two of its credits, docs/bench-speed.md section 22);
-# 2 rails (one per lane). Lines: BENCH,tbN,tbrdma|tbrdma-noe2e|rxe,TOOL,SIZE,VALUE (bench.lib).
+# 1 rail in the poll mode (busy_poll_us=10000, the latency tools only, as stack tbrdma-poll: a
+# doorbell takes the RX ring's frames itself instead of waiting for the ring interrupt, which the
+# stand-in throttles as nhi.c does, one per 128 us, irq_throttle_us); 2 rails (one per lane).
+# Lines: BENCH,tbN,tbrdma|tbrdma-noe2e|tbrdma-poll|rxe,TOOL,SIZE,VALUE (bench.lib).
 # vm-count: 2
 # vm-rails: 1
 # vm-device: edu
@@ -78,6 +81,7 @@ phase() {
 
 phase 1 tbrdma '*'
 phase 1 tbrdma-noe2e '*_bw' tb_e2e=0
+phase 1 tbrdma-poll '*_lat' busy_poll_us=10000
 phase 2 tbrdma '*'
 ip -s link show thunderbolt0
 vm_signal finished

@@ -934,4 +934,5 @@ const struct tbr_backend tbr_tb_backend = {
 	.rail_ops = &tbt_rail_ops,
 	.start = tbt_start,
 	.stop = tbt_stop,
+	.busy_poll = tbr_tb_busy_poll,
 };

@@ -85,6 +85,8 @@ struct tbt_rail {
 	bool running;			/* ops accept frames (READ_ONCE) */
 	bool polling;			/* the tasklet may re-arm the IRQ */
 	struct tasklet_struct poll;
+	spinlock_t rx_lock;		/* RX frames taken: the tasklet, a busy poller */
+	u32 poll_id;			/* tbt_poll_ids (0: none) */
 	struct tbt_frame *fr;		/* tx_depth + rx_depth, as rail->frames */
 	unsigned int nfr;
 	u32 ring_frame;			/* the agreed ring frame size */
@@ -146,6 +148,8 @@ struct tbt_conn {
  */
 int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		      const struct tbr_backend *backend);
+/* The poll mode's busy_poll of the tb backend (tb_ring.c). */
+void tbr_tb_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg);
 /* tb_ring.c: the rail ops of every Thunderbolt rail */
 extern const struct tbr_rail_ops tbt_rail_ops;
 

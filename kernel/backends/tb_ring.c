@@ -181,9 +181,12 @@ static int tbt_rx(struct tbr_rail *rail, struct tbr_frame *f)
 	return tb_ring_rx(tr->rx, &fr->rf);
 }
 
+static u32 tbt_poll_cookie(struct tbr_rail *rail);
+
 const struct tbr_rail_ops tbt_rail_ops = {
 	.tx = tbt_tx,
 	.rx = tbt_rx,
+	.poll_cookie = tbt_poll_cookie,
 	.tx_attach = tbt_tx_attach,
 	.tx_release = tbt_tx_release,
 };
@@ -273,9 +276,13 @@ static void tbt_start_poll(void *data)
 	tasklet_schedule(&tr->poll);
 }
 
-static void tbt_poll(struct tasklet_struct *t)
+/*
+ * Up to TBT_POLL_BUDGET received frames of @tr's RX ring to the rail layer;
+ * returns how many. BH disabled, tr->rx_lock held (the tasklet and a busy
+ * poller take frames in ring order, one at a time).
+ */
+static unsigned int tbt_rx_drain(struct tbt_rail *tr)
 {
-	struct tbt_rail *tr = from_tasklet(tr, t, poll);
 	struct ring_frame *rf;
 	unsigned int n;
 
@@ -285,10 +292,58 @@ static void tbt_poll(struct tasklet_struct *t)
 			break;
 		tbt_rx_complete(container_of(rf, struct tbt_frame, rf), false);
 	}
+	return n;
+}
+
+static void tbt_poll(struct tasklet_struct *t)
+{
+	struct tbt_rail *tr = from_tasklet(tr, t, poll);
+	unsigned int n;
+
+	spin_lock(&tr->rx_lock);
+	n = tbt_rx_drain(tr);
+	spin_unlock(&tr->rx_lock);
 	if (n == TBT_POLL_BUDGET)
 		tasklet_schedule(&tr->poll);
 	else if (READ_ONCE(tr->polling))
 		tb_ring_poll_complete(tr->rx);
+}
+
+/*
+ * The poll mode (kernel/xport/xport_poll.c, module parameter busy_poll_us):
+ * a rail's cookie names it in tbt_poll_ids while its rings run, so a
+ * doorbell can take its RX ring's completed frames as soon as the NHI wrote
+ * them, instead of waiting for the ring interrupt, which the NHI throttles
+ * to one per 128 us (nhi.c nhi_enable_int_throttling), and the tasklet.
+ */
+static DEFINE_XARRAY_ALLOC1(tbt_poll_ids);
+
+/* rail op poll_cookie: link->lock held */
+static u32 tbt_poll_cookie(struct tbr_rail *rail)
+{
+	struct tbt_rail *tr = rail->priv;
+
+	return READ_ONCE(tr->running) ? tr->poll_id : 0;
+}
+
+/* backend busy_poll: process context, no lock held, BH on */
+void tbr_tb_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg)
+{
+	struct tbt_rail *tr;
+
+	do {
+		rcu_read_lock();
+		tr = xa_load(&tbt_poll_ids, cookie);
+		if (tr && READ_ONCE(tr->running)) {
+			spin_lock_bh(&tr->rx_lock);
+			tbt_rx_drain(tr);
+			spin_unlock_bh(&tr->rx_lock);
+		}
+		rcu_read_unlock();
+		if (!tr)
+			return;
+		cpu_relax();
+	} while (!end(arg));
 }
 
 /* ---- rail setup and teardown ---------------------------------------------- */
@@ -301,6 +356,11 @@ static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
 
 	WRITE_ONCE(tr->running, false);
 	WRITE_ONCE(tr->polling, false);
+	if (tr->poll_id) {
+		xa_erase(&tbt_poll_ids, tr->poll_id);
+		synchronize_rcu();	/* no busy poller left on the rings */
+		tr->poll_id = 0;
+	}
 	if (tr->paths_on) {
 		if (tb_xdomain_disable_paths(xd, tr->out_hop, tr->tx->hop,
 					     tr->in_hop, tr->rx->hop) &&
@@ -380,6 +440,7 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		goto err;
 	}
 	tasklet_setup(&tr->poll, tbt_poll);
+	spin_lock_init(&tr->rx_lock);
 	tr->dma_dev = tb_ring_dma_device(tr->tx);
 	ret = tb_xdomain_alloc_in_hopid(xd, tr->in_hop);
 	if (ret != tr->in_hop) {
@@ -437,6 +498,9 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 	tr->started = true;
 	WRITE_ONCE(tr->polling, true);
 	WRITE_ONCE(tr->running, true);
+	/* without an id the poll mode passes this rail by */
+	if (xa_alloc(&tbt_poll_ids, &tr->poll_id, tr, xa_limit_32b, GFP_KERNEL))
+		tr->poll_id = 0;
 	tbr_rail_post_rx(rail);
 	ret = tb_xdomain_enable_paths(xd, tr->out_hop, tr->tx->hop,
 				      tr->in_hop, tr->rx->hop);

@@ -72,7 +72,7 @@ struct tbr_rail_ops {
 	/*
 	 * Optional, for the poll mode: a nonzero cookie when the rail's
 	 * receive path can be busy-polled (eth: the NAPI its frames came in
-	 * on last), for its backend's busy_poll. Context "any", link->lock
+	 * on last; tb: its RX ring), for its backend's busy_poll. Context "any", link->lock
 	 * held.
 	 */
 	u32 (*poll_cookie)(struct tbr_rail *rail);

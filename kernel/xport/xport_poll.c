@@ -10,8 +10,9 @@
  * ping-pong waits for: a WRITE, SEND, READ or ATOMIC response, placed and
  * completed by then) or after busy_poll_us, or at a signal. ACKs alone do
  * not end it (nor the QP going idle with them), since the peer acknowledges
- * before its application answers. Rails that cannot be polled (veth, emu,
- * tb: no NAPI the backend exposes) end it at once. The cost is the
+ * before its application answers. Rails that can be polled: eth (the NIC's
+ * NAPI) and tb (the RX ring, without waiting for its throttled interrupt);
+ * others (veth, emu) end it at once. The cost is the
  * poster's CPU for up to busy_poll_us per doorbell. Counters
  * (`rdma statistic`): busy_polls, the doorbells that polled; busy_poll_rx,
  * those an answer ended; busy_poll_frames, the QP's frames the poll itself

@@ -50,7 +50,12 @@
 
 static atomic_t tx_frames, rx_frames, rx_dropped, tx_dropped, rx_crc, rx_overrun;
 static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx, resyncs, rx_gap, tx_packets;
-static atomic_t rx_packets, rx_cut, rx_pdf_dropped;
+static atomic_t rx_packets, rx_cut, rx_pdf_dropped, irq_throttled;
+
+static unsigned int irq_throttle_us = 128;
+module_param(irq_throttle_us, uint, 0644);
+MODULE_PARM_DESC(irq_throttle_us, "a ring's interrupts at least this far apart (nhi.c "
+		 "nhi_enable_int_throttling: 128 us; 0: none)");
 
 static bool tbsim_ideal_frames;
 module_param_named(ideal_frames, tbsim_ideal_frames, bool, 0444);
@@ -328,6 +333,40 @@ static void rx_refill(struct tb_ring *ring)
 	}
 }
 
+/*
+ * Poll mode: raise the ring's interrupt if armed, throttled as nhi.c
+ * programs every vector (nhi_enable_int_throttling: at most one interrupt
+ * per 128 us, parameter irq_throttle_us): an interrupt due sooner fires
+ * when that time is up. ring->lock held.
+ */
+static void rx_interrupt(struct tbsim_ring *sr)
+{
+	ktime_t now = ktime_get();
+
+	if (!sr->irq_on)
+		return;
+	sr->irq_on = false;
+	if (ktime_before(now, sr->irq_next)) {
+		atomic_inc(&irq_throttled);
+		hrtimer_start(&sr->irq_timer, sr->irq_next, HRTIMER_MODE_ABS_HARD);
+		return;
+	}
+	sr->irq_next = ktime_add_us(now, READ_ONCE(irq_throttle_us));
+	irq_work_queue(&sr->irq);
+}
+
+/* the throttled interrupt, now due (hard IRQ) */
+static enum hrtimer_restart rx_irq_timer(struct hrtimer *t)
+{
+	struct tbsim_ring *sr = container_of(t, struct tbsim_ring, irq_timer);
+
+	spin_lock(&sr->ring.lock);
+	sr->irq_next = ktime_add_us(ktime_get(), READ_ONCE(irq_throttle_us));
+	irq_work_queue(&sr->irq);
+	spin_unlock(&sr->ring.lock);
+	return HRTIMER_NORESTART;
+}
+
 /* RX descriptor flags the record's frames get from the cable. ring->lock held. */
 static u32 rx_wire_flags(const struct tbsim_wire *w)
 {
@@ -365,14 +404,10 @@ static void rx_complete(struct tbsim_ring *sr, size_t len, u8 sof, u8 eof, u32 f
 	ring->head--;
 	rx_refill(ring);
 	atomic_inc(&rx_frames);
-	if (ring->start_poll) {
-		if (sr->irq_on) {
-			sr->irq_on = false;
-			irq_work_queue(&sr->irq);
-		}
-	} else {
+	if (ring->start_poll)
+		rx_interrupt(sr);
+	else
 		queue_work(tbsim.ring_wq, &ring->work);
-	}
 }
 
 /*
@@ -621,10 +656,9 @@ void tb_ring_poll_complete(struct tb_ring *ring)
 
 	spin_lock_irqsave(&ring->lock, flags);
 	if (ring->running) {
-		if (list_empty(&sr->done))
-			sr->irq_on = true;
-		else
-			irq_work_queue(&sr->irq);
+		sr->irq_on = true;
+		if (!list_empty(&sr->done))
+			rx_interrupt(sr);
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
@@ -650,6 +684,8 @@ static struct tb_ring *ring_alloc(struct tb_nhi *nhi, int hop, int size, bool tx
 	INIT_LIST_HEAD(&sr->done);
 	INIT_WORK(&ring->work, ring_work);
 	init_irq_work(&sr->irq, ring_irq);
+	hrtimer_init(&sr->irq_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
+	sr->irq_timer.function = rx_irq_timer;
 	INIT_WORK(&sr->credit_work, credit_work);
 	skb_queue_head_init(&sr->backlog);
 	ring->nhi = nhi;
@@ -740,6 +776,7 @@ void tb_ring_stop(struct tb_ring *ring)
 	sr->rx_open = false;
 	__skb_queue_purge(&sr->backlog);
 	spin_unlock_irqrestore(&ring->lock, flags);
+	hrtimer_cancel(&sr->irq_timer);
 	irq_work_sync(&sr->irq);
 	queue_work(tbsim.ring_wq, &ring->work);
 	flush_work(&ring->work);
@@ -758,6 +795,7 @@ void tb_ring_free(struct tb_ring *ring)
 	if (ring->running)
 		dev_WARN(&nhi->pdev->dev, "RX ring %d is still running\n", ring->hop);
 	spin_unlock_irq(&nhi->lock);
+	hrtimer_cancel(&sr->irq_timer);
 	irq_work_sync(&sr->irq);
 	flush_work(&ring->work);
 	cancel_work_sync(&sr->credit_work);
@@ -771,7 +809,7 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
 			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
 			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d tx_packets=%d "
-			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d\n",
+			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d irq_throttled=%d\n",
 			  atomic_read(&tx_frames), atomic_read(&tx_dropped),
 			  atomic_read(&rx_frames), atomic_read(&rx_dropped),
 			  atomic_read(&rx_crc), atomic_read(&rx_overrun),
@@ -780,7 +818,7 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 			  atomic_read(&credits_rx), atomic_read(&resyncs),
 			  atomic_read(&rx_gap), atomic_read(&tx_packets),
 			  atomic_read(&rx_packets), atomic_read(&rx_cut),
-			  atomic_read(&rx_pdf_dropped));
+			  atomic_read(&rx_pdf_dropped), atomic_read(&irq_throttled));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };

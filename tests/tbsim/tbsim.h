@@ -21,6 +21,7 @@
 #ifndef TBSIM_H
 #define TBSIM_H
 
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -144,6 +145,8 @@ struct tbsim_ring {
 	struct list_head cancel;	/* stop: frames to complete as canceled */
 	bool irq_on;			/* poll mode: interrupt armed */
 	struct irq_work irq;		/* poll mode: start_poll in hard IRQ */
+	struct hrtimer irq_timer;	/* the throttled interrupt, when due */
+	ktime_t irq_next;		/* no interrupt before (throttle) */
 	struct sk_buff_head backlog;	/* E2E: frames waiting for buffers */
 	/*
 	 * RX, ring.lock, strict framing: the buffer (head of in_flight) a

@@ -76,6 +76,21 @@ rides0=$(cat /sys/class/infiniband/tbrdma0/ports/1/hw_counters/acks_piggybacked)
 perf_pair lw ib_write_lat -s 64 -n 100
 rides=$(($(cat /sys/class/infiniband/tbrdma0/ports/1/hw_counters/acks_piggybacked) - rides0))
 echo "ACKs that rode on ib_write_lat's frames: $rides"
+# the poll mode on tb rails (kernel/xport/xport_poll.c, tb_ring.c tbr_tb_busy_poll): a doorbell
+# takes the RX ring's completed frames itself instead of waiting for the ring interrupt, which the
+# NHI throttles to one per 128 us (the stand-in's irq_throttle_us); the counters must show it ran
+hw=/sys/class/infiniband/tbrdma0/ports/1/hw_counters
+polls0=$(cat $hw/busy_polls) prx0=$(cat $hw/busy_poll_rx) pfr0=$(cat $hw/busy_poll_frames)
+thr0=$(sed -n 's/.*irq_throttled=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats)
+echo 10000 > /sys/module/tbrdma/parameters/busy_poll_us
+perf_pair lwp ib_write_lat -s 64 -n 100
+echo 0 > /sys/module/tbrdma/parameters/busy_poll_us
+polls=$(($(cat $hw/busy_polls) - polls0)) prx=$(($(cat $hw/busy_poll_rx) - prx0))
+pfr=$(($(cat $hw/busy_poll_frames) - pfr0))
+thr=$(($(sed -n 's/.*irq_throttled=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats) - thr0))
+echo "poll mode on tb rails: $polls doorbells busy-polled, $prx until the answer came, $pfr frames taken by the polls themselves; ring interrupts throttled meanwhile: $thr"
+[ "$polls" -ge 50 ] || fail "poll mode: only $polls doorbells busy-polled the tb rails"
+[ "$prx" -ge 10 ] || fail "poll mode: only $prx of $polls busy-polls of the tb rails saw the answer"
 perf_pair s ib_send_bw -s 4096 -n 100
 "$CTL" links tbrdma0 | tee /tmp/links
 # frames of a page of payload cross the 4096-byte ring frames split in two (tb_priv.h)
