@@ -7,8 +7,12 @@
  * context), poll mode (start_poll called from the interrupt, hard IRQ
  * context with the ring lock held; tb_ring_poll(), tb_ring_poll_complete()
  * re-arming the interrupt), tb_ring_stop() completing every posted frame as
- * canceled before it returns, sof/eof masks on RX, RX descriptor flags for
- * CRC errors and buffer overruns, E2E flow control.
+ * canceled before it returns, RX descriptor flags for CRC errors and buffer
+ * overruns, E2E flow control, and the NHI's framing: a frame crosses as
+ * 256-byte transport packets tagged with its SOF and EOF PDFs, the receiver
+ * frames them by its RX ring's sof_mask/eof_mask and reports the closing PDF
+ * with SOF 0 (rx_deliver_strict; ideal_frames=1: whole frames, for A/B), and
+ * the NHI's interrupt throttle (one per 128 us, rx_interrupt).
  *
  * E2E is credit based end to end, as in hardware: an RX ring with
  * RING_FLAG_E2E grants the peer credits for its HopID over the cable (the
@@ -54,13 +58,13 @@ static atomic_t rx_packets, rx_cut, rx_pdf_dropped, irq_throttled;
 
 static unsigned int irq_throttle_us = 128;
 module_param(irq_throttle_us, uint, 0644);
-MODULE_PARM_DESC(irq_throttle_us, "a ring's interrupts at least this far apart (nhi.c "
-		 "nhi_enable_int_throttling: 128 us; 0: none)");
+/* nhi.c nhi_enable_int_throttling: 128 us */
+MODULE_PARM_DESC(irq_throttle_us, "microseconds between a ring's interrupts at least (0: none)");
 
 static bool tbsim_ideal_frames;
 module_param_named(ideal_frames, tbsim_ideal_frames, bool, 0444);
-MODULE_PARM_DESC(ideal_frames, "test only, for A/B: deliver every ring frame whole with the "
-		 "sender's SOF PDF (no transport packets, no NHI framing by PDF)");
+MODULE_PARM_DESC(ideal_frames, "test only, A/B: whole frames with the sender's PDFs, no packets");
+
 static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
 
 static struct tbsim_ring *to_sr(struct tb_ring *ring)
