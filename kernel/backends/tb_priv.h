@@ -108,6 +108,11 @@ struct tbt_conn {
 	bool rails_up;
 	bool need_ready;		/* READY still to be sent */
 	bool stopping;			/* remove: nothing restarts */
+	bool fw_cm;			/* firmware CM (compat.h tbr_tb_fw_cm()), at probe */
+	bool tunnel_refused;		/* the last rail 0 got -EOPNOTSUPP (ICM) */
+	bool tunnel_logged;		/* the -EOPNOTSUPP lines were logged */
+	bool trim_logged;		/* "peer has fewer rails" was logged */
+	u8 peer_rails;			/* ready_rails of the peer's last READY */
 	bool suspended;
 	bool have_pending;		/* a connected peer said HELLO again */
 	struct tbr_nego_msg pending;
@@ -131,6 +136,7 @@ struct tbt_conn {
 	bool ev_hello, ev_ready, ev_bye;
 	struct tbr_nego_msg ev_msg;	/* the last HELLO */
 	u64 ev_ready_guid, ev_bye_guid;
+	u8 ev_ready_rails;
 	u32 ev_bye_seq;
 	struct work_struct event_work;
 	struct delayed_work hello_work;
@@ -148,6 +154,12 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		      const struct tbr_backend *backend);
 /* tb_ring.c: the rail ops of every Thunderbolt rail */
 extern const struct tbr_rail_ops tbt_rail_ops;
+
+/*
+ * Rails @n and above of @conn down and gone (the peer has fewer up).
+ * conn->lock and tbr_ctl_mutex held.
+ */
+void tbr_tb_rails_trim(struct tbt_conn *conn, unsigned int n);
 
 /* Every rail of @conn down and gone, negotiation state reset. conn->lock held. */
 void tbr_tb_conn_teardown(struct tbt_conn *conn);

@@ -25,6 +25,10 @@ module_param_named(fw_cm, tbsim_fw_cm, uint, 0444);
 MODULE_PARM_DESC(fw_cm, "connection manager: 0 software (tb.c), 1 firmware as icm.c's older "
 		 "controllers (icm_fr: xd->link set), 2 firmware as Titan Ridge and later "
 		 "(icm_tr: xd->link 0); firmware: one DMA tunnel per XDomain");
+bool tbsim_fw_cm_needs_uuid;
+module_param_named(fw_cm_needs_uuid, tbsim_fw_cm_needs_uuid, bool, 0444);
+MODULE_PARM_DESC(fw_cm_needs_uuid, "test only: with fw_cm, XDomains still get needs_uuid (as "
+		 "the software CM's), so a driver cannot recognise the firmware CM from it");
 unsigned int tbsim_e2e_window = TBSIM_E2E_WINDOW;
 module_param_named(e2e_window, tbsim_e2e_window, uint, 0444);
 MODULE_PARM_DESC(e2e_window, "most E2E credits one HopID has on the cable: 4.."

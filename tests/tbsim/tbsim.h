@@ -198,6 +198,7 @@ struct tbsim {
 extern struct tbsim tbsim;
 extern unsigned int tbsim_lanes, tbsim_speed, tbsim_e2e_window;
 extern unsigned int tbsim_fw_cm;	/* enum tbsim_cm */
+extern bool tbsim_fw_cm_needs_uuid;
 extern unsigned int tbsim_fault_drop, tbsim_fault_crc, tbsim_fault_overrun;
 
 /* property.c */

@@ -606,7 +606,7 @@ struct tbsim_xd *tbsim_xd_create(struct tbsim_cable *c)
 	 * physical port: tb_phy_port_from_link() differs per cable);
 	 * icm_tr_xdomain_connected() passes link 0, depth 0.
 	 */
-	xd->needs_uuid = tbsim_fw_cm == TBSIM_CM_SW;
+	xd->needs_uuid = tbsim_fw_cm == TBSIM_CM_SW || tbsim_fw_cm_needs_uuid;
 	if (tbsim_fw_cm == TBSIM_CM_ICM_FR) {
 		xd->link = c->port;
 		xd->depth = 1;
