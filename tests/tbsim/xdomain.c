@@ -648,6 +648,9 @@ static void tbsim_xd_remove(struct tbsim_xd *sxd, bool unplugged)
 {
 	if (unplugged && tbsim_fw_cm == TBSIM_CM_SW)
 		WRITE_ONCE(sxd->xd.is_unplugged, true);
+	mutex_lock(&sxd->xd.lock);
+	sxd->xd.removing = true;	/* as tb_xdomain_remove(), either CM */
+	mutex_unlock(&sxd->xd.lock);
 	WRITE_ONCE(sxd->gone, true);
 	cancel_delayed_work_sync(&sxd->disc_work);
 	cancel_delayed_work_sync(&sxd->changed_work);

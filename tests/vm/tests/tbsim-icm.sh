@@ -12,10 +12,13 @@
 #  4. one host ICM whose CM tbrdma cannot recognise (fw_cm_needs_uuid, test only), the other the
 #     software CM: both ask for 2 rails, the ICM end keeps the 1 it got (-EOPNOTSUPP on rail 1),
 #     its READY says 1 and the software-CM end tears its second rail down: 1 rail on both ends,
-#     ib_write_bw across.
+#     ib_write_bw across;
+#  5. a second cable to the same host (the host script plugs it into both VMs): the ICM removes the
+#     first cable's XDomain (same remote UUID, another port), tbrdma comes up on the second cable's.
 # vm-kernel: 6.1 6.12
 # vm-count: 2
 # vm-rails: 1
+# vm-host: yes
 # vm-device: edu
 # vm-timeout: 480
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -46,6 +49,7 @@ integrity() {
 	vm_wait "$other.$1.done" 60
 }
 sync_step() { vm_signal "$1"; vm_wait "$other.$1" 120; }
+xds() { local d n=0; for d in "$TBD"/0-[1-9]*; do [ -e "$d" ] && [[ $d != *.* ]] && n=$((n + 1)); done; echo $n; }
 
 step "1. Titan Ridge ICM (fw_cm=2): link 0, one rail, verified traffic"
 tbsim_load cable_mac=52:54: fw_cm=2
@@ -133,4 +137,28 @@ grep -q 'services=1 rails=1' $ST || fail "tb_state: $(cat $ST)"
 [ "$(npaths)" = 1 ] || fail "not 1 path pair: $(cat $PATHS)"
 "$CTL" links tbrdma0
 perf_pair w4 ib_write_bw -s 65536 -n 100
+
+step "5. a second cable to the same host: the firmware CM removes the first cable's XDomain"
+timeout 30 rmmod tbrdma || fail "rmmod tbrdma"
+rmmod thunderbolt || fail "rmmod of the stand-in"
+sync_step unloaded5
+N5=$(dmesg | wc -l)
+klog5_has() { dmesg | tail -n +$((N5 + 1)) | grep -q -- "$1"; }
+tbsim_load cable_mac=52:54: fw_cm=2
+tb_up 1 cable0
+[ "$(xds)" = 1 ] && [ -d "$TBD/0-1" ] || fail "XDomains before the second cable: $(ls $TBD)"
+sync_step plug5	# the host plugs a second cable (port 3) into both VMs
+vm_wait host.plugged 60
+wait_for 60 klog5_has 'tbsim: firmware CM: the host behind XDomain 0-1 connects again on port 3: 0-1 removed'
+wait_for 30 test ! -e "$TBD/0-1"
+wait_for 60 test -d "$TBD/0-3"
+klog5_has 'thunderbolt 0-1: host disconnected' || fail "no 'host disconnected' for 0-1"
+wait_for 60 klog5_has 'tbrdma 0-3\.[0-9]*: tbrdma: 1 rail(s) to'
+wait_for 60 rails_up_is 1
+dmesg | tail -n +$((N5 + 1)) | grep -E 'tbsim: (cable|firmware)|host disconnected|tbrdma: [0-9] rail'
+sync_step moved5
+ping -c 2 -W 5 "$PEER" > /dev/null || fail "no IP over the second cable's rail"
+perf_pair w5 ib_write_bw -s 65536 -n 100
+# the first cable's link is still up, but the firmware reported it once: no XDomain comes back there
+[ "$(xds)" = 1 ] && [ -d "$TBD/0-3" ] || fail "XDomains after the replacement: $(ls $TBD)"
 sync_step finished
