@@ -70,6 +70,7 @@
 #define TBT_READY_RETRIES	10	/* at once; then with a backoff, see tbt_ready_work */
 #define TBT_READY_DELAY_MIN_MS	100
 #define TBT_READY_DELAY_MAX_MS	2000
+#define TBT_TUNNEL_POLL_MS	1000	/* firmware CM: is the XDomain's tunnel free again? */
 
 /* XDomain packet: header (route, length/sequence), protocol UUID, body */
 #define TBT_LENGTH_MASK		GENMASK(5, 0)
@@ -258,8 +259,8 @@ static void tbt_hello_work(struct work_struct *work)
  * XDomain and counts every driver's (xd->ntunnels), and the thunderbolt
  * core has logged "only one tunnel is supported by the firmware". Rail 0:
  * another service of this XDomain (thunderbolt-net) holds the tunnel, we
- * get no rail until it lets go (tbt_up_work retries when ntunnels is 0
- * again). A later rail: the firmware CM was not recognised at probe, the
+ * get no rail until it lets go (tbt_ready_work waits for ntunnels to be 0,
+ * then tbt_up_work tries again). A later rail: the firmware CM was not recognised at probe, the
  * rails that came up stay. Said once per conn. conn->lock held.
  */
 static void tbt_tunnel_refused(struct tbt_conn *conn, unsigned int i)
@@ -309,6 +310,9 @@ static void tbt_connect(struct tbt_conn *conn)
 	conn->nrails = i;
 	mutex_unlock(&tbr_ctl_mutex);
 	conn->tunnel_refused = ret == -EOPNOTSUPP && !conn->nrails;
+	if (conn->tunnel_refused)
+		mod_delayed_work(system_long_wq, &conn->ready_work,
+				 msecs_to_jiffies(TBT_TUNNEL_POLL_MS));
 	if (ret == -EOPNOTSUPP)
 		tbt_tunnel_refused(conn, i);
 	else if (!conn->nrails)
@@ -331,6 +335,10 @@ static void tbt_connect(struct tbt_conn *conn)
  * The first TBT_READY_RETRIES tries go at once, then with a backoff up to
  * TBT_READY_DELAY_MAX_MS, for as long as the conn stays connected (unplug,
  * BYE, a restart or remove end it).
+ * Before READY, while the firmware CM's one tunnel is another service's
+ * (tunnel_refused), it waits for xd->ntunnels to drop to 0 (that driver
+ * unloaded or its peer gone) and then has tbt_up_work set the rails up:
+ * every TBT_TUNNEL_POLL_MS, reading a counter, with no request.
  */
 static void tbt_ready_work(struct work_struct *work)
 {
@@ -340,6 +348,15 @@ static void tbt_ready_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&conn->lock);
+	if (!conn->stopping && !conn->suspended && !conn->connected && conn->tunnel_refused) {
+		if (atomic_read(&conn->xd->ntunnels))
+			queue_delayed_work(system_long_wq, &conn->ready_work,
+					   msecs_to_jiffies(TBT_TUNNEL_POLL_MS));
+		else
+			queue_work(system_long_wq, &conn->up_work);
+		mutex_unlock(&conn->lock);
+		return;
+	}
 	if (conn->stopping || conn->suspended || !conn->connected || !conn->need_ready) {
 		mutex_unlock(&conn->lock);
 		return;
@@ -390,8 +407,9 @@ static void tbt_up_work(struct work_struct *work)
 	}
 	/*
 	 * Firmware CM and another service holds the XDomain's one tunnel:
-	 * try again (on the peer's next READY or HELLO) only once xd->ntunnels
-	 * says it is free, not into the core's warning each time.
+	 * try again (tbt_ready_work's poll, the peer's next READY or HELLO)
+	 * only once xd->ntunnels says it is free, not into the core's warning
+	 * each time.
 	 */
 	if (!conn->connected && conn->hello_sent && conn->hello_rcvd &&
 	    (!conn->tunnel_refused || !atomic_read(&conn->xd->ntunnels))) {

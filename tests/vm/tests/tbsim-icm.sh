@@ -8,7 +8,8 @@
 #  2. Debian's thunderbolt-net on the same XDomain, tbrdma holding the tunnel: its enable_paths is
 #     refused (the core's line, its "failed to enable DMA paths"), tbrdma's rail goes on carrying;
 #  3. thunderbolt-net holding the tunnel, tbrdma second: tbrdma says once why it has no rail, IP
-#     over thunderbolt0 goes on, tbrdma unloads at once;
+#     over thunderbolt0 goes on; thunderbolt-net unloaded, tbrdma takes the tunnel by itself;
+#     tbrdma unloads at once;
 #  4. one host ICM whose CM tbrdma cannot recognise (fw_cm_needs_uuid, test only), the other the
 #     software CM: both ask for 2 rails, the ICM end keeps the 1 it got (-EOPNOTSUPP on rail 1),
 #     its READY says 1 and the software-CM end tears its second rail down: 1 rail on both ends,
@@ -87,7 +88,7 @@ klog_has 'thunderbolt .*: only one tunnel is supported by the firmware' ||
 grep -q 'services=1 rails=1' $ST || fail "tbrdma lost its rail: $(cat $ST)"
 perf_pair w2 ib_write_bw -s 65536 -n 100
 
-step "3. thunderbolt-net holds the tunnel, tbrdma second: one clear line, no rail, no hang"
+step "3. thunderbolt-net holds the tunnel, tbrdma second: one clear line, no rail, no hang; then it is free"
 sync_step unload3
 timeout 30 rmmod tbrdma || fail "rmmod tbrdma"
 rmmod thunderbolt_net || fail "rmmod thunderbolt_net"
@@ -108,12 +109,15 @@ grep -q 'services=1 rails=0' $ST || fail "tb_state: $(cat $ST)"
 [ "$(npaths)" = 1 ] || fail "not only thunderbolt-net's path pair: $(cat $PATHS)"
 ping -c 2 -W 5 "$TN_PEER" > /dev/null || fail "IP over thunderbolt0 stopped when tbrdma came"
 sync_step checked3
+# thunderbolt-net lets the tunnel go: tbrdma, which waits for xd->ntunnels to be 0, takes it
+rmmod thunderbolt_net || fail "rmmod thunderbolt_net"
+tb_up 1 freed
+[ "$(dmesg | grep -c 'tbrdma: no rails:')" = 1 ] || fail "the no-rails line is not said exactly once"
+perf_pair w3 ib_write_bw -s 65536 -n 50
 timeout 30 rmmod tbrdma || fail "rmmod tbrdma hangs or fails"
-ping -c 2 -W 5 "$TN_PEER" > /dev/null || fail "IP over thunderbolt0 stopped when tbrdma left"
 sync_step done3
 
 step "4. ICM not recognised at probe on a, software CM on b: -EOPNOTSUPP on rail 1, READY binds 1 rail"
-rmmod thunderbolt_net || fail "rmmod thunderbolt_net"
 rmmod thunderbolt || fail "rmmod of the stand-in"
 sync_step unloaded4
 N4=$(dmesg | wc -l)
