@@ -253,31 +253,6 @@ static void tbt_hello_work(struct work_struct *work)
 	mutex_unlock(&conn->lock);
 }
 
-/*
- * tb_xdomain_enable_paths() of rail @i said -EOPNOTSUPP: the firmware CM
- * (icm.c icm_fr/icm_tr_approve_xdomain_paths()) approves one DMA tunnel per
- * XDomain and counts every driver's (xd->ntunnels), and the thunderbolt
- * core has logged "only one tunnel is supported by the firmware". Rail 0:
- * another service of this XDomain (thunderbolt-net) holds the tunnel, we
- * get no rail until it lets go (tbt_ready_work waits for ntunnels to be 0,
- * then tbt_up_work tries again). A later rail: the firmware CM was not recognised at probe, the
- * rails that came up stay. Said once per conn. conn->lock held.
- */
-static void tbt_tunnel_refused(struct tbt_conn *conn, unsigned int i)
-{
-	if (conn->tunnel_logged)
-		return;
-	conn->tunnel_logged = true;
-	if (!i)
-		dev_warn(&conn->svc->dev,
-			 "tbrdma: no rails: the firmware connection manager allows one DMA tunnel per XDomain and another service of %s holds it (%d tunnel(s), e.g. thunderbolt-net); unload that driver or use the eth backend over it\n",
-			 dev_name(&conn->xd->dev), atomic_read(&conn->xd->ntunnels));
-	else
-		dev_warn(&conn->svc->dev,
-			 "tbrdma: the firmware connection manager refused a DMA tunnel for rail %u (one per XDomain%s): going on with %u rail(s)\n",
-			 i, conn->fw_cm ? "" : "; not recognised at probe", i);
-}
-
 /* conn->lock held: both HELLOs done, set up the agreed rails. */
 static void tbt_connect(struct tbt_conn *conn)
 {
@@ -314,7 +289,7 @@ static void tbt_connect(struct tbt_conn *conn)
 		mod_delayed_work(system_long_wq, &conn->ready_work,
 				 msecs_to_jiffies(TBT_TUNNEL_POLL_MS));
 	if (ret == -EOPNOTSUPP)
-		tbt_tunnel_refused(conn, i);
+		tbr_tb_tunnel_refused(conn, i);
 	else if (!conn->nrails)
 		dev_warn(&conn->svc->dev, "tbrdma: rail setup failed: %d\n", ret);
 	if (!conn->nrails)
@@ -349,7 +324,7 @@ static void tbt_ready_work(struct work_struct *work)
 
 	mutex_lock(&conn->lock);
 	if (!conn->stopping && !conn->suspended && !conn->connected && conn->tunnel_refused) {
-		if (atomic_read(&conn->xd->ntunnels))
+		if (!tbr_tb_tunnel_free(conn))
 			queue_delayed_work(system_long_wq, &conn->ready_work,
 					   msecs_to_jiffies(TBT_TUNNEL_POLL_MS));
 		else
@@ -412,7 +387,7 @@ static void tbt_up_work(struct work_struct *work)
 	 * each time.
 	 */
 	if (!conn->connected && conn->hello_sent && conn->hello_rcvd &&
-	    (!conn->tunnel_refused || !atomic_read(&conn->xd->ntunnels))) {
+	    (!conn->tunnel_refused || tbr_tb_tunnel_free(conn))) {
 		tbt_connect(conn);
 		if (conn->connected && conn->need_ready) {
 			conn->ready_tries = 0;

@@ -155,6 +155,11 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 /* tb_ring.c: the rail ops of every Thunderbolt rail */
 extern const struct tbr_rail_ops tbt_rail_ops;
 
+/* tb_fwcm.c: the firmware CM's one tunnel is free (xd->ntunnels <= 0). Any context. */
+bool tbr_tb_tunnel_free(struct tbt_conn *conn);
+/* tb_fwcm.c: rail @i's paths got -EOPNOTSUPP; said once per conn. conn->lock held. */
+void tbr_tb_tunnel_refused(struct tbt_conn *conn, unsigned int i);
+
 /*
  * Rails @n and above of @conn down and gone (the peer has fewer up).
  * conn->lock and tbr_ctl_mutex held.
