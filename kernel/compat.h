@@ -29,4 +29,19 @@
 #define tbr_tb_lanes(w) ((w) >= 2 ? 2U : 1U)
 #endif
 
+/*
+ * Is the firmware connection manager (drivers/thunderbolt/icm.c) behind
+ * this XDomain? What <linux/thunderbolt.h> shows of it, 6.1 and 6.12 alike:
+ * the software CM (tb.c tb_scan_xdomain()) allocates an XDomain with no
+ * remote UUID, and tb_xdomain_alloc() then sets needs_uuid (never cleared);
+ * icm.c add_xdomain() passes the UUID the firmware reported, so needs_uuid
+ * stays false, for older controllers (icm_fr_xdomain_connected(): link and
+ * depth set) and Titan Ridge and later (icm_tr_xdomain_connected(): link
+ * 0) alike. xd->link alone misses the latter. Not usable: tb->cm_ops (the
+ * ops tables are static), tb->security_level (tb.c sets user or nopcie,
+ * the firmware reports what the BIOS set, user included), tb->nboot_acl
+ * (0 on firmware without boot ACLs).
+ */
+#define tbr_tb_fw_cm(xd) ((xd)->link != 0 || !(xd)->needs_uuid)
+
 #endif /* TBRDMA_COMPAT_H */

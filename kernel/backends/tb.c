@@ -70,6 +70,7 @@
 #define TBT_READY_RETRIES	10	/* at once; then with a backoff, see tbt_ready_work */
 #define TBT_READY_DELAY_MIN_MS	100
 #define TBT_READY_DELAY_MAX_MS	2000
+#define TBT_TUNNEL_POLL_MS	1000	/* firmware CM: is the XDomain's tunnel free again? */
 
 /* XDomain packet: header (route, length/sequence), protocol UUID, body */
 #define TBT_LENGTH_MASK		GENMASK(5, 0)
@@ -283,10 +284,16 @@ static void tbt_connect(struct tbt_conn *conn)
 	}
 	conn->nrails = i;
 	mutex_unlock(&tbr_ctl_mutex);
-	if (!conn->nrails) {
+	conn->tunnel_refused = ret == -EOPNOTSUPP && !conn->nrails;
+	if (conn->tunnel_refused)
+		mod_delayed_work(system_long_wq, &conn->ready_work,
+				 msecs_to_jiffies(TBT_TUNNEL_POLL_MS));
+	if (ret == -EOPNOTSUPP)
+		tbr_tb_tunnel_refused(conn, i);
+	else if (!conn->nrails)
 		dev_warn(&conn->svc->dev, "tbrdma: rail setup failed: %d\n", ret);
+	if (!conn->nrails)
 		return;
-	}
 	conn->connected = true;
 	conn->need_ready = true;
 	dev_info(&conn->svc->dev,
@@ -303,6 +310,10 @@ static void tbt_connect(struct tbt_conn *conn)
  * The first TBT_READY_RETRIES tries go at once, then with a backoff up to
  * TBT_READY_DELAY_MAX_MS, for as long as the conn stays connected (unplug,
  * BYE, a restart or remove end it).
+ * Before READY, while the firmware CM's one tunnel is another service's
+ * (tunnel_refused), it waits for xd->ntunnels to drop to 0 (that driver
+ * unloaded or its peer gone) and then has tbt_up_work set the rails up:
+ * every TBT_TUNNEL_POLL_MS, reading a counter, with no request.
  */
 static void tbt_ready_work(struct work_struct *work)
 {
@@ -312,6 +323,15 @@ static void tbt_ready_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&conn->lock);
+	if (!conn->stopping && !conn->suspended && !conn->connected && conn->tunnel_refused) {
+		if (!tbr_tb_tunnel_free(conn))
+			queue_delayed_work(system_long_wq, &conn->ready_work,
+					   msecs_to_jiffies(TBT_TUNNEL_POLL_MS));
+		else
+			queue_work(system_long_wq, &conn->up_work);
+		mutex_unlock(&conn->lock);
+		return;
+	}
 	if (conn->stopping || conn->suspended || !conn->connected || !conn->need_ready) {
 		mutex_unlock(&conn->lock);
 		return;
@@ -353,22 +373,44 @@ static void tbt_ready_work(struct work_struct *work)
 static void tbt_up_work(struct work_struct *work)
 {
 	struct tbt_conn *conn = container_of(work, struct tbt_conn, up_work);
-	unsigned int i;
+	unsigned int i, n;
 
 	mutex_lock(&conn->lock);
 	if (conn->stopping || conn->suspended) {
 		mutex_unlock(&conn->lock);
 		return;
 	}
-	if (!conn->connected && conn->hello_sent && conn->hello_rcvd) {
+	/*
+	 * Firmware CM and another service holds the XDomain's one tunnel:
+	 * try again (tbt_ready_work's poll, the peer's next READY or HELLO)
+	 * only once xd->ntunnels says it is free, not into the core's warning
+	 * each time.
+	 */
+	if (!conn->connected && conn->hello_sent && conn->hello_rcvd &&
+	    (!conn->tunnel_refused || tbr_tb_tunnel_free(conn))) {
 		tbt_connect(conn);
 		if (conn->connected && conn->need_ready) {
 			conn->ready_tries = 0;
 			mod_delayed_work(system_long_wq, &conn->ready_work, 0);
 		}
 	}
-	if (conn->connected && conn->peer_ready && !conn->rails_up &&
-	    !conn->stopping && !conn->suspended) {
+	if (!conn->connected || !conn->peer_ready) {
+		mutex_unlock(&conn->lock);
+		return;
+	}
+	/* both ends go on with the rails both have (READY's ready_rails) */
+	n = tbr_nego_ready_rails(conn->nrails, conn->peer_rails);
+	if (n < conn->nrails) {
+		if (!conn->trim_logged)
+			dev_info(&conn->svc->dev,
+				 "tbrdma: peer %016llx has %u rail(s) up, we have %u: going on with %u\n",
+				 conn->peer_guid, conn->peer_rails, conn->nrails, n);
+		conn->trim_logged = true;
+		mutex_lock(&tbr_ctl_mutex);
+		tbr_tb_rails_trim(conn, n);
+		mutex_unlock(&tbr_ctl_mutex);
+	}
+	if (!conn->rails_up) {
 		mutex_lock(&tbr_ctl_mutex);
 		for (i = 0; i < conn->nrails; i++)
 			tbr_rail_up(conn->rails[i].rail);
@@ -434,6 +476,7 @@ static void tbt_event_work(struct work_struct *work)
 	bool hello, ready, bye;
 	struct tbr_nego_msg m;
 	u64 rguid, bguid;
+	u8 rrails;
 	u32 bseq;
 
 	spin_lock_bh(&conn->ev_lock);
@@ -442,6 +485,7 @@ static void tbt_event_work(struct work_struct *work)
 	bye = conn->ev_bye;
 	m = conn->ev_msg;
 	rguid = conn->ev_ready_guid;
+	rrails = conn->ev_ready_rails;
 	bguid = conn->ev_bye_guid;
 	bseq = conn->ev_bye_seq;
 	conn->ev_hello = conn->ev_ready = conn->ev_bye = false;
@@ -501,6 +545,7 @@ static void tbt_event_work(struct work_struct *work)
 	}
 	if (ready && rguid == conn->remote.guid && conn->hello_rcvd) {
 		conn->peer_ready = true;
+		conn->peer_rails = rrails;	/* 1..TBR_NEGO_MAX_RAILS (decoded) */
 		queue_work(system_long_wq, &conn->up_work);
 	}
 	if (bye && bguid == conn->remote.guid && conn->hello_rcvd &&
@@ -603,6 +648,7 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		break;
 	case TBR_NEGO_READY:
 		conn->ev_ready_guid = m.guid;
+		conn->ev_ready_rails = m.ready_rails;
 		conn->ev_ready = true;
 		break;
 	case TBR_NEGO_BYE:
@@ -685,8 +731,9 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 	INIT_DELAYED_WORK(&conn->ready_work, tbt_ready_work);
 	INIT_WORK(&conn->down_work, tbt_down_work);
 
-	/* xd->link is set only by the firmware (ICM) connection manager */
-	fw_cm = xd->link != 0;
+	/* firmware CM (ICM): one DMA tunnel per XDomain, so one rail */
+	fw_cm = tbr_tb_fw_cm(xd);
+	conn->fw_cm = fw_cm;
 	lanes = tbr_tb_lanes(xd->link_width);
 	want = tbr_nego_rails_for_link(lanes, fw_cm, tb_max_rails);
 	for (i = 0; i < want; i++) {

@@ -110,6 +110,11 @@ struct tbt_conn {
 	bool rails_up;
 	bool need_ready;		/* READY still to be sent */
 	bool stopping;			/* remove: nothing restarts */
+	bool fw_cm;			/* firmware CM (compat.h tbr_tb_fw_cm()), at probe */
+	bool tunnel_refused;		/* the last rail 0 got -EOPNOTSUPP (ICM) */
+	bool tunnel_logged;		/* the -EOPNOTSUPP lines were logged */
+	bool trim_logged;		/* "peer has fewer rails" was logged */
+	u8 peer_rails;			/* ready_rails of the peer's last READY */
 	bool suspended;
 	bool have_pending;		/* a connected peer said HELLO again */
 	struct tbr_nego_msg pending;
@@ -133,6 +138,7 @@ struct tbt_conn {
 	bool ev_hello, ev_ready, ev_bye;
 	struct tbr_nego_msg ev_msg;	/* the last HELLO */
 	u64 ev_ready_guid, ev_bye_guid;
+	u8 ev_ready_rails;
 	u32 ev_bye_seq;
 	struct work_struct event_work;
 	struct delayed_work hello_work;
@@ -152,6 +158,17 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 void tbr_tb_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg);
 /* tb_ring.c: the rail ops of every Thunderbolt rail */
 extern const struct tbr_rail_ops tbt_rail_ops;
+
+/* tb_fwcm.c: the firmware CM's one tunnel is free (xd->ntunnels <= 0). Any context. */
+bool tbr_tb_tunnel_free(struct tbt_conn *conn);
+/* tb_fwcm.c: rail @i's paths got -EOPNOTSUPP; said once per conn. conn->lock held. */
+void tbr_tb_tunnel_refused(struct tbt_conn *conn, unsigned int i);
+
+/*
+ * Rails @n and above of @conn down and gone (the peer has fewer up).
+ * conn->lock and tbr_ctl_mutex held.
+ */
+void tbr_tb_rails_trim(struct tbt_conn *conn, unsigned int n);
 
 /* Every rail of @conn down and gone, negotiation state reset. conn->lock held. */
 void tbr_tb_conn_teardown(struct tbt_conn *conn);

@@ -514,6 +514,17 @@ err:
 	return ret;
 }
 
+/*
+ * conn->lock and tbr_ctl_mutex held: rails @n.. down and gone, last first.
+ * Never under the firmware CM's one tunnel (it has one rail at most): its
+ * disable_paths would take every path of the XDomain down.
+ */
+void tbr_tb_rails_trim(struct tbt_conn *conn, unsigned int n)
+{
+	while (conn->nrails > n)
+		tbt_rail_teardown(conn, &conn->rails[--conn->nrails]);
+}
+
 /* conn->lock held: every rail down and gone. */
 void tbr_tb_conn_teardown(struct tbt_conn *conn)
 {

@@ -222,3 +222,10 @@ unsigned int tbr_nego_rails_for_link(unsigned int lanes, bool fw_cm,
 		n = max;
 	return n ? n : 1;
 }
+
+unsigned int tbr_nego_ready_rails(unsigned int ours, unsigned int peer_ready)
+{
+	if (!peer_ready || peer_ready > TBR_NEGO_MAX_RAILS)
+		return ours;
+	return ours < peer_ready ? ours : peer_ready;
+}

@@ -155,6 +155,16 @@ int tbr_nego_agree(const struct tbr_nego_msg *local,
 unsigned int tbr_nego_rails_for_link(unsigned int lanes, bool fw_cm,
 				     unsigned int max);
 
+/*
+ * Rails a conn keeps once the peer's READY said how many it has up:
+ * @ours set up here, @peer_ready from the READY (1..TBR_NEGO_MAX_RAILS;
+ * 0: no READY yet, keep @ours). The minimum: a rail only one end has paths
+ * for carries nothing (e.g. the firmware CM refused one end's second
+ * tunnel), so both ends go on with the rails both have. Rails are set up
+ * in order 0, 1, ..., so "the first n" is the same rails on both ends.
+ */
+unsigned int tbr_nego_ready_rails(unsigned int ours, unsigned int peer_ready);
+
 const char *tbr_nego_type_name(u8 type);
 
 #endif /* TBR_NEGO_H */

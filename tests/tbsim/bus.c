@@ -20,9 +20,15 @@ MODULE_PARM_DESC(lanes, "lanes of every cable's link: 1 or 2 (default 2)");
 unsigned int tbsim_speed = 20;
 module_param_named(speed, tbsim_speed, uint, 0444);
 MODULE_PARM_DESC(speed, "link speed per lane in Gb/s (default 20, USB4 Gen 3)");
-bool tbsim_fw_cm;
-module_param_named(fw_cm, tbsim_fw_cm, bool, 0444);
-MODULE_PARM_DESC(fw_cm, "firmware connection manager: one DMA path per XDomain, xd->link set");
+unsigned int tbsim_fw_cm;
+module_param_named(fw_cm, tbsim_fw_cm, uint, 0444);
+MODULE_PARM_DESC(fw_cm, "connection manager: 0 software (tb.c), 1 firmware as icm.c's older "
+		 "controllers (icm_fr: xd->link set), 2 firmware as Titan Ridge and later "
+		 "(icm_tr: xd->link 0); firmware: one DMA tunnel per XDomain");
+bool tbsim_fw_cm_needs_uuid;
+module_param_named(fw_cm_needs_uuid, tbsim_fw_cm_needs_uuid, bool, 0444);
+MODULE_PARM_DESC(fw_cm_needs_uuid, "test only: with fw_cm, XDomains still get needs_uuid (as "
+		 "the software CM's), so a driver cannot recognise the firmware CM from it");
 unsigned int tbsim_e2e_window = TBSIM_E2E_WINDOW;
 module_param_named(e2e_window, tbsim_e2e_window, uint, 0444);
 MODULE_PARM_DESC(e2e_window, "most E2E credits one HopID has on the cable: 4.."
@@ -37,6 +43,12 @@ module_param_named(fault_overrun, tbsim_fault_overrun, uint, 0644);
 MODULE_PARM_DESC(fault_overrun, "every Nth received ring frame reports an RX buffer overrun");
 
 struct tbsim tbsim;
+
+static const char * const tbsim_cm_name[] = {
+	[TBSIM_CM_SW] = "software",
+	[TBSIM_CM_ICM_FR] = "firmware (icm_fr: older controllers)",
+	[TBSIM_CM_ICM_TR] = "firmware (icm_tr: Titan Ridge and later)",
+};
 
 /* ---- bus -------------------------------------------------------------------- */
 
@@ -242,7 +254,7 @@ int tbsim_domain_add(struct pci_dev *pdev)
 	tbsim.tb = tb;
 	mutex_unlock(&tbsim.lock);
 	dev_info(&tb->dev, "tbsim: domain %pUb, %s connection manager, %u x %u Gb/s links\n",
-		 &tbsim.uuid, tbsim_fw_cm ? "firmware" : "software", tbsim_lanes, tbsim_speed);
+		 &tbsim.uuid, tbsim_cm_name[tbsim_fw_cm], tbsim_lanes, tbsim_speed);
 	return 0;
 
 err_host:
@@ -328,6 +340,10 @@ static int __init tbsim_init(void)
 	uuid_gen(&tbsim.uuid);
 	if (tbsim_lanes < 1 || tbsim_lanes > 2)
 		tbsim_lanes = 2;
+	if (tbsim_fw_cm > TBSIM_CM_ICM_TR) {
+		pr_err("tbsim: fw_cm %u is not 0, 1 or 2\n", tbsim_fw_cm);
+		return -EINVAL;
+	}
 	if (tbsim_e2e_window < 4 || tbsim_e2e_window > TBSIM_E2E_WINDOW_MAX) {
 		pr_err("tbsim: e2e_window %u is outside 4..%d\n", tbsim_e2e_window,
 		       TBSIM_E2E_WINDOW_MAX);

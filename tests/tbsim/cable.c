@@ -80,12 +80,13 @@ static void link_work_fn(struct work_struct *work)
 		tbsim_ring_credit_kick(i, true);	/* E2E: credits again, in case some were lost */
 	mutex_lock(&tbsim.lock);
 	alive = READ_ONCE(c->heard) && time_before(jiffies, READ_ONCE(c->last_rx) + TBSIM_LINK_DEAD);
-	if (alive && !c->sxd && !c->gone && tbsim.tb) {
+	if (alive && !c->sxd && !c->gone && !c->replaced && tbsim.tb) {
 		WRITE_ONCE(c->sxd, tbsim_xd_create(c));
-	} else if (!alive && c->sxd) {
+	} else if (!alive && (c->sxd || c->replaced)) {
 		down = c->sxd;
 		WRITE_ONCE(c->sxd, NULL);
 		WRITE_ONCE(c->heard, false);
+		c->replaced = false;
 	}
 	mutex_unlock(&tbsim.lock);
 	if (down) {

@@ -101,6 +101,18 @@ struct tbsim_xdp_hdr {
 #define TBSIM_SN_SHIFT		27
 #define TBSIM_PROP_CHUNK	46	/* property dwords per response: 256-byte packets */
 
+/*
+ * The connection manager the stand-in plays (fw_cm=): Linux's software CM
+ * (drivers/thunderbolt/tb.c) or the firmware one (icm.c), whose older
+ * controllers (icm_fr_*: Falcon Ridge, Alpine Ridge) give the XDomain a link
+ * and depth while Titan Ridge and later (icm_tr_*) add it with link 0.
+ */
+enum tbsim_cm {
+	TBSIM_CM_SW = 0,
+	TBSIM_CM_ICM_FR = 1,
+	TBSIM_CM_ICM_TR = 2,
+};
+
 struct tbsim_path {
 	int tx_hopid, tx_ring, rx_hopid, rx_ring;
 };
@@ -114,6 +126,7 @@ struct tbsim_xd {
 	spinlock_t paths_lock;		/* paths[], npaths */
 	struct tbsim_path paths[TBSIM_MAX_PATHS];
 	unsigned int npaths;
+	bool gone;			/* removed: no discovery, no paths */
 	/* discovery, tbsim.lock */
 	bool have_uuid, added;
 	u32 remote_gen;
@@ -136,6 +149,8 @@ struct tbsim_cable {
 	unsigned long last_rx;		/* jiffies of the last keepalive */
 	bool heard;
 	bool gone;
+	bool replaced;			/* firmware CM: its XDomain removed for another
+					 * with the same remote UUID, until the link drops */
 	struct rcu_head rcu;
 };
 
@@ -185,7 +200,8 @@ struct tbsim {
 
 extern struct tbsim tbsim;
 extern unsigned int tbsim_lanes, tbsim_speed, tbsim_e2e_window;
-extern bool tbsim_fw_cm;
+extern unsigned int tbsim_fw_cm;	/* enum tbsim_cm */
+extern bool tbsim_fw_cm_needs_uuid;
 extern unsigned int tbsim_fault_drop, tbsim_fault_crc, tbsim_fault_overrun;
 
 /* property.c */

@@ -116,6 +116,8 @@ static struct attribute *xd_attrs[] = {
 };
 ATTRIBUTE_GROUPS(xd);
 
+static bool tbsim_xd_connected(struct tbsim_xd *sxd);
+
 static void xd_release(struct device *dev)
 {
 	struct tbsim_xd *sxd = to_sxd(tb_to_xdomain(dev));
@@ -396,12 +398,12 @@ static void disc_work_fn(struct work_struct *work)
 	if (!sxd->have_uuid) {
 		ret = xdp_uuid(sxd);
 		if (ret) {
-			if (!READ_ONCE(sxd->xd.is_unplugged))
+			if (!READ_ONCE(sxd->gone))
 				queue_delayed_work(system_long_wq, &sxd->disc_work, HZ);
 			return;
 		}
-		sxd->have_uuid = true;
-		sxd->xd.remote_uuid = &sxd->ruuid;
+		if (!tbsim_xd_connected(sxd))
+			return;
 		/*
 		 * As the real handshake does: tell the peer our properties
 		 * changed, so a directory registered before this link came up
@@ -414,7 +416,7 @@ static void disc_work_fn(struct work_struct *work)
 	dir = ret ? NULL : tb_property_parse_dir(block, len);
 	kfree(block);
 	if (!dir) {
-		if (sxd->disc_retries++ < XDP_RETRIES && !READ_ONCE(sxd->xd.is_unplugged))
+		if (sxd->disc_retries++ < XDP_RETRIES && !READ_ONCE(sxd->gone))
 			queue_delayed_work(system_long_wq, &sxd->disc_work,
 					   msecs_to_jiffies(XDP_TIMEOUT_MS));
 		else
@@ -459,7 +461,7 @@ static void changed_work_fn(struct work_struct *work)
 	struct tbsim_xdp_hdr res;
 	int ret;
 
-	if (!sxd->have_uuid || READ_ONCE(sxd->xd.is_unplugged))
+	if (!sxd->have_uuid || READ_ONCE(sxd->gone))
 		return;
 	xdp_fill(sxd, &req.hdr, sizeof(req), XDP_PROPERTIES_CHANGED_REQUEST, sxd->sn++);
 	uuid_copy(&req.src_uuid, &tbsim.uuid);
@@ -595,11 +597,21 @@ struct tbsim_xd *tbsim_xd_create(struct tbsim_cable *c)
 	xd->link_width = tbsim_lanes;
 #endif
 	xd->link_usb4 = true;
-	/* only the firmware CM (icm.c) sets the link and depth */
-	if (tbsim_fw_cm) {
-		xd->link = (c->port + 1) / 2;
+	/*
+	 * Software CM (tb.c tb_scan_xdomain()) allocates the XDomain with no
+	 * remote UUID: tb_xdomain_alloc() sets needs_uuid and the driver asks
+	 * the peer for it. The firmware (icm.c add_xdomain()) reports the
+	 * remote UUID with the connection: needs_uuid stays false. Only
+	 * icm_fr_xdomain_connected() sets link and depth (each cable its own
+	 * physical port: tb_phy_port_from_link() differs per cable);
+	 * icm_tr_xdomain_connected() passes link 0, depth 0.
+	 */
+	xd->needs_uuid = tbsim_fw_cm == TBSIM_CM_SW || tbsim_fw_cm_needs_uuid;
+	if (tbsim_fw_cm == TBSIM_CM_ICM_FR) {
+		xd->link = c->port;
 		xd->depth = 1;
 	}
+	atomic_set(&xd->ntunnels, 0);
 	mutex_init(&xd->lock);
 	ida_init(&xd->service_ids);
 	ida_init(&xd->in_hopids);
@@ -621,20 +633,84 @@ static int svc_unregister(struct device *dev, void *data)
 }
 
 /*
- * The cable is gone: is_unplugged first (drivers skip talking to the peer),
- * then services, then the XDomain device. Process context, no tbsim lock.
+ * The XDomain goes: services, then the device. @unplugged: its cable is
+ * gone. Software CM (tb.c tb_handle_hotplug(), via switch.c) sets
+ * is_unplugged first, so drivers skip talking to the peer. The firmware CM
+ * removes the XDomain on its "XDomain disconnected" event
+ * (icm_tr_xdomain_disconnected(), icm_fr_xdomain_disconnected():
+ * remove_xdomain(), tb_xdomain_remove()) and on a same-UUID replacement
+ * without setting it (only its suspend path, icm_unplug_children(), does):
+ * drivers see a removal with is_unplugged false. The real
+ * tb_xdomain_remove() logs "host disconnected". Process context, no tbsim
+ * lock.
  */
-void tbsim_xd_unplug(struct tbsim_xd *sxd)
+static void tbsim_xd_remove(struct tbsim_xd *sxd, bool unplugged)
 {
-	WRITE_ONCE(sxd->xd.is_unplugged, true);
-	WRITE_ONCE(sxd->cable, NULL);
+	if (unplugged && tbsim_fw_cm == TBSIM_CM_SW)
+		WRITE_ONCE(sxd->xd.is_unplugged, true);
+	mutex_lock(&sxd->xd.lock);
+	sxd->xd.removing = true;	/* as tb_xdomain_remove(), either CM */
+	mutex_unlock(&sxd->xd.lock);
+	WRITE_ONCE(sxd->gone, true);
 	cancel_delayed_work_sync(&sxd->disc_work);
 	cancel_delayed_work_sync(&sxd->changed_work);
+	WRITE_ONCE(sxd->cable, NULL);
 	if (sxd->added) {
 		device_for_each_child_reverse(&sxd->xd.dev, NULL, svc_unregister);
+		dev_info(&sxd->xd.dev, "host disconnected\n");
 		device_del(&sxd->xd.dev);
 	}
 	put_device(&sxd->xd.dev);
+}
+
+/* The cable is gone. Process context, no tbsim lock. */
+void tbsim_xd_unplug(struct tbsim_xd *sxd)
+{
+	tbsim_xd_remove(sxd, true);
+}
+
+/*
+ * Discovery learned the remote UUID of @sxd: with the firmware CM, its
+ * "XDomain connected" event, which carries it. As icm_tr_xdomain_connected()
+ * and icm_fr_xdomain_connected(): an XDomain with that remote UUID on
+ * another port is removed (tb_xdomain_find_by_uuid(), remove_xdomain());
+ * the firmware reports that cable's connection only once, so it stays
+ * without an XDomain until its link drops and comes back
+ * (cable->replaced). False if @sxd itself was replaced meanwhile (two
+ * cables discovered at once: the first to get here wins). disc_work,
+ * no tbsim lock held.
+ */
+static bool tbsim_xd_connected(struct tbsim_xd *sxd)
+{
+	struct tbsim_cable *c, *mine;
+	struct tbsim_xd *old = NULL;
+
+	mutex_lock(&tbsim.lock);
+	mine = READ_ONCE(sxd->cable);
+	if (!mine || mine->sxd != sxd) {
+		mutex_unlock(&tbsim.lock);
+		return false;
+	}
+	sxd->have_uuid = true;
+	sxd->xd.remote_uuid = &sxd->ruuid;
+	list_for_each_entry(c, &tbsim.cables, node) {
+		if (tbsim_fw_cm == TBSIM_CM_SW || c == mine || !c->sxd ||
+		    !c->sxd->have_uuid || !uuid_equal(&c->sxd->ruuid, &sxd->ruuid))
+			continue;
+		old = c->sxd;
+		WRITE_ONCE(c->sxd, NULL);
+		c->replaced = true;
+		break;
+	}
+	mutex_unlock(&tbsim.lock);
+	if (old) {
+		dev_info(&tbsim.host,
+			 "tbsim: firmware CM: the host behind XDomain %s connects again on port %u: %s removed\n",
+			 dev_name(&old->xd.dev), mine->port, dev_name(&old->xd.dev));
+		synchronize_net();
+		tbsim_xd_remove(old, false);
+	}
+	return true;
 }
 
 struct tb_xdomain *tb_xdomain_find_by_uuid(struct tb *tb, const uuid_t *uuid)
@@ -705,9 +781,17 @@ void tb_xdomain_lane_bonding_disable(struct tb_xdomain *xd)
 /*
  * The connection manager sets up a DMA path pair: our TX ring to the
  * peer's input HopID @transmit_path, the peer's frames on @receive_path to
- * our RX ring. Software CM: any number per XDomain, each HopID and ring in
- * at most one; firmware CM: one pair per XDomain (-EBUSY for a second).
- * The host router is programmed over the control channel.
+ * our RX ring. As xdomain.c tb_xdomain_enable_paths(): the CM's
+ * approve_xdomain_paths, then xd->ntunnels++ on success.
+ *
+ * Software CM (tb.c tb_approve_xdomain_paths()): a DMA tunnel per call,
+ * any number per XDomain, each HopID and ring in at most one (-EBUSY).
+ * Firmware CM (icm.c icm_fr_approve_xdomain_paths() and
+ * icm_tr_approve_xdomain_paths(), the same check): with xd->ntunnels >= 1
+ * already, tb_warn "only one tunnel is supported by the firmware" and
+ * -EOPNOTSUPP before asking the firmware, whichever driver holds that one
+ * tunnel. Both program the host router (software CM) or ask the firmware
+ * (ICM_APPROVE_XDOMAIN) over the control channel. Process context.
  */
 int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 			    int transmit_ring, int receive_path, int receive_ring)
@@ -722,14 +806,18 @@ int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 	    transmit_ring <= 0 || transmit_ring >= TBSIM_HOP_COUNT ||
 	    receive_ring <= 0 || receive_ring >= TBSIM_HOP_COUNT)
 		return -EINVAL;
-	if (xd->is_unplugged)
+	if (tbsim_fw_cm != TBSIM_CM_SW && atomic_read(&xd->ntunnels) >= 1) {
+		dev_warn(&xd->tb->nhi->pdev->dev, "only one tunnel is supported by the firmware\n");
+		return -EOPNOTSUPP;
+	}
+	if (READ_ONCE(sxd->gone))
 		return -ENODEV;
 	ret = tbsim_ctl_roundtrip();
 	if (ret)
 		return ret;
 	spin_lock_bh(&sxd->paths_lock);
 	ret = -EBUSY;
-	if (sxd->npaths >= TBSIM_MAX_PATHS || (tbsim_fw_cm && sxd->npaths))
+	if (sxd->npaths >= TBSIM_MAX_PATHS)
 		goto out;
 	for (i = 0; i < sxd->npaths; i++) {
 		p = &sxd->paths[i];
@@ -745,8 +833,10 @@ int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 	ret = 0;
 out:
 	spin_unlock_bh(&sxd->paths_lock);
-	if (!ret)
+	if (!ret) {
+		atomic_inc(&xd->ntunnels);
 		tbsim_ring_credit_kick(receive_ring, false);	/* E2E: the peer's first credits */
+	}
 	return ret;
 }
 
@@ -755,19 +845,34 @@ static bool wild_eq(int want, int have)
 	return want < 0 || want == have;
 }
 
+/*
+ * As xdomain.c tb_xdomain_disable_paths(): the CM's
+ * disconnect_xdomain_paths, then xd->ntunnels-- on success, whether or not
+ * this caller's paths were on. Software CM (tb.c
+ * tb_disconnect_xdomain_paths()): the tunnels matching the arguments (-1:
+ * any). Firmware CM: the arguments are not used; icm_tr_disconnect_xdomain_paths()
+ * tears down every DMA path of the XDomain (ICM_DISCONNECT_XDOMAIN, stages
+ * 1 and 2), icm_fr_disconnect_xdomain_paths() every path of its physical
+ * port (NHI mailbox DISCONNECT_PA/PB; a cable is a port here) and returns 0.
+ * So under the firmware CM one driver's disable takes another driver's
+ * tunnel down too. Process context.
+ */
 int tb_xdomain_disable_paths(struct tb_xdomain *xd, int transmit_path,
 			     int transmit_ring, int receive_path, int receive_ring)
 {
 	struct tbsim_xd *sxd = to_sxd(xd);
+	bool all = tbsim_fw_cm != TBSIM_CM_SW;
 	unsigned int i;
 	bool found = false;
+	int ret = 0;
 
 	spin_lock_bh(&sxd->paths_lock);
 	for (i = 0; i < sxd->npaths;) {
 		struct tbsim_path *p = &sxd->paths[i];
 
-		if (wild_eq(transmit_path, p->tx_hopid) && wild_eq(transmit_ring, p->tx_ring) &&
-		    wild_eq(receive_path, p->rx_hopid) && wild_eq(receive_ring, p->rx_ring)) {
+		if (all ||
+		    (wild_eq(transmit_path, p->tx_hopid) && wild_eq(transmit_ring, p->tx_ring) &&
+		     wild_eq(receive_path, p->rx_hopid) && wild_eq(receive_ring, p->rx_ring))) {
 			*p = sxd->paths[--sxd->npaths];
 			found = true;
 		} else {
@@ -775,9 +880,11 @@ int tb_xdomain_disable_paths(struct tb_xdomain *xd, int transmit_path,
 		}
 	}
 	spin_unlock_bh(&sxd->paths_lock);
-	if (found && !xd->is_unplugged)
-		return tbsim_ctl_roundtrip();
-	return 0;
+	if ((found || all) && !READ_ONCE(sxd->gone))
+		ret = tbsim_ctl_roundtrip();
+	if (!ret)
+		atomic_dec(&xd->ntunnels);
+	return ret;
 }
 
 /* The RX ring for frames on @hopid from this XDomain's peer. Softirq. */

@@ -297,6 +297,14 @@ static void test_rails_for_link(void **state)
 	assert_int_equal(tbr_nego_rails_for_link(4, false, 99), 4);
 	assert_int_equal(tbr_nego_rails_for_link(99, false, 99), TBR_NEGO_MAX_RAILS);
 	assert_int_equal(tbr_nego_rails_for_link(2, false, 0), 1);
+	/* both ends go on with the rails both set up (READY's ready_rails) */
+	assert_int_equal(tbr_nego_ready_rails(2, 1), 1);
+	assert_int_equal(tbr_nego_ready_rails(1, 2), 1);
+	assert_int_equal(tbr_nego_ready_rails(2, 2), 2);
+	assert_int_equal(tbr_nego_ready_rails(4, 3), 3);
+	assert_int_equal(tbr_nego_ready_rails(2, 0), 2);	/* no READY yet */
+	assert_int_equal(tbr_nego_ready_rails(2, TBR_NEGO_MAX_RAILS + 1), 2);	/* not a count */
+	assert_int_equal(tbr_nego_ready_rails(0, 1), 0);
 	assert_string_equal(tbr_nego_type_name(TBR_NEGO_READY), "ready");
 	assert_string_equal(tbr_nego_type_name(0), "unknown");
 }
