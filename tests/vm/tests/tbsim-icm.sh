@@ -16,7 +16,7 @@
 #     ib_write_bw across;
 #  5. a second cable to the same host (the host script plugs it into both VMs): the ICM removes the
 #     first cable's XDomain (same remote UUID, another port), tbrdma comes up on the second cable's.
-# vm-kernel: 6.1 6.12
+# vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 1
 # vm-host: yes
