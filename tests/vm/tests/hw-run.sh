@@ -9,6 +9,9 @@
 # sides, the step lines it prints, and that each side's one report file holds the expected
 # sections (steps, versions, tb_state, XDomain sysfs, tbctl JSON, the kernel log); that the
 # driver's report shows the unplug with traffic across it, and the server's its own view of it.
+# By hand, the one-cable path (the unplug takes the link down, the control connection waits idle):
+#   VM_ENV=HW_RUN_ONE_CABLE HW_RUN_ONE_CABLE=1 tests/vm/run hw-run
+# the host removes cable 1 from both VMs before the stand-in loads, the hooks unplug cable 0.
 # The script's own failures are exercised too: a bad option exits 2; a run before the
 # stand-in is loaded FAILs setup/thunderbolt, goes no further and exits 1, with a report.
 # vm-kernel: 6.1
@@ -45,7 +48,12 @@ grep -q '^FAIL setup/thunderbolt .*not loaded' /tmp/neg.log || { cat /tmp/neg.lo
 grep -q '^SKIP connect ' /tmp/neg.log || fail "the run went on after a failed setup"
 grep -q '^=== tbctl --json rails ===' /tmp/neg/tbrdma-hw-report-*.txt || fail "no full report from the failed run"
 
-step "the stand-in, tbrdma, tbrdmad (two 2-lane cables)"
+ONE=${HW_RUN_ONE_CABLE:-0}
+if [ "$ONE" = 1 ]; then
+	vm_signal one-cable
+	vm_wait host.one-cable 60
+fi
+step "the stand-in, tbrdma, tbrdmad ($([ "$ONE" = 1 ] && echo one || echo two) 2-lane cable(s))"
 tbsim_load cable_mac=52:54:
 mkdir -p /run/tbrdmad
 "$TBR_TOP/build/tbrdmad/tbrdmad" --config /dev/null --state-dir /tmp/tbrdmad-state \
@@ -87,13 +95,25 @@ for s in setup/thunderbolt setup/cm setup/xdomains setup/tbrdma setup/services s
 	setup/tbrdmad setup/fabric setup/rails connect; do
 	grep -Eq "^PASS $s " "$R" || fail "no PASS $s in the report"
 done
-grep -Eq '^PASS setup/xdomains +2 cable\(s\)' "$R" || fail "not 2 cables in setup/xdomains"
-grep -Eq '^PASS setup/rails +4 tb rail\(s\) up' "$R" || fail "not 4 rails in setup/rails"
+NC=2 NR=4
+[ "$ONE" = 0 ] || NC=1 NR=2
+grep -Eq "^PASS setup/xdomains +$NC cable\\(s\\)" "$R" || fail "not $NC cable(s) in setup/xdomains"
+grep -Eq "^PASS setup/rails +$NR tb rail\\(s\\) up" "$R" || fail "not $NR rails in setup/rails"
 grep -Eq '^PASS setup/cm .*software' "$R" || fail "no software CM in setup/cm"
 role=$(sed -n 's/^host: .* role: \([a-z]*\) .*/\1/p' "$R")
 echo "this VM's role: $role"
 echo "$role" > "$S/$VM_ROLE.role"
-if [ "$role" = client ]; then
+if [ "$role" = client ] && [ "$ONE" = 1 ]; then
+	grep -Eq '^PASS traffic/verified .*2 rail\(s\): ' "$R" || fail "traffic/verified not over 2 rails"
+	grep -Eq '^PASS unplug +cable 0-[0-9]+: no cable left: port DOWN, 0 rail\(s\) up; replugged: 1 cable\(s\), 2 rail\(s\) up' "$R" ||
+		fail "the unplug line is not the port DOWN and back"
+	grep -Eq '^PASS replug/verified .*2 rail\(s\): ' "$R" || fail "replug/verified not over 2 rails"
+	grep -q "the serving side's view of the unplug: PASS" "$R" || fail "no view of the unplug from the server"
+elif [ "$ONE" = 1 ]; then
+	grep -Eq '^PASS unplug/seen +cable 0-[0-9]+ went and came back:.* 0 cable\(s\) 0 rail\(s\) DOWN;.* 1 cable\(s\) 2 rail\(s\) ACTIVE; ' "$R" ||
+		fail "the server's view of the unplug"
+	grep -Eq '^PASS replug/verified +integrity server ok; 2 rail\(s\): ' "$R" || fail "the server's replug/verified"
+elif [ "$role" = client ]; then
 	grep -Eq '^PASS traffic/verified .*4 rail\(s\): ' "$R" || fail "traffic/verified not over 4 rails"
 	grep -Eq '^PASS traffic/latency +ib_write_lat 64 B: t_min' "$R" || fail "no latency"
 	grep -Eq '^PASS traffic/bandwidth ' "$R" || fail "no bandwidth sample"
