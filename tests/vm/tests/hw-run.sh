@@ -80,7 +80,8 @@ grep -q 'Attach it' /tmp/run.log || fail "the run does not say to attach the rep
 
 step "the report ($VM_ROLE)"
 has() { grep -q -- "$1" "$R" || fail "the report has no '$1'"; }
-for s in steps 'versions: uname' 'versions: tbrdma module' 'versions: packages' \
+for s in steps 'versions: uname' 'versions: loaded modules (/sys/module)' \
+	'versions: tbrdma module (modinfo: the installed file)' 'versions: packages' \
 	'tbrdma module parameters (tb_state)' 'thunderbolt module parameters' \
 	'sysfs: /sys/bus/thunderbolt/devices' 'tbctl --json status' 'tbctl --json rails' \
 	'tbctl --json counters' 'kernel log: thunderbolt, tbrdma, IOMMU'; do
@@ -88,6 +89,7 @@ for s in steps 'versions: uname' 'versions: tbrdma module' 'versions: packages' 
 done
 has 'result: .* 0 failed'
 has 'tb_state:driver=registered dir=registered'
+grep -Eq '^tbrdma: .*refcnt [0-9]+ ' "$R" || fail "the report has no loaded tbrdma module line"
 has 'DEVTYPE=thunderbolt_xdomain'
 has 'rx_lanes: 2'
 has 'the TEST STAND-IN'
