@@ -33,6 +33,11 @@
  * scattered ones. Any error completion, unexpected
  * completion field or mismatch fails the run (exit 1, "FAIL: ..." on both
  * sides). At the end each side prints the bytes verified per op.
+ *
+ * --until-signal (client): random rounds go on, whatever --mib says, until
+ * the client gets SIGUSR1; it then finishes the round in flight and ends the
+ * run as usual (tests/hw/run: traffic that spans a cable unplug whose time a
+ * person chooses).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -43,6 +48,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -779,7 +785,15 @@ static void client_round(struct msg *m)
 	result_exchange(m->round, NULL);
 }
 
-static void client_loop(uint64_t seed, uint64_t mib, int atomics)
+static volatile sig_atomic_t stop_requested;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void client_loop(uint64_t seed, uint64_t mib, int atomics, int until_signal)
 {
 	static const uint64_t edges[] = { 0, 1, 4047, 4048, 4049, 4095, 4096, 4097, 65536 };
 	uint64_t moved = 0, budget = mib << 20;
@@ -826,7 +840,7 @@ static void client_loop(uint64_t seed, uint64_t mib, int atomics)
 		m.roff = GUARD + 8 * rnd_below(512);
 		client_round(&m);
 	}
-	while (moved < budget) {
+	while (until_signal ? !stop_requested : moved < budget) {
 		memset(&m, 0, sizeof(m));
 		m.type = rnd_below(OP_ATOMIC);
 		m.round = round++;
@@ -856,8 +870,10 @@ static void client_loop(uint64_t seed, uint64_t mib, int atomics)
 static void usage(void)
 {
 	printf("usage: integrity [-d DEV] [-g GID_INDEX] [-p PORT] [--seed N] [--mib N]\n"
-	       "                 [--max-size BYTES] [--atomics] [--timeout T] server | client HOST\n"
-	       "  --timeout T: the QP's IBTA local ACK timeout, 4.096 us * 2^T (default 14)\n");
+	       "                 [--max-size BYTES] [--atomics] [--timeout T] [--until-signal]\n"
+	       "                 server | client HOST\n"
+	       "  --timeout T: the QP's IBTA local ACK timeout, 4.096 us * 2^T (default 14)\n"
+	       "  --until-signal: (client) random rounds until SIGUSR1, not --mib\n");
 	exit(2);
 }
 
@@ -866,11 +882,13 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "dev", 1, 0, 'd' }, { "gid", 1, 0, 'g' }, { "port", 1, 0, 'p' },
 		{ "seed", 1, 0, 's' }, { "mib", 1, 0, 'm' }, { "max-size", 1, 0, 'M' },
-		{ "atomics", 0, 0, 'a' }, { "timeout", 1, 0, 't' }, { 0 },
+		{ "atomics", 0, 0, 'a' }, { "timeout", 1, 0, 't' },
+		{ "until-signal", 0, 0, 'u' }, { 0 },
 	};
 	const char *dev = "tbrdma0";
 	uint64_t seed = 1, mib = 64;
-	int port = 18600, force_atomics = 0, atomics, server, c;
+	int port = 18600, force_atomics = 0, until_signal = 0, atomics, server, c;
+	struct sigaction sa;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	while ((c = getopt_long(argc, argv, "d:g:p:s:m:M:at:", lo, NULL)) != -1) {
@@ -883,6 +901,7 @@ int main(int argc, char **argv)
 		case 'M': max_size = strtoull(optarg, NULL, 0); break;
 		case 'a': force_atomics = 1; break;
 		case 't': rc_timeout = atoi(optarg); break;
+		case 'u': until_signal = 1; break;
 		default: usage();
 		}
 	}
@@ -892,6 +911,11 @@ int main(int argc, char **argv)
 	if (!server && (strcmp(argv[optind], "client") || optind + 1 >= argc))
 		usage();
 	role = server ? "server" : "client";
+	/* SA_RESTART: the flag is read between rounds, no verb or read sees EINTR */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
 	snprintf(die_ctx, sizeof(die_ctx), "integrity %s", role);
 	server_side = server;
 	CHECK(max_size >= 1 && max_size <= (1ULL << 30), "--max-size out of range");
@@ -929,7 +953,7 @@ int main(int argc, char **argv)
 	if (server)
 		server_loop();
 	else
-		client_loop(seed, mib, atomics);
+		client_loop(seed, mib, atomics, until_signal);
 	ibv_destroy_qp(qp);
 	ibv_destroy_cq(scq);
 	ibv_destroy_cq(rcq);
