@@ -621,12 +621,22 @@ static int svc_unregister(struct device *dev, void *data)
 }
 
 /*
- * The cable is gone: is_unplugged first (drivers skip talking to the peer),
- * then services, then the XDomain device. Process context, no tbsim lock.
+ * The cable is gone, as the software CM handles it (tb.c tb_handle_hotplug(),
+ * 6.1 and 6.12): all of it under tb->lock, so service drivers' remove runs
+ * with tb->lock held; is_unplugged first (tb_xdomain_disable_paths() then
+ * takes no lock and does nothing, drivers skip talking to the peer), then
+ * the handshake stopped, services and the XDomain device removed
+ * (tb_xdomain_remove()), then every DMA path the drivers left torn down
+ * (__tb_disconnect_xdomain_paths(tb, xd, -1, -1, -1, -1)). Process context,
+ * no tbsim lock.
  */
 void tbsim_xd_unplug(struct tbsim_xd *sxd)
 {
+	struct tb *tb = sxd->xd.tb;
+
+	mutex_lock(&tb->lock);
 	WRITE_ONCE(sxd->xd.is_unplugged, true);
+	tbsim_cm_removing();
 	WRITE_ONCE(sxd->cable, NULL);
 	cancel_delayed_work_sync(&sxd->disc_work);
 	cancel_delayed_work_sync(&sxd->changed_work);
@@ -634,6 +644,11 @@ void tbsim_xd_unplug(struct tbsim_xd *sxd)
 		device_for_each_child_reverse(&sxd->xd.dev, NULL, svc_unregister);
 		device_del(&sxd->xd.dev);
 	}
+	spin_lock_bh(&sxd->paths_lock);
+	atomic_sub(sxd->npaths, &tbsim_cm_paths);
+	sxd->npaths = 0;
+	spin_unlock_bh(&sxd->paths_lock);
+	mutex_unlock(&tb->lock);
 	put_device(&sxd->xd.dev);
 }
 
@@ -671,7 +686,10 @@ int tb_xdomain_alloc_in_hopid(struct tb_xdomain *xd, int hopid)
 		hopid = TBSIM_MIN_HOPID;
 	if (hopid < TBSIM_MIN_HOPID || hopid > xd->local_max_hopid)
 		return -EINVAL;
-	return ida_alloc_range(&xd->in_hopids, hopid, xd->local_max_hopid, GFP_KERNEL);
+	hopid = ida_alloc_range(&xd->in_hopids, hopid, xd->local_max_hopid, GFP_KERNEL);
+	if (hopid >= 0)
+		atomic_inc(&tbsim_cm_in_hopids);
+	return hopid;
 }
 
 int tb_xdomain_alloc_out_hopid(struct tb_xdomain *xd, int hopid)
@@ -680,17 +698,22 @@ int tb_xdomain_alloc_out_hopid(struct tb_xdomain *xd, int hopid)
 		hopid = TBSIM_MIN_HOPID;
 	if (hopid < TBSIM_MIN_HOPID || hopid > xd->remote_max_hopid)
 		return -EINVAL;
-	return ida_alloc_range(&xd->out_hopids, hopid, xd->remote_max_hopid, GFP_KERNEL);
+	hopid = ida_alloc_range(&xd->out_hopids, hopid, xd->remote_max_hopid, GFP_KERNEL);
+	if (hopid >= 0)
+		atomic_inc(&tbsim_cm_out_hopids);
+	return hopid;
 }
 
 void tb_xdomain_release_in_hopid(struct tb_xdomain *xd, int hopid)
 {
 	ida_free(&xd->in_hopids, hopid);
+	atomic_dec(&tbsim_cm_in_hopids);
 }
 
 void tb_xdomain_release_out_hopid(struct tb_xdomain *xd, int hopid)
 {
 	ida_free(&xd->out_hopids, hopid);
+	atomic_dec(&tbsim_cm_out_hopids);
 }
 
 int tb_xdomain_lane_bonding_enable(struct tb_xdomain *xd)
@@ -707,7 +730,10 @@ void tb_xdomain_lane_bonding_disable(struct tb_xdomain *xd)
  * peer's input HopID @transmit_path, the peer's frames on @receive_path to
  * our RX ring. Software CM: any number per XDomain, each HopID and ring in
  * at most one; firmware CM: one pair per XDomain (-EBUSY for a second).
- * The host router is programmed over the control channel.
+ * The host router is programmed over the control channel. Software CM: all
+ * under tb->lock, with no look at is_unplugged (tb.c
+ * tb_approve_xdomain_paths()): paths enabled on an XDomain removed
+ * meanwhile are a tunnel nobody tears down (counted, cm.c late_paths).
  */
 int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 			    int transmit_ring, int receive_path, int receive_ring)
@@ -722,11 +748,16 @@ int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 	    transmit_ring <= 0 || transmit_ring >= TBSIM_HOP_COUNT ||
 	    receive_ring <= 0 || receive_ring >= TBSIM_HOP_COUNT)
 		return -EINVAL;
-	if (xd->is_unplugged)
-		return -ENODEV;
+	tbsim_fault_step(TBSIM_STEP_ENABLE_PATHS, NULL, 0);
+	mutex_lock(&xd->tb->lock);
+	if (READ_ONCE(xd->is_unplugged)) {
+		atomic_inc(&tbsim_cm_late_paths);
+		ret = 0;
+		goto unlock;
+	}
 	ret = tbsim_ctl_roundtrip();
 	if (ret)
-		return ret;
+		goto unlock;
 	spin_lock_bh(&sxd->paths_lock);
 	ret = -EBUSY;
 	if (sxd->npaths >= TBSIM_MAX_PATHS || (tbsim_fw_cm && sxd->npaths))
@@ -742,11 +773,16 @@ int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 	p->tx_ring = transmit_ring;
 	p->rx_hopid = receive_path;
 	p->rx_ring = receive_ring;
+	atomic_inc(&tbsim_cm_paths);
 	ret = 0;
 out:
 	spin_unlock_bh(&sxd->paths_lock);
 	if (!ret)
 		tbsim_ring_credit_kick(receive_ring, false);	/* E2E: the peer's first credits */
+unlock:
+	mutex_unlock(&xd->tb->lock);
+	if (!ret)
+		tbsim_fault_step(TBSIM_STEP_PATHS_ON, NULL, 0);
 	return ret;
 }
 
@@ -759,25 +795,40 @@ int tb_xdomain_disable_paths(struct tb_xdomain *xd, int transmit_path,
 			     int transmit_ring, int receive_path, int receive_ring)
 {
 	struct tbsim_xd *sxd = to_sxd(xd);
-	unsigned int i;
-	bool found = false;
+	int tx[TBSIM_MAX_PATHS], ret = 0;
+	unsigned int i, n = 0;
 
+	tbsim_fault_step(TBSIM_STEP_DISABLE_PATHS, NULL, 0);
+	/*
+	 * tb.c tb_disconnect_xdomain_paths(): nothing once unplugged (the CM
+	 * removes every path itself after the services), else under tb->lock.
+	 */
+	if (READ_ONCE(xd->is_unplugged))
+		return 0;
+	mutex_lock(&xd->tb->lock);
 	spin_lock_bh(&sxd->paths_lock);
 	for (i = 0; i < sxd->npaths;) {
 		struct tbsim_path *p = &sxd->paths[i];
 
 		if (wild_eq(transmit_path, p->tx_hopid) && wild_eq(transmit_ring, p->tx_ring) &&
 		    wild_eq(receive_path, p->rx_hopid) && wild_eq(receive_ring, p->rx_ring)) {
+			tx[n++] = p->tx_ring;
 			*p = sxd->paths[--sxd->npaths];
-			found = true;
+			atomic_dec(&tbsim_cm_paths);
 		} else {
 			i++;
 		}
 	}
 	spin_unlock_bh(&sxd->paths_lock);
-	if (found && !xd->is_unplugged)
-		return tbsim_ctl_roundtrip();
-	return 0;
+	for (i = 0; i < n; i++) {
+		/* its TX ring still streams into the peer's ingress hop going away */
+		if (tbsim_ring_tx_busy(tx[i]))
+			atomic_inc(&tbsim_cm_tx_busy);
+	}
+	if (n)
+		ret = tbsim_ctl_roundtrip();
+	mutex_unlock(&xd->tb->lock);
+	return ret;
 }
 
 /* The RX ring for frames on @hopid from this XDomain's peer. Softirq. */
