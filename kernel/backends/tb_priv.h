@@ -85,6 +85,7 @@ struct tbt_rail {
 	int out_hop, in_hop;
 	bool started, paths_on, in_hop_held;
 	bool running;			/* ops accept frames (READ_ONCE) */
+	bool tx_on;			/* tx accepts frames (READ_ONCE): off to drain */
 	bool polling;			/* the tasklet may re-arm the IRQ */
 	struct tasklet_struct poll;
 	atomic_t tx_posted;		/* TX frames given to the ring, not completed */

@@ -143,10 +143,10 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 
 	if (!fr || !f->size || f->size > tr->frame_max)
 		return -EINVAL;
-	/* counted before running is read: tbt_rail_quiesce() clears it, then waits for 0 */
+	/* counted before tx_on is read: tbt_rail_quiesce() clears it, then waits for 0 */
 	atomic_inc(&tr->tx_posted);
 	smp_mb__after_atomic();
-	if (!READ_ONCE(tr->running)) {
+	if (!READ_ONCE(tr->tx_on)) {
 		ret = -ESHUTDOWN;
 		goto out_put;
 	}
@@ -352,15 +352,21 @@ static int tbt_rail_paths(struct tbt_conn *conn, struct tbt_rail *tr, bool on)
 
 /*
  * tbr_ctl_mutex held. The scheduler stops using the rail (the transport
- * resends what it left unacknowledged on the other rails) and the ops take
- * no new frame; frames already posted still complete.
+ * resends what it left unacknowledged on the other rails) and tx takes no
+ * new frame; frames already posted still complete. RX buffers are still
+ * posted while the rings run: a receiver that stopped taking the peer's
+ * frames would stall the peer's transport and, through its E2E credits,
+ * our own TX drain.
  */
 static void tbt_rail_quiesce(struct tbt_rail *tr)
 {
-	if (tr->rail)
+	if (tr->rail) {
 		tbr_rail_down(tr->rail);
-	WRITE_ONCE(tr->running, false);
-	smp_mb();	/* pairs with tbt_tx(): it counts a frame, then reads running */
+		if (READ_ONCE(tr->running))
+			tbr_rail_post_rx(tr->rail);
+	}
+	WRITE_ONCE(tr->tx_on, false);
+	smp_mb();	/* pairs with tbt_tx(): it counts a frame, then reads tx_on */
 }
 
 /*
@@ -373,6 +379,7 @@ static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
 	unsigned int i;
 
 	tbt_rail_quiesce(tr);
+	WRITE_ONCE(tr->running, false);
 	/*
 	 * The poll tasklet before the rings: once polling is off and a run
 	 * that read it on is over, no run re-arms the interrupt
@@ -512,6 +519,7 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 	tr->started = true;
 	WRITE_ONCE(tr->polling, true);
 	WRITE_ONCE(tr->running, true);
+	WRITE_ONCE(tr->tx_on, true);
 	tbr_rail_post_rx(rail);
 	ret = tbt_rail_paths(conn, tr, true);
 	if (ret)
@@ -526,6 +534,7 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 
 err_paths:
 	tbt_rail_quiesce(tr);
+	WRITE_ONCE(tr->running, false);
 	tbt_rail_paths(conn, tr, false);
 	tr->paths_on = false;
 err:
