@@ -15,7 +15,7 @@
 # disables a path (tx_busy_at_disable stays 0 on a; the old order fails here). Last: both unload
 # tbrdma, and every count is 0. TBSIM_UNPLUG_STEPS (VM_ENV) runs a subset, e.g. the old code's
 # deadlock alone: VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=enable_paths tests/vm/run tbsim-unplug
-# vm-kernel: 6.1
+# vm-kernel: 6.1 6.12
 # vm-count: 2
 # vm-rails: 1
 # vm-device: edu
