@@ -30,9 +30,11 @@
  * re-arms the interrupt (tb_ring_poll_complete) when the ring is empty.
  *
  * Down: service removal, unplug, suspend, shutdown, the peer's BYE or a new
- * HELLO from a connected peer: per rail, paths disabled, rings stopped (the
- * NHI completes every posted frame as canceled), tbr_rail_down() (the path
- * emu's cut takes), tbr_rail_remove(), DMA unmapped, rings freed, HopIDs
+ * HELLO from a connected peer: every rail quiesced (tbr_rail_down(), the
+ * path emu's cut takes; the ops refuse new frames; the TX frames already
+ * posted complete, bounded), BYE (removal), then per rail paths disabled,
+ * the poll tasklet killed, rings stopped (the NHI completes every posted
+ * frame as canceled), tbr_rail_remove(), DMA unmapped, rings freed, HopIDs
  * released. Then HELLO starts over unless the service is going away.
  *
  * Locks: tbt_lock (mutex) guards the conn list and is held by the protocol
@@ -41,6 +43,21 @@
  * tbr_ctl_mutex for rail add/up/down/remove. XDomain requests (which wait
  * for the peer's answer) are sent with none of these held: the answer
  * arrives on the same control-channel path that runs the handler.
+ *
+ * Unplug: the software connection manager removes an XDomain, and so calls
+ * tbt_remove(), with tb->lock held (drivers/thunderbolt/tb.c
+ * tb_handle_hotplug() -> tb_xdomain_remove()), and takes tb->lock in
+ * tb_xdomain_enable_paths() (tb_approve_xdomain_paths()) and in
+ * tb_xdomain_disable_paths() unless the XDomain is unplugged. So paths are
+ * enabled and disabled with none of our locks held (tb_ring.c
+ * tbt_rail_paths(), conn->paths_busy set), and tbt_remove() never waits for
+ * a rail work inside such a call: it marks the conn an orphan, returns, and
+ * that work (which then sees stopping) tears the rails down and frees the
+ * conn. Every other work tbt_remove() cancels and waits for never waits for
+ * tb->lock: hello_work and ready_work only send requests; event_work only
+ * takes conn->lock; an up_work or down_work that starts after stopping was
+ * set does nothing; a disable_paths() of a down_work in progress while the
+ * XDomain is being removed for an unplug takes no lock (is_unplugged).
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -108,6 +125,13 @@ MODULE_PARM_DESC(tb_ring_size, "Thunderbolt ring descriptors (power of two, 16..
 
 static LIST_HEAD(tbt_conns);
 static DEFINE_MUTEX(tbt_lock);
+/*
+ * Ordered: event_work, up_work and down_work of every conn, one at a time,
+ * so the rail works never overlap while one has conn->lock dropped around a
+ * path call; drained at module unload, after the last remove (a remove can
+ * leave a rail work running: see the top of this file).
+ */
+static struct workqueue_struct *tbt_wq;
 static struct tb_property_dir *tbt_dir;
 static bool tbt_dir_registered, tbt_handler_registered, tbt_driver_registered;
 /*
@@ -234,7 +258,7 @@ static void tbt_hello_work(struct work_struct *work)
 			/* the peer's own HELLO will follow; keep its values */
 			conn->remote = ans;
 		} else if (ans.guid == conn->remote.guid) {
-			queue_work(system_long_wq, &conn->up_work);
+			queue_work(tbt_wq, &conn->up_work);
 		} else {
 			conn->hello_sent = false;	/* contradicts its HELLO */
 		}
@@ -328,7 +352,7 @@ static void tbt_ready_work(struct work_struct *work)
 			queue_delayed_work(system_long_wq, &conn->ready_work,
 					   msecs_to_jiffies(TBT_TUNNEL_POLL_MS));
 		else
-			queue_work(system_long_wq, &conn->up_work);
+			queue_work(tbt_wq, &conn->up_work);
 		mutex_unlock(&conn->lock);
 		return;
 	}
@@ -370,10 +394,13 @@ static void tbt_ready_work(struct work_struct *work)
 	mutex_unlock(&conn->lock);
 }
 
+static void tbt_conn_finish(struct tbt_conn *conn, struct work_struct *self);
+
 static void tbt_up_work(struct work_struct *work)
 {
 	struct tbt_conn *conn = container_of(work, struct tbt_conn, up_work);
 	unsigned int i, n;
+	bool orphan;
 
 	mutex_lock(&conn->lock);
 	if (conn->stopping || conn->suspended) {
@@ -394,37 +421,46 @@ static void tbt_up_work(struct work_struct *work)
 			mod_delayed_work(system_long_wq, &conn->ready_work, 0);
 		}
 	}
-	if (!conn->connected || !conn->peer_ready) {
-		mutex_unlock(&conn->lock);
-		return;
-	}
 	/* both ends go on with the rails both have (READY's ready_rails) */
 	n = tbr_nego_ready_rails(conn->nrails, conn->peer_rails);
-	if (n < conn->nrails) {
+	if (conn->connected && conn->peer_ready && n < conn->nrails &&
+	    !conn->stopping && !conn->suspended) {
 		if (!conn->trim_logged)
 			dev_info(&conn->svc->dev,
 				 "tbrdma: peer %016llx has %u rail(s) up, we have %u: going on with %u\n",
 				 conn->peer_guid, conn->peer_rails, conn->nrails, n);
 		conn->trim_logged = true;
+		/* drops the locks while paths are disabled: the checks below again */
 		mutex_lock(&tbr_ctl_mutex);
 		tbr_tb_rails_trim(conn, n);
 		mutex_unlock(&tbr_ctl_mutex);
 	}
-	if (!conn->rails_up) {
+	if (conn->connected && conn->peer_ready && !conn->rails_up &&
+	    !conn->stopping && !conn->suspended) {
 		mutex_lock(&tbr_ctl_mutex);
 		for (i = 0; i < conn->nrails; i++)
 			tbr_rail_up(conn->rails[i].rail);
 		mutex_unlock(&tbr_ctl_mutex);
 		conn->rails_up = true;
 	}
+	/* removed while tbt_connect() enabled paths with the locks dropped */
+	orphan = conn->orphan;
 	mutex_unlock(&conn->lock);
+	if (orphan)
+		tbt_conn_finish(conn, work);
 }
 
 static void tbt_down_work(struct work_struct *work)
 {
 	struct tbt_conn *conn = container_of(work, struct tbt_conn, down_work);
+	bool orphan;
 
 	mutex_lock(&conn->lock);
+	if (conn->stopping) {
+		/* tbt_remove() tears down (it may wait for us: no path call here) */
+		mutex_unlock(&conn->lock);
+		return;
+	}
 	tbr_tb_conn_teardown(conn);
 	if (conn->have_pending) {
 		/* it will not say HELLO again: its HELLO was answered */
@@ -436,7 +472,10 @@ static void tbt_down_work(struct work_struct *work)
 	if (!conn->stopping && !conn->suspended)
 		queue_delayed_work(system_long_wq, &conn->hello_work,
 				   msecs_to_jiffies(100));
+	orphan = conn->orphan;
 	mutex_unlock(&conn->lock);
+	if (orphan)
+		tbt_conn_finish(conn, work);
 }
 
 /* tbt_lock held */
@@ -530,7 +569,7 @@ static void tbt_event_work(struct work_struct *work)
 			/* the peer started over (reload, resume): so do we */
 			conn->pending = m;
 			conn->have_pending = true;
-			queue_work(system_long_wq, &conn->down_work);
+			queue_work(tbt_wq, &conn->down_work);
 			goto out;
 		}
 		if (conn->hello_sent && conn->remote.guid != m.guid)
@@ -539,14 +578,14 @@ static void tbt_event_work(struct work_struct *work)
 		conn->peer_hello_seq = m.seq;
 		conn->hello_rcvd = true;
 		if (conn->hello_sent)
-			queue_work(system_long_wq, &conn->up_work);
+			queue_work(tbt_wq, &conn->up_work);
 		else
 			mod_delayed_work(system_long_wq, &conn->hello_work, 0);
 	}
 	if (ready && rguid == conn->remote.guid && conn->hello_rcvd) {
 		conn->peer_ready = true;
 		conn->peer_rails = rrails;	/* 1..TBR_NEGO_MAX_RAILS (decoded) */
-		queue_work(system_long_wq, &conn->up_work);
+		queue_work(tbt_wq, &conn->up_work);
 	}
 	if (bye && bguid == conn->remote.guid && conn->hello_rcvd &&
 	    bseq <= conn->peer_hello_seq) {
@@ -556,7 +595,7 @@ static void tbt_event_work(struct work_struct *work)
 				     "tbrdma: refused a replayed BYE (sequence %u, at %u)\n",
 				     bseq, conn->peer_hello_seq);
 	} else if (bye && bguid == conn->remote.guid) {
-		queue_work(system_long_wq, &conn->down_work);
+		queue_work(tbt_wq, &conn->down_work);
 	}
 out:
 	mutex_unlock(&conn->lock);
@@ -666,7 +705,7 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 	} else {
 		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_OK, sn);
 	}
-	queue_work(system_long_wq, &conn->event_work);
+	queue_work(tbt_wq, &conn->event_work);
 out:
 	mutex_unlock(&tbt_lock);
 	return 1;
@@ -780,46 +819,93 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 	return 0;
 }
 
-/* Stop negotiating and take every rail down; @bye: tell the peer first. */
-static void tbt_conn_stop(struct tbt_conn *conn, bool bye)
+/*
+ * Stop negotiating and take every rail down; @bye: tell the peer first, once
+ * our TX is drained. @self: the conn's work this runs in (not waited for),
+ * or NULL. Process context, no lock held; stopping or suspended set.
+ */
+static void tbt_conn_stop(struct tbt_conn *conn, bool bye, struct work_struct *self)
 {
 	struct tbr_nego_msg req, ans;
 	bool connected;
 
 	cancel_delayed_work_sync(&conn->hello_work);
 	cancel_work_sync(&conn->event_work);
-	cancel_work_sync(&conn->up_work);
-	cancel_work_sync(&conn->down_work);
+	if (self != &conn->up_work)
+		cancel_work_sync(&conn->up_work);
+	if (self != &conn->down_work)
+		cancel_work_sync(&conn->down_work);
 	cancel_delayed_work_sync(&conn->hello_work);
 	cancel_delayed_work_sync(&conn->ready_work);
 	mutex_lock(&conn->lock);
+	tbr_tb_conn_quiesce(conn);
 	connected = conn->connected;
 	tbt_msg_init(conn, &req, TBR_NEGO_BYE);
 	req.seq = ++conn->seq;
 	mutex_unlock(&conn->lock);
-	if (bye && connected && !conn->xd->is_unplugged)
+	if (bye && connected && !READ_ONCE(conn->xd->is_unplugged))
 		tbt_request(conn, &req, &ans);	/* best effort */
 	mutex_lock(&conn->lock);
 	tbr_tb_conn_teardown(conn);
 	mutex_unlock(&conn->lock);
 }
 
+/* The conn is stopped and unlisted: its output HopIDs and memory go. */
+static void tbt_conn_free(struct tbt_conn *conn)
+{
+	unsigned int i;
+
+	for (i = 0; i < conn->nout; i++)
+		tb_xdomain_release_out_hopid(conn->xd, conn->out_hop[i]);
+	if (conn->orphan) {
+		/* the references tbt_remove() took for us */
+		put_device(&conn->svc->dev);
+		tb_xdomain_put(conn->xd);
+	}
+	mutex_destroy(&conn->lock);
+	kfree(conn);
+}
+
+/*
+ * An orphan's rail work (@self, on tbt_wq), back from its path call: the
+ * remove it kept from waiting is over, so it stops the conn and frees it.
+ * No lock held.
+ */
+static void tbt_conn_finish(struct tbt_conn *conn, struct work_struct *self)
+{
+	tbt_conn_stop(conn, true, self);
+	dev_info(&conn->svc->dev, "tbrdma: rails of a removed service gone\n");
+	tbt_conn_free(conn);
+}
+
+/*
+ * Service removal: unbind, module unload, or the XDomain removed (unplug:
+ * the software CM holds tb->lock here, see the top of this file).
+ */
 static void tbt_remove(struct tb_service *svc)
 {
 	struct tbt_conn *conn = tb_service_get_drvdata(svc);
-	unsigned int i;
+	bool orphan;
 
 	mutex_lock(&tbt_lock);
 	list_del(&conn->node);
 	mutex_unlock(&tbt_lock);
 	mutex_lock(&conn->lock);
 	conn->stopping = true;
+	/* a rail work in a path call may wait for tb->lock: not for it */
+	orphan = conn->paths_busy;
+	if (orphan) {
+		conn->orphan = true;
+		get_device(&svc->dev);
+		tb_xdomain_get(conn->xd);
+	}
 	mutex_unlock(&conn->lock);
-	tbt_conn_stop(conn, true);
-	for (i = 0; i < conn->nout; i++)
-		tb_xdomain_release_out_hopid(conn->xd, conn->out_hop[i]);
-	mutex_destroy(&conn->lock);
-	kfree(conn);
+	if (orphan) {
+		dev_info(&svc->dev, "tbrdma: removed while DMA paths change: the rail work finishes\n");
+		return;
+	}
+	tbt_conn_stop(conn, true, NULL);
+	tbt_conn_free(conn);
 }
 
 static void tbt_shutdown(struct tb_service *svc)
@@ -829,7 +915,7 @@ static void tbt_shutdown(struct tb_service *svc)
 	mutex_lock(&conn->lock);
 	conn->stopping = true;
 	mutex_unlock(&conn->lock);
-	tbt_conn_stop(conn, false);
+	tbt_conn_stop(conn, false, NULL);
 }
 
 static int __maybe_unused tbt_suspend(struct device *dev)
@@ -839,7 +925,7 @@ static int __maybe_unused tbt_suspend(struct device *dev)
 	mutex_lock(&conn->lock);
 	conn->suspended = true;
 	mutex_unlock(&conn->lock);
-	tbt_conn_stop(conn, false);
+	tbt_conn_stop(conn, false, NULL);
 	return 0;
 }
 
@@ -917,9 +1003,14 @@ static int tbt_start(void)
 {
 	int ret;
 
-	tbt_dir = tb_property_create_dir(&tbt_dir_uuid);
-	if (!tbt_dir)
+	tbt_wq = alloc_ordered_workqueue("tbrdma_tb", 0);
+	if (!tbt_wq)
 		return -ENOMEM;
+	tbt_dir = tb_property_create_dir(&tbt_dir_uuid);
+	if (!tbt_dir) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	ret = tb_property_add_immediate(tbt_dir, "prtcid", TBT_PRTCID);
 	if (!ret)
 		ret = tb_property_add_immediate(tbt_dir, "prtcvers", TBT_PRTCVERS);
@@ -955,6 +1046,9 @@ err_handler:
 err_dir:
 	tb_property_free_dir(tbt_dir);
 	tbt_dir = NULL;
+err_wq:
+	destroy_workqueue(tbt_wq);
+	tbt_wq = NULL;
 	pr_warn("tbrdma: tb: Thunderbolt backend not available: %d\n", ret);
 	return ret;
 }
@@ -968,6 +1062,9 @@ static void tbt_stop(void)
 	if (tbt_driver_registered)
 		tb_unregister_service_driver(&tbt_driver);	/* removes every conn */
 	tbt_driver_registered = false;
+	if (tbt_wq)
+		destroy_workqueue(tbt_wq);	/* an orphan's rail work, too */
+	tbt_wq = NULL;
 	if (tbt_handler_registered)
 		tb_unregister_protocol_handler(&tbt_handler);
 	tbt_handler_registered = false;

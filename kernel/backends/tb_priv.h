@@ -10,6 +10,7 @@
 #include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/thunderbolt.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "link/rail.h"
@@ -17,6 +18,7 @@
 #include "core/tbr_split.h"
 
 #define TBT_POLL_BUDGET		64	/* RX frames per tasklet run */
+#define TBT_TX_DRAIN_MS		500	/* teardown: posted TX frames complete within */
 
 /*
  * PDFs on the wire (docs/thunderbolt.md, "Frames and PDFs"). The sending
@@ -83,10 +85,13 @@ struct tbt_rail {
 	int out_hop, in_hop;
 	bool started, paths_on, in_hop_held;
 	bool running;			/* ops accept frames (READ_ONCE) */
+	bool tx_on;			/* tx accepts frames (READ_ONCE): off to drain */
 	bool polling;			/* the tasklet may re-arm the IRQ */
 	struct tasklet_struct poll;
 	spinlock_t rx_lock;		/* RX frames taken: the tasklet, a busy poller */
 	u32 poll_id;			/* tbt_poll_ids (0: none) */
+	atomic_t tx_posted;		/* TX frames given to the ring, not completed */
+	wait_queue_head_t tx_idle;	/* woken when tx_posted drops to 0 */
 	struct tbt_frame *fr;		/* tx_depth + rx_depth, as rail->frames */
 	unsigned int nfr;
 	u32 ring_frame;			/* the agreed ring frame size */
@@ -116,6 +121,14 @@ struct tbt_conn {
 	bool trim_logged;		/* "peer has fewer rails" was logged */
 	u8 peer_rails;			/* ready_rails of the peer's last READY */
 	bool suspended;
+	/*
+	 * A rail work (up_work, down_work) is in tb_xdomain_enable_paths() or
+	 * disable_paths() with no lock held (tb_ring.c tbt_rail_paths()):
+	 * tbt_remove() must not wait for it (see the top of tb.c), and sets
+	 * orphan instead: that work finishes the teardown and frees the conn.
+	 */
+	bool paths_busy;
+	bool orphan;
 	bool have_pending;		/* a connected peer said HELLO again */
 	struct tbr_nego_msg pending;
 	int retries;
@@ -150,7 +163,9 @@ struct tbt_conn {
 /*
  * Rail i of a negotiated conn: rings, input HopID, rail, DMA mappings, rings
  * started, RX posted, then the DMA paths enabled. 0 or -errno with nothing
- * left behind. Context: process, conn->lock and tbr_ctl_mutex held.
+ * left behind (-ESHUTDOWN: the conn is stopping). Context: process,
+ * conn->lock and tbr_ctl_mutex held, both dropped while the paths are
+ * enabled (conn->paths_busy set meanwhile).
  */
 int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		      const struct tbr_backend *backend);
@@ -170,7 +185,17 @@ void tbr_tb_tunnel_refused(struct tbt_conn *conn, unsigned int i);
  */
 void tbr_tb_rails_trim(struct tbt_conn *conn, unsigned int n);
 
-/* Every rail of @conn down and gone, negotiation state reset. conn->lock held. */
+/*
+ * Every rail of @conn down for the scheduler, its ops refusing frames, the
+ * TX frames already posted completed (bounded by TBT_TX_DRAIN_MS; not
+ * waited for on an unplugged XDomain): what must hold before BYE and
+ * before any path is disabled. conn->lock held.
+ */
+void tbr_tb_conn_quiesce(struct tbt_conn *conn);
+/*
+ * Every rail of @conn quiesced, its paths disabled, gone; negotiation state
+ * reset. conn->lock held, dropped while paths are disabled (paths_busy).
+ */
 void tbr_tb_conn_teardown(struct tbt_conn *conn);
 
 #endif /* TBRDMA_TB_PRIV_H */

@@ -120,6 +120,13 @@ static dma_addr_t tbt_tx_zc_map(struct tbt_rail *tr, struct tbt_frame *fr,
 	return 0;
 }
 
+/* A posted TX frame completed, or was not taken after all. Any context. */
+static void tbt_tx_put(struct tbt_rail *tr)
+{
+	if (atomic_dec_and_test(&tr->tx_posted))
+		wake_up(&tr->tx_idle);
+}
+
 /*
  * Link layer's TX (link->lock held, so the two ring frames of a split frame
  * are queued back to back). When the tail is refused (the ring stopped
@@ -136,8 +143,13 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 
 	if (!fr || !f->size || f->size > tr->frame_max)
 		return -EINVAL;
-	if (!READ_ONCE(tr->running))
-		return -ESHUTDOWN;
+	/* counted before tx_on is read: tbt_rail_quiesce() clears it, then waits for 0 */
+	atomic_inc(&tr->tx_posted);
+	smp_mb__after_atomic();
+	if (!READ_ONCE(tr->tx_on)) {
+		ret = -ESHUTDOWN;
+		goto out_put;
+	}
 	head = f->size > tr->ring_frame ? f->size - tr->ring_frame : 0;
 	if (fr->zc_page)
 		tail_dma = tbt_tx_zc_map(tr, fr, head);
@@ -152,7 +164,7 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 		fr->rf_head.callback = tbt_head_done;
 		ret = tb_ring_tx(tr->tx, &fr->rf_head);
 		if (ret)
-			return ret;
+			goto out_put;
 	}
 	fr->rf.buffer_phy = tail_dma ? tail_dma : fr->dma + head;
 	fr->rf.size = tbr_frame_size_encode(f->size - head);
@@ -160,8 +172,14 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 	fr->rf.sof = tbt_tx_sof(fr->rf.eof);
 	fr->rf.flags = 0;
 	ret = tb_ring_tx(tr->tx, &fr->rf);
-	if (!ret && tail_dma)
+	if (ret)
+		goto out_put;
+	if (tail_dma)
 		tbr_rail_count(rail, TBR_CNT_TX_ZEROCOPY, 1);
+	return 0;
+
+out_put:
+	tbt_tx_put(tr);
 	return ret;
 }
 
@@ -256,12 +274,14 @@ static void tbt_rx_complete(struct tbt_frame *fr, bool canceled)
 static void tbt_ring_cb(struct tb_ring *ring, struct ring_frame *rf, bool canceled)
 {
 	struct tbt_frame *fr = container_of(rf, struct tbt_frame, rf);
+	struct tbt_rail *tr = fr->tr;
 	struct tbr_frame *f = fr->f;
 
 	local_bh_disable();
 	if (ring->is_tx) {
 		f->flags = canceled ? TBR_FRAME_CANCELED : 0;
-		f->callback(fr->tr->rail, f, canceled);
+		f->callback(tr->rail, f, canceled);
+		tbt_tx_put(tr);
 	} else {
 		tbt_rx_complete(fr, canceled);
 	}
@@ -348,31 +368,93 @@ void tbr_tb_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg)
 
 /* ---- rail setup and teardown ---------------------------------------------- */
 
-/* tbr_ctl_mutex held. Reverse of tbr_tb_rail_setup(), for any partial state. */
+/*
+ * Enable (@on) or disable the DMA paths of @tr. Context: process, conn->lock
+ * and tbr_ctl_mutex held, both dropped around the call, conn->paths_busy set
+ * meanwhile. The software connection manager takes tb->lock in both
+ * (drivers/thunderbolt/tb.c tb_approve_xdomain_paths(), and
+ * tb_disconnect_xdomain_paths() unless xd->is_unplugged), and holds tb->lock
+ * while it removes an XDomain (tb_handle_hotplug() -> tb_xdomain_remove()
+ * -> our tbt_remove(), which takes conn->lock and tbr_ctl_mutex): holding
+ * either here would be an ABBA deadlock with an unplug. An XDomain already
+ * unplugged gets no new paths.
+ */
+static int tbt_rail_paths(struct tbt_conn *conn, struct tbt_rail *tr, bool on)
+{
+	struct tb_xdomain *xd = conn->xd;
+	int ret;
+
+	lockdep_assert_held(&conn->lock);
+	lockdep_assert_held(&tbr_ctl_mutex);
+	conn->paths_busy = true;
+	mutex_unlock(&tbr_ctl_mutex);
+	mutex_unlock(&conn->lock);
+	if (!on)
+		ret = tb_xdomain_disable_paths(xd, tr->out_hop, tr->tx->hop,
+					       tr->in_hop, tr->rx->hop);
+	else if (READ_ONCE(xd->is_unplugged))
+		ret = -ENODEV;
+	else
+		ret = tb_xdomain_enable_paths(xd, tr->out_hop, tr->tx->hop,
+					      tr->in_hop, tr->rx->hop);
+	mutex_lock(&conn->lock);
+	mutex_lock(&tbr_ctl_mutex);
+	conn->paths_busy = false;
+	if (!on && ret && !READ_ONCE(xd->is_unplugged))
+		dev_warn(&conn->svc->dev, "tbrdma: disabling DMA paths failed: %d\n", ret);
+	return ret;
+}
+
+/*
+ * tbr_ctl_mutex held. The scheduler stops using the rail (the transport
+ * resends what it left unacknowledged on the other rails) and tx takes no
+ * new frame; frames already posted still complete. RX buffers are still
+ * posted while the rings run: a receiver that stopped taking the peer's
+ * frames would stall the peer's transport and, through its E2E credits,
+ * our own TX drain.
+ */
+static void tbt_rail_quiesce(struct tbt_rail *tr)
+{
+	if (tr->rail) {
+		tbr_rail_down(tr->rail);
+		if (READ_ONCE(tr->running))
+			tbr_rail_post_rx(tr->rail);
+	}
+	WRITE_ONCE(tr->tx_on, false);
+	smp_mb();	/* pairs with tbt_tx(): it counts a frame, then reads tx_on */
+}
+
+/*
+ * tbr_ctl_mutex held; the paths are disabled (or were never enabled).
+ * Reverse of tbr_tb_rail_setup(), for any partial state.
+ */
 static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
 {
 	struct tb_xdomain *xd = conn->xd;
 	unsigned int i;
 
+	tbt_rail_quiesce(tr);
 	WRITE_ONCE(tr->running, false);
+	/*
+	 * The poll tasklet before the rings: once polling is off and a run
+	 * that read it on is over, no run re-arms the interrupt
+	 * (tb_ring_poll_complete() unmasks it even on a stopped ring, nhi.c).
+	 * Frames the RX ring still holds come back canceled from its stop.
+	 */
 	WRITE_ONCE(tr->polling, false);
 	if (tr->poll_id) {
 		xa_erase(&tbt_poll_ids, tr->poll_id);
 		synchronize_rcu();	/* no busy poller left on the rings */
 		tr->poll_id = 0;
 	}
-	if (tr->paths_on) {
-		if (tb_xdomain_disable_paths(xd, tr->out_hop, tr->tx->hop,
-					     tr->in_hop, tr->rx->hop) &&
-		    !xd->is_unplugged)
-			dev_warn(&conn->svc->dev, "tbrdma: disabling DMA paths failed\n");
-		tr->paths_on = false;
-	}
+	if (tr->rx)
+		tasklet_kill(&tr->poll);
 	if (tr->started) {
 		tb_ring_stop(tr->rx);	/* posted frames come back canceled */
 		tb_ring_stop(tr->tx);
 		tr->started = false;
 	}
+	/* a run the last interrupt scheduled: over before the split state goes */
 	if (tr->rx)
 		tasklet_kill(&tr->poll);
 	/* a head whose tail never came: the tasklet is stopped */
@@ -380,8 +462,6 @@ static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
 	tbt_rx_recycle(tr, tr->split.held);
 	tr->split.held = NULL;
 	local_bh_enable();
-	if (tr->rail)
-		tbr_rail_down(tr->rail);
 	for (i = 0; tr->fr && i < tr->nfr; i++)
 		if (tr->fr[i].mapped)
 			dma_unmap_single(tr->dma_dev, tr->fr[i].dma, tr->fr[i].map_len,
@@ -402,7 +482,8 @@ static void tbt_rail_teardown(struct tbt_conn *conn, struct tbt_rail *tr)
 }
 
 /*
- * tbr_ctl_mutex held. Rings, input HopID, rail, DMA mappings; rings started
+ * conn->lock and tbr_ctl_mutex held (dropped while the paths are enabled:
+ * tbt_rail_paths()). Rings, input HopID, rail, DMA mappings; rings started
  * and RX buffers posted; then the DMA paths. The rail (of @backend, tb.c's)
  * stays down.
  */
@@ -420,6 +501,7 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 	tr->conn = conn;
 	tr->out_hop = conn->out_hop[i];
 	tr->in_hop = conn->remote.hopid[i];
+	init_waitqueue_head(&tr->tx_idle);
 	/*
 	 * E2E on both rings (as thunderbolt-net does when the peer has it):
 	 * the RX ring grants credits through our TX HopID, the TX ring's flow
@@ -498,42 +580,108 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 	tr->started = true;
 	WRITE_ONCE(tr->polling, true);
 	WRITE_ONCE(tr->running, true);
+	WRITE_ONCE(tr->tx_on, true);
 	/* without an id the poll mode passes this rail by */
 	if (xa_alloc(&tbt_poll_ids, &tr->poll_id, tr, xa_limit_32b, GFP_KERNEL))
 		tr->poll_id = 0;
 	tbr_rail_post_rx(rail);
-	ret = tb_xdomain_enable_paths(xd, tr->out_hop, tr->tx->hop,
-				      tr->in_hop, tr->rx->hop);
+	ret = tbt_rail_paths(conn, tr, true);
 	if (ret)
 		goto err;
 	tr->paths_on = true;
+	/* removed, suspended or shut down while the locks were dropped */
+	if (conn->stopping || conn->suspended) {
+		ret = -ESHUTDOWN;
+		goto err_paths;
+	}
 	return 0;
 
+err_paths:
+	tbt_rail_quiesce(tr);
+	WRITE_ONCE(tr->running, false);
+	tbt_rail_paths(conn, tr, false);
+	tr->paths_on = false;
 err:
 	tbt_rail_teardown(conn, tr);
 	return ret;
 }
 
 /*
- * conn->lock and tbr_ctl_mutex held: rails @n.. down and gone, last first.
- * Never under the firmware CM's one tunnel (it has one rail at most): its
- * disable_paths would take every path of the XDomain down.
+ * conn->lock and tbr_ctl_mutex held (dropped while paths are disabled):
+ * rails @n.. down and gone, last first, each as tbr_tb_conn_teardown()
+ * takes a rail down (quiesced, posted TX drained, paths disabled). They
+ * never went up: the peer has fewer. Never under the firmware CM's one
+ * tunnel (it has one rail at most): its disable_paths would take every path
+ * of the XDomain down.
  */
 void tbr_tb_rails_trim(struct tbt_conn *conn, unsigned int n)
 {
-	while (conn->nrails > n)
-		tbt_rail_teardown(conn, &conn->rails[--conn->nrails]);
+	struct tbt_rail *tr;
+
+	while (conn->nrails > n) {
+		tr = &conn->rails[--conn->nrails];
+		tbt_rail_quiesce(tr);
+		if (!READ_ONCE(conn->xd->is_unplugged))
+			wait_event_timeout(tr->tx_idle, !atomic_read(&tr->tx_posted),
+					   msecs_to_jiffies(TBT_TX_DRAIN_MS));
+		if (tr->paths_on)
+			tbt_rail_paths(conn, tr, false);
+		tr->paths_on = false;
+		tbt_rail_teardown(conn, tr);
+	}
 }
 
-/* conn->lock held: every rail down and gone. */
-void tbr_tb_conn_teardown(struct tbt_conn *conn)
+/* conn->lock held: see tb_priv.h. Takes tbr_ctl_mutex. */
+void tbr_tb_conn_quiesce(struct tbt_conn *conn)
 {
+	unsigned long left = msecs_to_jiffies(TBT_TX_DRAIN_MS);
+	struct tbt_rail *tr;
 	unsigned int i;
 
+	lockdep_assert_held(&conn->lock);
+	conn->need_ready = false;
+	if (!conn->nrails)
+		return;
+	mutex_lock(&tbr_ctl_mutex);
+	for (i = 0; i < conn->nrails; i++)
+		tbt_rail_quiesce(&conn->rails[i]);
+	mutex_unlock(&tbr_ctl_mutex);
+	conn->rails_up = false;
+	/*
+	 * A transmitter streaming into the peer's disabled ingress hop can
+	 * wedge its router (docs/thunderbolt.md, "Teardown"): what was posted
+	 * goes out before BYE and before any path is disabled. Unplugged:
+	 * nothing can go out, and there is no peer to protect.
+	 */
+	for (i = 0; i < conn->nrails && left; i++) {
+		tr = &conn->rails[i];
+		if (READ_ONCE(conn->xd->is_unplugged))
+			break;
+		left = wait_event_timeout(tr->tx_idle, !atomic_read(&tr->tx_posted), left);
+		if (!left)
+			dev_warn(&conn->svc->dev,
+				 "tbrdma: rail %u: %d TX frame(s) not sent after %u ms, stopping anyway\n",
+				 i, atomic_read(&tr->tx_posted), TBT_TX_DRAIN_MS);
+	}
+}
+
+/* conn->lock held (dropped while paths are disabled): every rail down and gone. */
+void tbr_tb_conn_teardown(struct tbt_conn *conn)
+{
+	struct tbt_rail *tr;
+	unsigned int i;
+
+	lockdep_assert_held(&conn->lock);
+	tbr_tb_conn_quiesce(conn);
 	if (conn->nrails) {
 		mutex_lock(&tbr_ctl_mutex);
-		for (i = conn->nrails; i-- > 0;)
-			tbt_rail_teardown(conn, &conn->rails[i]);
+		for (i = conn->nrails; i-- > 0;) {
+			tr = &conn->rails[i];
+			if (tr->paths_on)
+				tbt_rail_paths(conn, tr, false);
+			tr->paths_on = false;
+			tbt_rail_teardown(conn, tr);
+		}
 		mutex_unlock(&tbr_ctl_mutex);
 		dev_info(&conn->svc->dev, "tbrdma: %u rail(s) to %016llx down\n",
 			 conn->nrails, conn->peer_guid);

@@ -132,9 +132,9 @@ struct tbr_backend {
  *                     end goes up, so no first frame meets an empty ring).
  *  tbr_rail_up()      the rings run: posts RX buffers if not yet done,
  *                     then the scheduler may use the rail. Events sent.
- *  tbr_rail_down()    the backend has stopped the rings and every frame
- *                     posted on the rail has come back (canceled or not);
- *                     the scheduler stops using it, upper layer told.
+ *  tbr_rail_down()    the scheduler stops using the rail, upper layer told;
+ *                     frames still posted on it come back later (canceled
+ *                     or not: tb drains TX before it stops the rings).
  *  tbr_rail_remove()  leaves the link (taking the rail down first) and
  *                     frees it once every TX frame a transport reserved
  *                     came back; if one never does (rail_remove_ms), the

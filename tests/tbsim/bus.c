@@ -359,6 +359,7 @@ static int __init tbsim_init(void)
 	tbsim.ring_wq = alloc_workqueue("tbsim-ring", WQ_HIGHPRI, 0);
 	if (!tbsim.wq || !tbsim.ring_wq)
 		goto err_wq;
+	tbsim_cm_init();
 	ret = tbsim_ctl_init();
 	if (ret)
 		goto err_wq;
@@ -392,6 +393,7 @@ module_init(tbsim_init);
 
 static void __exit tbsim_exit(void)
 {
+	tbsim_cm_exit();
 	tbsim_cable_exit();
 	pci_unregister_driver(&nhi_driver);
 	bus_unregister(&tb_bus_type);

@@ -220,7 +220,7 @@ static int cable_rcv(struct sk_buff *skb, struct net_device *dev,
 	list_for_each_entry_rcu(c, &tbsim.cables, node)
 		if (rcu_access_pointer(c->ndev) == dev)
 			found = c;
-	if (!found || skb_linearize(skb))
+	if (!found || tbsim_cable_muted() || skb_linearize(skb))
 		goto drop;
 	/* (a short packet is padded with zeros: kind 0 ends it) */
 	while (skb->len - off >= sizeof(w)) {
@@ -257,7 +257,7 @@ int tbsim_cable_xmitv(struct tbsim_cable *c, const struct tbsim_rec *recs, unsig
 	size_t size = 0;
 	unsigned int i;
 
-	if (!dev || !(dev->flags & IFF_UP))
+	if (!dev || !(dev->flags & IFF_UP) || tbsim_cable_muted())
 		return -ENOTCONN;
 	for (i = 0; i < n; i++)
 		size += sizeof(*h) + recs[i].len;

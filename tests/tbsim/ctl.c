@@ -244,6 +244,8 @@ int tb_xdomain_request(struct tb_xdomain *xd, const void *request,
 	r->response = response;
 	r->response_size = response_size;
 	init_completion(&r->done);
+	if (!uuid_equal(&((const struct tbsim_xdp_hdr *)request)->uuid, tbsim_xdp_proto()))
+		tbsim_fault_step(TBSIM_STEP_REQUEST, request, request_size);
 	mutex_lock(&req_lock);
 	list_add_tail(&r->node, &reqs);
 	mutex_unlock(&req_lock);

@@ -141,12 +141,41 @@ static void ring_tx(struct tb_ring *ring, struct list_head *list, u32 seq)
 static void callbacks(struct tb_ring *ring, struct list_head *list, bool canceled)
 {
 	struct ring_frame *f, *tmp;
+	unsigned long flags;
+	unsigned int n = 0;
 
 	list_for_each_entry_safe(f, tmp, list, list) {
 		list_del_init(&f->list);
 		if (f->callback)
 			f->callback(ring, f, canceled);
+		n++;
 	}
+	if (ring->is_tx && n) {
+		spin_lock_irqsave(&ring->lock, flags);
+		to_sr(ring)->tx_posted -= n;
+		spin_unlock_irqrestore(&ring->lock, flags);
+	}
+}
+
+/*
+ * TX ring @hop is running with frames posted that did not complete yet (cm.c
+ * counts a path disabled under such a ring). Process context.
+ */
+bool tbsim_ring_tx_busy(int hop)
+{
+	struct tb_nhi *nhi = &tbsim.nhi;
+	struct tb_ring *ring;
+	bool busy = false;
+
+	spin_lock_irq(&nhi->lock);
+	ring = nhi->tx_rings && hop > 0 && hop < nhi->hop_count ? nhi->tx_rings[hop] : NULL;
+	if (ring) {
+		spin_lock(&ring->lock);
+		busy = ring->running && to_sr(ring)->tx_posted;
+		spin_unlock(&ring->lock);
+	}
+	spin_unlock_irq(&nhi->lock);
+	return busy;
 }
 
 /* The ring work: TX transmission and completion, RX completion (no poll), stop. */
@@ -625,6 +654,7 @@ int __tb_ring_enqueue(struct tb_ring *ring, struct ring_frame *frame)
 		ret = -ESHUTDOWN;
 	} else if (ring->is_tx) {
 		list_add_tail(&frame->list, &ring->queue);
+		to_sr(ring)->tx_posted++;
 		queue_work(tbsim.ring_wq, &ring->work);
 	} else {
 		list_add_tail(&frame->list, &ring->queue);
@@ -663,6 +693,9 @@ void tb_ring_poll_complete(struct tb_ring *ring)
 		sr->irq_on = true;
 		if (!list_empty(&sr->done))
 			rx_interrupt(sr);
+	} else {
+		/* nhi.c unmasks the interrupt of a stopped ring all the same */
+		atomic_inc(&tbsim_cm_late_poll);
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
@@ -723,6 +756,7 @@ static struct tb_ring *ring_alloc(struct tb_nhi *nhi, int hop, int size, bool tx
 	}
 	slots[ring->hop] = ring;
 	spin_unlock_irq(&nhi->lock);
+	atomic_inc(&tbsim_cm_rings);
 	return ring;
 err:
 	spin_unlock_irq(&nhi->lock);
@@ -732,6 +766,7 @@ err:
 
 struct tb_ring *tb_ring_alloc_tx(struct tb_nhi *nhi, int hop, int size, unsigned int flags)
 {
+	tbsim_fault_step(TBSIM_STEP_RING_ALLOC, NULL, 0);
 	return ring_alloc(nhi, hop, size, true, flags, 0, 0, 0, NULL, NULL);
 }
 
@@ -747,6 +782,7 @@ void tb_ring_start(struct tb_ring *ring)
 {
 	unsigned long flags;
 
+	tbsim_fault_step(TBSIM_STEP_RING_START, NULL, 0);
 	spin_lock_irqsave(&ring->lock, flags);
 	if (ring->running) {
 		dev_WARN(&ring->nhi->pdev->dev, "ring already started\n");
@@ -767,6 +803,7 @@ void tb_ring_stop(struct tb_ring *ring)
 	struct tbsim_ring *sr = to_sr(ring);
 	unsigned long flags;
 
+	tbsim_fault_step(TBSIM_STEP_RING_STOP, NULL, 0);
 	spin_lock_irqsave(&ring->lock, flags);
 	if (!ring->running) {
 		dev_WARN(&ring->nhi->pdev->dev, "%s %d already stopped\n",
@@ -791,6 +828,7 @@ void tb_ring_free(struct tb_ring *ring)
 	struct tbsim_ring *sr = to_sr(ring);
 	struct tb_nhi *nhi = ring->nhi;
 
+	tbsim_fault_step(TBSIM_STEP_RING_FREE, NULL, 0);
 	spin_lock_irq(&nhi->lock);
 	if (ring->is_tx)
 		nhi->tx_rings[ring->hop] = NULL;
@@ -805,6 +843,7 @@ void tb_ring_free(struct tb_ring *ring)
 	cancel_work_sync(&sr->credit_work);
 	skb_queue_purge(&sr->backlog);
 	kfree(sr);
+	atomic_dec(&tbsim_cm_rings);
 }
 
 /* /sys/module/thunderbolt/parameters/stats */

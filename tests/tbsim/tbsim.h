@@ -172,6 +172,7 @@ struct tbsim_ring {
 	u32 open_len, open_flags;
 	/* TX, ring.lock: frames sent, credit limit (valid once credited) */
 	u32 tx_seq, tx_limit;
+	unsigned int tx_posted;		/* TX, ring.lock: enqueued, not completed */
 	bool credited;
 	/* RX, ring.lock: next frame expected from the peer, limit granted */
 	u32 rx_next, granted;
@@ -224,6 +225,27 @@ void tbsim_ctl_exit(void);
 /* ctl_fault.c */
 bool tbsim_fault_xd_tx(const void *request, size_t size);
 
+/* cm.c: the software CM's unplug and path locking, its fault hook and counters */
+enum tbsim_step {
+	TBSIM_STEP_NONE,
+	TBSIM_STEP_RING_ALLOC,
+	TBSIM_STEP_RING_START,
+	TBSIM_STEP_ENABLE_PATHS,
+	TBSIM_STEP_PATHS_ON,
+	TBSIM_STEP_REQUEST,
+	TBSIM_STEP_DISABLE_PATHS,
+	TBSIM_STEP_RING_STOP,
+	TBSIM_STEP_RING_FREE,
+	TBSIM_STEP_MAX,
+};
+extern atomic_t tbsim_cm_rings, tbsim_cm_in_hopids, tbsim_cm_out_hopids, tbsim_cm_paths;
+extern atomic_t tbsim_cm_late_paths, tbsim_cm_tx_busy, tbsim_cm_late_poll;
+void tbsim_fault_step(enum tbsim_step step, const void *request, size_t size);
+void tbsim_cm_removing(void);
+bool tbsim_cable_muted(void);
+void tbsim_cm_init(void);
+void tbsim_cm_exit(void);
+
 /* xdomain.c */
 struct tbsim_xd *tbsim_xd_create(struct tbsim_cable *c);
 void tbsim_xd_unplug(struct tbsim_xd *sxd);
@@ -233,6 +255,7 @@ void tbsim_xd_properties_changed(void);
 bool tbsim_xd_path_rx(struct tbsim_xd *sxd, int hopid, int *ring);
 bool tbsim_xd_path_of(int ring, bool tx, struct tbsim_cable **cable, int *hopid);
 bool tbsim_xd_path_credit(struct tbsim_xd *sxd, int hopid, int *ring);
+bool tbsim_ring_tx_busy(int ring);
 
 /* One record of a cable packet: its header (len and crc filled in by cable.c), its payload */
 struct tbsim_rec {

@@ -633,33 +633,50 @@ static int svc_unregister(struct device *dev, void *data)
 }
 
 /*
- * The XDomain goes: services, then the device. @unplugged: its cable is
- * gone. Software CM (tb.c tb_handle_hotplug(), via switch.c) sets
- * is_unplugged first, so drivers skip talking to the peer. The firmware CM
+ * The XDomain goes: services, then the device, with tb->lock held across
+ * it, as both connection managers do (tb.c tb_handle_hotplug(), icm.c
+ * icm_handle_notification()), so service drivers' remove runs with
+ * tb->lock held. @unplugged: its cable is gone. Software CM (tb.c
+ * tb_handle_hotplug(), via switch.c, 6.1 and 6.12) sets is_unplugged first
+ * (tb_xdomain_disable_paths() then takes no lock and does nothing, drivers
+ * skip talking to the peer), removes services and the XDomain device
+ * (tb_xdomain_remove()), then tears down every DMA path the drivers left
+ * (__tb_disconnect_xdomain_paths(tb, xd, -1, -1, -1, -1)). The firmware CM
  * removes the XDomain on its "XDomain disconnected" event
  * (icm_tr_xdomain_disconnected(), icm_fr_xdomain_disconnected():
  * remove_xdomain(), tb_xdomain_remove()) and on a same-UUID replacement
- * without setting it (only its suspend path, icm_unplug_children(), does):
- * drivers see a removal with is_unplugged false. The real
- * tb_xdomain_remove() logs "host disconnected". Process context, no tbsim
- * lock.
+ * without setting is_unplugged (only its suspend path,
+ * icm_unplug_children(), does): drivers see a removal with is_unplugged
+ * false. The real tb_xdomain_remove() logs "host disconnected". The
+ * stand-in's discovery works (no counterpart in the kernel) are stopped
+ * before tb->lock is taken: a discovery work may itself remove another
+ * XDomain (a same-UUID replacement). Process context, no tbsim lock.
  */
 static void tbsim_xd_remove(struct tbsim_xd *sxd, bool unplugged)
 {
+	struct tb *tb = sxd->xd.tb;
+
+	WRITE_ONCE(sxd->gone, true);	/* no discovery, no new paths */
+	cancel_delayed_work_sync(&sxd->disc_work);
+	cancel_delayed_work_sync(&sxd->changed_work);
+	mutex_lock(&tb->lock);
 	if (unplugged && tbsim_fw_cm == TBSIM_CM_SW)
 		WRITE_ONCE(sxd->xd.is_unplugged, true);
+	tbsim_cm_removing();
 	mutex_lock(&sxd->xd.lock);
 	sxd->xd.removing = true;	/* as tb_xdomain_remove(), either CM */
 	mutex_unlock(&sxd->xd.lock);
-	WRITE_ONCE(sxd->gone, true);
-	cancel_delayed_work_sync(&sxd->disc_work);
-	cancel_delayed_work_sync(&sxd->changed_work);
 	WRITE_ONCE(sxd->cable, NULL);
 	if (sxd->added) {
 		device_for_each_child_reverse(&sxd->xd.dev, NULL, svc_unregister);
 		dev_info(&sxd->xd.dev, "host disconnected\n");
 		device_del(&sxd->xd.dev);
 	}
+	spin_lock_bh(&sxd->paths_lock);
+	atomic_sub(sxd->npaths, &tbsim_cm_paths);
+	sxd->npaths = 0;
+	spin_unlock_bh(&sxd->paths_lock);
+	mutex_unlock(&tb->lock);
 	put_device(&sxd->xd.dev);
 }
 
@@ -747,7 +764,10 @@ int tb_xdomain_alloc_in_hopid(struct tb_xdomain *xd, int hopid)
 		hopid = TBSIM_MIN_HOPID;
 	if (hopid < TBSIM_MIN_HOPID || hopid > xd->local_max_hopid)
 		return -EINVAL;
-	return ida_alloc_range(&xd->in_hopids, hopid, xd->local_max_hopid, GFP_KERNEL);
+	hopid = ida_alloc_range(&xd->in_hopids, hopid, xd->local_max_hopid, GFP_KERNEL);
+	if (hopid >= 0)
+		atomic_inc(&tbsim_cm_in_hopids);
+	return hopid;
 }
 
 int tb_xdomain_alloc_out_hopid(struct tb_xdomain *xd, int hopid)
@@ -756,17 +776,22 @@ int tb_xdomain_alloc_out_hopid(struct tb_xdomain *xd, int hopid)
 		hopid = TBSIM_MIN_HOPID;
 	if (hopid < TBSIM_MIN_HOPID || hopid > xd->remote_max_hopid)
 		return -EINVAL;
-	return ida_alloc_range(&xd->out_hopids, hopid, xd->remote_max_hopid, GFP_KERNEL);
+	hopid = ida_alloc_range(&xd->out_hopids, hopid, xd->remote_max_hopid, GFP_KERNEL);
+	if (hopid >= 0)
+		atomic_inc(&tbsim_cm_out_hopids);
+	return hopid;
 }
 
 void tb_xdomain_release_in_hopid(struct tb_xdomain *xd, int hopid)
 {
 	ida_free(&xd->in_hopids, hopid);
+	atomic_dec(&tbsim_cm_in_hopids);
 }
 
 void tb_xdomain_release_out_hopid(struct tb_xdomain *xd, int hopid)
 {
 	ida_free(&xd->out_hopids, hopid);
+	atomic_dec(&tbsim_cm_out_hopids);
 }
 
 int tb_xdomain_lane_bonding_enable(struct tb_xdomain *xd)
@@ -782,16 +807,19 @@ void tb_xdomain_lane_bonding_disable(struct tb_xdomain *xd)
  * The connection manager sets up a DMA path pair: our TX ring to the
  * peer's input HopID @transmit_path, the peer's frames on @receive_path to
  * our RX ring. As xdomain.c tb_xdomain_enable_paths(): the CM's
- * approve_xdomain_paths, then xd->ntunnels++ on success.
+ * approve_xdomain_paths, then xd->ntunnels++ on success; the host router is
+ * programmed (software CM) or the firmware asked (ICM_APPROVE_XDOMAIN) over
+ * the control channel, under tb->lock.
  *
  * Software CM (tb.c tb_approve_xdomain_paths()): a DMA tunnel per call,
- * any number per XDomain, each HopID and ring in at most one (-EBUSY).
+ * any number per XDomain, each HopID and ring in at most one (-EBUSY); no
+ * look at is_unplugged: paths enabled on an XDomain removed meanwhile are
+ * a tunnel nobody tears down (counted, cm.c late_paths).
  * Firmware CM (icm.c icm_fr_approve_xdomain_paths() and
  * icm_tr_approve_xdomain_paths(), the same check): with xd->ntunnels >= 1
  * already, tb_warn "only one tunnel is supported by the firmware" and
  * -EOPNOTSUPP before asking the firmware, whichever driver holds that one
- * tunnel. Both program the host router (software CM) or ask the firmware
- * (ICM_APPROVE_XDOMAIN) over the control channel. Process context.
+ * tunnel. Process context.
  */
 int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 			    int transmit_ring, int receive_path, int receive_ring)
@@ -806,15 +834,24 @@ int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 	    transmit_ring <= 0 || transmit_ring >= TBSIM_HOP_COUNT ||
 	    receive_ring <= 0 || receive_ring >= TBSIM_HOP_COUNT)
 		return -EINVAL;
+	tbsim_fault_step(TBSIM_STEP_ENABLE_PATHS, NULL, 0);
+	mutex_lock(&xd->tb->lock);
 	if (tbsim_fw_cm != TBSIM_CM_SW && atomic_read(&xd->ntunnels) >= 1) {
 		dev_warn(&xd->tb->nhi->pdev->dev, "only one tunnel is supported by the firmware\n");
-		return -EOPNOTSUPP;
+		ret = -EOPNOTSUPP;
+		goto unlock;
 	}
+	if (READ_ONCE(xd->is_unplugged)) {
+		atomic_inc(&tbsim_cm_late_paths);
+		ret = 0;
+		goto unlock;
+	}
+	ret = -ENODEV;
 	if (READ_ONCE(sxd->gone))
-		return -ENODEV;
+		goto unlock;
 	ret = tbsim_ctl_roundtrip();
 	if (ret)
-		return ret;
+		goto unlock;
 	spin_lock_bh(&sxd->paths_lock);
 	ret = -EBUSY;
 	if (sxd->npaths >= TBSIM_MAX_PATHS)
@@ -830,6 +867,7 @@ int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 	p->tx_ring = transmit_ring;
 	p->rx_hopid = receive_path;
 	p->rx_ring = receive_ring;
+	atomic_inc(&tbsim_cm_paths);
 	ret = 0;
 out:
 	spin_unlock_bh(&sxd->paths_lock);
@@ -837,6 +875,10 @@ out:
 		atomic_inc(&xd->ntunnels);
 		tbsim_ring_credit_kick(receive_ring, false);	/* E2E: the peer's first credits */
 	}
+unlock:
+	mutex_unlock(&xd->tb->lock);
+	if (!ret)
+		tbsim_fault_step(TBSIM_STEP_PATHS_ON, NULL, 0);
 	return ret;
 }
 
@@ -862,10 +904,17 @@ int tb_xdomain_disable_paths(struct tb_xdomain *xd, int transmit_path,
 {
 	struct tbsim_xd *sxd = to_sxd(xd);
 	bool all = tbsim_fw_cm != TBSIM_CM_SW;
-	unsigned int i;
-	bool found = false;
-	int ret = 0;
+	int tx[TBSIM_MAX_PATHS], ret = 0;
+	unsigned int i, n = 0;
 
+	tbsim_fault_step(TBSIM_STEP_DISABLE_PATHS, NULL, 0);
+	/*
+	 * tb.c tb_disconnect_xdomain_paths(): nothing once unplugged (the CM
+	 * removes every path itself after the services), else under tb->lock.
+	 */
+	if (READ_ONCE(xd->is_unplugged))
+		return 0;
+	mutex_lock(&xd->tb->lock);
 	spin_lock_bh(&sxd->paths_lock);
 	for (i = 0; i < sxd->npaths;) {
 		struct tbsim_path *p = &sxd->paths[i];
@@ -873,17 +922,24 @@ int tb_xdomain_disable_paths(struct tb_xdomain *xd, int transmit_path,
 		if (all ||
 		    (wild_eq(transmit_path, p->tx_hopid) && wild_eq(transmit_ring, p->tx_ring) &&
 		     wild_eq(receive_path, p->rx_hopid) && wild_eq(receive_ring, p->rx_ring))) {
+			tx[n++] = p->tx_ring;
 			*p = sxd->paths[--sxd->npaths];
-			found = true;
+			atomic_dec(&tbsim_cm_paths);
 		} else {
 			i++;
 		}
 	}
 	spin_unlock_bh(&sxd->paths_lock);
-	if ((found || all) && !READ_ONCE(sxd->gone))
+	for (i = 0; i < n; i++) {
+		/* its TX ring still streams into the peer's ingress hop going away */
+		if (tbsim_ring_tx_busy(tx[i]))
+			atomic_inc(&tbsim_cm_tx_busy);
+	}
+	if ((n || all) && !READ_ONCE(sxd->gone))
 		ret = tbsim_ctl_roundtrip();
 	if (!ret)
 		atomic_dec(&xd->ntunnels);
+	mutex_unlock(&xd->tb->lock);
 	return ret;
 }
 
