@@ -13,9 +13,12 @@
 # A hang fails the test by its timeout; the harness fails it on any WARN. Then, with no unplug,
 # a's service is unbound while a streams a transfer: a drains its TX before BYE and before it
 # disables a path (tx_busy_at_disable stays 0 on a; the old order fails here). Last: both unload
-# tbrdma, and every count is 0. TBSIM_UNPLUG_STEPS (VM_ENV) runs a subset, e.g. the old code's
-# deadlock alone: VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=enable_paths tests/vm/run tbsim-unplug
-# vm-kernel: 6.1 6.12
+# tbrdma, and every count is 0. make check runs one step of each kind (the unplug inside
+# enable_paths that deadlocked the old code, inside a BYE, inside disable_paths on the peer's BYE,
+# and the unbind during a transfer); make check-long every step (TBSIM_UNPLUG_STEPS=all), on 6.1
+# and 6.12. TBSIM_UNPLUG_STEPS (VM_ENV) names others, e.g. the old code's deadlock alone:
+# VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=enable_paths tests/vm/run tbsim-unplug
+# vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 1
 # vm-device: edu
@@ -74,7 +77,9 @@ wait_for 20 counts_are 4 2
 ALL="enable_paths:self-setup paths_on:self-setup request:8:ff00:300:self-setup
 ring_alloc:self-setup ring_start:self-setup request:8:ff00:400:self-down disable_paths:self-down
 ring_stop:self-down ring_free:self-down disable_paths:peer-down ring_stop:peer-down traffic"
-STEPS=${TBSIM_UNPLUG_STEPS:-$ALL}
+SOME="enable_paths:self-setup request:8:ff00:400:self-down disable_paths:peer-down traffic"
+STEPS=${TBSIM_UNPLUG_STEPS:-$SOME}
+[ "$STEPS" != all ] || STEPS=$ALL
 # traffic: no unplug; a's service unbound during a transfer a streams (its TX ring full of frames
 # waiting for credits): a must drain its TX before BYE and before disabling a path
 # (tx_busy_at_disable 0; the old order disabled the paths first), then bound again
