@@ -143,8 +143,8 @@ static int tbt_tx(struct tbr_rail *rail, struct tbr_frame *f)
 
 	if (!fr || !f->size || f->size > tr->frame_max)
 		return -EINVAL;
-	/* counted before tx_on is read: tbt_rail_quiesce() clears it, then waits for 0 */
 	atomic_inc(&tr->tx_posted);
+	/* counted before tx_on is read: tbt_rail_quiesce() clears it, then waits for 0 */
 	smp_mb__after_atomic();
 	if (!READ_ONCE(tr->tx_on)) {
 		ret = -ESHUTDOWN;
