@@ -18,7 +18,6 @@
 #include "core/tbr_split.h"
 
 #define TBT_POLL_BUDGET		64	/* RX frames per tasklet run */
-#define TBT_TX_DRAIN_MS		500	/* teardown: posted TX frames complete within */
 
 /*
  * PDFs on the wire (docs/thunderbolt.md, "Frames and PDFs"). The sending
@@ -187,7 +186,7 @@ void tbr_tb_rails_trim(struct tbt_conn *conn, unsigned int n);
 
 /*
  * Every rail of @conn down for the scheduler, its ops refusing frames, the
- * TX frames already posted completed (bounded by TBT_TX_DRAIN_MS; not
+ * TX frames already posted completed (bounded by tb_tx_drain_ms; not
  * waited for on an unplugged XDomain): what must hold before BYE and
  * before any path is disabled. conn->lock held.
  */

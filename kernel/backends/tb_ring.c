@@ -31,6 +31,22 @@ module_param(tb_test_sof_eq_eof, bool, 0444);
 MODULE_PARM_DESC(tb_test_sof_eq_eof,
 		 "test only: the old framing (SOF PDF = EOF PDF) a real NHI cuts after 256 bytes");
 
+/*
+ * Teardown: how long the TX frames already posted get to go out before BYE
+ * and before any path is disabled (tbr_tb_conn_quiesce). On hardware they
+ * take microseconds; a QEMU TCG guest can be left without CPU for a second
+ * and more, so the VM tests give it longer.
+ */
+static unsigned int tb_tx_drain_ms = 500;
+module_param(tb_tx_drain_ms, uint, 0644);
+MODULE_PARM_DESC(tb_tx_drain_ms,
+		 "teardown: wait this long at most for posted TX frames before BYE (1..60000, default 500)");
+
+static unsigned int tbt_tx_drain_ms(void)
+{
+	return clamp_val(READ_ONCE(tb_tx_drain_ms), 1, 60000);
+}
+
 static u8 tbt_tx_sof(u8 eof)
 {
 	return tb_test_sof_eq_eof ? eof : TBT_PDF_SOF;
@@ -623,7 +639,7 @@ void tbr_tb_rails_trim(struct tbt_conn *conn, unsigned int n)
 		tbt_rail_quiesce(tr);
 		if (!READ_ONCE(conn->xd->is_unplugged))
 			wait_event_timeout(tr->tx_idle, !atomic_read(&tr->tx_posted),
-					   msecs_to_jiffies(TBT_TX_DRAIN_MS));
+					   msecs_to_jiffies(tbt_tx_drain_ms()));
 		if (tr->paths_on)
 			tbt_rail_paths(conn, tr, false);
 		tr->paths_on = false;
@@ -634,7 +650,7 @@ void tbr_tb_rails_trim(struct tbt_conn *conn, unsigned int n)
 /* conn->lock held: see tb_priv.h. Takes tbr_ctl_mutex. */
 void tbr_tb_conn_quiesce(struct tbt_conn *conn)
 {
-	unsigned long left = msecs_to_jiffies(TBT_TX_DRAIN_MS);
+	unsigned long left = msecs_to_jiffies(tbt_tx_drain_ms());
 	struct tbt_rail *tr;
 	unsigned int i;
 
@@ -661,7 +677,7 @@ void tbr_tb_conn_quiesce(struct tbt_conn *conn)
 		if (!left)
 			dev_warn(&conn->svc->dev,
 				 "tbrdma: rail %u: %d TX frame(s) not sent after %u ms, stopping anyway\n",
-				 i, atomic_read(&tr->tx_posted), TBT_TX_DRAIN_MS);
+				 i, atomic_read(&tr->tx_posted), tbt_tx_drain_ms());
 	}
 }
 

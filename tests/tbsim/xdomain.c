@@ -809,7 +809,10 @@ void tb_xdomain_lane_bonding_disable(struct tb_xdomain *xd)
  * our RX ring. As xdomain.c tb_xdomain_enable_paths(): the CM's
  * approve_xdomain_paths, then xd->ntunnels++ on success; the host router is
  * programmed (software CM) or the firmware asked (ICM_APPROVE_XDOMAIN) over
- * the control channel, under tb->lock.
+ * the control channel. Only the software CM takes tb->lock (tb.c
+ * tb_approve_xdomain_paths(), tb_disconnect_xdomain_paths()); icm.c's path
+ * operations take only its request_lock, so a driver's remove that disables
+ * paths while the ICM removes the XDomain under tb->lock does not block.
  *
  * Software CM (tb.c tb_approve_xdomain_paths()): a DMA tunnel per call,
  * any number per XDomain, each HopID and ring in at most one (-EBUSY); no
@@ -824,6 +827,7 @@ void tb_xdomain_lane_bonding_disable(struct tb_xdomain *xd)
 int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 			    int transmit_ring, int receive_path, int receive_ring)
 {
+	bool sw = tbsim_fw_cm == TBSIM_CM_SW;
 	struct tbsim_xd *sxd = to_sxd(xd);
 	struct tbsim_path *p;
 	unsigned int i;
@@ -835,7 +839,8 @@ int tb_xdomain_enable_paths(struct tb_xdomain *xd, int transmit_path,
 	    receive_ring <= 0 || receive_ring >= TBSIM_HOP_COUNT)
 		return -EINVAL;
 	tbsim_fault_step(TBSIM_STEP_ENABLE_PATHS, NULL, 0);
-	mutex_lock(&xd->tb->lock);
+	if (sw)
+		mutex_lock(&xd->tb->lock);
 	if (tbsim_fw_cm != TBSIM_CM_SW && atomic_read(&xd->ntunnels) >= 1) {
 		dev_warn(&xd->tb->nhi->pdev->dev, "only one tunnel is supported by the firmware\n");
 		ret = -EOPNOTSUPP;
@@ -876,7 +881,8 @@ out:
 		tbsim_ring_credit_kick(receive_ring, false);	/* E2E: the peer's first credits */
 	}
 unlock:
-	mutex_unlock(&xd->tb->lock);
+	if (sw)
+		mutex_unlock(&xd->tb->lock);
 	if (!ret)
 		tbsim_fault_step(TBSIM_STEP_PATHS_ON, NULL, 0);
 	return ret;
@@ -910,11 +916,13 @@ int tb_xdomain_disable_paths(struct tb_xdomain *xd, int transmit_path,
 	tbsim_fault_step(TBSIM_STEP_DISABLE_PATHS, NULL, 0);
 	/*
 	 * tb.c tb_disconnect_xdomain_paths(): nothing once unplugged (the CM
-	 * removes every path itself after the services), else under tb->lock.
+	 * removes every path itself after the services), else under tb->lock;
+	 * the firmware CM (icm.c) does not take tb->lock.
 	 */
 	if (READ_ONCE(xd->is_unplugged))
 		return 0;
-	mutex_lock(&xd->tb->lock);
+	if (!all)
+		mutex_lock(&xd->tb->lock);
 	spin_lock_bh(&sxd->paths_lock);
 	for (i = 0; i < sxd->npaths;) {
 		struct tbsim_path *p = &sxd->paths[i];
@@ -939,7 +947,8 @@ int tb_xdomain_disable_paths(struct tb_xdomain *xd, int transmit_path,
 		ret = tbsim_ctl_roundtrip();
 	if (!ret)
 		atomic_dec(&xd->ntunnels);
-	mutex_unlock(&xd->tb->lock);
+	if (!all)
+		mutex_unlock(&xd->tb->lock);
 	return ret;
 }
 
