@@ -378,7 +378,14 @@ void tbr_tb_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg)
 		rcu_read_unlock();
 		if (!tr)
 			return;
-		cpu_relax();
+		/*
+		 * As napi_busy_loop(): let what needs this CPU run (the stand-in's
+		 * ring work, bound to the CPU that queued our frame), then poll on
+		 */
+		if (need_resched())
+			cond_resched();
+		else
+			cpu_relax();
 	} while (!end(arg));
 }
 
