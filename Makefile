@@ -71,9 +71,9 @@ check:
 # the VM runs make check leaves out for its time budget (docs/testing.md): the Thunderbolt
 # stand-in's tests on 6.12 too, and tbsim-unplug's unplug at every step of setup and teardown
 check-long: all
-	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run tbsim-unplug \
-		tbsim-unplug@6.12 tbsim-icm@6.12 tbsim-framing@6.12 tbsim-cable@6.12 \
-		tbsim-hostile@6.12 tbsim-systemd@6.12
+	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run tbsim-unplug
+	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run --kernel 6.12 \
+		tbsim-unplug tbsim-icm tbsim-framing tbsim-cable tbsim-hostile tbsim-systemd
 .PHONY: check-long
 
 # libFuzzer targets of tests/fuzz (clang, ASan+UBSan): builds them all, runs each for FUZZ_SECONDS
