@@ -81,7 +81,6 @@
 #define TBT_PRTCID		1
 #define TBT_PRTCVERS		1
 #define TBT_PRTCREVS		1
-#define TBT_REQ_TIMEOUT_MS	500
 #define TBT_HELLO_DELAY_MS	1000
 #define TBT_HELLO_RETRIES	60
 #define TBT_READY_RETRIES	10	/* at once; then with a backoff, see tbt_ready_work */
@@ -89,30 +88,10 @@
 #define TBT_READY_DELAY_MAX_MS	2000
 #define TBT_TUNNEL_POLL_MS	1000	/* firmware CM: is the XDomain's tunnel free again? */
 
-/* XDomain packet: header (route, length/sequence), protocol UUID, body */
-#define TBT_LENGTH_MASK		GENMASK(5, 0)
-#define TBT_SN_MASK		GENMASK(28, 27)
-#define TBT_SN_SHIFT		27
-
-struct tbt_pkt {
-	u32 route_hi;
-	u32 route_lo;
-	u32 length_sn;
-	uuid_t uuid;
-	u32 body[TBR_NEGO_WORDS];
-};
-/* words in CPU order: the Thunderbolt control channel swaps them to the wire's big endian */
-static_assert(sizeof(struct tbt_pkt) == (3 + 4 + TBR_NEGO_WORDS) * sizeof(u32));
-
 /* Property directory UUID: 9c1a2263-eec2-4cb9-a105-52c860011887 */
 static const uuid_t tbt_dir_uuid =
 	UUID_INIT(0x9c1a2263, 0xeec2, 0x4cb9,
 		  0xa1, 0x05, 0x52, 0xc8, 0x60, 0x01, 0x18, 0x87);
-/* Negotiation protocol UUID: 8571be34-32b4-44d6-afca-580725fa832f */
-static const uuid_t tbt_proto_uuid =
-	UUID_INIT(0x8571be34, 0x32b4, 0x44d6,
-		  0xaf, 0xca, 0x58, 0x07, 0x25, 0xfa, 0x83, 0x2f);
-
 static unsigned int tb_max_rails = 2;
 module_param(tb_max_rails, uint, 0644);
 MODULE_PARM_DESC(tb_max_rails, "Thunderbolt rails per cable at most (1..16; firmware CM: always 1)");
@@ -143,77 +122,6 @@ static atomic_t tbt_nego_refused = ATOMIC_INIT(0);
 static atomic_t tbt_nego_early = ATOMIC_INIT(0);
 
 /* ---- negotiation -------------------------------------------------------- */
-
-static void tbt_fill(struct tbt_conn *conn, struct tbt_pkt *p, u8 sn)
-{
-	u64 route = conn->xd->route;
-
-	memset(p, 0, sizeof(*p));
-	p->route_hi = upper_32_bits(route);
-	p->route_lo = lower_32_bits(route);
-	p->length_sn = ((sizeof(*p) - 12) / 4) & TBT_LENGTH_MASK;
-	p->length_sn |= ((u32)sn << TBT_SN_SHIFT) & TBT_SN_MASK;
-	uuid_copy(&p->uuid, &tbt_proto_uuid);
-}
-
-static void tbt_msg_init(struct tbt_conn *conn, struct tbr_nego_msg *m, u8 type)
-{
-	tbr_nego_init(m, type);
-	m->guid = tbr_dev_guid(conn->tdev);
-	memcpy(m->initiator, conn->xd->local_uuid, 16);
-	memcpy(m->target, conn->xd->remote_uuid, 16);
-}
-
-/* Answer a request from the handler. conn->lock held. */
-static void tbt_respond(struct tbt_conn *conn, const struct tbr_nego_msg *m, u8 sn)
-{
-	struct tbt_pkt p;
-
-	tbt_fill(conn, &p, sn);
-	if (tbr_nego_encode(m, p.body, ARRAY_SIZE(p.body)) < 0 ||
-	    tb_xdomain_response(conn->xd, &p, sizeof(p), TB_CFG_PKG_XDOMAIN_RESP))
-		dev_dbg(&conn->svc->dev, "tbrdma: sending %s failed\n",
-			tbr_nego_type_name(m->type));
-}
-
-static void tbt_respond_status(struct tbt_conn *conn, u32 seq, u32 status, u8 sn)
-{
-	struct tbr_nego_msg r;
-
-	tbt_msg_init(conn, &r, TBR_NEGO_STATUS);
-	r.seq = seq;
-	r.status = status;
-	tbt_respond(conn, &r, sn);
-}
-
-/*
- * Send @req and decode the answer into @ans. No lock held (the answer
- * arrives on the path that runs the protocol handler). Process context.
- */
-static int tbt_request(struct tbt_conn *conn, const struct tbr_nego_msg *req,
-		       struct tbr_nego_msg *ans)
-{
-	struct tbt_pkt p, r;
-	int ret;
-
-	tbt_fill(conn, &p, conn->sn++ & 3);
-	if (tbr_nego_encode(req, p.body, ARRAY_SIZE(p.body)) < 0)
-		return -EINVAL;
-	ret = tb_xdomain_request(conn->xd, &p, sizeof(p), TB_CFG_PKG_XDOMAIN_RESP,
-				 &r, sizeof(r), TB_CFG_PKG_XDOMAIN_RESP,
-				 TBT_REQ_TIMEOUT_MS);
-	if (ret)
-		return ret;
-	if (!uuid_equal(&r.uuid, &tbt_proto_uuid))
-		return -EBADMSG;
-	ret = tbr_nego_decode(r.body, ARRAY_SIZE(r.body), ans);
-	if (ret)
-		return ret;
-	if (ans->seq != req->seq || memcmp(ans->initiator, req->target, 16) ||
-	    memcmp(ans->target, req->initiator, 16))
-		return -EBADMSG;
-	return 0;
-}
 
 /* The peer's GUID must not contradict another cable to the same host. */
 static bool tbt_guid_consistent(struct tbt_conn *conn, u64 guid)

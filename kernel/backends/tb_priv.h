@@ -168,6 +168,32 @@ struct tbt_conn {
  */
 int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		      const struct tbr_backend *backend);
+/* XDomain packet: header (route, length/sequence), protocol UUID, body */
+#define TBT_LENGTH_MASK		GENMASK(5, 0)
+#define TBT_SN_MASK		GENMASK(28, 27)
+#define TBT_SN_SHIFT		27
+
+struct tbt_pkt {
+	u32 route_hi;
+	u32 route_lo;
+	u32 length_sn;
+	uuid_t uuid;
+	u32 body[TBR_NEGO_WORDS];
+};
+/* words in CPU order: the Thunderbolt control channel swaps them to the wire's big endian */
+static_assert(sizeof(struct tbt_pkt) == (3 + 4 + TBR_NEGO_WORDS) * sizeof(u32));
+
+/* tb_msg.c: negotiation messages on the XDomain control channel */
+extern const uuid_t tbt_proto_uuid;
+/* fills version, our GUID and both host UUIDs */
+void tbt_msg_init(struct tbt_conn *conn, struct tbr_nego_msg *m, u8 type);
+/* answer a request from the protocol handler; conn->lock held */
+void tbt_respond(struct tbt_conn *conn, const struct tbr_nego_msg *m, u8 sn);
+void tbt_respond_status(struct tbt_conn *conn, u32 seq, u32 status, u8 sn);
+/* send @req, decode the answer into @ans; no lock held, process context */
+int tbt_request(struct tbt_conn *conn, const struct tbr_nego_msg *req,
+		struct tbr_nego_msg *ans);
+
 /* The poll mode's busy_poll of the tb backend (tb_ring.c). */
 void tbr_tb_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg);
 /* tb_ring.c: the rail ops of every Thunderbolt rail */
