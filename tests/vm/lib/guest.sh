@@ -3,6 +3,8 @@
 set -euo pipefail
 : "${TBR_TOP:?guest.sh runs inside a tests/vm guest}"
 TBR_KO_DIR=$TBR_TOP/build/kmod/$(uname -r)
+# tests/vm/lib/bin first: rping with its teardown race told apart from a failure (see there)
+export PATH=$TBR_TOP/tests/vm/lib/bin:$PATH
 
 fail() {
 	echo "FAIL: $*" >&2
