@@ -9,6 +9,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/version.h>
 
@@ -338,6 +339,8 @@ static int __init tbsim_init(void)
 	INIT_LIST_HEAD(&tbsim.cables);
 	INIT_LIST_HEAD(&tbsim.dirs);
 	uuid_gen(&tbsim.uuid);
+	/* xdomain.c tb_xdomain_init(): the first property block generation is random */
+	tbsim.gen = get_random_u32();
 	if (tbsim_lanes < 1 || tbsim_lanes > 2)
 		tbsim_lanes = 2;
 	if (tbsim_fw_cm > TBSIM_CM_ICM_TR) {

@@ -426,7 +426,12 @@ static void disc_work_fn(struct work_struct *work)
 	}
 	sxd->disc_retries = 0;
 	mutex_lock(&sxd->xd.lock);
-	if (sxd->added && gen == sxd->remote_gen) {
+	/*
+	 * Only a newer generation replaces what we have, as
+	 * tb_xdomain_get_properties() decides (a plain u32 "<=", wrap
+	 * included: the peer's first generation is random).
+	 */
+	if (sxd->added && gen <= sxd->remote_gen) {
 		mutex_unlock(&sxd->xd.lock);
 		tb_property_free_dir(dir);
 		return;
