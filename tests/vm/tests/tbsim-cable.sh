@@ -23,7 +23,6 @@ other=b
 [ "$VM_ROLE" = a ] || other=a
 xds() { local d n=0; for d in "$TBD"/0-[1-9]*; do [ -e "$d" ] && [[ $d != *.* ]] && n=$((n + 1)); done; echo $n; }
 xds_are() { [ "$(xds)" = "$1" ]; }
-int_listening() { [ -n "$(ss -ltnH 'sport = :18600')" ]; }
 port_is() { grep -q "$1" /sys/class/infiniband/tbrdma0/ports/1/state; }
 
 step "load, two cables"

@@ -22,7 +22,6 @@
 other=b
 [ "$VM_ROLE" = a ] || other=a
 PROG=$TBR_TOP/build/progs/integrity
-int_listening() { [ -n "$(ss -ltnH 'sport = :18600')" ]; }
 stat_of() { sed -n "s/.*\b$1=\([0-9]*\).*/\1/p" /sys/module/thunderbolt/parameters/stats; }
 
 # integrity TAG: 1 MiB of verified RC WRITE/READ/SEND (tests/progs/integrity) from a to b, ACK

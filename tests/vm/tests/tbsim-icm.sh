@@ -30,7 +30,6 @@ other=b
 PROG=$TBR_TOP/build/progs/integrity
 ST=/sys/module/tbrdma/parameters/tb_state
 PATHS=/sys/module/thunderbolt/parameters/paths
-int_listening() { [ -n "$(ss -ltnH 'sport = :18600')" ]; }
 npaths() { grep -c . "$PATHS"; }
 # integrity TAG MIB: a verified transfer over tbrdma0 (b serves, a sends and checks)
 integrity() {

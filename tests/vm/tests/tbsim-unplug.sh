@@ -31,7 +31,6 @@ other=b
 P=/sys/module/thunderbolt/parameters
 DRV=/sys/bus/thunderbolt/drivers/tbrdma
 PROG=$TBR_TOP/build/progs/integrity
-int_listening() { [ -n "$(ss -ltnH 'sport = :18600')" ]; }
 fired() { sed -n 's/.* fired=\([0-9]*\)/\1/p' "$P/fault_unplug"; }
 fired_is() { [ "$(fired)" = "$1" ]; }
 link_downs() { dmesg | grep -c 'tbsim: link on port 1 down' || true; }
