@@ -170,6 +170,117 @@ static void test_replay_window(void **state)
 	assert_int_equal(tx.tx_seq, before + 1);
 }
 
+#define OTHER 0x3333ULL
+
+/* issue 46 (1): the MAC covers the sender. A datagram of PEER re-labelled as another sender's
+ * (replayed on another link, whose peer is OTHER) is refused, whether or not PEER's own copy was
+ * taken; OTHER gains no replay state from it. */
+static void test_sender_bound(void **state)
+{
+	static Auth tx, rx;
+	static const uint8_t msg[] = "STATE of PEER";
+	uint8_t a[256], b[256];
+	const uint8_t *in;
+	size_t in_len;
+	char why[160];
+	int na, nb;
+
+	(void)state;
+	load(&tx, "the fabric key of this test");
+	load(&rx, "the fabric key of this test");
+	na = auth_wrap(&tx, SELF, msg, sizeof(msg), a, sizeof(a), REAL);
+	nb = auth_wrap(&tx, SELF, msg, sizeof(msg), b, sizeof(b), REAL);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, a, (size_t)na, &in, &in_len, REAL, why,
+				     sizeof(why)), 0);
+	/* taken from PEER, then re-labelled as OTHER's */
+	assert_true(auth_unwrap(&rx, SELF, OTHER, a, (size_t)na, &in, &in_len, REAL, why,
+				sizeof(why)) < 0);
+	/* never taken, first seen as OTHER's: refused, and PEER's copy is still taken */
+	assert_true(auth_unwrap(&rx, SELF, OTHER, b, (size_t)nb, &in, &in_len, REAL, why,
+				sizeof(why)) < 0);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, b, (size_t)nb, &in, &in_len, REAL, why,
+				     sizeof(why)), 0);
+}
+
+/* issue 46 (2): replay state only after the MAC and the sender verified, and eviction cannot
+ * reopen a replay window. 200 copies of a genuine datagram re-labelled with 200 other senders
+ * (the old code took an LRU slot for each and evicted PEER), then PEER's first datagram again:
+ * refused. */
+static void test_replay_eviction(void **state)
+{
+	static Auth tx, rx;
+	static const uint8_t msg[] = "RAILS";
+	uint8_t d0[256], d1[256];
+	const uint8_t *in;
+	size_t in_len;
+	char why[160];
+	int n0, n1;
+
+	(void)state;
+	load(&tx, "the fabric key of this test");
+	load(&rx, "the fabric key of this test");
+	n0 = auth_wrap(&tx, SELF, msg, sizeof(msg), d0, sizeof(d0), REAL);
+	n1 = auth_wrap(&tx, SELF, msg, sizeof(msg), d1, sizeof(d1), REAL);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, REAL, why,
+				     sizeof(why)), 0);
+	for (uint64_t i = 0; i < 200; i++)
+		auth_unwrap(&rx, SELF, 0x5000 + i, d1, (size_t)n1, &in, &in_len, REAL, why,
+			    sizeof(why));
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, REAL + 1000,
+				     why, sizeof(why)), -ESTALE);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, REAL + 1000,
+				     why, sizeof(why)), 0);
+}
+
+/* issue 46 (3): no sequence number locks a sender out. A sender whose clock ran an hour ahead
+ * (or whose counter reached 2^64) and that then restarts with its clock right, and a counter
+ * that wraps, are taken again; what they sent before is not. */
+static void test_seq_lockout(void **state)
+{
+	static Auth tx, tx2, rx;
+	static const uint8_t msg[] = "STATE";
+	uint8_t d0[256], d1[256], d2[256], d3[256];
+	const uint8_t *in;
+	size_t in_len;
+	char why[160];
+	int n0, n1, n2, n3;
+
+	(void)state;
+	load(&tx, "the fabric key of this test");
+	load(&rx, "the fabric key of this test");
+	n0 = auth_wrap(&tx, SELF, msg, sizeof(msg), d0, sizeof(d0), REAL);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, REAL, why,
+				     sizeof(why)), 0);
+	/* the sender's clock an hour ahead: refused (not taken as the new top) */
+	n1 = auth_wrap(&tx, SELF, msg, sizeof(msg), d1, sizeof(d1), REAL + 3600000000ULL);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, REAL + 1000,
+				     why, sizeof(why)), -ESTALE);
+	/* restarted with its clock right: taken */
+	load(&tx2, "the fabric key of this test");
+	n2 = auth_wrap(&tx2, SELF, msg, sizeof(msg), d2, sizeof(d2), REAL + 2000000);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d2, (size_t)n2, &in, &in_len, REAL + 2000000,
+				     why, sizeof(why)), 0);
+	/* a counter at 2^64 - 1: the next datagram is still taken */
+	tx2.tx_seq = UINT64_MAX - 1;
+	n1 = auth_wrap(&tx2, SELF, msg, sizeof(msg), d1, sizeof(d1), REAL + 3000000);
+	auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, REAL + 3000000, why,
+		    sizeof(why));
+	n3 = auth_wrap(&tx2, SELF, msg, sizeof(msg), d3, sizeof(d3), REAL + 4000000);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d3, (size_t)n3, &in, &in_len, REAL + 4000000,
+				     why, sizeof(why)), 0);
+	/* and a restart after it: taken; nothing sent before is taken again */
+	load(&tx, "the fabric key of this test");
+	n1 = auth_wrap(&tx, SELF, msg, sizeof(msg), d1, sizeof(d1), REAL + 5000000);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, REAL + 5000000,
+				     why, sizeof(why)), 0);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, REAL + 5000000,
+				     why, sizeof(why)), -ESTALE);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d2, (size_t)n2, &in, &in_len, REAL + 5000000,
+				     why, sizeof(why)), -ESTALE);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d3, (size_t)n3, &in, &in_len, REAL + 5000000,
+				     why, sizeof(why)), -ESTALE);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -191,6 +302,9 @@ int main(void)
 		cmocka_unit_test(test_key_file),
 		cmocka_unit_test(test_wrap_unwrap),
 		cmocka_unit_test(test_replay_window),
+		cmocka_unit_test(test_sender_bound),
+		cmocka_unit_test(test_replay_eviction),
+		cmocka_unit_test(test_seq_lockout),
 	};
 
 	return cmocka_run_group_tests_name("tbrdmad_auth", tests, setup, teardown);
