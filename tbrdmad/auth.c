@@ -1,18 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Fabric authentication (auth.h, docs/sweep.md "Fabric key"). HMAC-SHA256 from libgcrypt,
- * which libsystemd already links. Envelope, big-endian:
+ * which libsystemd already links. Envelope (version 2), big-endian:
  *
  *	0	4	magic "TBSA"
- *	4	1	version 1
+ *	4	1	version 2
  *	5	3	reserved, 0 (else refused)
- *	8	8	sequence number (sender's CLOCK_REALTIME µs, strictly increasing)
+ *	8	8	sender's GUID (must be the peer of the link it came in on)
  *	16	8	receiver's GUID
- *	24	n	the datagram (STATE or RAILS, unchanged)
- *	24+n	32	HMAC-SHA256(key, bytes 0 .. 24+n)
+ *	24	8	sender's epoch: random, non-zero, drawn at every daemon start
+ *	32	8	sequence number within the epoch: 1, 2, 3, ... (a new epoch before it wraps)
+ *	40	8	timestamp: sender's CLOCK_REALTIME µs, strictly increasing
+ *	48	n	the datagram (STATE or RAILS, unchanged)
+ *	48+n	32	HMAC-SHA256(key, bytes 0 .. 48+n)
  *
- * Replay: per sender the highest sequence number and a 64-bit window below it (datagrams of one
- * link may be reordered across its rails), as IPsec's anti-replay window.
+ * Every field a receiver acts on is under the MAC. Receive rules, in order (nothing before the
+ * last step reads or writes the replay state, so nothing unverified can evict a slot):
+ *  1. the envelope, its version and the MAC (constant-time compare);
+ *  2. sender == the link's peer, receiver == us, epoch and sequence number non-zero;
+ *  3. the timestamp is at most AUTH_SKEW_USEC ahead of our clock (so no state ever holds a
+ *     timestamp further ahead, and no sender can be locked out for longer than that);
+ *  4. per sender (a table of AUTH_PEERS), same epoch as tracked: the IPsec anti-replay window
+ *     on the sequence number (AUTH_WINDOW below the highest; a jump of more than AUTH_SEQ_JUMP
+ *     is refused); another epoch, or a sender not in the table: taken only if its timestamp is
+ *     within AUTH_SKEW_USEC of our clock and newer than the newest taken from that sender, and
+ *     then the sender's state starts over in that epoch. A restarted sender (new epoch, counter
+ *     from 1) is so taken at once, and what it sent in an earlier epoch is not (older
+ *     timestamps).
+ *  5. a new sender takes a free slot, else the slot whose newest timestamp is the oldest, and
+ *     only if that is more than AUTH_SKEW_USEC old: every datagram the evicted sender had taken
+ *     is then too old for rule 4, so eviction cannot reopen a replay. When every slot holds a
+ *     sender heard within AUTH_SKEW_USEC, the new sender is refused (-ENOSPC) until one ages.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,15 +79,20 @@ int auth_key_load(Auth *a, const char *path, char *why, size_t whylen)
 	return 0;
 }
 
-static int mac(const Auth *a, const uint8_t *data, size_t len, uint8_t out[AUTH_MAC_LEN])
+static void gcrypt_init(void)
 {
-	gcry_md_hd_t h;
-
 	if (!gcry_control(GCRYCTL_INITIALIZATION_FINISHED_P)) {
 		gcry_check_version(NULL);
 		gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
 		gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 	}
+}
+
+static int mac(const Auth *a, const uint8_t *data, size_t len, uint8_t out[AUTH_MAC_LEN])
+{
+	gcry_md_hd_t h;
+
+	gcrypt_init();
 	if (gcry_md_open(&h, GCRY_MD_SHA256, GCRY_MD_FLAG_HMAC))
 		return -ENOMEM;
 	if (gcry_md_setkey(h, a->key, a->key_len)) {
@@ -82,42 +105,67 @@ static int mac(const Auth *a, const uint8_t *data, size_t len, uint8_t out[AUTH_
 	return 0;
 }
 
-int auth_wrap(Auth *a, uint64_t to, const uint8_t *in, size_t len, uint8_t *out, size_t cap,
-	      uint64_t real_now)
+static uint64_t new_epoch(uint64_t old)
+{
+	uint8_t b[8];
+	uint64_t e;
+
+	gcrypt_init();
+	do {
+		gcry_create_nonce(b, sizeof(b));
+		e = be_get64(b);
+	} while (!e || e == old);
+	return e;
+}
+
+int auth_wrap(Auth *a, uint64_t from, uint64_t to, const uint8_t *in, size_t len, uint8_t *out,
+	      size_t cap, uint64_t real_now)
 {
 	int r;
 
 	if (len + AUTH_OVERHEAD > cap)
 		return -EMSGSIZE;
-	a->tx_seq = real_now > a->tx_seq ? real_now : a->tx_seq + 1;
+	if (!a->tx_epoch || a->tx_seq == UINT64_MAX) {
+		a->tx_epoch = new_epoch(a->tx_epoch);
+		a->tx_seq = 0;
+	}
+	a->tx_seq++;
+	a->tx_time = real_now > a->tx_time ? real_now : a->tx_time + 1;
 	memset(out, 0, AUTH_HDR_LEN);
-	out[0] = AUTH_MAGIC >> 24;
-	out[1] = AUTH_MAGIC >> 16 & 0xff;
-	out[2] = AUTH_MAGIC >> 8 & 0xff;
-	out[3] = AUTH_MAGIC & 0xff;
+	be_put32(out, AUTH_MAGIC);
 	out[4] = AUTH_VERSION;
-	be_put64(out + 8, a->tx_seq);
+	be_put64(out + 8, from);
 	be_put64(out + 16, to);
+	be_put64(out + 24, a->tx_epoch);
+	be_put64(out + 32, a->tx_seq);
+	be_put64(out + 40, a->tx_time);
 	memcpy(out + AUTH_HDR_LEN, in, len);
 	r = mac(a, out, AUTH_HDR_LEN + len, out + AUTH_HDR_LEN + len);
 	return r < 0 ? r : (int)(len + AUTH_OVERHEAD);
 }
 
-/* the replay state of @sender, a new (or the least recently used) slot if unknown */
-static AuthPeer *peer_of(Auth *a, uint64_t sender, bool *fresh)
+/* the slot of @sender, or NULL with *@slot a free or evictable one (NULL: the table is full of
+ * senders heard within AUTH_SKEW_USEC) */
+static AuthPeer *peer_of(Auth *a, uint64_t sender, uint64_t real_now, AuthPeer **slot)
 {
-	size_t lru = 0;
+	AuthPeer *oldest = NULL;
 
+	*slot = NULL;
 	for (size_t i = 0; i < AUTH_PEERS; i++) {
-		if (a->peers[i].sender == sender) {
-			*fresh = false;
-			return &a->peers[i];
+		AuthPeer *p = &a->peers[i];
+
+		if (p->sender == sender)
+			return p;
+		if (!p->sender) {
+			if (!*slot)
+				*slot = p;
+		} else if (!oldest || p->last_time < oldest->last_time) {
+			oldest = p;
 		}
-		if (a->peers[i].used < a->peers[lru].used)
-			lru = i;
 	}
-	*fresh = true;
-	return &a->peers[lru];
+	if (!*slot && oldest && oldest->last_time + AUTH_SKEW_USEC < real_now)
+		*slot = oldest;
+	return NULL;
 }
 
 int auth_unwrap(Auth *a, uint64_t self, uint64_t sender, const uint8_t *in, size_t len,
@@ -125,12 +173,11 @@ int auth_unwrap(Auth *a, uint64_t self, uint64_t sender, const uint8_t *in, size
 		size_t whylen)
 {
 	uint8_t want[AUTH_MAC_LEN];
-	uint64_t seq, to, diff = 0;
-	AuthPeer *p;
-	bool fresh;
+	uint64_t from, to, epoch, seq, t, diff = 0;
+	AuthPeer *p, *slot;
 	int r;
 
-	if (len <= AUTH_OVERHEAD || be_get64(in) >> 32 != AUTH_MAGIC)
+	if (len <= AUTH_OVERHEAD || be_get32(in) != AUTH_MAGIC)
 		return failf(why, whylen, -EBADMSG, "not authenticated (no envelope)");
 	if (in[4] != AUTH_VERSION)
 		return failf(why, whylen, -EBADMSG, "envelope version %u", in[4]);
@@ -144,30 +191,54 @@ int auth_unwrap(Auth *a, uint64_t self, uint64_t sender, const uint8_t *in, size
 		diff |= want[i] ^ in[len - AUTH_MAC_LEN + i];
 	if (diff)
 		return failf(why, whylen, -EACCES, "bad HMAC (another key, or none)");
-	seq = be_get64(in + 8);
+	from = be_get64(in + 8);
 	to = be_get64(in + 16);
+	epoch = be_get64(in + 24);
+	seq = be_get64(in + 32);
+	t = be_get64(in + 40);
+	if (from != sender)
+		return failf(why, whylen, -EXDEV, "sent by %016" PRIx64 ", not the link's peer",
+			     from);
 	if (to != self)
 		return failf(why, whylen, -EXDEV, "addressed to %016" PRIx64, to);
-	p = peer_of(a, sender, &fresh);
-	if (fresh) {
-		if (seq + AUTH_SKEW_USEC < real_now || seq > real_now + AUTH_SKEW_USEC)
-			return failf(why, whylen, -ESTALE, "sequence number %" PRIu64 " is %s",
-				    seq, seq < real_now ? "too old" : "in the future");
-		memset(p, 0, sizeof(*p));
-		p->sender = sender;
-		p->top = seq;
-	} else if (seq > p->top) {
-		uint64_t d = seq - p->top;
+	if (!epoch || !seq)
+		return failf(why, whylen, -EBADMSG, "epoch or sequence number 0");
+	if (t > real_now + AUTH_SKEW_USEC)
+		return failf(why, whylen, -ESTALE, "timestamp %" PRIu64 " is in the future", t);
+	p = peer_of(a, sender, real_now, &slot);
+	if (p && p->epoch == epoch) {
+		if (seq > p->top) {
+			uint64_t d = seq - p->top;
 
-		p->seen = d > 64 ? 0 : (d == 64 ? 0 : p->seen << d) | 1ULL << (d - 1);
-		p->top = seq;
-	} else if (seq == p->top || p->top - seq > AUTH_WINDOW ||
-		   (p->seen & (1ULL << (p->top - seq - 1)))) {
-		return failf(why, whylen, -ESTALE, "replayed (sequence number %" PRIu64 ")", seq);
+			if (d > AUTH_SEQ_JUMP)
+				return failf(why, whylen, -ESTALE, "sequence number %" PRIu64
+					     " too far ahead of %" PRIu64, seq, p->top);
+			p->seen = d > 64 ? 0 : (d == 64 ? 0 : p->seen << d) | 1ULL << (d - 1);
+			p->top = seq;
+		} else if (seq == p->top || p->top - seq > AUTH_WINDOW ||
+			   (p->seen & (1ULL << (p->top - seq - 1)))) {
+			return failf(why, whylen, -ESTALE, "replayed (sequence number %" PRIu64 ")",
+				     seq);
+		} else {
+			p->seen |= 1ULL << (p->top - seq - 1);
+		}
+		if (t > p->last_time)
+			p->last_time = t;
 	} else {
-		p->seen |= 1ULL << (p->top - seq - 1);
+		/* a new epoch of a known sender (it restarted), or a sender new to us */
+		if (t + AUTH_SKEW_USEC < real_now)
+			return failf(why, whylen, -ESTALE, "timestamp %" PRIu64 " too old for a "
+				     "new epoch", t);
+		if (p && t <= p->last_time)
+			return failf(why, whylen, -ESTALE, "epoch %016" PRIx64 " older than the "
+				     "one taken", epoch);
+		if (!p && !slot)
+			return failf(why, whylen, -ENOSPC, "%d senders heard within %llu s, none "
+				     "evictable", AUTH_PEERS, AUTH_SKEW_USEC / 1000000);
+		if (!p)
+			p = slot;
+		*p = (AuthPeer){ .sender = sender, .epoch = epoch, .top = seq, .last_time = t };
 	}
-	p->used = ++a->stamp;
 	*inner = in + AUTH_HDR_LEN;
 	*inner_len = len - AUTH_OVERHEAD;
 	return 0;

@@ -35,6 +35,7 @@ struct Sweep {
 	uint64_t light, heavy, tx, rx, rx_bad, tx_err;
 	uint64_t rx_unauth;		/* dropped by auth_unwrap() */
 	Auth *auth;			/* FabricKeyFile=, NULL: no key */
+	bool auth_full_logged;		/* auth_unwrap() said -ENOSPC once (warning) */
 	uint64_t last_heavy_usec;
 	uint64_t last_run_usec;		/* when run() was last called, 0 never */
 	uint64_t start_usec;		/* first run with our device: discovery for 2 hellos */

@@ -48,11 +48,17 @@ int sweep_mgmt_send(Sweep *s, const char *device, const Link *l, const uint8_t *
 		    char *err, size_t errlen)
 {
 	uint8_t buf[SWEEP_MSG_MAX];
+	const Device *d;
 	int n;
 
 	if (!s->auth)
 		return kernel_mgmt_send(&s->m->kernel, device, l->id, data, len, err, errlen);
-	n = auth_wrap(s->auth, l->peer_guid, data, len, buf, sizeof(buf), now_usec(CLOCK_REALTIME));
+	/* the envelope names us as its sender: the GUID of the device the link is on */
+	d = model_find_device(&s->m->model, device);
+	if (!d || !d->guid)
+		return -ENODEV;
+	n = auth_wrap(s->auth, d->guid, l->peer_guid, data, len, buf, sizeof(buf),
+		      now_usec(CLOCK_REALTIME));
 	if (n < 0)
 		return n;
 	return kernel_mgmt_send(&s->m->kernel, device, l->id, buf, (size_t)n, err, errlen);

@@ -443,7 +443,15 @@ static void mgmt_cb(void *userdata, const char *device, uint32_t link, uint64_t 
 		if (r < 0) {
 			s->rx_unauth++;
 			guid_to_string(peer, g);
-			log_debug("sweep: dropped a datagram from %s on link %u: %s", g, link, why);
+			if (r == -ENOSPC && !s->auth_full_logged) {
+				/* only key holders get a slot: worth saying once */
+				s->auth_full_logged = true;
+				log_warning("sweep: dropped a datagram from %s on link %u: %s (further "
+					    "ones at debug level)", g, link, why);
+			} else {
+				log_debug("sweep: dropped a datagram from %s on link %u: %s", g, link,
+					  why);
+			}
 			return;
 		}
 	}

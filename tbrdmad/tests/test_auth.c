@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tests of the fabric authentication (auth.c, issue 13 item 11): key file checks, the
- * envelope, HMAC with another key or none, tampering, another receiver, replay and its window. */
+ * envelope, HMAC with another key or none, tampering, another receiver, replay and its window;
+ * issue 46: the sender under the MAC, replay state only for verified senders, no eviction that
+ * reopens a replay, epochs: no sequence number locks a sender out. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,12 +87,12 @@ static void test_wrap_unwrap(void **state)
 	load(&tx, "the fabric key of this test");
 	load(&rx, "the fabric key of this test");
 	load(&other, "another key, not the fabric's");
-	n = auth_wrap(&tx, SELF, msg, sizeof(msg), buf, sizeof(buf), REAL);
+	n = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), buf, sizeof(buf), REAL);
 	assert_int_equal(n, (int)sizeof(msg) + AUTH_OVERHEAD);
-	assert_memory_equal(buf, "TBSA\x01", 5);
-	assert_int_equal(auth_wrap(&tx, SELF, msg, sizeof(msg), buf, sizeof(msg) + 10, REAL),
+	assert_memory_equal(buf, "TBSA\x02", 5);
+	assert_int_equal(auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), buf, sizeof(msg) + 10, REAL),
 			 -EMSGSIZE);
-	n = auth_wrap(&tx, SELF, msg, sizeof(msg), buf, sizeof(buf), REAL);
+	n = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), buf, sizeof(buf), REAL);
 	/* another key: refused, and does not move the replay window */
 	assert_int_equal(auth_unwrap(&other, SELF, PEER, buf, (size_t)n, &in, &in_len, REAL, why,
 				     sizeof(why)), -EACCES);
@@ -135,7 +137,7 @@ static void test_replay_window(void **state)
 	load(&tx, "the fabric key of this test");
 	load(&rx, "the fabric key of this test");
 	for (int i = 0; i < 100; i++)
-		len[i] = auth_wrap(&tx, SELF, msg, sizeof(msg), saved[i], sizeof(saved[i]), REAL);
+		len[i] = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), saved[i], sizeof(saved[i]), REAL);
 	/* reordered within the window: taken once each */
 	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[70], (size_t)len[70], &in, &in_len, REAL,
 				     why, sizeof(why)), 0);
@@ -163,11 +165,184 @@ static void test_replay_window(void **state)
 				     REAL - AUTH_SKEW_USEC - 1000, why, sizeof(why)), -ESTALE);
 	assert_int_equal(auth_unwrap(&rx, SELF, PEER, saved[80], (size_t)len[80], &in, &in_len,
 				     REAL + 1000, why, sizeof(why)), 0);
-	/* the sender's sequence numbers keep increasing even if its clock steps back */
-	uint64_t before = tx.tx_seq;
+	/* the sender's timestamps keep increasing even if its clock steps back */
+	uint64_t before = tx.tx_time;
 
-	auth_wrap(&tx, SELF, msg, sizeof(msg), saved[0], sizeof(saved[0]), REAL - 5000000);
-	assert_int_equal(tx.tx_seq, before + 1);
+	auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), saved[0], sizeof(saved[0]), REAL - 5000000);
+	assert_int_equal(tx.tx_time, before + 1);
+}
+
+#define OTHER 0x3333ULL
+
+/* issue 46 (1): the MAC covers the sender. A datagram of PEER re-labelled as another sender's
+ * (replayed on another link, whose peer is OTHER) is refused, whether or not PEER's own copy was
+ * taken; OTHER gains no replay state from it. */
+static void test_sender_bound(void **state)
+{
+	static Auth tx, rx;
+	static const uint8_t msg[] = "STATE of PEER";
+	uint8_t a[256], b[256];
+	const uint8_t *in;
+	size_t in_len;
+	char why[160];
+	int na, nb;
+
+	(void)state;
+	load(&tx, "the fabric key of this test");
+	load(&rx, "the fabric key of this test");
+	na = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), a, sizeof(a), REAL);
+	nb = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), b, sizeof(b), REAL);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, a, (size_t)na, &in, &in_len, REAL, why,
+				     sizeof(why)), 0);
+	/* taken from PEER, then re-labelled as OTHER's */
+	assert_int_equal(auth_unwrap(&rx, SELF, OTHER, a, (size_t)na, &in, &in_len, REAL, why,
+				     sizeof(why)), -EXDEV);
+	assert_non_null(strstr(why, "not the link's peer"));
+	/* never taken, first seen as OTHER's: refused, and PEER's copy is still taken */
+	assert_int_equal(auth_unwrap(&rx, SELF, OTHER, b, (size_t)nb, &in, &in_len, REAL, why,
+				     sizeof(why)), -EXDEV);
+	/* its sender field rewritten to OTHER: the MAC covers it */
+	b[8 + 6] = OTHER >> 8;
+	b[8 + 7] = OTHER & 0xff;
+	assert_int_equal(auth_unwrap(&rx, SELF, OTHER, b, (size_t)nb, &in, &in_len, REAL, why,
+				     sizeof(why)), -EACCES);
+	b[8 + 6] = PEER >> 8;
+	b[8 + 7] = PEER & 0xff;
+	for (size_t i = 0; i < AUTH_PEERS; i++)	/* OTHER got no replay state */
+		assert_true(rx.peers[i].sender != OTHER);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, b, (size_t)nb, &in, &in_len, REAL, why,
+				     sizeof(why)), 0);
+}
+
+/* issue 46 (2): replay state only after the MAC and the sender verified, and eviction cannot
+ * reopen a replay window. 200 copies of a genuine datagram re-labelled with 200 other senders
+ * (the old code took an LRU slot for each and evicted PEER), then PEER's first datagram again:
+ * refused. */
+static void test_replay_eviction(void **state)
+{
+	static Auth tx, rx;
+	static const uint8_t msg[] = "RAILS";
+	uint8_t d0[256], d1[256];
+	const uint8_t *in;
+	size_t in_len;
+	char why[160];
+	int n0, n1;
+
+	(void)state;
+	load(&tx, "the fabric key of this test");
+	load(&rx, "the fabric key of this test");
+	n0 = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), d0, sizeof(d0), REAL);
+	n1 = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), d1, sizeof(d1), REAL);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, REAL, why,
+				     sizeof(why)), 0);
+	for (uint64_t i = 0; i < 200; i++)
+		auth_unwrap(&rx, SELF, 0x5000 + i, d1, (size_t)n1, &in, &in_len, REAL, why,
+			    sizeof(why));
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, REAL + 1000,
+				     why, sizeof(why)), -ESTALE);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, REAL + 1000,
+				     why, sizeof(why)), 0);
+	/* genuine senders (their own GUID in their envelopes) fill the table; one more, while
+	 * every one was heard within AUTH_SKEW_USEC, is refused and evicts nobody */
+	static Auth many;
+	uint8_t d[256];
+	int n;
+
+	load(&many, "the fabric key of this test");
+	for (uint64_t i = 1; i < AUTH_PEERS; i++) {
+		n = auth_wrap(&many, 0x5000 + i, SELF, msg, sizeof(msg), d, sizeof(d), REAL + 10 + i);
+		assert_int_equal(auth_unwrap(&rx, SELF, 0x5000 + i, d, (size_t)n, &in, &in_len,
+					     REAL + 1000, why, sizeof(why)), 0);
+	}
+	n = auth_wrap(&many, 0x6000, SELF, msg, sizeof(msg), d, sizeof(d), REAL + 2000);
+	assert_int_equal(auth_unwrap(&rx, SELF, 0x6000, d, (size_t)n, &in, &in_len, REAL + 2000,
+				     why, sizeof(why)), -ENOSPC);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, REAL + 2000,
+				     why, sizeof(why)), -ESTALE);
+	/* AUTH_SKEW_USEC later PEER (the oldest) is evictable and goes for 0x6000, whose datagram,
+	 * timestamped now, is taken; PEER's old datagrams stay refused: too old */
+	uint64_t later = REAL + 1000 + AUTH_SKEW_USEC + 1;
+
+	n = auth_wrap(&many, 0x6000, SELF, msg, sizeof(msg), d, sizeof(d), later);
+	assert_int_equal(auth_unwrap(&rx, SELF, 0x6000, d, (size_t)n, &in, &in_len, later, why,
+				     sizeof(why)), 0);
+	for (size_t i = 0; i < AUTH_PEERS; i++)
+		assert_true(rx.peers[i].sender != PEER);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, later, why,
+				     sizeof(why)), -ESTALE);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, later, why,
+				     sizeof(why)), -ESTALE);
+	/* and PEER itself, sending now, gets the next evictable slot */
+	n0 = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), d0, sizeof(d0), later + 1);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, later + 1,
+				     why, sizeof(why)), 0);
+}
+
+/* issue 46 (3): no sequence number locks a sender out. A sender whose clock ran an hour ahead
+ * (or whose counter reached 2^64) and that then restarts with its clock right, and a counter
+ * that wraps, are taken again; what they sent before is not. */
+static void test_seq_lockout(void **state)
+{
+	static Auth tx, tx2, rx;
+	static const uint8_t msg[] = "STATE";
+	uint8_t d0[256], d1[256], d2[256], d3[256];
+	const uint8_t *in;
+	size_t in_len;
+	char why[160];
+	int n0, n1, n2, n3;
+
+	(void)state;
+	load(&tx, "the fabric key of this test");
+	load(&rx, "the fabric key of this test");
+	n0 = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), d0, sizeof(d0), REAL);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, REAL, why,
+				     sizeof(why)), 0);
+	/* the sender's clock an hour ahead: refused (not taken as the new top) */
+	n1 = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), d1, sizeof(d1), REAL + 3600000000ULL);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, REAL + 1000,
+				     why, sizeof(why)), -ESTALE);
+	/* restarted with its clock right: taken */
+	load(&tx2, "the fabric key of this test");
+	n2 = auth_wrap(&tx2, PEER, SELF, msg, sizeof(msg), d2, sizeof(d2), REAL + 2000000);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d2, (size_t)n2, &in, &in_len, REAL + 2000000,
+				     why, sizeof(why)), 0);
+	/* a counter at 2^64 - 1: a jump that far is refused, and the next datagram, in a new
+	 * epoch, is taken */
+	tx2.tx_seq = UINT64_MAX - 1;
+	n1 = auth_wrap(&tx2, PEER, SELF, msg, sizeof(msg), d1, sizeof(d1), REAL + 3000000);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, REAL + 3000000,
+				     why, sizeof(why)), -ESTALE);
+	assert_non_null(strstr(why, "too far ahead"));
+	n3 = auth_wrap(&tx2, PEER, SELF, msg, sizeof(msg), d3, sizeof(d3), REAL + 4000000);
+	assert_memory_not_equal(d1 + 24, d3 + 24, 8);		/* another epoch */
+	assert_memory_equal(d3 + 32, "\0\0\0\0\0\0\0\1", 8);	/* from 1 */
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d3, (size_t)n3, &in, &in_len, REAL + 4000000,
+				     why, sizeof(why)), 0);
+	/* and a restart after it: taken; nothing sent before is taken again */
+	load(&tx, "the fabric key of this test");
+	n1 = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), d1, sizeof(d1), REAL + 5000000);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, REAL + 5000000,
+				     why, sizeof(why)), 0);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d0, (size_t)n0, &in, &in_len, REAL + 5000000,
+				     why, sizeof(why)), -ESTALE);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d2, (size_t)n2, &in, &in_len, REAL + 5000000,
+				     why, sizeof(why)), -ESTALE);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d3, (size_t)n3, &in, &in_len, REAL + 5000000,
+				     why, sizeof(why)), -ESTALE);
+	/* the furthest a timestamp may be ahead (a key holder, or a clock that then steps back)
+	 * holds a restarted sender back only until our clock passes it */
+	uint64_t ahead = REAL + 6000000 + AUTH_SKEW_USEC;
+
+	n1 = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), d1, sizeof(d1), ahead);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d1, (size_t)n1, &in, &in_len, REAL + 6000000,
+				     why, sizeof(why)), 0);
+	load(&tx, "the fabric key of this test");
+	n2 = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), d2, sizeof(d2), REAL + 7000000);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d2, (size_t)n2, &in, &in_len, REAL + 7000000,
+				     why, sizeof(why)), -ESTALE);
+	n2 = auth_wrap(&tx, PEER, SELF, msg, sizeof(msg), d2, sizeof(d2), ahead + 1);
+	assert_int_equal(auth_unwrap(&rx, SELF, PEER, d2, (size_t)n2, &in, &in_len, ahead + 1, why,
+				     sizeof(why)), 0);
 }
 
 static int setup(void **state)
@@ -191,6 +366,9 @@ int main(void)
 		cmocka_unit_test(test_key_file),
 		cmocka_unit_test(test_wrap_unwrap),
 		cmocka_unit_test(test_replay_window),
+		cmocka_unit_test(test_sender_bound),
+		cmocka_unit_test(test_replay_eviction),
+		cmocka_unit_test(test_seq_lockout),
 	};
 
 	return cmocka_run_group_tests_name("tbrdmad_auth", tests, setup, teardown);

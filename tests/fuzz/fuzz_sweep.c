@@ -18,8 +18,10 @@
  *   master); the election picks a host reachable from ours, or ours.
  * Authenticated format (issue 13, tbrdmad/auth.c): an input starting with
  * the envelope magic "TBSA" goes through auth_unwrap() with the fuzz key
- * (the seeds are wrapped with it) as the daemon does with FabricKeyFile=;
- * what it accepts re-wraps (auth_wrap, same sequence number) to exactly
+ * (the seeds are wrapped with it, from PEER to SELF) as the daemon does with
+ * FabricKeyFile= (envelope version 2: sender and receiver GUIDs, epoch,
+ * sequence number, timestamp under the MAC); what it accepts re-wraps
+ * (auth_wrap from PEER, same epoch, sequence number and timestamp) to exactly
  * the input, the same bytes again are refused as a replay, and the datagram
  * inside is checked as below.
  * On what rails_decode() accepts:
@@ -82,6 +84,16 @@ static void rails(const uint8_t *data, size_t size)
 }
 
 static Auth auth;
+
+static uint64_t be64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
 static uint8_t wrapped[SWEEP_MSG_MAX + AUTH_OVERHEAD];
 
 /* 1: @data is an envelope, (*@data, *@size) now the datagram inside it; 0: not authentic */
@@ -90,7 +102,6 @@ static int unwrap(const uint8_t **data, size_t *size)
 	const uint8_t *in;
 	size_t len;
 	char why[96];
-	uint64_t seq = 0;
 	int n;
 
 	memset(&auth, 0, sizeof(auth));
@@ -104,10 +115,12 @@ static int unwrap(const uint8_t **data, size_t *size)
 	}
 	if (in != *data + AUTH_HDR_LEN || len + AUTH_OVERHEAD != *size)
 		abort();
-	for (int i = 8; i < 16; i++)
-		seq = seq << 8 | (*data)[i];
-	auth.tx_seq = seq - 1;
-	n = auth_wrap(&auth, SELF, in, len, wrapped, sizeof(wrapped), 0);
+	/* the sender's state that makes the same envelope: its epoch, the sequence number and
+	 * timestamp before it */
+	auth.tx_epoch = be64(*data + 24);
+	auth.tx_seq = be64(*data + 32) - 1;
+	auth.tx_time = be64(*data + 40) - 1;
+	n = auth_wrap(&auth, PEER, SELF, in, len, wrapped, sizeof(wrapped), 0);
 	if (n < 0 || (size_t)n != *size || memcmp(wrapped, *data, *size))
 		abort();
 	if (auth_unwrap(&auth, SELF, PEER, *data, *size, &in, &len, REAL, why, sizeof(why)) !=

@@ -270,15 +270,18 @@ def daemon_seeds(outdir):
     seeds["rails_none"] = rails(0x2222, 7, 0, [])
     seeds["rails_all"] = rails(0x3333, 2, 2048,
                                [(i, i % 8, i % 3, 1024 * i) for i in range(16)])
-    # authenticated envelopes (tbrdmad/auth.c) with fuzz_sweep.c's key, to GUID 1
-    def wrap(msg, seq):
-        env = struct.pack(">IB3xQQ", 0x54425341, 1, seq, 1) + msg
+    # authenticated envelopes (tbrdmad/auth.c, version 2) with fuzz_sweep.c's key, from its
+    # PEER 0x1111 to GUID 1: sender, receiver, epoch, sequence number, timestamp
+    def wrap(msg, seq, epoch=0x5eed0f1a2b3c4d5e, sender=0x1111):
+        env = struct.pack(">IB3xQQQQQ", 0x54425341, 2, sender, 1, epoch, seq,
+                          real + seq) + msg
         return env + hmac.new(b"tbrdma fuzz_sweep key 0123456789", env,
                               hashlib.sha256).digest()
     real = 1700000000000000
-    seeds["auth_two"] = wrap(seeds["two"], real + 1)
-    seeds["auth_rails"] = wrap(seeds["rails_two"], real - 5)
+    seeds["auth_two"] = wrap(seeds["two"], 1)
+    seeds["auth_rails"] = wrap(seeds["rails_two"], 7)
     seeds["auth_badmac"] = seeds["auth_two"][:-1] + bytes([seeds["auth_two"][-1] ^ 1])
+    seeds["auth_relabelled"] = wrap(seeds["two"], 2, sender=0x2222)
     seeds["bad_magic"] = b"TBSX" + seeds["one"][4:]
     seeds["bad_trailing"] = seeds["one"] + b"\0"
     write(outdir, "fuzz_sweep", seeds)
