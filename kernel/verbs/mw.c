@@ -165,8 +165,11 @@ out_mr:
 
 /*
  * Invalidate the type 2 window of @rkey (IBV_WR_LOCAL_INV posted on @qp, or
- * a SEND_WITH_INV received on it): it must be bound, under that rkey, and of
- * the QP's PD. Context: qp->lock held. Returns 0 or -EINVAL.
+ * a SEND_WITH_INV received on it): it must be bound, under that rkey, on
+ * @qp itself (IBTA 10.6.7.2: a type 2 window is associated with the QP it
+ * was bound on; another QP of its PD cannot invalidate it). Context:
+ * qp->lock held. Returns 0 or -EINVAL (the caller completes a LOCAL_INV with
+ * LOC_QP_OP_ERR, a SEND_WITH_INV with REM_INV_REQ_ERR).
  */
 int tbr_mw_inv(struct tbr_qp *qp, u32 rkey)
 {
@@ -178,7 +181,8 @@ int tbr_mw_inv(struct tbr_qp *qp, u32 rkey)
 	mw = tbr_mw_find(to_tbr_dev(qp->ibqp.device), rkey);
 	if (mw && mw->pd == qp->ibqp.pd && mw->type == IB_MW_TYPE_2) {
 		spin_lock_irqsave(&mw->lock, flags);
-		if (mw->bound && mw->key == rkey) {
+		if (mw->bound && mw->key == rkey &&
+		    mw->qpn == qp->ibqp.qp_num) {
 			mw->bound = false;
 			mw->length = 0;
 			mw->access = 0;
