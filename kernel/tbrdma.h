@@ -231,6 +231,7 @@ struct tbr_qp {
 	struct tbr_srq *srq;
 	struct tbr_cq *scq, *rcq;
 	void *xport_priv;		/* transport state (tbr_xport_ops) */
+	atomic_t mw_bound;		/* type 2 windows bound on it (mw.c) */
 };
 
 /*
@@ -306,7 +307,14 @@ struct tbr_mw_state {
 	u32 index;		/* in tdev->mw_xa */
 	u32 key;		/* the current rkey (ibmw.rkey is the first) */
 	bool bound;		/* type 2: bound (else free); type 1: always */
-	u32 qpn;		/* type 2: the QP it was bound on */
+	/*
+	 * type 2, bound: the QP it was bound on, the only one it serves and
+	 * the only one that may invalidate it; compared, and followed only to
+	 * its mw_bound count, under @lock. That QP's destroy frees the window
+	 * (tbr_mw_qp_gone) before the QP's memory goes, so the pointer never
+	 * dangles and a new QP (even one with the same QPN) never matches.
+	 */
+	struct tbr_qp *qp;
 	u32 mr_key;		/* the MR's key at bind: stale after its dereg
 				 * or rereg, and so is the window */
 	u64 addr;
@@ -482,6 +490,8 @@ struct tbr_mr *tbr_rkey_get(struct tbr_qp *qp, u32 rkey, u64 va, u64 len,
 			    int access);
 int tbr_mw_bind(struct tbr_qp *qp, const struct tbr_mw_bind *b);
 int tbr_mw_inv(struct tbr_qp *qp, u32 rkey);
+/* destroy_qp, once no WR or frame can reach @qp: free its type 2 windows */
+void tbr_mw_qp_gone(struct tbr_qp *qp);
 
 /* mcast.c: UD multicast groups */
 extern const struct ib_device_ops tbr_mcast_ops;

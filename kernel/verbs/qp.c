@@ -536,6 +536,7 @@ static int tbr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* no frame can reach the QP now: the transport state may go */
 	if (tdev->xport && tdev->xport->qp_destroy)
 		tdev->xport->qp_destroy(qp);
+	tbr_mw_qp_gone(qp);
 	if (!qp->srq)
 		tbr_queue_free(&qp->rq);
 	tbr_queue_free(&qp->sq);
