@@ -287,6 +287,13 @@ struct tbr_mr {
 	 */
 	u32 key;
 	struct tbr_mr_fast *fast;	/* IB_MR_TYPE_MEM_REG (mr_fast.c) */
+	/*
+	 * Fast registration MRs only: every access (tbr_mr_get .. tbr_mr_put)
+	 * holds it for read, REG_MR and invalidation take it for write, so an
+	 * invalidation completes only once no access of the registration it
+	 * ends is running, and an access sees one registration whole.
+	 */
+	rwlock_t fast_lock;
 	refcount_t ref;
 	struct completion released;
 	struct rcu_head rcu;		/* lookups run under RCU */
@@ -474,6 +481,9 @@ int tbr_mr_fast_inv(struct tbr_dev *tdev, struct ib_pd *pd, u32 key);
 int tbr_mr_fast_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len,
 		     bool to_mr);
 void tbr_mr_fast_free(struct tbr_mr *mr);
+/* tbr_mr_get/put of a fast MR: hold its registration (irqs off) */
+bool tbr_mr_fast_hold(struct tbr_mr *mr, u32 key);
+void tbr_mr_fast_release(struct tbr_mr *mr);
 
 /*
  * mw.c: memory windows. tbr_rkey_get() is tbr_mr_get() for a remote access
