@@ -231,6 +231,7 @@ struct tbr_qp {
 	struct tbr_srq *srq;
 	struct tbr_cq *scq, *rcq;
 	void *xport_priv;		/* transport state (tbr_xport_ops) */
+	atomic_t mw_bound;		/* type 2 windows bound on it (mw.c) */
 };
 
 /*
@@ -286,6 +287,13 @@ struct tbr_mr {
 	 */
 	u32 key;
 	struct tbr_mr_fast *fast;	/* IB_MR_TYPE_MEM_REG (mr_fast.c) */
+	/*
+	 * Fast registration MRs only: every access (tbr_mr_get .. tbr_mr_put)
+	 * holds it for read, REG_MR and invalidation take it for write, so an
+	 * invalidation completes only once no access of the registration it
+	 * ends is running, and an access sees one registration whole.
+	 */
+	rwlock_t fast_lock;
 	refcount_t ref;
 	struct completion released;
 	struct rcu_head rcu;		/* lookups run under RCU */
@@ -306,7 +314,14 @@ struct tbr_mw_state {
 	u32 index;		/* in tdev->mw_xa */
 	u32 key;		/* the current rkey (ibmw.rkey is the first) */
 	bool bound;		/* type 2: bound (else free); type 1: always */
-	u32 qpn;		/* type 2: the QP it was bound on */
+	/*
+	 * type 2, bound: the QP it was bound on, the only one it serves and
+	 * the only one that may invalidate it; compared, and followed only to
+	 * its mw_bound count, under @lock. That QP's destroy frees the window
+	 * (tbr_mw_qp_gone) before the QP's memory goes, so the pointer never
+	 * dangles and a new QP (even one with the same QPN) never matches.
+	 */
+	struct tbr_qp *qp;
 	u32 mr_key;		/* the MR's key at bind: stale after its dereg
 				 * or rereg, and so is the window */
 	u64 addr;
@@ -466,6 +481,9 @@ int tbr_mr_fast_inv(struct tbr_dev *tdev, struct ib_pd *pd, u32 key);
 int tbr_mr_fast_copy(struct tbr_mr *mr, u64 iova, void *buf, u32 len,
 		     bool to_mr);
 void tbr_mr_fast_free(struct tbr_mr *mr);
+/* tbr_mr_get/put of a fast MR: hold its registration (irqs off) */
+bool tbr_mr_fast_hold(struct tbr_mr *mr, u32 key);
+void tbr_mr_fast_release(struct tbr_mr *mr);
 
 /*
  * mw.c: memory windows. tbr_rkey_get() is tbr_mr_get() for a remote access
@@ -482,6 +500,8 @@ struct tbr_mr *tbr_rkey_get(struct tbr_qp *qp, u32 rkey, u64 va, u64 len,
 			    int access);
 int tbr_mw_bind(struct tbr_qp *qp, const struct tbr_mw_bind *b);
 int tbr_mw_inv(struct tbr_qp *qp, u32 rkey);
+/* destroy_qp, once no WR or frame can reach @qp: free its type 2 windows */
+void tbr_mw_qp_gone(struct tbr_qp *qp);
 
 /* mcast.c: UD multicast groups */
 extern const struct ib_device_ops tbr_mcast_ops;

@@ -9,7 +9,10 @@
  * matches only by a 1-in-255 chance; ibv_rereg_mr keeps the index and draws
  * a new key byte. The transport looks MRs up with tbr_mr_get()
  * (RCU + refcount, any context) and moves bytes with tbr_mr_copy();
- * deregistration waits until every such reference is dropped.
+ * deregistration waits until every such reference is dropped. A fast
+ * registration MR's reference also holds its registration (mr_fast.c):
+ * an invalidation waits for it, so tbr_mr_get and tbr_mr_put of one must
+ * run in one stretch with interrupts off (the transport: under a QP's lock).
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -33,6 +36,13 @@ static int tbr_mr_check_access(int access)
 	    !(access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
 	return 0;
+}
+
+/* Drop a reference (tbr_mr_get's, or the MR's own). Context: any. */
+static void tbr_mr_unref(struct tbr_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->released);
 }
 
 /* A random key byte other than the last one handed out (device-wide). */
@@ -97,6 +107,7 @@ static struct ib_mr *tbr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->fast = fast;
+	rwlock_init(&mr->fast_lock);
 	err = tbr_mr_add(tdev, mr);
 	if (err) {
 		kvfree(fast);
@@ -257,7 +268,7 @@ static struct ib_mr *tbr_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	/* out of the table (index kept reserved), running accesses drained */
 	xa_store(&tdev->mr_xa, mr->index, NULL, GFP_KERNEL);
 	synchronize_rcu();
-	tbr_mr_put(mr);
+	tbr_mr_unref(mr);
 	wait_for_completion(&mr->released);
 
 	if (repin) {
@@ -291,7 +302,7 @@ static int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct tbr_mr *mr = to_tbr_mr(ibmr);
 
 	xa_erase(&tdev->mr_xa, mr->index);
-	tbr_mr_put(mr);
+	tbr_mr_unref(mr);
 	wait_for_completion(&mr->released);
 	tbr_mr_unpin(mr);
 	tbr_mr_fast_free(mr);
@@ -308,9 +319,11 @@ static int tbr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
  * @access: IB_ACCESS_LOCAL_WRITE / REMOTE_WRITE / REMOTE_READ /
  *	REMOTE_ATOMIC bits the MR must grant, plus TBR_MR_LKEY
  *
- * Context: any (RCU lookup, no sleeping). Returns the MR with a reference
- * (drop it with tbr_mr_put) or NULL when the key is unknown or stale, the
- * PD differs, the range is outside the MR or a right is missing.
+ * Context: any (RCU lookup, no sleeping); a fast registration MR's: irqs
+ * off, tbr_mr_put in the same stretch (its registration is held for read
+ * until then, tbr_mr_fast_hold). Returns the MR with a reference (drop it
+ * with tbr_mr_put) or NULL when the key is unknown or stale, the PD
+ * differs, the range is outside the MR or a right is missing.
  */
 struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, struct ib_pd *pd,
 			  u64 iova, u64 len, int access)
@@ -326,6 +339,11 @@ struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, struct ib_pd *pd,
 	rcu_read_unlock();
 	if (!mr)
 		return NULL;
+	/* a fast MR: the key again, now that no invalidation can run */
+	if (mr->fast && !tbr_mr_fast_hold(mr, key)) {
+		tbr_mr_unref(mr);
+		return NULL;
+	}
 	if (mr->ibmr.pd != pd || (mr->access & need) != need ||
 	    iova < mr->iova || iova + len < iova ||
 	    (mr->length != U64_MAX && iova + len > mr->iova + mr->length)) {
@@ -342,11 +360,12 @@ struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, struct ib_pd *pd,
 	return mr;
 }
 
-/* Context: any. */
+/* Drop tbr_mr_get's reference (and a fast MR's hold). Context: as the get. */
 void tbr_mr_put(struct tbr_mr *mr)
 {
-	if (refcount_dec_and_test(&mr->ref))
-		complete(&mr->released);
+	if (mr->fast)
+		tbr_mr_fast_release(mr);
+	tbr_mr_unref(mr);
 }
 
 /*

@@ -16,8 +16,11 @@
  * zero-length bind leaves it with no range, so every access is refused; it
  * cannot be invalidated (LOCAL_INV or SEND_WITH_INV of its key fail).
  * Type 2 (2B): free after alloc; a bind needs a free window, a nonzero
- * length and the QP's PD; it is then usable only on that QP (and its PD)
- * until IBV_WR_LOCAL_INV or a received SEND_WITH_INV of its rkey frees it.
+ * length and the QP's PD; it is then associated with that QP: usable only
+ * on it, and freed only by an IBV_WR_LOCAL_INV posted on it or a
+ * SEND_WITH_INV of its rkey received on it (IBTA 10.6.7; another QP of
+ * the PD fails), or by destroying the QP (tbr_mw_qp_gone), so a window
+ * never outlives its QP into a new one that reuses the QPN.
  *
  * The window keeps the MR's key, not the MR: an access looks the MR up by
  * that key (tbr_mr_get), so a window whose MR was deregistered or
@@ -40,6 +43,19 @@
 static inline struct tbr_mw *to_tbr_mw(struct ib_mw *ibmw)
 {
 	return container_of(ibmw, struct tbr_mw, ibmw);
+}
+
+/*
+ * Free bound type 2 window @st: it leaves its QP. Context: st->lock held
+ * (the QP is alive: its destroy takes st->lock to free its windows).
+ */
+static void tbr_mw_unbind(struct tbr_mw_state *st)
+{
+	atomic_dec(&st->qp->mw_bound);
+	st->qp = NULL;
+	st->bound = false;
+	st->length = 0;
+	st->access = 0;
 }
 
 /* Context: process. */
@@ -90,8 +106,13 @@ static int tbr_dealloc_mw(struct ib_mw *ibmw)
 {
 	struct tbr_dev *tdev = to_tbr_dev(ibmw->device);
 	struct tbr_mw_state *st = to_tbr_mw(ibmw)->st;
+	unsigned long flags;
 
 	xa_erase(&tdev->mw_xa, st->index);
+	spin_lock_irqsave(&st->lock, flags);
+	if (st->type == IB_MW_TYPE_2 && st->bound)
+		tbr_mw_unbind(st);
+	spin_unlock_irqrestore(&st->lock, flags);
 	kfree_rcu(st, rcu);
 	atomic_dec(&tdev->num_mw);
 	return 0;
@@ -146,8 +167,11 @@ int tbr_mw_bind(struct tbr_qp *qp, const struct tbr_mw_bind *b)
 	if (mw->type == IB_MW_TYPE_2 && (mw->bound || !b->length))
 		goto out_unlock;
 	mw->key = b->new_rkey;
+	if (mw->type == IB_MW_TYPE_2) {
+		mw->qp = qp;
+		atomic_inc(&qp->mw_bound);
+	}
 	mw->bound = true;
-	mw->qpn = qp->ibqp.qp_num;
 	mw->mr_key = mr ? b->mr_lkey : 0;
 	mw->addr = b->addr;
 	mw->length = b->length;
@@ -165,8 +189,11 @@ out_mr:
 
 /*
  * Invalidate the type 2 window of @rkey (IBV_WR_LOCAL_INV posted on @qp, or
- * a SEND_WITH_INV received on it): it must be bound, under that rkey, and of
- * the QP's PD. Context: qp->lock held. Returns 0 or -EINVAL.
+ * a SEND_WITH_INV received on it): it must be bound, under that rkey, on
+ * @qp itself (IBTA 10.6.7: a type 2 window is associated with the QP it
+ * was bound on; another QP of its PD cannot invalidate it). Context:
+ * qp->lock held. Returns 0 or -EINVAL (the caller completes a LOCAL_INV with
+ * LOC_QP_OP_ERR, a SEND_WITH_INV with REM_INV_REQ_ERR).
  */
 int tbr_mw_inv(struct tbr_qp *qp, u32 rkey)
 {
@@ -178,10 +205,8 @@ int tbr_mw_inv(struct tbr_qp *qp, u32 rkey)
 	mw = tbr_mw_find(to_tbr_dev(qp->ibqp.device), rkey);
 	if (mw && mw->pd == qp->ibqp.pd && mw->type == IB_MW_TYPE_2) {
 		spin_lock_irqsave(&mw->lock, flags);
-		if (mw->bound && mw->key == rkey) {
-			mw->bound = false;
-			mw->length = 0;
-			mw->access = 0;
+		if (mw->bound && mw->key == rkey && mw->qp == qp) {
+			tbr_mw_unbind(mw);
 			err = 0;
 		}
 		spin_unlock_irqrestore(&mw->lock, flags);
@@ -218,8 +243,7 @@ struct tbr_mr *tbr_rkey_get(struct tbr_qp *qp, u32 rkey, u64 va, u64 len,
 	if (mw && mw->pd == pd) {
 		spin_lock_irqsave(&mw->lock, flags);
 		ok = mw->key == rkey && mw->bound && mw->length &&
-		     (mw->type == IB_MW_TYPE_1 ||
-		      mw->qpn == qp->ibqp.qp_num) &&
+		     (mw->type == IB_MW_TYPE_1 || mw->qp == qp) &&
 		     (mw->access & access) == access &&
 		     va >= mw->addr && va + len >= va &&
 		     va + len <= mw->addr + mw->length;
@@ -231,6 +255,39 @@ struct tbr_mr *tbr_rkey_get(struct tbr_qp *qp, u32 rkey, u64 va, u64 len,
 	if (!mr_key)
 		return NULL;
 	return tbr_mr_get(tdev, mr_key, pd, va, len, TBR_MR_LKEY);
+}
+
+/*
+ * tbr_mw_qp_gone - free the type 2 windows bound on @qp
+ *
+ * destroy_qp calls it once no WR of @qp runs and no frame reaches it (the
+ * QP is out of the QP table and its last reference is gone), before its
+ * memory is freed: the windows become free (bound again without an
+ * invalidation) and their rkeys serve no QP, so a QP that
+ * reuses the number finds nothing of them. Only a QP that has windows
+ * bound (mw_bound) walks the device's windows. Context: process.
+ */
+void tbr_mw_qp_gone(struct tbr_qp *qp)
+{
+	struct tbr_dev *tdev = to_tbr_dev(qp->ibqp.device);
+	XA_STATE(xas, &tdev->mw_xa, 0);
+	struct tbr_mw_state *st;
+	unsigned long flags;
+
+	if (!atomic_read(&qp->mw_bound))
+		return;
+	rcu_read_lock();
+	xas_for_each(&xas, st, ULONG_MAX) {
+		if (xas_retry(&xas, st))
+			continue;
+		spin_lock_irqsave(&st->lock, flags);
+		if (st->type == IB_MW_TYPE_2 && st->bound && st->qp == qp)
+			tbr_mw_unbind(st);
+		spin_unlock_irqrestore(&st->lock, flags);
+		if (!atomic_read(&qp->mw_bound))
+			break;
+	}
+	rcu_read_unlock();
 }
 
 const struct ib_device_ops tbr_mw_ops = {

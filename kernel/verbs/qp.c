@@ -23,6 +23,7 @@
  * then the verbs layer flushes what is still in the rings.
  */
 #include <linux/log2.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
@@ -33,6 +34,15 @@
 
 #define TBR_QP_ACCESS_OK (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * Test only (tests/progs/verbs_mw.c): when nonzero, new user QPNs come from
+ * the first test_qpn_span numbers (cyclic, as always), so a test can make a
+ * destroyed QP's number come back within a few creations. 0: all of them.
+ */
+static unsigned int test_qpn_span;
+module_param(test_qpn_span, uint, 0600);
+MODULE_PARM_DESC(test_qpn_span, "test only: allocate user QPNs from the first N (0: all)");
 
 static u32 tbr_send_stride(u32 max_sge, u32 max_inline)
 {
@@ -461,8 +471,12 @@ static int tbr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		qpn = 1;	/* reserved: one GSI QP per device (one port) */
 		err = xa_insert_irq(&tdev->qp_xa, qpn, NULL, GFP_KERNEL);
 	} else {
+		u32 span = READ_ONCE(test_qpn_span), max = TBR_MAX_QPN;
+
+		if (span && span <= TBR_MAX_QPN - TBR_MIN_QPN)
+			max = TBR_MIN_QPN + span - 1;
 		err = xa_alloc_cyclic_irq(&tdev->qp_xa, &qpn, NULL,
-					  XA_LIMIT(TBR_MIN_QPN, TBR_MAX_QPN),
+					  XA_LIMIT(TBR_MIN_QPN, max),
 					  &tdev->qp_next, GFP_KERNEL);
 	}
 	if (err < 0)
@@ -522,6 +536,7 @@ static int tbr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* no frame can reach the QP now: the transport state may go */
 	if (tdev->xport && tdev->xport->qp_destroy)
 		tdev->xport->qp_destroy(qp);
+	tbr_mw_qp_gone(qp);
 	if (!qp->srq)
 		tbr_queue_free(&qp->rq);
 	tbr_queue_free(&qp->sq);

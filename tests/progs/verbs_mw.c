@@ -13,6 +13,12 @@
  *   IBV_WR_LOCAL_INV and a received SEND_WITH_INV (IBV_WC_WITH_INV, the
  *   rkey reported) free it and its rkey is stale (REM_ACCESS_ERR); bound
  *   again with a new key, the new rkey works and the old one is stale;
+ *   only its own QP invalidates it: on another QP of the PD a LOCAL_INV
+ *   fails (LOC_QP_OP_ERR), a received SEND_WITH_INV is refused
+ *   (REM_INV_REQ_ERR both sides) and the window stays bound; destroying
+ *   its QP frees it (bound again without an invalidation) and its rkey
+ *   serves no QP, not even a new one with the same QPN (made to come back
+ *   with the module's test knob test_qpn_span: needs root);
  * - type 1, bound with ibv_bind_mw: usable from any QP of its PD; bound
  *   again (a new key) the old rkey is stale; a zero-length bind leaves no
  *   access; LOCAL_INV of its rkey fails (LOC_QP_OP_ERR);
@@ -245,6 +251,30 @@ static void send_inv(struct pair *p, uint32_t rkey, const char *what)
 	      w.wc_flags, w.invalidated_rkey, rkey);
 }
 
+/*
+ * a sends SEND_WITH_INV of @rkey to b, which must refuse to invalidate it:
+ * REM_INV_REQ_ERR on both sides (IBTA class J; the QPs go to ERROR)
+ */
+static void send_inv_refused(struct pair *p, uint32_t rkey, const char *what)
+{
+	struct ibv_sge rs = { .addr = (uintptr_t)p->src + BUF / 2, .length = 64,
+			      .lkey = p->src_mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = WR_RECV, .sg_list = &rs, .num_sge = 1 },
+		*rbad;
+	struct ibv_sge s = { .addr = (uintptr_t)p->src, .length = 16,
+			     .lkey = p->src_mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = WR_SEND, .sg_list = &s, .num_sge = 1,
+				  .opcode = IBV_WR_SEND_WITH_INV,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .invalidate_rkey = rkey }, *bad;
+
+	CHECK(!ibv_post_recv(p->b, &rwr, &rbad), "%s: ibv_post_recv", what);
+	CHECK(!ibv_post_send(p->a, &wr, &bad), "%s: ibv_post_send SEND_WITH_INV",
+	      what);
+	poll_wc_for(p->cq, WR_SEND, IBV_WC_REM_INV_REQ_ERR, what);
+	poll_wc_for(p->cq, WR_RECV, IBV_WC_REM_INV_REQ_ERR, what);
+}
+
 static void expect_bytes(const char *b, char c, size_t n, const char *what)
 {
 	size_t i;
@@ -260,6 +290,70 @@ static struct ibv_mw *alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 
 	CHECK(mw, "ibv_alloc_mw type %d: %s", type, strerror(errno));
 	return mw;
+}
+
+#define QPN_SPAN_FILE "/sys/module/tbrdma/parameters/test_qpn_span"
+#define QPN_SPAN 64
+
+/* user QPNs from the first @n only (tbrdma's test knob), 0: all */
+static void set_qpn_span(unsigned int n)
+{
+	FILE *f = fopen(QPN_SPAN_FILE, "w");
+
+	CHECK(f, "%s: %s (run as root, tbrdma loaded)", QPN_SPAN_FILE,
+	      strerror(errno));
+	fprintf(f, "%u\n", n);
+	CHECK(!fclose(f), "%s: %s", QPN_SPAN_FILE, strerror(errno));
+}
+
+/*
+ * A type 2 window bound on a QP that is then destroyed must not serve the
+ * next QP that gets the same number. QPNs are allocated cyclically from 16M,
+ * so the number is made to come back with the test knob: QPNs from the
+ * first QPN_SPAN only, QPs created and destroyed until one has it.
+ * @buf: zeroes, inside @mr (remote rights, MW_BIND).
+ */
+static void qpn_reuse(struct ibv_pd *pd, struct ibv_mr *mr, char *buf)
+{
+	struct pair r = { 0 };
+	struct ibv_mw *w;
+	struct ibv_qp *q = NULL;
+	uint32_t rk, qpn;
+	int i;
+
+	set_qpn_span(QPN_SPAN);
+	pair_up(&r, pd);
+	w = alloc_mw(pd, IBV_MW_TYPE_2);
+	rk = bind2(&r, w, mr, buf, 64, RIGHTS, IBV_WC_SUCCESS,
+		   "bind before its QPN comes back");
+	qpn = r.b->qp_num;
+	CHECK(!ibv_destroy_qp(r.b) && !ibv_destroy_qp(r.a), "destroy_qp");
+	for (i = 0; i < 4 * QPN_SPAN; i++) {
+		q = make_qp(&r, true);
+		if (q->qp_num == qpn)
+			break;
+		CHECK(!ibv_destroy_qp(q), "destroy_qp");
+		q = NULL;
+	}
+	CHECK(q, "QPN %#x did not come back in %d QPs (test_qpn_span %d)", qpn,
+	      4 * QPN_SPAN, QPN_SPAN);
+	r.b = q;
+	r.a = make_qp(&r, false);
+	drain(&r);
+	rc_connect(r.a, gid_index, r.b->qp_num, 0x200, &gid, 0x100);
+	rc_connect(r.b, gid_index, r.a->qp_num, 0x100, &gid, 0x200);
+	memset(r.src, 'q', 64);
+	rdma(&r, IBV_WR_RDMA_WRITE, (uintptr_t)buf, rk, 64, IBV_WC_REM_ACCESS_ERR,
+	     "write through a window of a destroyed QP, its QPN reused");
+	expect_bytes(buf, 0, 64, "write through a window of a destroyed QP");
+	set_qpn_span(0);
+	printf("type 2: a destroyed QP's window, its QPN %#x back on a new QP "
+	       "(after %d QPs): REM_ACCESS_ERR\n", qpn, i + 1);
+	CHECK(!ibv_destroy_qp(r.a) && !ibv_destroy_qp(r.b), "destroy_qp");
+	drain(&r);
+	CHECK(!ibv_dealloc_mw(w), "dealloc_mw");
+	CHECK(!ibv_dereg_mr(r.src_mr) && !ibv_destroy_cq(r.cq), "dereg, destroy_cq");
+	free(r.src);
 }
 
 /* ---- across two devices ------------------------------------------------ */
@@ -419,7 +513,7 @@ int main(int argc, char **argv)
 	struct pair p1 = { 0 }, p3 = { 0 };
 	struct ibv_pd *pd1, *pd2;
 	struct ibv_mr *mr, *mr_local, *mr_nobind, *mr_ro, *mr_pd2, *mr_gone;
-	struct ibv_mw *mw, *mw1, *mw_pd2, *mw_gone;
+	struct ibv_mw *mw, *mw1, *mw_pd2, *mw_gone, *mwq;
 	struct ibv_mw_bind mb = { 0 };
 	struct ibv_send_wr wr = { 0 }, *bad;
 	uint32_t rk, old;
@@ -456,6 +550,55 @@ int main(int argc, char **argv)
 	CHECK(mr && mr_local && mr_nobind, "ibv_reg_mr: %s", strerror(errno));
 	printf("caps: MEM_WINDOW, MEM_WINDOW_TYPE_2B, max_mw %d\n", attr.max_mw);
 
+	/*
+	 * A type 2 window is invalidated only through the QP it is bound on:
+	 * on another QP of its PD, LOCAL_INV fails (LOC_QP_OP_ERR, as a failed
+	 * LOCAL_INV in rxe) and a received SEND_WITH_INV is refused
+	 * (REM_INV_REQ_ERR both sides), and the window stays bound.
+	 */
+	mwq = alloc_mw(pd1, IBV_MW_TYPE_2);
+	rk = bind2(&p1, mwq, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS,
+		   "bind for another QP's invalidation");
+	pair_up(&p3, pd1);
+	local_inv(&p3, rk, IBV_WC_LOC_QP_OP_ERR,
+		  "LOCAL_INV of a type 2 window on another QP of its PD");
+	pair_up(&p3, pd1);
+	send_inv_refused(&p3, rk, "SEND_WITH_INV of a type 2 window received on "
+			 "another QP of its PD");
+	pair_up(&p3, pd1);
+	memset(p1.src, 'i', BUF);
+	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)buf, rk, 64, IBV_WC_SUCCESS,
+	     "write through the window after another QP's invalidations");
+	expect_bytes(buf, 'i', 64, "write after another QP's invalidations");
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "LOCAL_INV on the window's own QP");
+	memset(buf, 0, BUF);
+	printf("type 2: invalidation on another QP of its PD: LOCAL_INV "
+	       "LOC_QP_OP_ERR, SEND_WITH_INV REM_INV_REQ_ERR, still bound; on its "
+	       "own QP: ok\n");
+
+	/*
+	 * Destroying the QP a type 2 window is bound on frees the window: its
+	 * rkey serves no QP, not even one that gets the same QPN, and it can be
+	 * bound again (a free window) without an invalidation.
+	 */
+	rk = bind2(&p1, mwq, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS,
+		   "bind before destroy_qp");
+	pair_up(&p1, pd1);
+	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)buf, rk, 8, IBV_WC_REM_ACCESS_ERR,
+	     "write through a window of a destroyed QP");
+	pair_up(&p1, pd1);
+	local_inv(&p1, rk, IBV_WC_LOC_QP_OP_ERR,
+		  "LOCAL_INV of a window of a destroyed QP on a new QP");
+	pair_up(&p1, pd1);
+	qpn_reuse(pd1, mr, buf);
+	rk = bind2(&p1, mwq, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS,
+		   "bind again once its QP was destroyed");
+	local_inv(&p1, rk, IBV_WC_SUCCESS, "LOCAL_INV after the new bind");
+	expect_bytes(buf, 0, BUF, "refused writes through windows of destroyed QPs");
+	CHECK(!ibv_dealloc_mw(mwq), "dealloc_mw");
+	printf("type 2: its QP destroyed: the rkey REM_ACCESS_ERR, LOCAL_INV "
+	       "LOC_QP_OP_ERR, the window free to bind again\n");
+
 	/* type 2 on an MR without remote rights: the window's rights count */
 	mw = alloc_mw(pd1, IBV_MW_TYPE_2);
 	rk = bind2(&p1, mw, mr_local, lbuf + 1024, 2048,
@@ -478,8 +621,8 @@ int main(int argc, char **argv)
 	printf("type 2: bound on an MR without remote rights; WRITE/READ through it, "
 	       "the MR's rkey REM_ACCESS_ERR\n");
 
-	/* the window's range and rights, not the MR's */
-	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for the range case");
+	/* the window's range and rights, not the MR's (destroying its QP in
+	 * pair_up freed the window: it is bound again at once) */
 	rk = bind2(&p1, mw, mr, buf + 1024, 2048, IBV_ACCESS_REMOTE_WRITE,
 		   IBV_WC_SUCCESS, "type 2 bind on a new QP");
 	memset(p1.src, 'b', BUF);
@@ -487,13 +630,11 @@ int main(int argc, char **argv)
 	     IBV_WC_REM_ACCESS_ERR, "write past the window's end (inside the MR)");
 	expect_bytes(buf, 0, BUF, "refused write past the window");
 	pair_up(&p1, pd1);
-	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for the rights case");
 	rk = bind2(&p1, mw, mr, buf + 1024, 2048, IBV_ACCESS_REMOTE_WRITE,
 		   IBV_WC_SUCCESS, "type 2 bind, write only");
 	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)buf + 1024, rk, 64,
 	     IBV_WC_REM_ACCESS_ERR, "read through a write-only window");
 	pair_up(&p1, pd1);
-	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for the atomic case");
 	rk = bind2(&p1, mw, mr, buf + 1024, 2048, IBV_ACCESS_REMOTE_READ,
 		   IBV_WC_SUCCESS, "type 2 bind, read only");
 	rdma(&p1, IBV_WR_ATOMIC_FETCH_AND_ADD, (uintptr_t)buf + 1024, rk, 8,
@@ -503,7 +644,6 @@ int main(int argc, char **argv)
 	       "without the right: REM_ACCESS_ERR\n");
 
 	/* ATOMIC, then local invalidation: the rkey is stale */
-	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for the atomic");
 	rk = bind2_wr(&p1, mw, mr, buf + 4096, 64, RIGHTS, "ibv_wr_bind_mw");
 	counter = (uint64_t *)(buf + 4096 + 8);
 	*counter = 37;
@@ -536,8 +676,8 @@ int main(int argc, char **argv)
 	rdma(&p1, IBV_WR_RDMA_WRITE, (uintptr_t)buf, old, 8, IBV_WC_REM_ACCESS_ERR,
 	     "write with the previous rkey");
 	pair_up(&p1, pd1);
-	/* type 2 windows serve the QP they were bound on: bind on this one */
-	local_inv(&p1, rk, IBV_WC_SUCCESS, "free for remote invalidation");
+	/* type 2 windows serve the QP they were bound on: bind on this one
+	 * (freed when the QP it was bound on was destroyed) */
 	rk = bind2(&p1, mw, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS, "bind for SEND_WITH_INV");
 	send_inv(&p1, rk, "SEND_WITH_INV");
 	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)buf, rk, 8, IBV_WC_REM_ACCESS_ERR,
@@ -602,7 +742,6 @@ int main(int argc, char **argv)
 	mr_pd2 = ibv_reg_mr(pd2, gbuf, BUF, IBV_ACCESS_LOCAL_WRITE | RIGHTS |
 			    IBV_ACCESS_MW_BIND);
 	CHECK(mr_ro && mr_pd2, "ibv_reg_mr: %s", strerror(errno));
-	local_inv(&p1, rk, IBV_WC_SUCCESS, "free mw");
 	bind2(&p1, mw, mr_nobind, gbuf, 64, IBV_ACCESS_REMOTE_READ,
 	      IBV_WC_MW_BIND_ERR, "MR without IBV_ACCESS_MW_BIND");
 	pair_up(&p1, pd1);
@@ -664,7 +803,6 @@ int main(int argc, char **argv)
 	printf("a window's rkey as an lkey: LOC_PROT_ERR\n");
 
 	/* a bound window deallocated; a window whose MR is deregistered */
-	local_inv(&p1, rk, IBV_WC_SUCCESS, "free before dealloc");
 	rk = bind2(&p1, mw, mr, buf, BUF, RIGHTS, IBV_WC_SUCCESS, "bind before dealloc");
 	rdma(&p1, IBV_WR_RDMA_READ, (uintptr_t)buf, rk, 8, IBV_WC_SUCCESS,
 	     "read before dealloc");

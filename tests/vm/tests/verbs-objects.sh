@@ -6,7 +6,9 @@
 # (tests/progs/verbs_ex.c); ibv_rereg_mr (translation, access, PD; stale keys, bad input) the
 # same way (tests/progs/rereg_mr.c); UD multicast, a group of three QPs, detach, bad input
 # (tests/progs/mcast.c); memory windows of type 1 and 2 (bind, remote use checked against the
-# window, LOCAL_INV, SEND_WITH_INV, stale keys, bad binds; tests/progs/verbs_mw.c).
+# window, LOCAL_INV, SEND_WITH_INV, stale keys, bad binds; a type 2 window invalidated only on
+# its own QP, freed by destroying it, and not served to a new QP with its QPN, brought back with
+# the module's test knob test_qpn_span; tests/progs/verbs_mw.c).
 # Also on the debug kernel when it is cached (make check's debug subset: every verbs object
 # created, used, destroyed and leak-checked under KASAN, lockdep and kmemleak; ~150 s there).
 # vm-kernel: 6.1 debug
