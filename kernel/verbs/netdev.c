@@ -114,7 +114,9 @@ static bool tbr_netdev_nd_ok(const u8 *p, u32 len, const u8 *mac)
 	if (len < sizeof(*ip6) + 8 || ip6->nexthdr != IPPROTO_ICMPV6)
 		return true;
 	p += sizeof(*ip6);
-	len -= sizeof(*ip6);
+	len = min_t(u32, len - sizeof(*ip6), ntohs(ip6->payload_len));
+	if (len < 8)
+		return true;	/* the stack drops it */
 	switch (p[0]) {		/* ICMPv6 type */
 	case NDISC_ROUTER_SOLICITATION:
 		off = 8;
