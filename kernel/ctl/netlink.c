@@ -9,7 +9,19 @@
  *
  * Every command runs under tbr_ctl_mutex (the family is parallel_ops, so a
  * device deletion that waits for RDMA users does not hold genl_mutex).
- * Commands that change anything need CAP_NET_ADMIN (GENL_ADMIN_PERM).
+ * Commands that change anything need CAP_NET_ADMIN in the initial user
+ * namespace (GENL_ADMIN_PERM, never GENL_UNS_ADMIN_PERM: devices, links and
+ * routes are global, not per network namespace; docs/netlink.md).
+ *
+ * The family is netnsok and the genl core checks a group's
+ * GENL_MCAST_CAP_NET_ADMIN against the user namespace that owns the
+ * socket's network namespace (genl_bind() in 6.1 and 6.12), so the mapped
+ * root of an unprivileged `unshare -Urn` passes it; neither kernel lets a
+ * family refuse a join (6.1 has no bind hook, 6.12 ignores its result).
+ * Management datagrams therefore go only to network namespaces owned by
+ * the initial user namespace (tbr_nl_mcast_mgmt), where that check is
+ * CAP_NET_ADMIN in init_user_ns: a listener elsewhere may join and hears
+ * nothing. Events go to every namespace (public, docs/netlink.md).
  *
  * Dumps: netlink holds a reference on this module from the start of a dump
  * to its NLMSG_DONE. A dumpit returns skb->len while entries are left and 0
@@ -21,7 +33,9 @@
  */
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/user_namespace.h>
 #include <net/genetlink.h>
+#include <net/net_namespace.h>
 
 #include "tbrdma.h"
 #include "ctl/ctl.h"
@@ -38,7 +52,10 @@ enum { TBR_MCGRP_EVENTS, TBR_MCGRP_MGMT };
 static const struct genl_multicast_group tbr_mcgrps[] = {
 	[TBR_MCGRP_EVENTS] = { .name = TBRDMA_MCGRP_EVENTS },
 #ifdef GENL_MCAST_CAP_NET_ADMIN
-	/* neighbour datagrams steer the fabric: listening is for admins */
+	/*
+	 * neighbour datagrams steer the fabric: listening is for admins (of
+	 * the initial user namespace: tbr_nl_mcast_mgmt)
+	 */
 	[TBR_MCGRP_MGMT] = { .name = TBRDMA_MCGRP_MGMT,
 			     .flags = GENL_MCAST_CAP_NET_ADMIN },
 #else
@@ -231,6 +248,39 @@ static struct sk_buff *tbr_nl_event_new(u8 cmd, void **hdr, size_t size, gfp_t g
 	return msg;
 }
 
+/*
+ * @msg (consumed) to group mgmt of every network namespace whose owner is
+ * the initial user namespace: only there does the group's
+ * GENL_MCAST_CAP_NET_ADMIN mean CAP_NET_ADMIN of the host (see the top).
+ * genlmsg_multicast_allns() without the namespaces of other user
+ * namespaces. Context: any (GFP_ATOMIC); takes rcu_read_lock.
+ */
+static void tbr_nl_mcast_mgmt(struct sk_buff *msg)
+{
+	struct net *net, *prev = NULL;
+	struct sk_buff *tmp;
+
+	rcu_read_lock();
+	for_each_net_rcu(net) {
+		if (net->user_ns != &init_user_ns)
+			continue;
+		if (prev) {
+			tmp = skb_clone(msg, GFP_ATOMIC);
+			if (!tmp)
+				break;
+			genlmsg_multicast_netns(&tbr_genl, prev, tmp, 0,
+						TBR_MCGRP_MGMT, GFP_ATOMIC);
+		}
+		prev = net;
+	}
+	if (prev)	/* init_net is always one */
+		genlmsg_multicast_netns(&tbr_genl, prev, msg, 0, TBR_MCGRP_MGMT,
+					GFP_ATOMIC);
+	else
+		nlmsg_free(msg);
+	rcu_read_unlock();
+}
+
 /* @err: what filling @msg returned; @event 0: none (a datagram) */
 static void tbr_nl_event_send(struct sk_buff *msg, void *hdr, int err, u8 event,
 			      unsigned int group)
@@ -240,7 +290,10 @@ static void tbr_nl_event_send(struct sk_buff *msg, void *hdr, int err, u8 event,
 		return;
 	}
 	genlmsg_end(msg, hdr);
-	genlmsg_multicast_allns(&tbr_genl, msg, 0, group);
+	if (group == TBR_MCGRP_MGMT)
+		tbr_nl_mcast_mgmt(msg);
+	else
+		genlmsg_multicast_allns(&tbr_genl, msg, 0, group);
 }
 
 /* One event: DEV_EVENT (@tdev), LINK_EVENT (@link) or RAIL_EVENT (@rail). */
@@ -275,7 +328,8 @@ static void tbr_nl_rail_event(struct tbr_rail *rail, enum tbr_obs_event ev)
 }
 
 /* Context "bh": a MGMT frame's RX completion. */
-static void tbr_nl_mgmt_recv(struct tbr_rail *rail, u8 pdf, const void *data, u32 len)
+static void tbr_nl_mgmt_recv(struct tbr_rail *rail, u64 src, u8 pdf, const void *data,
+			     u32 len)
 {
 	struct tbr_link *link = rail->link;
 	struct sk_buff *msg;

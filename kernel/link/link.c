@@ -103,14 +103,14 @@ static void tbr_notify_carrier(struct tbr_dev *tdev, bool on)
 }
 
 /* Context "bh". */
-void tbr_notify_rx(struct tbr_rail *rail, u8 pdf, const void *data, u32 len)
+void tbr_notify_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32 len)
 {
 	struct tbr_link_observer *obs;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(obs, &tbr_observers, node)
 		if (obs->rx)
-			obs->rx(rail, pdf, data, len);
+			obs->rx(rail, src, pdf, data, len);
 	rcu_read_unlock();
 }
 
@@ -405,7 +405,7 @@ static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
 	case TBR_PDF_NET:
 		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
 		tbr_rail_count(rail, TBR_CNT_RX_BYTES, size);
-		tbr_notify_rx(rail, eof, buf, size);
+		tbr_notify_rx(rail, link->peer_guid, eof, buf, size);
 		break;
 	case TBR_PDF_ROUTED:
 		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);

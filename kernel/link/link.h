@@ -291,7 +291,9 @@ extern struct mutex tbr_ctl_mutex;
  *  carrier     "process", tbr_ctl_mutex held: the device's first rail came
  *              up (@on) or its last went down.
  *  rx          "bh": a frame with a code other than DATA (@pdf) arrived on
- *              @rail; the buffer is valid only during the call.
+ *              @rail from host @src (the rail's peer; a routed frame's
+ *              source, which route.c checked came from a host the forwarding
+ *              table knows); the buffer is valid only during the call.
  * NEW, UP and DOWN go to the observers in registration order, DEL in the
  * reverse order, so whoever sets an object up first takes it down last.
  */
@@ -308,7 +310,7 @@ struct tbr_link_observer {
 	void (*link_event)(struct tbr_link *link, enum tbr_obs_event ev);
 	void (*rail_event)(struct tbr_rail *rail, enum tbr_obs_event ev);
 	void (*carrier)(struct tbr_dev *tdev, bool on);
-	void (*rx)(struct tbr_rail *rail, u8 pdf, const void *data, u32 len);
+	void (*rx)(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32 len);
 };
 
 /*

@@ -254,7 +254,7 @@ static void tbr_route_deliver(struct tbr_rail *rail, const struct tbr_route_hdr 
 			tbr_link_count(link, TBR_CNT_RX_ERRORS, 1);
 		break;
 	case TBR_PDF_NET:
-		tbr_notify_rx(rail, TBR_PDF_NET, data, len);
+		tbr_notify_rx(rail, h->src, TBR_PDF_NET, data, len);
 		break;
 	default:
 		/* management datagrams travel neighbour to neighbour only */

@@ -9,8 +9,11 @@
 #include "link/link.h"
 
 /* link.c, for route.c */
-/* the observers' rx (tbrN, genl) for a frame with code @pdf. Context "bh". */
-void tbr_notify_rx(struct tbr_rail *rail, u8 pdf, const void *data, u32 len);
+/*
+ * the observers' rx (tbrN, genl) for a frame with code @pdf from host @src
+ * (the rail's peer, or a routed frame's source). Context "bh".
+ */
+void tbr_notify_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32 len);
 /*
  * Send @len bytes from @buf, the start of a frame tbr_link_tx_alloc()
  * reserved on a rail link, with frame code @pdf; abort it instead. Context

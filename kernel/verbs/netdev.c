@@ -11,15 +11,19 @@
  * a neighbour's link, or the routed link the forwarding table made for a
  * host further away (link/route.c); broadcast and multicast go to every
  * link and, routed, to every host further away (one copy each: ARP and ND
- * reach every host of the fabric, no flooding, no loop). The carrier is on
- * while at least one link has a rail up.
+ * reach every host of the fabric, no flooding, no loop). A frame whose
+ * source MAC is not its sender's is dropped (tbr_netdev_src_ok). The
+ * carrier is on while at least one link has a rail up.
  */
 #include <linux/etherdevice.h>
 #include <linux/icmpv6.h>
+#include <linux/if_arp.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/netdevice.h>
 #include <net/addrconf.h>
 #include <net/icmp.h>
+#include <net/ndisc.h>
 
 #include "tbrdma.h"
 #include "link/rail.h"
@@ -96,18 +100,95 @@ drop:
 }
 
 /*
- * An Ethernet frame for tbrN arrived on a rail (observer rx, frames with
- * code NET). Context: bh (rail RX completion); @data is valid only during
- * the call.
+ * ND options that name a link-layer address (RFC 4861 4.6.1): source (1) in
+ * RS, RA and NS, target (2) in NA; each must be @mac (0: none, or all
+ * @mac). Redirects (137) name another host's address by design: not
+ * checked (the stack takes them from the current router only). Only ND
+ * right after the IPv6 header is looked at, as the stack sends it.
  */
-static void tbr_netdev_rx(struct tbr_rail *rail, u8 pdf, const void *data, u32 len)
+static bool tbr_netdev_nd_ok(const u8 *p, u32 len, const u8 *mac)
+{
+	const struct ipv6hdr *ip6 = (const struct ipv6hdr *)p;
+	u32 off;
+
+	if (len < sizeof(*ip6) + 8 || ip6->nexthdr != IPPROTO_ICMPV6)
+		return true;
+	p += sizeof(*ip6);
+	len = min_t(u32, len - sizeof(*ip6), ntohs(ip6->payload_len));
+	if (len < 8)
+		return true;	/* the stack drops it */
+	switch (p[0]) {		/* ICMPv6 type */
+	case NDISC_ROUTER_SOLICITATION:
+		off = 8;
+		break;
+	case NDISC_ROUTER_ADVERTISEMENT:
+		off = 16;
+		break;
+	case NDISC_NEIGHBOUR_SOLICITATION:
+	case NDISC_NEIGHBOUR_ADVERTISEMENT:
+		off = 24;
+		break;
+	default:
+		return true;
+	}
+	/* options: type, length in units of 8 bytes (0 is invalid), data */
+	while (off + 2 <= len && p[off + 1]) {
+		if ((p[off] == ND_OPT_SOURCE_LL_ADDR || p[off] == ND_OPT_TARGET_LL_ADDR) &&
+		    (off + 2 + ETH_ALEN > len || !ether_addr_equal(p + off + 2, mac)))
+			return false;
+		off += p[off + 1] * 8;
+	}
+	return true;
+}
+
+/*
+ * Whether a frame of @len bytes from host @src may enter tbrN: every tbrN's
+ * MAC is the EUI-48 of its node GUID (a peer's unicast goes to the link of
+ * the GUID its MAC names, tbr_netdev_xmit), so the Ethernet source must be
+ * @src's, and the link-layer addresses the stack learns neighbours from
+ * too: an ARP sender's hardware address, ND's source/target link-layer
+ * address options. Otherwise a neighbour could make hosts map addresses to
+ * another host's MAC, or to one no host has (issue 46). Bridging tbrN,
+ * which forwards other MACs, is therefore not possible (as IPoIB's).
+ */
+static bool tbr_netdev_src_ok(const u8 *data, u32 len, u64 src)
+{
+	const struct ethhdr *eth = (const struct ethhdr *)data;
+	const struct arphdr *arp;
+	__be64 guid;
+
+	addrconf_addr_eui48((u8 *)&guid, eth->h_source);
+	if (be64_to_cpu(guid) != src)
+		return false;
+	data += ETH_HLEN;
+	len -= ETH_HLEN;
+	switch (eth->h_proto) {
+	case htons(ETH_P_ARP):
+		/* the stack takes Ethernet ARP only: sender address first */
+		arp = (const struct arphdr *)data;
+		return len >= sizeof(*arp) + ETH_ALEN && arp->ar_hln == ETH_ALEN &&
+		       ether_addr_equal(data + sizeof(*arp), eth->h_source);
+	case htons(ETH_P_IPV6):
+		return tbr_netdev_nd_ok(data, len, eth->h_source);
+	default:
+		return true;
+	}
+}
+
+/*
+ * An Ethernet frame for tbrN arrived on a rail (observer rx, frames with
+ * code NET) from host @src, directly or routed. Context: bh (rail RX
+ * completion); @data is valid only during the call. A frame with a source
+ * address not @src's (tbr_netdev_src_ok) is dropped, counted in rx_dropped.
+ */
+static void tbr_netdev_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32 len)
 {
 	struct net_device *ndev = rail->link->tdev->netdev;
 	struct sk_buff *skb;
 
 	if (pdf != TBR_PDF_NET)
 		return;
-	if (len < ETH_HLEN || !netif_running(ndev))
+	if (len < ETH_HLEN || !netif_running(ndev) || !tbr_netdev_src_ok(data, len, src))
 		goto drop;
 	skb = netdev_alloc_skb_ip_align(ndev, len);
 	if (!skb)

@@ -9,6 +9,15 @@
  *                           getppid() again; one post_send between two more
  *                           getppid() (strace counts the calls in between)
  *   verbs_objects hold      create objects, print "ready", poll a CQ forever
+ *   verbs_objects rdmacg N  in an rdma cgroup with "tbrdma0 hca_object=N":
+ *                           a PD, an MR, a CQ, then RC QPs until one fails:
+ *                           it must be object N + 1, with EAGAIN (the
+ *                           cgroup's refusal); an MR then fails the same
+ *                           way; one QP destroyed, the MR fits. Prints
+ *                           "ready" and holds it all until stdin closes.
+ *   verbs_objects qps N     PD, MR, CQ and N RC QPs, each to RTS (a
+ *                           loopback AV): all must succeed (a process
+ *                           outside that cgroup)
  * Needs tbr0 up with an IPv4 address (its GID is the loopback AV).
  * Exit 0 on success; prints "FAIL: ..." and exits 1 otherwise.
  */
@@ -669,6 +678,85 @@ static void mode_hold(void)
 	}
 }
 
+/* tbrdma0's context, PD, MR and a CQ: 3 rdma cgroup objects (hca_object) */
+static struct ibv_cq *open_min(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_cq *cq;
+	int i;
+
+	CHECK(list, "ibv_get_device_list");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), "tbrdma0"))
+			break;
+	CHECK(list[i], "tbrdma0 not found (provider not loaded?)");
+	ctx = ibv_open_device(list[i]);
+	CHECK(ctx, "ibv_open_device");
+	ibv_free_device_list(list);
+	pd = ibv_alloc_pd(ctx);
+	CHECK(pd, "ibv_alloc_pd");
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr, "ibv_reg_mr");
+	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	CHECK(cq, "create_cq");
+	return cq;
+}
+
+static struct ibv_qp *try_qp(struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(pd, &ia);
+}
+
+static void mode_rdmacg(long max)
+{
+	struct ibv_qp *qp[1024];
+	struct ibv_cq *cq;
+	struct ibv_mr *mr2;
+	long n = 0;
+	char c;
+
+	CHECK(max >= 4 && max - 3 <= 1024, "N out of 4..1027");
+	cq = open_min();
+	while (n < 1024 && (qp[n] = try_qp(cq)))
+		n++;
+	CHECK(n == max - 3, "%ld QPs after 3 objects, the limit is %ld objects", n, max);
+	CHECK(errno == EAGAIN, "QP %ld (object %ld) failed, but not with EAGAIN",
+	      n + 1, max + 1);
+	mr2 = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(!mr2 && errno == EAGAIN, "an MR past the limit: %p", (void *)mr2);
+	CHECK(!ibv_destroy_qp(qp[--n]), "destroy_qp");
+	mr2 = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_LOCAL_WRITE);
+	CHECK(mr2, "an MR in the room of a destroyed QP");
+	printf("rdmacg: %ld objects (PD, 2 MRs, CQ, %ld QPs), object %ld refused with EAGAIN\n",
+	       max, n, max + 1);
+	printf("ready\n");
+	while (read(0, &c, 1) > 0)
+		;
+	CHECK(!ibv_dereg_mr(mr2), "dereg_mr");
+	while (n > 0)
+		CHECK(!ibv_destroy_qp(qp[--n]), "destroy_qp");
+}
+
+static void mode_qps(long want)
+{
+	struct ibv_cq *cq = open_min();
+	struct ibv_qp *qp;
+	long n;
+
+	find_loop_gid();
+	for (n = 0; n < want; n++) {
+		qp = make_qp(IBV_QPT_RC, cq, cq, NULL, 0);
+		CHECK(!to_rts(qp), "QP %ld to RTS", n + 1);
+	}
+	printf("qps: %ld RC QPs\n", want);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -678,8 +766,12 @@ int main(int argc, char **argv)
 		mode_nosyscall(atol(argv[2]));
 	else if (argc >= 2 && !strcmp(argv[1], "hold"))
 		mode_hold();
+	else if (argc >= 3 && !strcmp(argv[1], "rdmacg"))
+		mode_rdmacg(atol(argv[2]));
+	else if (argc >= 3 && !strcmp(argv[1], "qps"))
+		mode_qps(atol(argv[2]));
 	else {
-		fprintf(stderr, "usage: verbs_objects objects|nosyscall N|hold\n");
+		fprintf(stderr, "usage: verbs_objects objects|nosyscall N|hold|rdmacg N|qps N\n");
 		return 2;
 	}
 	return 0;

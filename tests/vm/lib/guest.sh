@@ -83,6 +83,29 @@ harness_keys_steady() {
 	ls -l /proc/$pid/fd | grep -c 'socket:' > /dev/null || fail "netstamp_hold holds no socket"
 }
 
+# unchrooted CMD...: run CMD (exec'd) outside the chroot lib/init runs the scenario in, in a mount
+# namespace of its own. The kernel refuses CLONE_NEWUSER (unshare -U) to a chrooted caller with
+# EPERM: this leaves the chroot (to the initramfs root) and moves the root onto / and into it, as
+# switch_root does, so the caller's root is its mount namespace's root again. Root only.
+unchrooted() {
+	unshare -m --propagation private python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+cwd, top = os.getcwd(), os.open("/", os.O_RDONLY)
+os.makedirs("/tmp/.unchroot", exist_ok=True)
+os.chroot("/tmp/.unchroot")
+os.fchdir(top)
+for _ in range(64):
+    os.chdir("..")
+os.chroot(".")
+os.chdir("/newroot")	# lib/init: R
+if libc.mount(b".", b"/", None, 8192, None):	# MS_MOVE
+    sys.exit("unchrooted: mount --move: " + os.strerror(ctypes.get_errno()))
+os.chroot(".")
+os.chdir(cwd)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
 # wait_for SECONDS CMD...: poll until CMD succeeds
 wait_for() {
 	local t=$1 i

@@ -7,7 +7,9 @@
 # and 8 MiB of TCP A -> D arrive intact (PMTU discovery); ibv_rc_pingpong and rping (rdma_cm) run A -> D across 3 hops, and B and C count forwarded
 # frames. Hostile input injected on the cable A-B (routed frames through MGMT_SEND --pdf 4):
 # hop limit 0 and 1, an unknown destination, B's own source, a frame for B claiming C's GUID:
-# each dropped and counted with its reason on B's link from A. Tables that disagree (C sends D's
+# each dropped and counted with its reason on B's link from A. ARP requests from A with C's MAC as
+# the Ethernet source or ARP sender: not learned by B (neighbour) or D (routed), counted in
+# rx_dropped of tbr1..3; honest ones learned. Tables that disagree (C sends D's
 # frames back to B) lose the frames, counted as loops, instead of circling. A table replaced
 # without D: A reaches D no longer; the routes put back: it does again. (tbrdmad's routes:
 # route-sweep.sh.)
@@ -203,6 +205,70 @@ is_cnt fwd_drop_noroute $((BEFORE[fwd_drop_noroute] + 1)) ||
 [ "$(cnt tbrdma1 "$GA" routed_rx)" = "${BEFORE[routed_rx]}" ] ||
 	{ "$CTL" links tbrdma1; fail "a hostile frame was delivered"; }
 "$CTL" links tbrdma1 | grep "peer=$GA"
+
+step "forged source MACs on tbrN (issue 46): ARP and ND that name C's MAC are not learned, counted"
+# A sends ARP requests on tbr0 (raw frames: arp FILE ETH_SRC SHA SPA TPA), each a broadcast that
+# reaches B directly and C and D routed: for B's and D's address, one with C's MAC as the
+# Ethernet source, one with A's own Ethernet source but C's MAC as the ARP sender address, then
+# one honest. B and D learn the sender of a request for them (no arp_accept needed): the honest
+# ones with A's MAC, the forged ones not at all; B, C and D each drop the 4 forged frames,
+# counted in their tbrN's rx_dropped; the same for an IPv6 neighbour solicitation whose source
+# link-layer address option is C's MAC.
+MAC_A=$(cat /sys/class/net/tbr0/address)
+MAC_C=$(in_h 2 cat /sys/class/net/tbr2/address)
+rxd() { in_h "$1" cat "/sys/class/net/tbr$1/statistics/rx_dropped"; }
+declare -A DROP0
+for h in 1 2 3; do DROP0[$h]=$(rxd "$h"); done
+python3 -c '
+import socket, sys
+def mac(m): return bytes.fromhex(m.replace(":", ""))
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("tbr0", 0))
+for spec in sys.argv[1:]:
+    eth, sha, spa, tpa = spec.split(",")
+    s.send(b"\xff" * 6 + mac(eth) + b"\x08\x06" + bytes.fromhex("0001080006040001") + mac(sha) +
+           socket.inet_aton(spa) + b"\0" * 6 + socket.inet_aton(tpa))
+' "$MAC_C,$MAC_C,10.89.0.77,$(addr 1)" "$MAC_A,$MAC_C,10.89.0.78,$(addr 1)" \
+  "$MAC_C,$MAC_C,10.89.0.87,$(addr 3)" "$MAC_A,$MAC_C,10.89.0.88,$(addr 3)" \
+  "$MAC_A,$MAC_A,10.89.0.79,$(addr 1)" "$MAC_A,$MAC_A,10.89.0.89,$(addr 3)" ||
+	fail "raw ARP frames on tbr0"
+learned() { in_h "$1" ip neigh show "$2" dev "tbr$1" | grep -q "lladdr $3"; }
+wait_for 5 learned 3 10.89.0.89 "$MAC_A"
+wait_for 5 learned 1 10.89.0.79 "$MAC_A"
+for h in 1 3; do
+	in_h "$h" ip neigh show dev "tbr$h" | grep -E '^10\.89\.0\.(77|78|87|88) ' &&
+		fail "host $h learned a forged ARP sender"
+done
+# IPv6: neighbour solicitations from A for B's link-local address (multicast: to B, C and D),
+# A's own Ethernet source, the source link-layer address option C's MAC (forged) or A's
+LL_B=$(in_h 1 ip -6 -o addr show dev tbr1 scope link | sed -n 's|.* inet6 \(fe80::[0-9a-f:]*\)/64 .*|\1|p')
+[ -n "$LL_B" ] || fail "tbr1 has no IPv6 link-local address"
+python3 -c '
+import socket, struct, sys
+def mac(m): return bytes.fromhex(m.replace(":", ""))
+def csum(b):
+    b += b"\0" * (len(b) % 2)
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16: s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("tbr0", 0))
+tgt = socket.inet_pton(socket.AF_INET6, sys.argv[2])
+dst = socket.inet_pton(socket.AF_INET6, "ff02::1:ff00:0")[:13] + tgt[13:]
+for spec in sys.argv[3:]:
+    src_ip, lla = spec.split(",")
+    src = socket.inet_pton(socket.AF_INET6, src_ip)
+    ns = bytearray(struct.pack("!BBHI", 135, 0, 0, 0) + tgt + b"\x01\x01" + mac(lla))
+    struct.pack_into("!H", ns, 2, csum(src + dst + struct.pack("!I3xB", len(ns), 58) + bytes(ns)))
+    ip6 = struct.pack("!IHBB", 6 << 28, len(ns), 58, 255) + src + dst
+    s.send(b"\x33\x33" + dst[12:] + mac(sys.argv[1]) + b"\x86\xdd" + ip6 + bytes(ns))
+' "$MAC_A" "$LL_B" "fe80::77,$MAC_C" "fe80::79,$MAC_A" || fail "raw NS frames on tbr0"
+wait_for 5 learned 1 fe80::79 "$MAC_A"
+in_h 1 ip -6 neigh show fe80::77 dev tbr1 | grep . && fail "B learned a forged ND source address"
+for h in 1 2 3; do
+	echo "tbr$h rx_dropped: ${DROP0[$h]} -> $(rxd "$h")"
+	[ "$(rxd "$h")" = $((DROP0[$h] + 5)) ] || fail "tbr$h did not count the 5 forged frames"
+done
 
 step "tables that disagree: C sends D's frames back to B, counted as loops, no circling"
 # shellcheck disable=SC2046
