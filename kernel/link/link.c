@@ -5,7 +5,9 @@
  * transport, every other code to the observers), counters, and the
  * observer list (netlink, sysfs, tbrN hear of links, rails and carrier
  * through it). The interfaces and their contexts are described in link.h
- * (transport, observers) and rail.h (backends).
+ * (transport, observers) and rail.h (backends). A link that comes up
+ * claiming a host the forwarding table reaches through another neighbour is
+ * held (enum tbr_link_trust in link.h, docs/sweep.md "Trust").
  *
  * Locks: tbr_ctl_mutex (process) serializes all control-plane changes:
  * device list, link list, rail add/remove/up/down. link->lock (a spinlock
