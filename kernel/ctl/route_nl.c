@@ -17,9 +17,9 @@
 
 static_assert(TBRDMA_ROUTES_MAX == TBR_ROUTE_TABLE_MAX &&
 	      TBRDMA_ROUTE_HOPS_MAX == TBR_ROUTE_HOPS_MAX);
-static_assert((int)TBRDMA_TRUST_USED == TBR_TRUST_USED &&
-	      (int)TBRDMA_TRUST_HELD == TBR_TRUST_HELD &&
-	      (int)TBRDMA_TRUST_REJECTED == TBR_TRUST_REJECTED);
+static_assert(TBR_TRUST_USED == (int)TBRDMA_TRUST_USED &&
+	      TBR_TRUST_HELD == (int)TBRDMA_TRUST_HELD &&
+	      TBR_TRUST_REJECTED == (int)TBRDMA_TRUST_REJECTED);
 
 /*
  * The entries of ROUTES into @e (room for TBRDMA_ROUTES_MAX); count or

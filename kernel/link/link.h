@@ -145,8 +145,8 @@ struct tbr_link {
 	struct tbr_rail *rails[TBR_LINK_MAX_RAILS];
 	unsigned int nrails, rails_up, rr;
 	bool stalled;		/* an ENOBUFS happened: wake the upper layer */
-	u8 trust;		/* enum tbr_link_trust: written under lock and
-				 * tbr_ctl_mutex, READ_ONCE elsewhere */
+	/* enum tbr_link_trust: written under lock and tbr_ctl_mutex */
+	u8 trust;
 	bool judged;		/* trust set at the first rail up (lock) */
 	atomic64_t cnt[TBR_CNT_MAX];
 	void *upper_priv;	/* for the transport, untouched here */
