@@ -19,10 +19,13 @@ static void row(struct libscols_line *l, json_object *o, const char *array)
 	cell(l, 8, "%" PRIu64, juint(c, "rx_bytes"));
 	cell(l, 9, "%" PRIu64, juint(c, "tx_lost"));
 	cell(l, 10, "%" PRIu64, juint(c, "drops"));
+	/* "used", or "held: claims GUID X, not confirmed by the sweep" (docs/sweep.md "Trust") */
+	cell(l, 11, "%s", jget(o, "trust_note") ? jstr(o, "trust_note") :
+			  jget(o, "trust") ? jstr(o, "trust") : "used");
 }
 
 static const char *const columns[] = { "DEVICE", "LINK", "PEER", "STATE", "RAILS", "TX-FRAMES",
-				       "TX-BYTES", "RX-FRAMES", "RX-BYTES", "LOST", "DROPS" };
+				       "TX-BYTES", "RX-FRAMES", "RX-BYTES", "LOST", "DROPS", "TRUST" };
 static const char *const arrays[] = { "links", NULL };
 
 static const ListVerb links_list = {

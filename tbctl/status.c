@@ -41,6 +41,10 @@ int verb_status(int argc, char **argv)
 	}
 	printf("   Devices: %lld\n", (long long)jint(s, "devices"));
 	printf("     Links: %lld (%lld up)\n", (long long)jint(s, "links"), (long long)jint(s, "links_up"));
+	/* links held back: they claim a host the fabric reaches elsewhere (docs/sweep.md "Trust") */
+	for (size_t i = 0; i < json_object_array_length(jget(s, "held")); i++)
+		printf("      Held: %s\n", json_object_get_string(
+			json_object_array_get_idx(jget(s, "held"), i)));
 	printf("     Rails: %lld (%lld up)\n", (long long)jint(s, "rails"), (long long)jint(s, "rails_up"));
 	if (json_object_array_length(jget(reply, "devices")) > 0) {
 		printf("\n");

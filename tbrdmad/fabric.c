@@ -23,6 +23,24 @@ bool election_better(uint8_t pa, uint64_t ga, uint8_t pb, uint64_t gb)
 
 /* ---- database ---------------------------------------------------------------------------- */
 
+/* Two neighbours of two hosts that both claim @peer cannot both be confirmed: the one host
+ * @peer's record names wins. The record is live (fabric_expire()), and came over links the
+ * kernel uses: a held link delivers nothing, so the impostor cannot vouch for itself. */
+FabricTrust fabric_trust(const Fabric *f, uint64_t peer)
+{
+	for (size_t i = 0; i < f->n_hosts; i++) {
+		const HostRecord *r = &f->hosts[i];
+
+		if (r->guid != peer || peer == f->self)
+			continue;
+		for (unsigned j = 0; j < r->n_neigh; j++)
+			if (r->neigh[j] == f->self)
+				return FABRIC_TRUST_CONFIRM;
+		return FABRIC_TRUST_HOLD;
+	}
+	return peer == f->self ? FABRIC_TRUST_HOLD : FABRIC_TRUST_FIRST_USE;
+}
+
 HostRecord *fabric_find(Fabric *f, uint64_t guid)
 {
 	for (size_t i = 0; i < f->n_hosts; i++)

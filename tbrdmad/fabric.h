@@ -57,3 +57,13 @@ void fabric_pause(Fabric *f, uint64_t usec, uint64_t now);
 uint64_t fabric_elect(const Fabric *f);
 /* a digest of what a heavy sweep depends on (hosts, links, master, assignments) */
 uint64_t fabric_digest(const Fabric *f);
+
+/* The sweep's decision on a held link from this host to @peer (docs/sweep.md "Trust"): the
+ * kernel held it because it came up claiming a GUID its table reached through another
+ * neighbour, and nothing comes over it (our database holds no copy from it). */
+typedef enum FabricTrust {
+	FABRIC_TRUST_HOLD,	/* @peer's record does not list us: held (reported) */
+	FABRIC_TRUST_CONFIRM,	/* @peer's own record lists us as its neighbour */
+	FABRIC_TRUST_FIRST_USE,	/* no record of @peer: nothing to take over, as at first boot */
+} FabricTrust;
+FabricTrust fabric_trust(const Fabric *f, uint64_t peer);

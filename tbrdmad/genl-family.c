@@ -67,6 +67,8 @@ struct nla_policy tbr_genl_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_ROUTE_NEXT_HOP] = { .type = NLA_U64 },
 	[TBRDMA_ATTR_ROUTE_HOPS] = { .type = NLA_U32 },
 	[TBRDMA_ATTR_PDF] = { .type = NLA_U8 },
+	[TBRDMA_ATTR_TRUST] = { .type = NLA_U8 },
+	[TBRDMA_ATTR_LINKS_HELD] = { .type = NLA_U32 },
 };
 
 struct nla_policy tbr_genl_stat_policy[TBRDMA_STAT_MAX + 1] = {
@@ -97,6 +99,8 @@ static const TbrCounter counters[TBRDMA_STAT_MAX + 1] = {
 	[TBRDMA_STAT_FWD_DROP_FULL] = { "fwd_drop_full", "FWD-DROP-FULL" },
 	[TBRDMA_STAT_BUNDLED] = { "bundled", "BUNDLED" },
 	[TBRDMA_STAT_TX_ZEROCOPY] = { "tx_zerocopy", "TX-ZEROCOPY" },
+	[TBRDMA_STAT_HELD] = { "held", "HELD" },
+	[TBRDMA_STAT_HELD_DROPS] = { "held_drops", "HELD-DROPS" },
 };
 
 const TbrCounter *tbr_counter(unsigned stat)

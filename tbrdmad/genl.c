@@ -229,6 +229,7 @@ static int fill_link(Model *m, struct nlattr **tb)
 	l->peer_guid = tbr_nla_u64(tb, TBRDMA_ATTR_PEER_GUID);
 	l->up = tbr_nla_up(tb);
 	l->rails_up = tbr_nla_u32(tb, TBRDMA_ATTR_RAILS_UP);
+	l->trust = tb[TBRDMA_ATTR_TRUST] ? nla_get_u8(tb[TBRDMA_ATTR_TRUST]) : 0;
 	l->rails_total = tbr_nla_u32(tb, TBRDMA_ATTR_RAILS_TOTAL);
 	l->has_tx_credits = tb[TBRDMA_ATTR_TX_CREDITS] != NULL;
 	l->tx_credits = tbr_nla_u32(tb, TBRDMA_ATTR_TX_CREDITS);
@@ -381,6 +382,21 @@ int kernel_route_set(Kernel *k, const char *device, uint32_t version, const Rout
 nomem:
 	nlmsg_free(m);
 	return -ENOMEM;
+}
+
+int kernel_link_trust(Kernel *k, const char *device, uint32_t link, uint8_t trust, char *msg,
+		      size_t msglen)
+{
+	struct dump_ctx ctx = { 0 };
+	struct nl_msg *m = tbr_genl_msg(k->family, TBRDMA_CMD_LINK_TRUST, NLM_F_ACK, 256);
+
+	if (!m || nla_put_string(m, TBRDMA_ATTR_DEV_NAME, device) < 0 ||
+	    nla_put_u32(m, TBRDMA_ATTR_LINK_ID, link) < 0 ||
+	    nla_put_u8(m, TBRDMA_ATTR_TRUST, trust) < 0) {
+		nlmsg_free(m);
+		return -ENOMEM;
+	}
+	return request(k, TBRDMA_CMD_LINK_TRUST, 0, m, NULL, &ctx, msg, msglen);
 }
 
 /* ---- events ------------------------------------------------------------------------------ */

@@ -54,5 +54,9 @@ int kernel_mgmt_send(Kernel *k, const char *device, uint32_t link, const void *d
 struct RouteTable;
 int kernel_route_set(Kernel *k, const char *device, uint32_t version,
 		     const struct RouteTable *t, char *msg, size_t msglen);
+/* LINK_TRUST: the sweep's decision on @device's link @link (TBRDMA_TRUST_*, docs/sweep.md
+ * "Trust"); 0 or -errno with the kernel's message in @msg */
+int kernel_link_trust(Kernel *k, const char *device, uint32_t link, uint8_t trust, char *msg,
+		      size_t msglen);
 /* reads every pending event message; calls @fn for each; 0 or -errno */
 int kernel_process_events(Kernel *k, kernel_event_fn fn, void *userdata);

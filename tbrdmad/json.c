@@ -134,6 +134,18 @@ json_object *json_link(const Link *l)
 	json_object_object_add(o, "state", json_object_new_string(l->up ? "up" : "down"));
 	add_u32(o, "rails_up", l->rails_up);
 	add_u32(o, "rails_total", l->rails_total);
+	json_object_object_add(o, "trust", json_object_new_string(
+		l->trust == 1 ? "held" : l->trust == 2 ? "rejected" : "used"));
+	if (l->trust) {
+		char g[17], t[96];
+
+		guid_to_string(l->peer_guid, g);
+		snprintf(t, sizeof(t), "%s: claims GUID %s, %s", l->trust == 1 ? "held" : "rejected",
+			 g, l->trust == 1 ? "not confirmed by the sweep" : "refused");
+		json_object_object_add(o, "trust_note", json_object_new_string(t));
+	} else {
+		json_object_object_add(o, "trust_note", NULL);
+	}
 	json_object_object_add(o, "tx_credits",
 			       l->has_tx_credits ? json_object_new_int64(l->tx_credits) : NULL);
 	json_object_object_add(o, "max_frame",

@@ -31,6 +31,7 @@ typedef struct Link {
 	uint32_t id;
 	uint64_t peer_guid;
 	bool up;
+	uint8_t trust;		/* TBRDMA_TRUST_*: 0 used, 1 held, 2 rejected (docs/sweep.md) */
 	uint32_t rails_up, rails_total;
 	bool has_tx_credits, has_max_frame;
 	uint32_t tx_credits, max_frame;

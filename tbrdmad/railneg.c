@@ -214,7 +214,7 @@ void railneg_run(RailNeg *n, const Device *d)
 		l->present = true;
 		build_local(n, d, lk, l);
 		agree(n, l, false);
-		if (!lk->up)
+		if (!lk->up || lk->trust)	/* held: carries nothing */
 			continue;
 		len = rails_encode(&l->local, buf, sizeof(buf));
 		if (len < 0)

@@ -32,15 +32,31 @@ static json_object *m_version(const RequestContext *c, const char *method, json_
 static json_object *summary(const Model *m)
 {
 	json_object *o = json_object_new_object();
-	size_t links_up = 0, rails_up = 0;
+	size_t links_up = 0, rails_up = 0, held = 0;
+	json_object *notes = json_object_new_array();
 
-	for (size_t i = 0; i < m->n_links; i++)
+	for (size_t i = 0; i < m->n_links; i++) {
 		links_up += m->links[i].up;
+		if (m->links[i].trust) {	/* held or rejected: "DEV link N: NOTE" */
+			json_object *l = json_link(&m->links[i]), *n;
+			char t[160];
+
+			held++;
+			if (json_object_object_get_ex(l, "trust_note", &n)) {
+				snprintf(t, sizeof(t), "%s link %u: %s", m->links[i].device,
+					 m->links[i].id, json_object_get_string(n));
+				json_object_array_add(notes, json_object_new_string(t));
+			}
+			json_object_put(l);
+		}
+	}
 	for (size_t i = 0; i < m->n_rails; i++)
 		rails_up += m->rails[i].up;
 	json_object_object_add(o, "devices", json_object_new_int64(m->n_devices));
 	json_object_object_add(o, "links", json_object_new_int64(m->n_links));
 	json_object_object_add(o, "links_up", json_object_new_int64(links_up));
+	json_object_object_add(o, "links_held", json_object_new_int64(held));
+	json_object_object_add(o, "held", notes);
 	json_object_object_add(o, "rails", json_object_new_int64(m->n_rails));
 	json_object_object_add(o, "rails_up", json_object_new_int64(rails_up));
 	return o;

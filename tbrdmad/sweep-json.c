@@ -117,6 +117,7 @@ void sweep_fabric_json(Sweep *s, json_object *o)
 	json_object_object_add(st, "rx_dropped", json_object_new_uint64(s->rx_bad));
 	json_object_object_add(st, "rx_unauthenticated", json_object_new_uint64(s->rx_unauth));
 	json_object_object_add(st, "records_refused", json_object_new_uint64(s->db.rejected));
+	json_object_object_add(st, "links_confirmed", json_object_new_uint64(s->confirmed));
 	json_object_object_add(st, "records_evicted", json_object_new_uint64(s->db.evicted));
 	json_object_object_add(o, "sweeps", st);
 }

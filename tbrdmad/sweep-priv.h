@@ -46,6 +46,8 @@ struct Sweep {
 	uint32_t route_version;		/* of the last ROUTE_SET that succeeded */
 	uint32_t route_dev_index;	/* the device's RDMA index then */
 	uint64_t route_errors;		/* ROUTE_SETs that failed */
+	uint32_t held_logged[FABRIC_NEIGH_MAX];	/* held links reported once (ids, 0 free) */
+	uint64_t confirmed;		/* held links confirmed (LINK_TRUST) */
 	struct {			/* what frame_warn() last said per link */
 		uint32_t link, frame;
 		unsigned parts, skipped;

@@ -92,8 +92,8 @@ void sweep_send_state(Sweep *s, const Device *d)
 		unsigned pos = 0, parts = 0, skipped = 0;
 		int n;
 
-		if (strcmp(l->device, d->name) || !l->up)
-			continue;
+		if (strcmp(l->device, d->name) || !l->up || l->trust)
+			continue;	/* (a held link carries nothing: docs/sweep.md "Trust") */
 		if (s->auth)
 			frame = frame > AUTH_OVERHEAD ? frame - AUTH_OVERHEAD : 0;
 		while ((n = sweep_fragment(&msg, frame, &pos, &part, &skipped)) > 0) {

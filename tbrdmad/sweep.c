@@ -356,6 +356,54 @@ static void heavy_sweep(Sweep *s, uint64_t master, uint64_t now)
 	s->db.hosts[0].epoch = s->epoch;
 }
 
+/* Trust (docs/sweep.md "Trust"): a link the kernel held (it came up claiming a GUID its
+ * forwarding table reached through another neighbour) is confirmed with LINK_TRUST when that
+ * GUID's own record, as it came to us over the links in use, lists us as its neighbour, or when
+ * the fabric has no record of that GUID at all (nothing to take over); otherwise it stays held,
+ * reported once per link. Rejected links are an administrator's: left alone. Runs after the
+ * listening phase only, so a restarted daemon has heard the fabric before it confirms. */
+static void trust(Sweep *s, const Device *d)
+{
+	const Model *mo = &s->m->model;
+	uint32_t seen[FABRIC_NEIGH_MAX] = { 0 };
+	unsigned n_seen = 0;
+
+	for (size_t i = 0; i < mo->n_links; i++) {
+		const Link *l = &mo->links[i];
+		FabricTrust t;
+		char g[17], msg[256] = "";
+		bool logged = false;
+		int r;
+
+		if (strcmp(l->device, d->name) || l->trust != TBRDMA_TRUST_HELD)
+			continue;
+		guid_to_string(l->peer_guid, g);
+		t = fabric_trust(&s->db, l->peer_guid);
+		if (t == FABRIC_TRUST_HOLD) {
+			for (unsigned j = 0; j < FABRIC_NEIGH_MAX; j++)
+				logged |= s->held_logged[j] == l->id;
+			if (!logged)
+				log_warning("sweep: link %u held: claims GUID %s, not confirmed by the "
+					    "sweep (%s does not report this host as its neighbour)",
+					    l->id, g, g);
+			if (n_seen < FABRIC_NEIGH_MAX)
+				seen[n_seen++] = l->id;
+			continue;
+		}
+		r = kernel_link_trust(&s->m->kernel, d->name, l->id, TBRDMA_TRUST_USED, msg,
+				      sizeof(msg));
+		if (r < 0) {
+			log_warning_errno(r, "sweep: confirming link %u: %m %s", l->id, msg);
+			continue;
+		}
+		s->confirmed++;
+		log_notice("sweep: link %u to %s confirmed: %s", l->id, g,
+			   t == FABRIC_TRUST_CONFIRM ? "it reports this host as its neighbour" :
+			   "no other host of that GUID in the fabric (first use)");
+	}
+	memcpy(s->held_logged, seen, sizeof(seen));
+}
+
 /* Routing (docs/sweep.md "Routes"): min-hop routes from the database to every host reachable
  * from us, pushed to the kernel's forwarding table whenever they differ from what it holds (and
  * after a failed push, on every sweep until one succeeds). */
@@ -411,6 +459,7 @@ static void run(Sweep *s)
 		persist(s, guids, n, dirty);
 		apply_address(s, d, master);
 		heavy_sweep(s, master, now);
+		trust(s, d);
 		route(s, d);
 	}
 	sweep_send_state(s, d);

@@ -414,8 +414,12 @@ static void emu_cable_free(struct emu_cable *c)
 	kfree(c);
 }
 
+/*
+ * @claim: nonzero, the GUID @b presents to @a on this cable instead of its
+ * own (test only: a neighbour claiming another host's identity).
+ */
 static int emu_cable_new(struct tbr_dev *a, struct tbr_dev *b, u32 rails,
-			 u32 depth, u32 *id)
+			 u32 depth, u64 claim, u32 *id)
 {
 	struct emu_cable *c;
 	struct tbr_rail *rail;
@@ -437,7 +441,8 @@ static int emu_cable_new(struct tbr_dev *a, struct tbr_dev *b, u32 rails,
 		emu_end_init(pair, 1, depth);
 		c->nrails = r + 1;
 		for (i = 0; i < 2; i++) {
-			rail = tbr_rail_add(c->dev[i], tbr_dev_guid(c->dev[!i]),
+			rail = tbr_rail_add(c->dev[i], i == 0 && claim ? claim :
+					    tbr_dev_guid(c->dev[!i]),
 					    &tbr_emu_backend, &pair->end[i], depth, depth);
 			if (IS_ERR(rail)) {
 				pair->cut = true;	/* never started */
@@ -504,6 +509,7 @@ static int emu_nl_cable_new(struct sk_buff *skb, struct genl_info *info)
 	struct tbr_dev *a, *b;
 	struct sk_buff *msg;
 	u32 id, rails, depth = 128;
+	u64 claim = 0;
 	void *hdr;
 	int err;
 
@@ -512,6 +518,8 @@ static int emu_nl_cable_new(struct sk_buff *skb, struct genl_info *info)
 	rails = nla_get_u32(info->attrs[TBRDMA_ATTR_RAIL_COUNT]);
 	if (info->attrs[TBRDMA_ATTR_DEPTH])
 		depth = nla_get_u32(info->attrs[TBRDMA_ATTR_DEPTH]);
+	if (info->attrs[TBRDMA_ATTR_PEER_GUID])	/* test only, see emu_cable_new */
+		claim = nla_get_u64(info->attrs[TBRDMA_ATTR_PEER_GUID]);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -529,7 +537,13 @@ static int emu_nl_cable_new(struct sk_buff *skb, struct genl_info *info)
 		err = -EINVAL;
 		goto out;
 	}
-	err = emu_cable_new(a, b, rails, depth, &id);
+	if (claim && (claim == tbr_dev_guid(a) || claim == tbr_dev_guid(b))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TBRDMA_ATTR_PEER_GUID],
+				    "a claimed GUID is another host's");
+		err = -EINVAL;
+		goto out;
+	}
+	err = emu_cable_new(a, b, rails, depth, claim, &id);
 	if (err == -ENOSPC) {
 		GENL_SET_ERR_MSG(info, "too many rails between these devices");
 		goto out;

@@ -114,6 +114,8 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_ROUTE_NEXT_HOP]	= { .type = NLA_U64 },
 	[TBRDMA_ATTR_ROUTE_HOPS]	= NLA_POLICY_RANGE(NLA_U32, 1, TBRDMA_ROUTE_HOPS_MAX),
 	[TBRDMA_ATTR_PDF]		= NLA_POLICY_RANGE(NLA_U8, TBR_PDF_MGMT, TBR_PDF_ROUTED),
+	[TBRDMA_ATTR_TRUST]		= NLA_POLICY_MAX(NLA_U8, TBRDMA_TRUST_REJECTED),
+	[TBRDMA_ATTR_LINKS_HELD]	= { .type = NLA_U32 },
 };
 
 /* ---- message builders ----------------------------------------------------- */
@@ -142,6 +144,8 @@ static const u8 tbr_stat_attr[TBR_CNT_MAX] = {
 	[TBR_CNT_FWD_DROP_FULL]	= TBRDMA_STAT_FWD_DROP_FULL,
 	[TBR_CNT_BUNDLED]	= TBRDMA_STAT_BUNDLED,
 	[TBR_CNT_TX_ZEROCOPY]	= TBRDMA_STAT_TX_ZEROCOPY,
+	[TBR_CNT_HELD]		= TBRDMA_STAT_HELD,
+	[TBR_CNT_HELD_DROPS]	= TBRDMA_STAT_HELD_DROPS,
 };
 
 static int tbr_put_stats_as(struct sk_buff *msg, int attr, atomic64_t *cnt)
@@ -170,11 +174,13 @@ static int tbr_put_stats(struct sk_buff *msg, atomic64_t *cnt)
 
 static int tbr_put_dev(struct sk_buff *msg, struct tbr_dev *tdev)
 {
+	u32 nlinks = 0, held = 0;
 	struct tbr_link *link;
-	u32 nlinks = 0;
 
-	list_for_each_entry(link, &tdev->rails.links, node)	/* tbr_ctl_mutex */
+	list_for_each_entry(link, &tdev->rails.links, node) {	/* tbr_ctl_mutex */
 		nlinks++;
+		held += READ_ONCE(link->trust) != TBR_TRUST_USED;
+	}
 	if (nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(tdev)) ||
 	    nla_put_u32(msg, TBRDMA_ATTR_DEV_INDEX, tdev->ibdev.index) ||
 	    nla_put_string(msg, TBRDMA_ATTR_NETDEV_NAME, tdev->netdev->name) ||
@@ -183,7 +189,9 @@ static int tbr_put_dev(struct sk_buff *msg, struct tbr_dev *tdev)
 			      TBRDMA_ATTR_PAD) ||
 	    (tdev->rails.host && nla_put_flag(msg, TBRDMA_ATTR_HOST)) ||
 	    nla_put_u32(msg, TBRDMA_ATTR_LINKS, nlinks) ||
-	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_UP, tdev->rails.rails_up))
+	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_UP, tdev->rails.rails_up) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_LINKS_HELD, held) ||
+	    tbr_put_stats(msg, tdev->rails.cnt))	/* the device's totals */
 		return -EMSGSIZE;
 	/* frames the device sent to itself (loop.c); the link is the device's */
 	if (tdev->rails.loop &&
@@ -201,7 +209,8 @@ static int tbr_put_link(struct sk_buff *msg, struct tbr_link *link)
 	    nla_put_u8(msg, TBRDMA_ATTR_STATE, READ_ONCE(link->rails_up) ?
 		       TBRDMA_STATE_UP : TBRDMA_STATE_DOWN) ||
 	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_UP, READ_ONCE(link->rails_up)) ||
-	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_TOTAL, READ_ONCE(link->nrails)))
+	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_TOTAL, READ_ONCE(link->nrails)) ||
+	    nla_put_u8(msg, TBRDMA_ATTR_TRUST, READ_ONCE(link->trust)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -707,7 +716,7 @@ static int tbr_nl_mgmt_send(struct sk_buff *skb, struct genl_info *info)
 	err = tbr_link_xmit(link, pdf, nla_data(data), nla_len(data));
 	tbr_link_put(link);
 	if (err == -ENETDOWN)
-		GENL_SET_ERR_MSG(info, "no rail of this link is up");
+		GENL_SET_ERR_MSG(info, "no rail of this link is up, or it is held");
 	else if (err == -ENOBUFS)
 		GENL_SET_ERR_MSG(info, "every TX ring of this link is full; retry");
 out:

@@ -2,8 +2,9 @@
 /*
  * tbrdma: the forwarding table's generic netlink commands (docs/netlink.md
  * "Routes"): ROUTE_SET replaces a device's table whole (tbrdmad pushes it
- * after every sweep that changed it), ROUTE_GET returns it. The table
- * itself and the forwarding live in link/route.c.
+ * after every sweep that changed it), ROUTE_GET returns it; LINK_TRUST
+ * carries the sweep's decision on a held link (docs/sweep.md "Trust"). The
+ * table itself and the forwarding live in link/route.c.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -16,6 +17,9 @@
 
 static_assert(TBRDMA_ROUTES_MAX == TBR_ROUTE_TABLE_MAX &&
 	      TBRDMA_ROUTE_HOPS_MAX == TBR_ROUTE_HOPS_MAX);
+static_assert(TBR_TRUST_USED == (int)TBRDMA_TRUST_USED &&
+	      TBR_TRUST_HELD == (int)TBRDMA_TRUST_HELD &&
+	      TBR_TRUST_REJECTED == (int)TBRDMA_TRUST_REJECTED);
 
 /*
  * The entries of ROUTES into @e (room for TBRDMA_ROUTES_MAX); count or
@@ -165,6 +169,45 @@ out:
 	return err;
 }
 
+/*
+ * LINK_TRUST: tbrdmad's decision on a rail link (docs/sweep.md "Trust"):
+ * USED releases a held link, REJECTED refuses it, HELD holds it again.
+ * Context "process"; takes tbr_ctl_mutex.
+ */
+static int tbr_nl_link_trust(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct tbr_link *link = NULL;
+	struct tbr_dev *tdev;
+	int err = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, TBRDMA_ATTR_TRUST))
+		return -EINVAL;
+	if (!a[TBRDMA_ATTR_LINK_ID] && !a[TBRDMA_ATTR_PEER_GUID]) {
+		GENL_SET_ERR_MSG(info, "missing TBRDMA_ATTR_LINK_ID or TBRDMA_ATTR_PEER_GUID");
+		return -EINVAL;
+	}
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	if (IS_ERR(tdev)) {
+		err = PTR_ERR(tdev);
+		goto out;
+	}
+	link = a[TBRDMA_ATTR_LINK_ID] ?
+	       tbr_link_get_by_id(tdev, nla_get_u32(a[TBRDMA_ATTR_LINK_ID])) :
+	       tbr_link_get_by_guid(tdev, nla_get_u64(a[TBRDMA_ATTR_PEER_GUID]));
+	if (!link) {
+		GENL_SET_ERR_MSG(info, "no such link on this device");
+		err = -ENOENT;
+		goto out;
+	}
+	tbr_link_set_trust(link, nla_get_u8(a[TBRDMA_ATTR_TRUST]));
+	tbr_link_put(link);
+out:
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
 const struct genl_small_ops tbr_route_nl_ops[] = {
 	{
 		.cmd = TBRDMA_CMD_ROUTE_SET,
@@ -174,6 +217,11 @@ const struct genl_small_ops tbr_route_nl_ops[] = {
 	{
 		.cmd = TBRDMA_CMD_ROUTE_GET,
 		.doit = tbr_nl_route_get,
+	},
+	{
+		.cmd = TBRDMA_CMD_LINK_TRUST,
+		.doit = tbr_nl_link_trust,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 const unsigned int tbr_route_nl_n_ops = ARRAY_SIZE(tbr_route_nl_ops);

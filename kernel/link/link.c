@@ -5,7 +5,9 @@
  * transport, every other code to the observers), counters, and the
  * observer list (netlink, sysfs, tbrN hear of links, rails and carrier
  * through it). The interfaces and their contexts are described in link.h
- * (transport, observers) and rail.h (backends).
+ * (transport, observers) and rail.h (backends). A link that comes up
+ * claiming a host the forwarding table reaches through another neighbour is
+ * held (enum tbr_link_trust in link.h, docs/sweep.md "Trust").
  *
  * Locks: tbr_ctl_mutex (process) serializes all control-plane changes:
  * device list, link list, rail add/remove/up/down. link->lock (a spinlock
@@ -152,56 +154,6 @@ void tbr_link_put(struct tbr_link *link)
 	kref_put(&link->ref, tbr_link_release);
 }
 
-struct tbr_poll_pass {
-	bool (*end)(void *arg);
-	void *arg;
-	bool done;
-};
-
-/* busy_poll's end test when a link has several rails: one pass each */
-static bool tbr_poll_one_pass(void *data)
-{
-	struct tbr_poll_pass *pass = data;
-
-	pass->done = pass->end(pass->arg);
-	return true;
-}
-
-bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
-			void *arg)
-{
-	const struct tbr_backend *bk[TBR_LINK_MAX_RAILS];
-	struct tbr_poll_pass pass = { .end = end, .arg = arg };
-	u32 cookie[TBR_LINK_MAX_RAILS];
-	unsigned int i, n = 0;
-	unsigned long flags;
-
-	spin_lock_irqsave(&link->lock, flags);
-	for (i = 0; i < TBR_LINK_MAX_RAILS; i++) {
-		struct tbr_rail *r = link->rails[i];
-
-		if (!r || !r->up || !r->ops->poll_cookie ||
-		    !r->backend->busy_poll)
-			continue;
-		cookie[n] = r->ops->poll_cookie(r);
-		if (cookie[n])
-			bk[n++] = r->backend;	/* static: outlives the rail */
-	}
-	spin_unlock_irqrestore(&link->lock, flags);
-	if (!n)
-		return false;
-	if (n == 1) {
-		bk[0]->busy_poll(cookie[0], end, arg);
-		return true;
-	}
-	while (!pass.done) {
-		for (i = 0; i < n && !pass.done; i++)
-			bk[i]->busy_poll(cookie[i], tbr_poll_one_pass, &pass);
-		cond_resched();
-	}
-	return true;
-}
-
 struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid)
 {
 	struct tbr_link *link, *found = NULL;
@@ -223,15 +175,18 @@ struct tbr_link *tbr_link_get_route(struct tbr_dev *tdev, u64 guid)
 	const struct tbr_link_router *router = READ_ONCE(tdev->rails.router);
 	struct tbr_link *link = tbr_link_get_by_guid(tdev, guid), *rl;
 
-	if (link && READ_ONCE(link->rails_up))
+	if (link && tbr_link_in_use(link))
 		return link;
-	/* no cable, or its rails are down (a cut in a ring): the long way */
+	/*
+	 * no cable, or its rails are down (a cut in a ring), or it is held
+	 * (it claims a host the fabric reaches elsewhere): the long way
+	 */
 	rl = router ? router->link_get(tdev, guid) : NULL;
-	if (!rl)
-		return link;
-	if (link)
+	if (link && (rl || READ_ONCE(link->trust) != TBR_TRUST_USED)) {
 		tbr_link_put(link);
-	return rl;
+		link = NULL;
+	}
+	return rl ?: link;
 }
 
 struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id)
@@ -286,6 +241,24 @@ bool tbr_link_has_other_backend(struct tbr_dev *tdev, u64 peer_guid,
 				return true;
 	}
 	return false;
+}
+
+void tbr_link_set_trust(struct tbr_link *link, enum tbr_link_trust trust)
+{
+	unsigned long flags;
+	bool up;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	spin_lock_irqsave(&link->lock, flags);
+	link->judged = true;	/* a decision stands for the link's life */
+	WRITE_ONCE(link->trust, trust);
+	up = link->rails_up;
+	spin_unlock_irqrestore(&link->lock, flags);
+	pr_info("tbrdma: %s link %u to %016llx: %s\n", tbr_dev_name(link->tdev),
+		link->id, link->peer_guid, trust == TBR_TRUST_USED ? "confirmed" :
+		trust == TBR_TRUST_HELD ? "held" : "rejected");
+	if (up)
+		tbr_notify_link(link, TBR_OBS_UP);
 }
 
 /* tbr_ctl_mutex held; the link has no rail left. */
@@ -384,6 +357,11 @@ static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
 
 	if ((flags & TBR_FRAME_CRC_ERROR) || !size || size > TBR_FRAME_SIZE_MAX) {
 		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
+		return;
+	}
+	if (unlikely(READ_ONCE(link->trust) != TBR_TRUST_USED)) {
+		/* held: not to a QP, tbrN, tbrdmad or the next hop */
+		tbr_rail_count(rail, TBR_CNT_HELD_DROPS, 1);
 		return;
 	}
 	switch (eof) {
@@ -508,7 +486,7 @@ static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, u32 len,
 	struct tbr_frame *f;
 	unsigned int i;
 
-	if (link->gone || !link->rails_up) {
+	if (link->gone || !link->rails_up || link->trust != TBR_TRUST_USED) {
 		*err = -ENETDOWN;
 		return NULL;
 	}
@@ -874,21 +852,51 @@ void tbr_rail_post_rx(struct tbr_rail *rail)
 	spin_unlock_irqrestore(&link->lock, flags);
 }
 
+/*
+ * tbr_ctl_mutex held (the table cannot change meanwhile): whether a link to
+ * @guid coming up now claims a host the forwarding table reaches through
+ * another neighbour (route.c made a routed link for it: hops > 1).
+ */
+static bool tbr_link_claims_routed(struct tbr_dev *tdev, u64 guid)
+{
+	const struct tbr_link_router *router = READ_ONCE(tdev->rails.router);
+	struct tbr_link *rl = router ? router->link_get(tdev, guid) : NULL;
+
+	if (!rl)
+		return false;
+	tbr_link_put(rl);
+	return true;
+}
+
 void tbr_rail_up(struct tbr_rail *rail)
 {
 	struct tbr_link *link = rail->link;
+	bool judge, held = false;
 	unsigned long flags;
 	unsigned int up;
 
 	lockdep_assert_held(&tbr_ctl_mutex);
 	if (rail->up)
 		return;
+	judge = !link->judged;
+	if (judge)
+		held = tbr_link_claims_routed(link->tdev, link->peer_guid);
 	tbr_rail_post_rx(rail);
 	spin_lock_irqsave(&link->lock, flags);
+	if (judge) {		/* before any frame can go or be taken */
+		link->judged = true;
+		WRITE_ONCE(link->trust, held ? TBR_TRUST_HELD : TBR_TRUST_USED);
+	}
 	rail->up = true;
 	up = ++link->rails_up;
 	spin_unlock_irqrestore(&link->lock, flags);
 
+	if (held) {
+		tbr_link_count(link, TBR_CNT_HELD, 1);
+		pr_warn_ratelimited("tbrdma: %s link %u claims GUID %016llx, which the fabric reaches through another neighbour: held until the sweep confirms it\n",
+				    tbr_dev_name(link->tdev), link->id,
+				    link->peer_guid);
+	}
 	tbr_dev_rails_changed(link->tdev, 1);
 	tbr_notify_rail(rail, TBR_OBS_UP);
 	if (up == 1)

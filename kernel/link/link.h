@@ -85,6 +85,8 @@ enum tbr_cnt {
 	TBR_CNT_FWD_DROP_FULL,	/* came in: next hop's TX rings full */
 	TBR_CNT_BUNDLED,	/* eth: frames sent behind another in one packet */
 	TBR_CNT_TX_ZEROCOPY,	/* tb: frames whose payload went from the user's page */
+	TBR_CNT_HELD,		/* the link came up held (enum tbr_link_trust) */
+	TBR_CNT_HELD_DROPS,	/* came in on a held or rejected link: dropped */
 	TBR_CNT_MAX
 };
 
@@ -113,6 +115,25 @@ struct tbr_link_ops {
 	int (*xmit)(struct tbr_link *link, u8 pdf, const void *data, u32 len);
 };
 
+/*
+ * Whether a rail link's frames are used (docs/sweep.md "Trust"). A link is
+ * judged once, when its first rail comes up for the first time: if the
+ * forwarding table then reaches its peer's GUID through another neighbour
+ * (a routed link exists, hops > 1), a neighbour claims the identity of a
+ * host the fabric already knows elsewhere, and the link is HELD: nothing is
+ * sent on it (tbr_link_get_route() keeps the route, tx_alloc and xmit fail
+ * with -ENETDOWN) and every frame received on it is dropped (counted
+ * TBR_CNT_HELD_DROPS) until tbrdmad (genl LINK_TRUST, admin) confirms it
+ * (USED) or rejects it (REJECTED: as held, shown as refused). No timer
+ * releases it. With no route to the GUID (a fresh fabric, no table) the link
+ * is USED at once: trust on first use.
+ */
+enum tbr_link_trust {
+	TBR_TRUST_USED = 0,
+	TBR_TRUST_HELD,
+	TBR_TRUST_REJECTED,
+};
+
 struct tbr_link {
 	struct tbr_dev *tdev;
 	u32 id;			/* per device, from 1, never reused */
@@ -124,6 +145,9 @@ struct tbr_link {
 	struct tbr_rail *rails[TBR_LINK_MAX_RAILS];
 	unsigned int nrails, rails_up, rr;
 	bool stalled;		/* an ENOBUFS happened: wake the upper layer */
+	/* enum tbr_link_trust: written under lock and tbr_ctl_mutex */
+	u8 trust;
+	bool judged;		/* trust set at the first rail up (lock) */
 	atomic64_t cnt[TBR_CNT_MAX];
 	void *upper_priv;	/* for the transport, untouched here */
 	u32 cwnd_hint;		/* for the transport: the congestion window its
@@ -167,9 +191,9 @@ void tbr_rails_set_upper(struct tbr_dev *tdev,
 struct tbr_link *tbr_link_get_by_guid(struct tbr_dev *tdev, u64 peer_guid);
 /*
  * The link that reaches @guid: the direct link to that neighbour if it has
- * a rail up, else the routed link the forwarding table made for it
- * (route.c), else the direct link (down) or NULL. A reference is taken.
- * Context "any".
+ * a rail up and is used (not held: enum tbr_link_trust), else the routed
+ * link the forwarding table made for it (route.c), else the direct link
+ * (down, never a held one) or NULL. A reference is taken. Context "any".
  */
 struct tbr_link *tbr_link_get_route(struct tbr_dev *tdev, u64 guid);
 struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id);
@@ -183,6 +207,21 @@ void tbr_link_hold(struct tbr_link *link);
 bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
 			void *arg);
 void tbr_link_put(struct tbr_link *link);	/* context "any" */
+
+/* A rail link that carries frames now: a rail up and used. Context "any". */
+static inline bool tbr_link_in_use(const struct tbr_link *link)
+{
+	return READ_ONCE(link->rails_up) &&
+	       READ_ONCE(link->trust) == TBR_TRUST_USED;
+}
+
+/*
+ * tbrdmad's (or an admin's) decision on a rail link (enum tbr_link_trust):
+ * USED releases a held link, REJECTED refuses it, HELD holds it again.
+ * Observers hear a link event (TBR_OBS_UP if it has a rail up) so the
+ * daemon sees the change. Context "process", tbr_ctl_mutex held.
+ */
+void tbr_link_set_trust(struct tbr_link *link, enum tbr_link_trust trust);
 
 /*
  * Transmit, context "any" (the caller may hold its own spinlocks, IRQs may

@@ -228,9 +228,10 @@ static void tbr_route_deliver(struct tbr_rail *rail, const struct tbr_route_hdr 
 	/*
 	 * A neighbour with a rail up sends us its own frames directly: a
 	 * routed one claiming its GUID from elsewhere is forged (or stale).
+	 * Not so while that direct link is held: it is the claim in doubt.
 	 */
 	direct = tbr_link_get_by_guid(tdev, h->src);
-	forged = direct && direct != link && READ_ONCE(direct->rails_up);
+	forged = direct && direct != link && tbr_link_in_use(direct);
 	if (direct)
 		tbr_link_put(direct);
 	if (forged) {

@@ -28,7 +28,9 @@ enum tbrdma_cmd {
 	TBRDMA_CMD_DEV_NEW,		/* admin; reply: like DEV_GET */
 	TBRDMA_CMD_DEV_DEL,		/* admin: DEV_NAME */
 	TBRDMA_CMD_EMU_CABLE_NEW,	/* admin: DEV_NAME, PEER_DEV_NAME, RAIL_COUNT
-					 * [, DEPTH]; reply: CABLE_ID */
+					 * [, DEPTH] [, PEER_GUID: the GUID the
+					 * second device claims, test only];
+					 * reply: CABLE_ID */
 	TBRDMA_CMD_EMU_CABLE_DEL,	/* admin: CABLE_ID */
 	TBRDMA_CMD_LINK_GET,		/* dump */
 	TBRDMA_CMD_RAIL_GET,		/* dump */
@@ -46,6 +48,8 @@ enum tbrdma_cmd {
 	TBRDMA_CMD_ROUTE_SET,		/* admin: DEV_NAME, ROUTE_VERSION [, ROUTES]:
 					 * the forwarding table, replaced whole */
 	TBRDMA_CMD_ROUTE_GET,		/* DEV_NAME; reply: ROUTE_VERSION, ROUTES */
+	TBRDMA_CMD_LINK_TRUST,		/* admin: DEV_NAME, LINK_ID|PEER_GUID, TRUST:
+					 * the sweep's decision on a held link */
 	__TBRDMA_CMD_MAX,
 };
 #define TBRDMA_CMD_MAX (__TBRDMA_CMD_MAX - 1)
@@ -101,6 +105,8 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_ROUTE_HOPS,		/* u32: 1..TBRDMA_ROUTE_HOPS_MAX */
 	TBRDMA_ATTR_PDF,		/* u8: MGMT_SEND's frame code, 2 (MGMT, default) or
 					 * 4 (a routed frame, whole: tests of forwarding) */
+	TBRDMA_ATTR_TRUST,		/* u8: enum tbrdma_trust (link; LINK_TRUST) */
+	TBRDMA_ATTR_LINKS_HELD,		/* u32: links held or rejected (device) */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)
@@ -132,6 +138,8 @@ enum tbrdma_stat {
 	TBRDMA_STAT_FWD_DROP_FULL,	/* came in, dropped: next hop's rings full */
 	TBRDMA_STAT_BUNDLED,		/* eth: frames sent behind another in one packet */
 	TBRDMA_STAT_TX_ZEROCOPY,	/* tb: frames whose payload was DMA'd from the user's page */
+	TBRDMA_STAT_HELD,		/* the link came up held (TBRDMA_TRUST_HELD) */
+	TBRDMA_STAT_HELD_DROPS,		/* came in on a held or rejected link, dropped */
 	__TBRDMA_STAT_MAX,
 };
 #define TBRDMA_STAT_MAX (__TBRDMA_STAT_MAX - 1)
@@ -139,6 +147,17 @@ enum tbrdma_stat {
 enum tbrdma_state {
 	TBRDMA_STATE_DOWN = 0,
 	TBRDMA_STATE_UP = 1,
+};
+
+/*
+ * Whether a link's frames are used (docs/sweep.md "Trust"): a link that came
+ * up claiming a GUID the forwarding table reaches through another neighbour
+ * is HELD (sends and takes nothing) until LINK_TRUST sets USED or REJECTED.
+ */
+enum tbrdma_trust {
+	TBRDMA_TRUST_USED = 0,
+	TBRDMA_TRUST_HELD = 1,
+	TBRDMA_TRUST_REJECTED = 2,
 };
 
 enum tbrdma_event {

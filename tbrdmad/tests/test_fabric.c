@@ -740,6 +740,36 @@ static void test_routes(void **state)
 	assert_int_equal(route_pick(5, cand, 0), 0);
 }
 
+/* issue 46, docs/sweep.md "Trust": the chain A-B-C-D, and impostors of C held at A and at D */
+static void test_trust(void **state)
+{
+	static const uint64_t g4[] = { 0x40, 0x10, 0x30, 0x20 };	/* A B C D */
+	static Fabric f;
+	HostRecord *a;
+
+	(void)state;
+	topo(&f, g4, 4, 0, chain);
+	/* an impostor claiming C cabled to A: A's record lists C, C's own does not list A */
+	a = fabric_find(&f, 0x40);
+	a->neigh[a->n_neigh++] = 0x30;
+	assert_int_equal(fabric_trust(&f, 0x30), FABRIC_TRUST_HOLD);
+	assert_int_equal(fabric_trust(&f, 0x40), FABRIC_TRUST_HOLD);	/* ourselves: never */
+	/* the real C cabled to A (C's record lists A): confirmed; from D, a link claiming C still
+	 * held (C lists B and A, not D): two claims of C, only the one C names wins */
+	fabric_find(&f, 0x30)->neigh[fabric_find(&f, 0x30)->n_neigh++] = 0x40;
+	assert_int_equal(fabric_trust(&f, 0x30), FABRIC_TRUST_CONFIRM);
+	topo(&f, g4, 4, 3, chain);
+	fabric_find(&f, 0x30)->neigh[fabric_find(&f, 0x30)->n_neigh++] = 0x40;
+	assert_int_equal(fabric_trust(&f, 0x30), FABRIC_TRUST_CONFIRM);	/* D-C: a real one */
+	assert_int_equal(fabric_trust(&f, 0x10), FABRIC_TRUST_HOLD);	/* B does not list D */
+	/* a GUID nobody in the fabric has: nothing to take over (first use) */
+	assert_int_equal(fabric_trust(&f, 0x77), FABRIC_TRUST_FIRST_USE);
+	/* C's record expired (gone for DeadSec): the same */
+	topo(&f, g4, 4, 0, chain);
+	f.hosts[2] = f.hosts[--f.n_hosts];
+	assert_int_equal(fabric_trust(&f, 0x30), FABRIC_TRUST_FIRST_USE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -758,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_map_save_symlink),
 		cmocka_unit_test(test_map_hostile),
 		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_trust),
 	};
 
 	return cmocka_run_group_tests_name("tbrdmad_fabric", tests, NULL, NULL);

@@ -39,12 +39,14 @@ static void usage(FILE *f)
 "  devs                                   list tbrdma devices\n"
 "  dev-new                                create tbrdmaN (and netdev tbrN), print its name\n"
 "  dev-del DEV                            delete a device made by dev-new (and its cables)\n"
-"  cable-new DEV PEER [--rails N] [--depth D]\n"
+"  cable-new DEV PEER [--rails N] [--depth D] [--claim GUID]\n"
 "                                         emulated cable DEV <-> PEER with N rails (default 1),\n"
-"                                         D descriptors per ring (default 128); prints the cable id\n"
+"                                         D descriptors per ring (default 128); prints the cable id;\n"
+"                                         --claim: PEER presents GUID to DEV (test: an impostor)\n"
 "  cable-del ID                           remove an emulated cable\n"
 "  cables                                 list emulated cables\n"
 "  links [DEV]                            links and their rails, with state and counters\n"
+"  link-trust DEV LINK used|held|rejected the sweep's decision on a held link (docs/sweep.md)\n"
 "  rail-set DEV LINK RAIL [--drop PCT] [--dup PCT] [--reorder N] [--delay-us US]\n"
 "                         [--rate BPS[k|M|G]] [--cut | --restore]\n"
 "                                         fault knobs of an emu rail (both directions)\n"
@@ -180,6 +182,21 @@ static void print_dev(struct nlattr **tb, const char *kind)
 	       tbr_nla_u32(tb, TBRDMA_ATTR_RAILS_UP));
 }
 
+static const char *const trust_names[] = { "used", "held", "rejected" };
+
+/* a device's links held now, and its held counters (docs/sweep.md "Trust") */
+static void print_held(struct nlattr **tb)
+{
+	struct nlattr *st[TBRDMA_STAT_MAX + 1];
+
+	printf(" links_held=%u", tbr_nla_u32(tb, TBRDMA_ATTR_LINKS_HELD));
+	if (tbr_genl_parse_stats(tb[TBRDMA_ATTR_STATS], st) < 0)
+		return;
+	printf(" held=%" PRIu64 " held_drops=%" PRIu64,
+	       st[TBRDMA_STAT_HELD] ? (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD]) : 0,
+	       st[TBRDMA_STAT_HELD_DROPS] ? (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD_DROPS]) : 0);
+}
+
 static int dev_cb(struct nl_msg *m, void *arg)
 {
 	struct nlattr **tb = parse(m);
@@ -188,6 +205,7 @@ static int dev_cb(struct nl_msg *m, void *arg)
 	if (!tb || filtered(tb))
 		return NL_OK;
 	print_dev(tb, "dev");
+	print_held(tb);
 	/* the loopback link's counters: frames the device sent to itself */
 	print_stats_as(tb[TBRDMA_ATTR_LOOP_STATS], "loop_");
 	printf("\n");
@@ -224,6 +242,9 @@ static int link_cb(struct nl_msg *m, void *arg)
 	if (!tb || filtered(tb))
 		return NL_OK;
 	print_link(tb, "link");
+	if (tb[TBRDMA_ATTR_TRUST])
+		printf(" trust=%s", nla_get_u8(tb[TBRDMA_ATTR_TRUST]) < 3 ?
+		       trust_names[nla_get_u8(tb[TBRDMA_ATTR_TRUST])] : "?");
 	if (tb[TBRDMA_ATTR_MAX_FRAME])
 		printf(" max_frame=%u", nla_get_u32(tb[TBRDMA_ATTR_MAX_FRAME]));
 	print_stats(tb[TBRDMA_ATTR_STATS]);
@@ -391,14 +412,18 @@ static int cmd_cable_new(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "rails", required_argument, NULL, 'r' },
 		{ "depth", required_argument, NULL, 'd' },
+		{ "claim", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t rails = 1, depth = 0;
+	unsigned long long claim = 0;
 	struct nl_msg *m;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "r:d:", opts, NULL)) != -1) {
-		if (c == 'r')
+	while ((c = getopt_long(argc, argv, "r:d:c:", opts, NULL)) != -1) {
+		if (c == 'c')
+			claim = strtoull(optarg, NULL, 16);
+		else if (c == 'r')
 			rails = parse_u32(optarg, "--rails", TBRDMA_RAILS_MAX);
 		else if (c == 'd')
 			depth = parse_u32(optarg, "--depth", 4096);
@@ -413,6 +438,8 @@ static int cmd_cable_new(int argc, char **argv)
 	nla_put_u32(m, TBRDMA_ATTR_RAIL_COUNT, rails);
 	if (depth)
 		nla_put_u32(m, TBRDMA_ATTR_DEPTH, depth);
+	if (claim)
+		nla_put_u64(m, TBRDMA_ATTR_PEER_GUID, claim);
 	return request(m, cable_cb, (void *)1);
 }
 
@@ -565,6 +592,24 @@ static int cmd_mgmt_send(int argc, char **argv)
 }
 
 /* ---- forwarding table -------------------------------------------------------- */
+
+static int cmd_link_trust(int argc, char **argv)
+{
+	struct nl_msg *m;
+	unsigned int t;
+
+	if (argc != 4)
+		die_usage("needs DEV LINK used|held|rejected");
+	for (t = 0; t < 3 && strcmp(argv[3], trust_names[t]); t++)
+		;
+	if (t == 3)
+		die_usage("the decision is used, held or rejected");
+	m = msg_new(TBRDMA_CMD_LINK_TRUST, NLM_F_ACK);
+	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[1]);
+	nla_put_u32(m, TBRDMA_ATTR_LINK_ID, parse_u32(argv[2], "LINK", UINT32_MAX));
+	nla_put_u8(m, TBRDMA_ATTR_TRUST, t);
+	return request(m, NULL, NULL);
+}
 
 static int cmd_route_set(int argc, char **argv)
 {
@@ -935,6 +980,7 @@ static const struct {
 	{ "eth-unbind", cmd_eth_unbind },
 	{ "eth", cmd_eth },
 	{ "route-set", cmd_route_set },
+	{ "link-trust", cmd_link_trust },
 	{ "routes", cmd_routes },
 	{ "route-wait", cmd_route_wait },
 };

@@ -11,9 +11,13 @@
 # the Ethernet source or ARP sender: not learned by B (neighbour) or D (routed), counted in
 # rx_dropped of tbr1..3; honest ones learned. Tables that disagree (C sends D's
 # frames back to B) lose the frames, counted as loops, instead of circling. A table replaced
-# without D: A reaches D no longer; the routes put back: it does again. (tbrdmad's routes:
-# route-sweep.sh.)
-# vm-timeout: 480
+# without D: A reaches D no longer; the routes put back: it does again. Identity takeover (issue
+# 46): an impostor device presenting C's GUID is cabled to A under verified RC traffic A -> C: A's
+# link to it is held (trust=held, held counters, links_held), the traffic runs on to the real C
+# with every byte right, A's pings and ARP reach C, the impostor receives nothing and what it
+# sends is dropped (held_drops); link-trust rejected keeps it so, used releases it. (tbrdmad's
+# routes and its decision on held links: route-sweep.sh.)
+# vm-timeout: 540
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 . "$TBR_TOP/tests/vm/tests/fabric.lib"
@@ -181,9 +185,62 @@ echo "integrity A -> D: $((SECONDS - t0)) s"
 # 32 MiB in frames of at most 4024 bytes
 fwd_check $((${ROUTE_CHAIN_MIB:-32} * 1048576 / 4024))
 
-step "hostile routed frames from A to B: dropped and counted"
 # rf DST SRC HOPLIMIT: a routed frame (docs/protocol.md 7) carrying 16 bytes of DATA
 rf() { printf '0101%02x0000000000%s%s%032x' "$3" "$1" "$2" 0; }
+step "identity takeover: an impostor claiming C's GUID cabled to A is held; A -> C traffic goes on to the real C"
+# (issue 46, docs/sweep.md "Trust"): tbrdma4, a fifth device, presents C's GUID on a new cable to A
+# while verified RC traffic A -> C (2 hops, through B) runs. A's table reaches C through B, so the
+# new link is held: A sends it nothing (the RC QP, tbrN unicast and ARP broadcasts stay on the
+# route), takes nothing from it (counted held_drops), and C's routed frames are not "forged"
+# because of it (without the rule: every byte of C's answers dropped at A, the QP dies, and A's
+# pings and new connections go to the impostor).
+G2=$(host_gid 2 "$(addr 2)")
+in_h 2 "$PROG" -d tbrdma2 -g "$G2" server > /tmp/isrv2.log 2>&1 &
+isrv=$!
+wait_for 10 in_h 2 sh -c "[ -n \"\$(ss -ltnH)\" ]"
+"$PROG" -d tbrdma0 -g "$G0" --seed 46 --until-signal client "$(addr 2)" > /tmp/icli2.log 2>&1 &
+icli=$!
+sleep 2
+rogue=$("$CTL" dev-new) || fail "dev-new (the impostor) failed"
+"$CTL" cable-new tbrdma0 "$rogue" --claim "$GC" > /dev/null || fail "cable-new --claim failed"
+rlink() { "$CTL" links tbrdma0 | grep "^link dev=tbrdma0 .* peer=$GC "; }
+wait_for 5 sh -c "\"$CTL\" links $rogue | grep -q '^link .* state=up'" || fail "the impostor's cable is not up"
+rlink
+rlink | grep -q " trust=held " || fail "A's link to the impostor is not held"
+rlink | grep -q " held=1 " || fail "the link's held counter did not move"
+"$CTL" devs | grep -q "^dev dev=tbrdma0 .* links_held=1 held=1 " || { "$CTL" devs; fail "tbrdma0: links_held/held"; }
+# the impostor speaks: a management datagram and a routed frame for A claiming C: dropped
+"$CTL" mgmt-send "$rogue" 1 "I am C" || fail "the impostor's mgmt-send failed"
+"$CTL" mgmt-send "$rogue" 1 --pdf 4 --hex "$(rf "$GA" "$GC" 16)" || fail "the impostor's routed frame"
+wait_for 5 sh -c "\"$CTL\" links tbrdma0 | grep -q '^link dev=tbrdma0 .* peer=$GC .* held_drops=2'" ||
+	{ rlink; fail "A did not count the impostor's 2 frames as held_drops"; }
+sleep 1
+kill -USR1 "$icli"
+wait "$icli" || { tail -20 /tmp/icli2.log; tail -20 /tmp/isrv2.log; fail "integrity A -> C failed with the impostor cabled"; }
+wait "$isrv" || { tail -20 /tmp/isrv2.log; fail "integrity server on C failed"; }
+grep -q "integrity client: ok" /tmp/icli2.log || fail "integrity A -> C did not finish"
+tail -1 /tmp/icli2.log
+# (IP after the traffic: tbrN drops what finds the rings to B full, which RC keeps full)
+in_h 0 ping -c 3 -i 0.2 -W 5 "$(addr 2)" > /dev/null || fail "A cannot ping the real C"
+in_h 0 ip neigh flush dev tbr0		# ARP again: its broadcast must not reach the impostor
+in_h 0 ping -c 2 -i 0.2 -W 5 "$(addr 2)" > /dev/null || fail "A cannot ping C after an ARP"
+# the impostor took nothing: no frame of any kind came to it from A
+"$CTL" links "$rogue" | grep '^link'
+"$CTL" links "$rogue" | grep -q '^link .* rx_frames=0 ' || fail "the impostor received frames from A"
+"$CTL" link-trust tbrdma0 99 used 2>/dev/null && fail "LINK_TRUST on no link accepted"
+lid=$(rlink | sed -n 's/^link dev=tbrdma0 id=\([0-9]*\) .*/\1/p')
+"$CTL" link-trust tbrdma0 "$lid" rejected || fail "link-trust rejected"
+rlink | grep -q " trust=rejected " || fail "not shown rejected"
+in_h 0 ping -c 2 -i 0.2 -W 5 "$(addr 2)" > /dev/null || fail "A cannot ping C (impostor rejected)"
+"$CTL" links "$rogue" | grep -q '^link .* rx_frames=0 ' || fail "the impostor received frames (rejected)"
+# confirmed (what the sweep does for a real neighbour): the direct link is used again
+"$CTL" link-trust tbrdma0 "$lid" used || fail "link-trust used"
+in_h 0 ping -c 1 -W 1 "$(addr 2)" > /dev/null || :	# (to the impostor: no answer)
+"$CTL" links "$rogue" | grep -q '^link .* rx_frames=0 ' && fail "a confirmed link carried nothing"
+"$CTL" dev-del "$rogue" || fail "dev-del the impostor"
+in_h 0 ping -c 2 -i 0.2 -W 5 "$(addr 2)" > /dev/null || fail "A cannot ping C once the impostor is gone"
+
+step "hostile routed frames from A to B: dropped and counted"
 inject() { "$CTL" mgmt-send tbrdma0 1 --pdf 4 --hex "$1" || fail "inject failed"; }
 declare -A BEFORE
 for c in fwd_drop_hops fwd_drop_noroute fwd_drop_loop routed_rx; do

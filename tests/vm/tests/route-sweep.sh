@@ -4,8 +4,10 @@
 # it to its kernel (tbctl routes --json and the kernel's ROUTE_GET agree: 3 routes each; from A,
 # D at 3 hops via B, path B > C > D; tbctl fabric --dot draws the links A's routes use), A pings
 # D on the daemons' IPv4 and IPv6 addresses and ibv_rc_pingpong runs A -> D over their RoCE GIDs. The cable B-C cut: A's routes to C and D are withdrawn
-# within a few sweeps and D is unreachable; restored: the routes come back and A reaches D.
-# vm-timeout: 240
+# within a few sweeps and D is unreachable; restored: the routes come back and A reaches D. An
+# impostor claiming C's GUID cabled to A (issue 46): its link stays held, shown by tbctl links and
+# status, A's routes unchanged; a real cable A-C: confirmed at both ends, A routes to C over it.
+# vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 . "$TBR_TOP/tests/vm/tests/fabric.lib"
@@ -71,6 +73,46 @@ t0=$SECONDS
 wait_for 20 routes_ok 0 3
 echo "back after $((SECONDS - t0)) s"
 in_h 0 ping -c 2 -i 0.2 -W 5 "$DA" > /dev/null || fail "ping A -> D after the restore"
+
+step "an impostor of C cabled to A: held, reported, never confirmed; a real cable A-C: confirmed"
+# (issue 46, docs/sweep.md "Trust") C's own record lists B only, so the sweep leaves A's link to
+# the impostor held: tbctl shows it, A's routes stay; a real second cable A-C is held at both
+# ends too (each table reaches the other through B) until each sweep sees the other's record
+# list it: then both are used and A routes to C over it (1 hop)
+rogue=$("$CTL" dev-new) || fail "dev-new (the impostor) failed"
+"$CTL" cable-new tbrdma0 "$rogue" --claim "$GC" > /dev/null || fail "cable-new --claim failed"
+held_shown() {
+	"$T" --socket "$(sock 0)" links > /tmp/links.0 &&
+		grep -q "held: claims GUID $GC, not confirmed by the sweep" /tmp/links.0
+}
+wait_for 10 held_shown || { cat /tmp/links.0; fail "tbctl links does not show the held link"; }
+sleep 3		# three more sweeps: still held
+"$T" --socket "$(sock 0)" links
+"$T" --socket "$(sock 0)" status | tee /tmp/status.0
+grep -q "Held: tbrdma0 link [0-9]*: held: claims GUID $GC, not confirmed by the sweep" /tmp/status.0 ||
+	fail "tbctl status does not show the held link"
+"$CTL" links tbrdma0 | grep -q "^link dev=tbrdma0 .* peer=$GC .* trust=held " ||
+	fail "the sweep released the impostor's link"
+grep -q "sweep: link [0-9]* held: claims GUID $GC" /tmp/tbrdmad-0.log || fail "not logged"
+grep "sweep: link [0-9]* to .* confirmed:" /tmp/tbrdmad-0.log && fail "a link was confirmed"
+routes_ok 0 3 && "$CTL" routes tbrdma0 | grep -q "dst=$GC next_hop=$GB hops=2" ||
+	fail "A's route to C changed"
+in_h 0 ping -c 2 -i 0.2 -W 5 "$DA" > /dev/null || fail "ping A -> D with the impostor cabled"
+"$CTL" links "$rogue" | grep -q '^link .* rx_frames=0 ' || fail "the impostor received frames"
+"$CTL" dev-del "$rogue" || fail "dev-del the impostor"
+"$CTL" cable-new tbrdma0 tbrdma2 > /dev/null || fail "cable-new A-C failed"
+used_both() {
+	"$CTL" links | grep -q "^link dev=tbrdma0 .* peer=$GC .* trust=used " &&
+		"$CTL" links | grep -q "^link dev=tbrdma2 .* peer=${GUID[0]} .* trust=used "
+}
+t0=$SECONDS
+wait_for 20 used_both || { "$CTL" links | grep '^link'; fail "the real cable A-C was not confirmed"; }
+echo "confirmed after $((SECONDS - t0)) s"
+grep "sweep: link [0-9]* to .* confirmed:" /tmp/tbrdmad-0.log /tmp/tbrdmad-2.log
+wait_for 10 sh -c "\"$CTL\" routes tbrdma0 | grep -q 'dst=$GC next_hop=$GC hops=1'" ||
+	fail "A does not route to C over the new cable"
+in_h 0 ping -c 2 -i 0.2 -W 5 "$(addr_of 2)" > /dev/null || fail "ping A -> C over the new cable"
+
 grep "sweep: routes:" /tmp/tbrdmad-0.log
 for ((h = 0; h < N; h++)); do kill "${PID[$h]}"; done
 wait
