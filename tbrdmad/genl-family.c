@@ -97,6 +97,7 @@ static const TbrCounter counters[TBRDMA_STAT_MAX + 1] = {
 	[TBRDMA_STAT_FWD_DROP_FULL] = { "fwd_drop_full", "FWD-DROP-FULL" },
 	[TBRDMA_STAT_BUNDLED] = { "bundled", "BUNDLED" },
 	[TBRDMA_STAT_TX_ZEROCOPY] = { "tx_zerocopy", "TX-ZEROCOPY" },
+	[TBRDMA_STAT_FWD_DROP_RPF] = { "fwd_drop_rpf", "FWD-DROP-RPF" },
 };
 
 const TbrCounter *tbr_counter(unsigned stat)
