@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Routes over a multi-hop fabric (docs/sweep.md "Routes"): from the sweep's database, min-hop
- * routes from this host to every host reachable over two-way links, equal-cost next hops
- * balanced by a hash of the destination GUID, as the kernel's forwarding table wants them
- * (docs/netlink.md ROUTE_SET: sorted by destination). Pure, unit-tested in tests/test_fabric.c. */
+ * routes from this host to every host reachable over two-way links, one path per pair of hosts
+ * among equal-cost ones (the same both ways, spread by a hash of each link's GUIDs), as the
+ * kernel's forwarding table wants them (docs/netlink.md ROUTE_SET: sorted by destination).
+ * Pure, unit-tested in tests/test_fabric.c. */
 #pragma once
 
 #include <stdbool.h>
@@ -26,10 +27,9 @@ typedef struct RouteTable {
 	size_t too_far;			/* reachable, but more than ROUTE_HOPS_MAX hops away */
 } RouteTable;
 
-/* The next hop from @from towards @dst chosen among @cand[0..@n) (the neighbours of @from one
- * hop closer to @dst, ascending GUIDs): a hash of @dst picks one, so the destinations spread
- * over equal paths and every host on the way agrees with every other. */
-uint64_t route_pick(uint64_t dst, const uint64_t *cand, size_t n);
+/* The weight of the link between hosts @a and @b (either order): among min-hop paths the least
+ * sum of weights wins, so pairs of hosts spread over equal paths. */
+uint32_t route_edge_weight(uint64_t a, uint64_t b);
 /* @t := the routes of f->self (none if our record is absent), sorted by destination */
 void routes_compute(const Fabric *f, RouteTable *t);
 /* same destinations, next hops and hop counts (what the kernel's table holds) */

@@ -227,7 +227,10 @@ static void tbe_note_napi(struct tbe_peer *peer, struct sk_buff *skb)
  * Where the @len bytes at @off of @skb can be read (and written) in place:
  * an skb that is ours alone (not cloned) holding them whole in its head (a
  * small frame from a NIC) or in one of its page fragments (a veth peer's
- * skb, tbe_frame_skb(); a virtio NIC's receive buffer). NULL: copy them.
+ * skb, tbe_frame_skb(); a virtio NIC's receive buffer) that no one else
+ * may write (not a shared fragment: a page of a file or of a user's
+ * buffer, skb_has_shared_frag(), as the stack checks before writing one).
+ * NULL: copy them.
  */
 static void *tbe_rx_inplace(struct sk_buff *skb, u32 off, u32 len)
 {
@@ -239,6 +242,8 @@ static void *tbe_rx_inplace(struct sk_buff *skb, u32 off, u32 len)
 		return NULL;
 	if (off + len <= pos)
 		return skb->data + off;
+	if (skb_has_shared_frag(skb))
+		return NULL;
 	for (i = 0; i < skb_shinfo(skb)->nr_frags; i++, pos += size) {
 		frag = &skb_shinfo(skb)->frags[i];
 		size = skb_frag_size(frag);

@@ -40,7 +40,7 @@ enum tbr_route_verdict tbr_route_decide(const struct tbr_route_hdr *h, u64 self)
 {
 	if (h->src == self)
 		return TBR_ROUTE_DROP_LOOP;
-	if (!h->hop_limit)
+	if (!h->hop_limit || h->hop_limit > TBR_ROUTE_HOPS_MAX)
 		return TBR_ROUTE_DROP_HOPS;
 	if (h->dst == self)
 		return TBR_ROUTE_LOCAL;
@@ -90,4 +90,16 @@ const struct tbr_route_entry *tbr_route_table_find(const struct tbr_route_entry 
 			hi = mid;
 	}
 	return NULL;
+}
+
+bool tbr_route_rpf(const struct tbr_route_entry *e, u32 n, u64 src, u64 from)
+{
+	const struct tbr_route_entry *r;
+
+	if (!src || !from)
+		return false;
+	if (src == from)
+		return true;
+	r = tbr_route_table_find(e, n, src);
+	return r && r->next_hop == from;
 }

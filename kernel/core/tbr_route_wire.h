@@ -48,14 +48,17 @@ void tbr_route_hdr_build(u8 *buf, const struct tbr_route_hdr *h);
 enum tbr_route_verdict {
 	TBR_ROUTE_LOCAL,	/* for us: deliver the inner frame */
 	TBR_ROUTE_FORWARD,	/* for another host: decrement, look up, send */
-	TBR_ROUTE_DROP_HOPS,	/* hop limit 0, or 1 and not for us */
+	TBR_ROUTE_DROP_HOPS,	/* hop limit 0, above TBR_ROUTE_HOPS_MAX, or 1
+				 * and not for us */
 	TBR_ROUTE_DROP_LOOP,	/* our own frame came back (or a forged source) */
 };
 
 /*
- * What device @self does with a routed frame whose parsed header is @h.
- * On TBR_ROUTE_FORWARD the caller decrements the hop limit in the frame
- * (tbr_route_hop_dec) before sending it on.
+ * What device @self does with a routed frame whose parsed header is @h. A
+ * hop limit above TBR_ROUTE_HOPS_MAX (what every sender sets) is no frame
+ * of this fabric: dropped, not clamped and carried round a loop. On
+ * TBR_ROUTE_FORWARD the caller decrements the hop limit in the copy it
+ * sends on (tbr_route_hop_dec), never in the received frame.
  */
 enum tbr_route_verdict tbr_route_decide(const struct tbr_route_hdr *h, u64 self);
 void tbr_route_hop_dec(u8 *buf);
@@ -78,5 +81,17 @@ int tbr_route_table_check(const struct tbr_route_entry *e, u32 n, u64 self);
 /* The entry for @dst in a valid table, or NULL. */
 const struct tbr_route_entry *tbr_route_table_find(const struct tbr_route_entry *e,
 						   u32 n, u64 dst);
+
+/*
+ * The reverse-path check of a routed frame from @src that came in from the
+ * neighbour @from (its link's peer GUID), against the valid table @e of @n
+ * entries: true when @from is @src itself (a neighbour's own frame) or the
+ * neighbour the table sends frames for @src to. Every other frame, and one
+ * from a source the table does not know, is not from where @src is: a
+ * neighbour cannot speak for a host it is not the way to. Exact for
+ * symmetric routes (tbrdmad's: the path from a to b is the path from b to
+ * a reversed, docs/sweep.md "Routes").
+ */
+bool tbr_route_rpf(const struct tbr_route_entry *e, u32 n, u64 src, u64 from);
 
 #endif /* TBR_ROUTE_WIRE_H */

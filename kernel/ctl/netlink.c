@@ -146,6 +146,7 @@ static const u8 tbr_stat_attr[TBR_CNT_MAX] = {
 	[TBR_CNT_TX_ZEROCOPY]	= TBRDMA_STAT_TX_ZEROCOPY,
 	[TBR_CNT_HELD]		= TBRDMA_STAT_HELD,
 	[TBR_CNT_HELD_DROPS]	= TBRDMA_STAT_HELD_DROPS,
+	[TBR_CNT_FWD_DROP_RPF]	= TBRDMA_STAT_FWD_DROP_RPF,
 };
 
 static int tbr_put_stats_as(struct sk_buff *msg, int attr, atomic64_t *cnt)

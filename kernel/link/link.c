@@ -346,7 +346,8 @@ static void tbr_rx_post_locked(struct tbr_rail *rail, struct tbr_frame *f)
 /*
  * A received frame of @size bytes at @buf (an RX frame's buffer, or a
  * backend's own memory, tbr_rail_rx_data()): up to its reader by PDF.
- * Context "bh"; the readers may write the frame (router: in place).
+ * Context "bh"; the readers may write the frame (the backend hands it
+ * only if it is its own: eth, tbe_rx_inplace()); the router only reads it.
  */
 static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
 			    u8 eof, u8 flags)
@@ -580,19 +581,25 @@ void tbr_link_tx_send_pdf(void *buf, u8 pdf, u32 len)
 	spin_unlock_irqrestore(&link->lock, flags);
 }
 
-/* The caller owns the reserved frame of @buf: no lock. */
+/*
+ * The caller owns the reserved frame of @buf: no lock. A removal that times
+ * out switches rail->ops to tbr_rail_gone_ops under link->lock
+ * (tbr_rail_remove()): read them once, so the check and the call are of
+ * one table.
+ */
 int tbr_link_tx_attach(struct tbr_link *link, void *buf, void *at,
 		       struct page *page, u32 page_off, u32 len)
 {
+	const struct tbr_rail_ops *ops;
 	struct tbr_frame *f;
 
 	if (link->ops)
 		return -EOPNOTSUPP;
 	f = tbr_frame_of(buf);
-	if (!f->rail->ops->tx_attach)
+	ops = READ_ONCE(f->rail->ops);
+	if (!ops->tx_attach)
 		return -EOPNOTSUPP;
-	return f->rail->ops->tx_attach(f->rail, f, (u8 *)at - (u8 *)buf, page,
-				       page_off, len);
+	return ops->tx_attach(f->rail, f, (u8 *)at - (u8 *)buf, page, page_off, len);
 }
 
 void tbr_link_tx_abort_buf(void *buf)
@@ -975,7 +982,7 @@ void tbr_rail_remove(struct tbr_rail *rail)
 		 * The backend frees its state (rail->priv) after this: a late
 		 * frame must not reach it, and the link must outlive the rail.
 		 */
-		rail->ops = &tbr_rail_gone_ops;
+		WRITE_ONCE(rail->ops, &tbr_rail_gone_ops);
 		rail->priv = NULL;
 		tbr_link_hold(link);
 	}

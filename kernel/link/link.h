@@ -81,12 +81,13 @@ enum tbr_cnt {
 	TBR_CNT_ROUTED_RX,	/* routed frames for us that came in on it */
 	TBR_CNT_FWD_DROP_HOPS,	/* came in: hop limit spent (route.c) */
 	TBR_CNT_FWD_DROP_NOROUTE, /* came in: no route, next hop down */
-	TBR_CNT_FWD_DROP_LOOP,	/* came in: our own source, back where it came from, forged */
+	TBR_CNT_FWD_DROP_LOOP,	/* came in: our own source, back where it came from */
 	TBR_CNT_FWD_DROP_FULL,	/* came in: next hop's TX rings full */
 	TBR_CNT_BUNDLED,	/* eth: frames sent behind another in one packet */
 	TBR_CNT_TX_ZEROCOPY,	/* tb: frames whose payload went from the user's page */
 	TBR_CNT_HELD,		/* the link came up held (enum tbr_link_trust) */
 	TBR_CNT_HELD_DROPS,	/* came in on a held or rejected link: dropped */
+	TBR_CNT_FWD_DROP_RPF,	/* came in: not the link the table reaches its source by */
 	TBR_CNT_MAX
 };
 

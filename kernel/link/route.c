@@ -18,10 +18,13 @@
  *    transport sees, so a connected QP accepts frames from its far peer
  *    only. A routed link whose destination leaves the table is gone: the
  *    transport looks again (as after a cable is unplugged).
- *  - Receive (softirq, no trip to user space): a routed frame for us is
- *    delivered (DATA to the transport, NET to tbrN); one for another host
- *    leaves on the next hop's link with its hop limit decremented; every
- *    drop is counted on the link it came in on with its reason.
+ *  - Receive (softirq, no trip to user space): a routed frame must come in
+ *    on the link the table goes to its source by (reverse-path check) with
+ *    a hop limit of at most TBR_ROUTE_HOPS_MAX; then one for us is
+ *    delivered (DATA to the transport, NET to tbrN) and one for another
+ *    host of the table leaves on the next hop's link, a copy with its hop
+ *    limit decremented; every drop is counted on the link it came in on
+ *    with its reason.
  *
  * Locks: tbr_ctl_mutex for the table's writers and the routed list; RCU
  * for readers (the table is freed by kvfree_rcu, routed links by their
@@ -216,28 +219,31 @@ static void tbr_route_tx_ready(struct tbr_link *link)
 
 /* ---- receive ------------------------------------------------------------ */
 
+/*
+ * The reverse-path check (tbr_route_rpf()): did the routed frame from @src
+ * come in on @link, the way this device's table goes to @src (or from @src
+ * itself)? Context "bh".
+ */
+static bool tbr_route_from_src(struct tbr_link *link, u64 src)
+{
+	struct tbr_fwd_table *t;
+	bool ok;
+
+	rcu_read_lock();
+	t = rcu_dereference(link->tdev->rails.fwd);
+	ok = tbr_route_rpf(t ? t->e : NULL, t ? t->n : 0, src, link->peer_guid);
+	rcu_read_unlock();
+	return ok;
+}
+
 /* A routed frame for us from @h->src: @data is the inner frame. */
 static void tbr_route_deliver(struct tbr_rail *rail, const struct tbr_route_hdr *h,
 			      const void *data, u32 len)
 {
-	struct tbr_link *link = rail->link, *direct, *rl;
+	struct tbr_link *link = rail->link, *rl;
 	struct tbr_dev *tdev = link->tdev;
 	const struct tbr_link_upper_ops *ops;
-	bool forged;
 
-	/*
-	 * A neighbour with a rail up sends us its own frames directly: a
-	 * routed one claiming its GUID from elsewhere is forged (or stale).
-	 * Not so while that direct link is held: it is the claim in doubt.
-	 */
-	direct = tbr_link_get_by_guid(tdev, h->src);
-	forged = direct && direct != link && tbr_link_in_use(direct);
-	if (direct)
-		tbr_link_put(direct);
-	if (forged) {
-		tbr_link_count(link, TBR_CNT_FWD_DROP_LOOP, 1);
-		return;
-	}
 	rcu_read_lock();
 	rl = tbr_route_link_find(tdev, h->src);
 	if (!rl || READ_ONCE(rl->gone)) {
@@ -266,23 +272,28 @@ out:
 	rcu_read_unlock();
 }
 
+/*
+ * A frame with code TBR_PDF_ROUTED came in on @rail. Context "bh". The
+ * frame at @buf is only read: it may be a backend's own memory (an skb's
+ * page, tbr_rail_rx_data()), so a frame sent on is a copy in a frame of
+ * the next hop, whose hop limit is decremented there.
+ */
 static void tbr_route_rx(struct tbr_rail *rail, void *buf, u32 len)
 {
 	struct tbr_link *link = rail->link, *next;
 	struct tbr_dev *tdev = link->tdev;
 	struct tbr_route_hdr h;
+	enum tbr_route_verdict v;
 	enum tbr_cnt drop;
-	int err;
+	u8 *out;
 
 	if (tbr_route_hdr_parse(buf, len, &h)) {
 		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		return;
 	}
-	switch (tbr_route_decide(&h, tbr_dev_guid(tdev))) {
+	v = tbr_route_decide(&h, tbr_dev_guid(tdev));
+	switch (v) {
 	case TBR_ROUTE_LOCAL:
-		tbr_route_deliver(rail, &h, (u8 *)buf + TBR_ROUTE_HDR_LEN,
-				  len - TBR_ROUTE_HDR_LEN);
-		return;
 	case TBR_ROUTE_FORWARD:
 		break;
 	case TBR_ROUTE_DROP_HOPS:
@@ -292,6 +303,17 @@ static void tbr_route_rx(struct tbr_rail *rail, void *buf, u32 len)
 		drop = TBR_CNT_FWD_DROP_LOOP;
 		goto drop;
 	}
+	/* delivered or forwarded, a frame must come from where its source is */
+	if (!tbr_route_from_src(link, h.src)) {
+		drop = TBR_CNT_FWD_DROP_RPF;
+		goto drop;
+	}
+	if (v == TBR_ROUTE_LOCAL) {
+		tbr_route_deliver(rail, &h, (u8 *)buf + TBR_ROUTE_HDR_LEN,
+				  len - TBR_ROUTE_HDR_LEN);
+		return;
+	}
+	/* forwarded for the fabric's hosts only: a destination in the table */
 	next = tbr_route_next(tdev, h.dst);
 	if (!next) {
 		drop = TBR_CNT_FWD_DROP_NOROUTE;
@@ -302,14 +324,19 @@ static void tbr_route_rx(struct tbr_rail *rail, void *buf, u32 len)
 		drop = TBR_CNT_FWD_DROP_LOOP;
 		goto drop;
 	}
-	tbr_route_hop_dec(buf);
-	err = tbr_link_xmit(next, TBR_PDF_ROUTED, buf, len);
-	if (!err)
-		tbr_link_count(next, TBR_CNT_FWD, 1);
-	tbr_link_put(next);
-	if (!err)
-		return;
-	drop = err == -ENOBUFS ? TBR_CNT_FWD_DROP_FULL : TBR_CNT_FWD_DROP_NOROUTE;
+	out = tbr_link_tx_alloc(next, len);
+	if (IS_ERR(out)) {
+		tbr_link_put(next);
+		drop = PTR_ERR(out) == -ENOBUFS ? TBR_CNT_FWD_DROP_FULL :
+						   TBR_CNT_FWD_DROP_NOROUTE;
+		goto drop;
+	}
+	memcpy(out, buf, len);
+	tbr_route_hop_dec(out);
+	tbr_link_tx_send_pdf(out, TBR_PDF_ROUTED, len);
+	tbr_link_count(next, TBR_CNT_FWD, 1);
+	tbr_link_put(next);	/* the frame sent keeps its rail and link */
+	return;
 drop:
 	tbr_link_count(link, drop, 1);
 }

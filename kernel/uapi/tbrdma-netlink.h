@@ -134,12 +134,13 @@ enum tbrdma_stat {
 	TBRDMA_STAT_ROUTED_RX,		/* routed frames for us that came in on it */
 	TBRDMA_STAT_FWD_DROP_HOPS,	/* came in, dropped: hop limit spent */
 	TBRDMA_STAT_FWD_DROP_NOROUTE,	/* came in, dropped: no route / next hop down */
-	TBRDMA_STAT_FWD_DROP_LOOP,	/* came in, dropped: own source, bounced, forged */
+	TBRDMA_STAT_FWD_DROP_LOOP,	/* came in, dropped: own source, bounced */
 	TBRDMA_STAT_FWD_DROP_FULL,	/* came in, dropped: next hop's rings full */
 	TBRDMA_STAT_BUNDLED,		/* eth: frames sent behind another in one packet */
 	TBRDMA_STAT_TX_ZEROCOPY,	/* tb: frames whose payload was DMA'd from the user's page */
 	TBRDMA_STAT_HELD,		/* the link came up held (TBRDMA_TRUST_HELD) */
 	TBRDMA_STAT_HELD_DROPS,		/* came in on a held or rejected link, dropped */
+	TBRDMA_STAT_FWD_DROP_RPF,	/* came in, dropped: source not reached over this link */
 	__TBRDMA_STAT_MAX,
 };
 #define TBRDMA_STAT_MAX (__TBRDMA_STAT_MAX - 1)

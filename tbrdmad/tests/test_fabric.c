@@ -653,14 +653,47 @@ static void topo(Fabric *f, const uint64_t *g, size_t n, size_t me,
 
 static bool chain(size_t i, size_t j, size_t n) { (void)n; return i + 1 == j || j + 1 == i; }
 static bool ring(size_t i, size_t j, size_t n) { return (i + 1) % n == j || (j + 1) % n == i; }
+/* a 3 x 3 grid: many equal paths between opposite corners */
+static bool grid(size_t i, size_t j, size_t n)
+{
+	(void)n;
+	return (i / 3 == j / 3 && (i % 3 + 1 == j % 3 || j % 3 + 1 == i % 3)) ||
+	       (i % 3 == j % 3 && (i / 3 + 1 == j / 3 || j / 3 + 1 == i / 3));
+}
+
+/* the hosts of the path from a to b in the tables @t, a and b included: its length + 1 */
+static size_t walk(const RouteTable *t, const uint64_t *g, size_t n, size_t a, size_t b,
+		   size_t *hosts)
+{
+	size_t x = a, k = 0;
+
+	hosts[k++] = a;
+	while (x != b && k <= n) {
+		const Route *r = NULL;
+		size_t y;
+
+		for (size_t i = 0; i < t[x].n; i++)
+			if (t[x].r[i].dst == g[b])
+				r = &t[x].r[i];
+		assert_non_null(r);
+		for (y = 0; y < n && g[y] != r->next_hop; y++)
+			;
+		assert_true(y < n);
+		hosts[k++] = x = y;
+	}
+	return k;
+}
 
 /* every host's table: routes to all others, sorted, min-hop; following the tables hop by hop
- * from any host reaches any other in exactly its hop count (no loop), along the path shown */
+ * from any host reaches any other in exactly its hop count (no loop), along the path shown;
+ * and the path from b to a is the path from a to b reversed (symmetric: the kernel's
+ * reverse-path check drops a frame that does not come in from the way back to its source) */
 static void check_tables(const uint64_t *g, size_t n, bool (*adj)(size_t, size_t, size_t),
 			 const unsigned *want_hops)
 {
 	static Fabric f;
-	static RouteTable t[8];
+	static RouteTable t[9];
+	size_t ab[10], ba[10], la, lb;
 
 	for (size_t me = 0; me < n; me++) {
 		topo(&f, g, n, me, adj);
@@ -696,6 +729,11 @@ static void check_tables(const uint64_t *g, size_t n, bool (*adj)(size_t, size_t
 			assert_int_equal(steps, first->hops);
 			if (want_hops)
 				assert_int_equal(first->hops, want_hops[(b + n - a) % n]);
+			la = walk(t, g, n, a, b, ab);
+			lb = walk(t, g, n, b, a, ba);
+			assert_int_equal(la, lb);
+			for (size_t k = 0; k < la; k++)
+				assert_int_equal(ab[k], ba[la - 1 - k]);
 		}
 }
 
@@ -704,16 +742,33 @@ static void test_routes(void **state)
 	static const uint64_t g4[] = { 0x40, 0x10, 0x30, 0x20 };
 	static const uint64_t g5[] = { 0x11, 0x55, 0x33, 0x22, 0x44 };
 	static const uint64_t g6[] = { 0x16, 0x15, 0x14, 0x13, 0x12, 0x11 };
+	static const uint64_t g9[] = { 0x90, 0x17, 0x5a, 0x23, 0x88, 0x41, 0x36, 0x0c, 0x72 };
+	static const unsigned ring4[] = { 0, 1, 2, 1 };
 	static const unsigned ring5[] = { 0, 1, 2, 2, 1 }, ring6[] = { 0, 1, 2, 3, 2, 1 };
 	static Fabric f;
 	static RouteTable t, u;
-	uint64_t cand[] = { 7, 9 };
+	uint64_t g[6];
 	unsigned pick[2] = { 0, 0 };
 
 	(void)state;
 	check_tables(g4, 4, chain, NULL);
+	check_tables(g4, 4, ring, ring4);	/* two equal paths to the far host */
 	check_tables(g5, 5, ring, ring5);
 	check_tables(g6, 6, ring, ring6);	/* the far side of an even ring: two equal paths */
+	check_tables(g9, 9, grid, NULL);	/* up to six equal paths */
+	/* equal paths: over many fabrics (rings of 6 with other GUIDs), both ways round taken */
+	for (uint64_t s = 1; s <= 64; s++) {
+		for (size_t i = 0; i < 6; i++)
+			g[i] = s * 0x1000 + i * 0x11;
+		check_tables(g, 6, ring, ring6);
+		topo(&f, g, 6, 0, ring);
+		routes_compute(&f, &t);
+		for (size_t i = 0; i < t.n; i++)
+			if (t.r[i].dst == g[3])
+				pick[t.r[i].next_hop == g[1]]++;
+	}
+	assert_true(pick[0] >= 16 && pick[1] >= 16);
+	assert_int_equal(route_edge_weight(g[0], g[1]), route_edge_weight(g[1], g[0]));
 	/* the chain A-B-C-D from A: B 1 hop, C 2, D 3, all through B */
 	topo(&f, g4, 4, 0, chain);
 	routes_compute(&f, &t);
@@ -732,12 +787,6 @@ static void test_routes(void **state)
 	f.self = 0x99;
 	routes_compute(&f, &u);
 	assert_int_equal(u.n, 0);
-	/* equal paths: destinations spread over both next hops */
-	for (uint64_t d = 1; d <= 64; d++)
-		pick[route_pick(d, cand, 2) == 9]++;
-	assert_true(pick[0] >= 16 && pick[1] >= 16);
-	assert_int_equal(route_pick(5, cand, 1), 7);
-	assert_int_equal(route_pick(5, cand, 0), 0);
 }
 
 /* issue 46, docs/sweep.md "Trust": the chain A-B-C-D, and impostors of C held at A and at D */

@@ -7,10 +7,13 @@
  * accepted header has the version, a known inner code, zero flags and
  * reserved bytes, nonzero distinct GUIDs and an inner frame, and re-encodes
  * to the same bytes; the decision delivers only frames for us with a hop
- * limit, forwards only frames for others with a hop limit above 1, never
- * our own; an accepted table is strictly ascending, without us, with hops
- * in range and one-hop entries exactly those to their next hop, and its
- * binary search finds what a linear search finds.
+ * limit of at most TBR_ROUTE_HOPS_MAX, forwards only frames for others with
+ * a hop limit of 2..TBR_ROUTE_HOPS_MAX, never our own; an accepted table is
+ * strictly ascending, without us, with hops in range and one-hop entries
+ * exactly those to their next hop, its binary search finds what a linear
+ * search finds, and the reverse-path check passes a source from a
+ * neighbour exactly when the neighbour is the source or the table's next
+ * hop to it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,11 +56,18 @@ static void table_check(const uint8_t *data, size_t size)
 	}
 	for (j = 0; j < 4; j++) {	/* GUIDs from the input, absent or not */
 		uint64_t g = n ? tab[j % n].next_hop : 0;
+		uint64_t from = n ? tab[(j + 1) % n].next_hop : 0;
 		const struct tbr_route_entry *f = tbr_route_table_find(tab, n, g);
+		bool rpf;
 
 		for (i = 0; i < n && tab[i].dst != g; i++)
 			;
 		if (f != (i < n ? &tab[i] : NULL))
+			abort();
+		rpf = g && from && (g == from || (i < n && tab[i].next_hop == from));
+		if (tbr_route_rpf(tab, n, g, from) != rpf)
+			abort();
+		if (n && !tbr_route_rpf(tab, n, tab[j % n].dst, tab[j % n].next_hop))
 			abort();
 	}
 }
@@ -83,6 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	v = tbr_route_decide(&h, SELF);
 	if ((v == TBR_ROUTE_LOCAL && (h.dst != SELF || !h.hop_limit || h.src == SELF)) ||
 	    (v == TBR_ROUTE_FORWARD && (h.dst == SELF || h.hop_limit < 2 || h.src == SELF)) ||
+	    ((v == TBR_ROUTE_LOCAL || v == TBR_ROUTE_FORWARD) &&
+	     h.hop_limit > TBR_ROUTE_HOPS_MAX) ||
 	    (h.src == SELF && v != TBR_ROUTE_DROP_LOOP))
 		abort();
 	memcpy(buf, data, sizeof(buf));

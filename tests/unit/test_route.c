@@ -2,8 +2,9 @@
 /*
  * test_route.c - routed frames (kernel/core/tbr_route_wire.c, docs/protocol.md
  * 7): the routing header's layout, hostile headers refused, the forwarding
- * decision (for us, forward, hop limit 0 and 1, our own source), and the
- * forwarding table's checks and lookup.
+ * decision (for us, forward, hop limit 0 and 1, a hop limit above the
+ * fabric's maximum, our own source), the forwarding table's checks and
+ * lookup, and the reverse-path check.
  */
 #include "tcommon.h"
 #include "tbr_route_wire.h"
@@ -104,6 +105,49 @@ static void test_decide(void **state)
 	h.hop_limit = 9;
 	h.src = SELF;		/* our own frame came back */
 	assert_int_equal(tbr_route_decide(&h, SELF), TBR_ROUTE_DROP_LOOP);
+	/* the fabric's maximum is what every sender sets: more is forged */
+	h.src = NEIGH;
+	h.hop_limit = TBR_ROUTE_HOPS_MAX;
+	assert_int_equal(tbr_route_decide(&h, SELF), TBR_ROUTE_FORWARD);
+	h.dst = SELF;
+	assert_int_equal(tbr_route_decide(&h, SELF), TBR_ROUTE_LOCAL);
+	for (unsigned int l = TBR_ROUTE_HOPS_MAX + 1; l < 256; l++) {
+		h.hop_limit = (u8)l;
+		h.dst = SELF;
+		assert_int_equal(tbr_route_decide(&h, SELF), TBR_ROUTE_DROP_HOPS);
+		h.dst = FAR;
+		assert_int_equal(tbr_route_decide(&h, SELF), TBR_ROUTE_DROP_HOPS);
+	}
+}
+
+/*
+ * The reverse-path check: a routed frame from a source comes in from the
+ * neighbour the table goes to that source by, or from the source itself.
+ */
+static void test_rpf(void **state)
+{
+	/* self's neighbours 0x10 and 0x40; 0x20 behind 0x10, 0x30 behind 0x40 */
+	static const struct tbr_route_entry e[4] = {
+		{ .dst = 0x10, .next_hop = 0x10, .hops = 1 },
+		{ .dst = 0x20, .next_hop = 0x10, .hops = 2 },
+		{ .dst = 0x30, .next_hop = 0x40, .hops = 3 },
+		{ .dst = 0x40, .next_hop = 0x40, .hops = 1 },
+	};
+
+	assert_int_equal(tbr_route_table_check(e, 4, SELF), 0);
+	assert_true(tbr_route_rpf(e, 4, 0x20, 0x10));	/* the way to 0x20 */
+	assert_true(tbr_route_rpf(e, 4, 0x30, 0x40));
+	assert_true(tbr_route_rpf(e, 4, 0x10, 0x10));	/* a neighbour's own */
+	assert_false(tbr_route_rpf(e, 4, 0x20, 0x40));	/* 0x40 is not the way to 0x20 */
+	assert_false(tbr_route_rpf(e, 4, 0x30, 0x10));
+	assert_false(tbr_route_rpf(e, 4, 0x10, 0x40));	/* a neighbour claimed by another */
+	assert_false(tbr_route_rpf(e, 4, 0x40, 0x10));
+	assert_false(tbr_route_rpf(e, 4, 0x25, 0x10));	/* not in the table */
+	assert_false(tbr_route_rpf(e, 4, 0, 0x10));
+	assert_false(tbr_route_rpf(e, 4, 0x20, 0));
+	/* no table: a neighbour's own frames only */
+	assert_true(tbr_route_rpf(NULL, 0, 0x50, 0x50));
+	assert_false(tbr_route_rpf(NULL, 0, 0x20, 0x10));
 }
 
 static void test_table(void **state)
@@ -150,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_rpf),
 	};
 
 	return cmocka_run_group_tests_name("route", tests, NULL, NULL);
