@@ -50,14 +50,11 @@
  * tb_xdomain_enable_paths() (tb_approve_xdomain_paths()) and in
  * tb_xdomain_disable_paths() unless the XDomain is unplugged. So paths are
  * enabled and disabled with none of our locks held (tb_ring.c
- * tbt_rail_paths(), conn->paths_busy set), and tbt_remove() never waits for
- * a rail work inside such a call: it marks the conn an orphan, returns, and
- * that work (which then sees stopping) tears the rails down and frees the
- * conn. Every other work tbt_remove() cancels and waits for never waits for
- * tb->lock: hello_work and ready_work only send requests; event_work only
- * takes conn->lock; an up_work or down_work that starts after stopping was
- * set does nothing; a disable_paths() of a down_work in progress while the
- * XDomain is being removed for an unplug takes no lock (is_unplugged).
+ * tbt_rail_paths()), and tbt_remove() waits for nothing that can wait for
+ * tb->lock: it marks the conn stopping, takes references on the service and
+ * the XDomain, and queues remove_work on the ordered tbt_wq. That work runs
+ * after any rail work in flight (which, back from its path call, sees
+ * stopping and does nothing more), stops the conn and frees it.
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -105,10 +102,10 @@ MODULE_PARM_DESC(tb_ring_size, "Thunderbolt ring descriptors (power of two, 16..
 static LIST_HEAD(tbt_conns);
 static DEFINE_MUTEX(tbt_lock);
 /*
- * Ordered: event_work, up_work and down_work of every conn, one at a time,
- * so the rail works never overlap while one has conn->lock dropped around a
- * path call; drained at module unload, after the last remove (a remove can
- * leave a rail work running: see the top of this file).
+ * Ordered: event_work, up_work, down_work and remove_work of every conn,
+ * one at a time, so the rail works never overlap while one has conn->lock
+ * dropped around a path call, and a remove_work runs after them; drained at
+ * module unload, after the last remove queued its remove_work.
  */
 static struct workqueue_struct *tbt_wq;
 static struct tb_property_dir *tbt_dir;
@@ -302,13 +299,10 @@ static void tbt_ready_work(struct work_struct *work)
 	mutex_unlock(&conn->lock);
 }
 
-static void tbt_conn_finish(struct tbt_conn *conn, struct work_struct *self);
-
 static void tbt_up_work(struct work_struct *work)
 {
 	struct tbt_conn *conn = container_of(work, struct tbt_conn, up_work);
 	unsigned int i, n;
-	bool orphan;
 
 	mutex_lock(&conn->lock);
 	if (conn->stopping || conn->suspended) {
@@ -351,21 +345,16 @@ static void tbt_up_work(struct work_struct *work)
 		mutex_unlock(&tbr_ctl_mutex);
 		conn->rails_up = true;
 	}
-	/* removed while tbt_connect() enabled paths with the locks dropped */
-	orphan = conn->orphan;
 	mutex_unlock(&conn->lock);
-	if (orphan)
-		tbt_conn_finish(conn, work);
 }
 
 static void tbt_down_work(struct work_struct *work)
 {
 	struct tbt_conn *conn = container_of(work, struct tbt_conn, down_work);
-	bool orphan;
 
 	mutex_lock(&conn->lock);
 	if (conn->stopping) {
-		/* tbt_remove() tears down (it may wait for us: no path call here) */
+		/* remove_work or tbt_conn_stop() tears down */
 		mutex_unlock(&conn->lock);
 		return;
 	}
@@ -380,10 +369,7 @@ static void tbt_down_work(struct work_struct *work)
 	if (!conn->stopping && !conn->suspended)
 		queue_delayed_work(system_long_wq, &conn->hello_work,
 				   msecs_to_jiffies(100));
-	orphan = conn->orphan;
 	mutex_unlock(&conn->lock);
-	if (orphan)
-		tbt_conn_finish(conn, work);
 }
 
 /* tbt_lock held */
@@ -650,6 +636,8 @@ static struct tbr_dev *tbt_host_dev(void)
 	return found;
 }
 
+static void tbt_remove_work(struct work_struct *work);
+
 static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 {
 	struct tb_xdomain *xd = tb_service_parent(svc);
@@ -677,6 +665,7 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 	INIT_WORK(&conn->up_work, tbt_up_work);
 	INIT_DELAYED_WORK(&conn->ready_work, tbt_ready_work);
 	INIT_WORK(&conn->down_work, tbt_down_work);
+	INIT_WORK(&conn->remove_work, tbt_remove_work);
 
 	/* firmware CM (ICM): one DMA tunnel per XDomain, so one rail */
 	fw_cm = tbr_tb_fw_cm(xd);
@@ -758,62 +747,44 @@ static void tbt_conn_stop(struct tbt_conn *conn, bool bye, struct work_struct *s
 	mutex_unlock(&conn->lock);
 }
 
-/* The conn is stopped and unlisted: its output HopIDs and memory go. */
-static void tbt_conn_free(struct tbt_conn *conn)
+/*
+ * The conn removed (tbt_remove()): stopped, its output HopIDs, the
+ * references tbt_remove() took and its memory go. On tbt_wq, after any rail
+ * work queued before; no lock held.
+ */
+static void tbt_remove_work(struct work_struct *work)
 {
+	struct tbt_conn *conn = container_of(work, struct tbt_conn, remove_work);
 	unsigned int i;
 
+	tbt_conn_stop(conn, true, work);
 	for (i = 0; i < conn->nout; i++)
 		tb_xdomain_release_out_hopid(conn->xd, conn->out_hop[i]);
-	if (conn->orphan) {
-		/* the references tbt_remove() took for us */
-		put_device(&conn->svc->dev);
-		tb_xdomain_put(conn->xd);
-	}
+	dev_dbg(&conn->svc->dev, "tbrdma: rails of a removed service gone\n");
+	put_device(&conn->svc->dev);
+	tb_xdomain_put(conn->xd);
 	mutex_destroy(&conn->lock);
 	kfree(conn);
 }
 
 /*
- * An orphan's rail work (@self, on tbt_wq), back from its path call: the
- * remove it kept from waiting is over, so it stops the conn and frees it.
- * No lock held.
- */
-static void tbt_conn_finish(struct tbt_conn *conn, struct work_struct *self)
-{
-	tbt_conn_stop(conn, true, self);
-	dev_info(&conn->svc->dev, "tbrdma: rails of a removed service gone\n");
-	tbt_conn_free(conn);
-}
-
-/*
  * Service removal: unbind, module unload, or the XDomain removed (unplug:
- * the software CM holds tb->lock here, see the top of this file).
+ * the software CM holds tb->lock here, see the top of this file). Waits for
+ * none of the conn's works: remove_work stops and frees the conn.
  */
 static void tbt_remove(struct tb_service *svc)
 {
 	struct tbt_conn *conn = tb_service_get_drvdata(svc);
-	bool orphan;
 
 	mutex_lock(&tbt_lock);
 	list_del(&conn->node);
 	mutex_unlock(&tbt_lock);
 	mutex_lock(&conn->lock);
 	conn->stopping = true;
-	/* a rail work in a path call may wait for tb->lock: not for it */
-	orphan = conn->paths_busy;
-	if (orphan) {
-		conn->orphan = true;
-		get_device(&svc->dev);
-		tb_xdomain_get(conn->xd);
-	}
 	mutex_unlock(&conn->lock);
-	if (orphan) {
-		dev_info(&svc->dev, "tbrdma: removed while DMA paths change: the rail work finishes\n");
-		return;
-	}
-	tbt_conn_stop(conn, true, NULL);
-	tbt_conn_free(conn);
+	get_device(&svc->dev);
+	tb_xdomain_get(conn->xd);
+	queue_work(tbt_wq, &conn->remove_work);
 }
 
 static void tbt_shutdown(struct tb_service *svc)
@@ -971,7 +942,7 @@ static void tbt_stop(void)
 		tb_unregister_service_driver(&tbt_driver);	/* removes every conn */
 	tbt_driver_registered = false;
 	if (tbt_wq)
-		destroy_workqueue(tbt_wq);	/* an orphan's rail work, too */
+		destroy_workqueue(tbt_wq);	/* every remove_work */
 	tbt_wq = NULL;
 	if (tbt_handler_registered)
 		tb_unregister_protocol_handler(&tbt_handler);

@@ -120,14 +120,6 @@ struct tbt_conn {
 	bool trim_logged;		/* "peer has fewer rails" was logged */
 	u8 peer_rails;			/* ready_rails of the peer's last READY */
 	bool suspended;
-	/*
-	 * A rail work (up_work, down_work) is in tb_xdomain_enable_paths() or
-	 * disable_paths() with no lock held (tb_ring.c tbt_rail_paths()):
-	 * tbt_remove() must not wait for it (see the top of tb.c), and sets
-	 * orphan instead: that work finishes the teardown and frees the conn.
-	 */
-	bool paths_busy;
-	bool orphan;
 	bool have_pending;		/* a connected peer said HELLO again */
 	struct tbr_nego_msg pending;
 	int retries;
@@ -156,6 +148,7 @@ struct tbt_conn {
 	struct delayed_work hello_work;
 	struct work_struct up_work;
 	struct work_struct down_work;
+	struct work_struct remove_work;	/* tbt_remove(): stop and free */
 	struct delayed_work ready_work;	/* READY until answered */
 };
 
@@ -164,7 +157,7 @@ struct tbt_conn {
  * started, RX posted, then the DMA paths enabled. 0 or -errno with nothing
  * left behind (-ESHUTDOWN: the conn is stopping). Context: process,
  * conn->lock and tbr_ctl_mutex held, both dropped while the paths are
- * enabled (conn->paths_busy set meanwhile).
+ * enabled.
  */
 int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		      const struct tbr_backend *backend);
@@ -219,7 +212,7 @@ void tbr_tb_rails_trim(struct tbt_conn *conn, unsigned int n);
 void tbr_tb_conn_quiesce(struct tbt_conn *conn);
 /*
  * Every rail of @conn quiesced, its paths disabled, gone; negotiation state
- * reset. conn->lock held, dropped while paths are disabled (paths_busy).
+ * reset. conn->lock held, dropped while paths are disabled.
  */
 void tbr_tb_conn_teardown(struct tbt_conn *conn);
 

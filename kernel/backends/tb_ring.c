@@ -393,14 +393,13 @@ void tbr_tb_busy_poll(u32 cookie, bool (*end)(void *arg), void *arg)
 
 /*
  * Enable (@on) or disable the DMA paths of @tr. Context: process, conn->lock
- * and tbr_ctl_mutex held, both dropped around the call, conn->paths_busy set
- * meanwhile. The software connection manager takes tb->lock in both
- * (drivers/thunderbolt/tb.c tb_approve_xdomain_paths(), and
- * tb_disconnect_xdomain_paths() unless xd->is_unplugged), and holds tb->lock
- * while it removes an XDomain (tb_handle_hotplug() -> tb_xdomain_remove()
- * -> our tbt_remove(), which takes conn->lock and tbr_ctl_mutex): holding
- * either here would be an ABBA deadlock with an unplug. An XDomain already
- * unplugged gets no new paths.
+ * and tbr_ctl_mutex held, both dropped around the call. The software
+ * connection manager takes tb->lock in both (drivers/thunderbolt/tb.c
+ * tb_approve_xdomain_paths(), and tb_disconnect_xdomain_paths() unless
+ * xd->is_unplugged), and holds tb->lock while it removes an XDomain
+ * (tb_handle_hotplug() -> tb_xdomain_remove() -> our tbt_remove(), which
+ * takes conn->lock): holding it here would be an ABBA deadlock with an
+ * unplug. An XDomain already unplugged gets no new paths.
  */
 static int tbt_rail_paths(struct tbt_conn *conn, struct tbt_rail *tr, bool on)
 {
@@ -409,7 +408,6 @@ static int tbt_rail_paths(struct tbt_conn *conn, struct tbt_rail *tr, bool on)
 
 	lockdep_assert_held(&conn->lock);
 	lockdep_assert_held(&tbr_ctl_mutex);
-	conn->paths_busy = true;
 	mutex_unlock(&tbr_ctl_mutex);
 	mutex_unlock(&conn->lock);
 	if (!on)
@@ -422,7 +420,6 @@ static int tbt_rail_paths(struct tbt_conn *conn, struct tbt_rail *tr, bool on)
 					      tr->in_hop, tr->rx->hop);
 	mutex_lock(&conn->lock);
 	mutex_lock(&tbr_ctl_mutex);
-	conn->paths_busy = false;
 	if (!on && ret && !READ_ONCE(xd->is_unplugged))
 		dev_warn(&conn->svc->dev, "tbrdma: disabling DMA paths failed: %d\n", ret);
 	return ret;
