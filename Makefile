@@ -69,8 +69,10 @@ check:
 	@$(TOP)/tests/check.sh
 
 # the VM runs make check leaves out for its time budget (docs/testing.md): the Thunderbolt
-# stand-in's tests on 6.12 too, and tbsim-unplug's unplug at every step of setup and teardown
+# stand-in's tests on 6.12 too, tbsim-unplug's unplug at every step of setup and teardown, and
+# route-ring's RDMA between every pair of its five hosts
 check-long: all
+	@VM_ENV=ROUTE_RING_ALL_PAIRS ROUTE_RING_ALL_PAIRS=1 $(TOP)/tests/vm/run route-ring
 	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run tbsim-unplug
 	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run --kernel 6.12 \
 		tbsim-unplug tbsim-icm tbsim-framing tbsim-cable tbsim-hostile tbsim-systemd
