@@ -108,6 +108,8 @@ struct tbr_dev {
 	struct tbr_rails rails;		/* links, rails, control plane (link/link.h) */
 	const struct tbr_xport_ops *xport;	/* NULL: no transport yet */
 	atomic64_t xcnt_retired[TBR_XCNT_MAX];	/* of destroyed QPs */
+	spinlock_t xstall_lock;		/* xstalled (inside qp->lock) */
+	struct list_head xstalled;	/* QPs waiting for TX room (xport.c) */
 
 	struct xarray qp_xa;		/* qpn -> tbr_qp (XA_FLAGS_ALLOC, irq) */
 	u32 qp_next;			/* cyclic QPN allocation hint */

@@ -54,7 +54,8 @@
  * tb->lock: it marks the conn stopping, takes references on the service and
  * the XDomain, and queues remove_work on the ordered tbt_wq. That work runs
  * after any rail work in flight (which, back from its path call, sees
- * stopping and does nothing more), stops the conn and frees it.
+ * stopping and does nothing more), stops the conn and frees it. A probe
+ * waits for every remove_work queued before it (tbt_removing).
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -101,6 +102,14 @@ MODULE_PARM_DESC(tb_ring_size, "Thunderbolt ring descriptors (power of two, 16..
 
 static LIST_HEAD(tbt_conns);
 static DEFINE_MUTEX(tbt_lock);
+/*
+ * Removed conns whose remove_work has not finished: a probe waits for them,
+ * so a service bound again after an unbind says HELLO only once the old
+ * conn's BYE went out and its paths and HopIDs are gone (the peer must not
+ * take a late BYE of the old conn for the new one).
+ */
+static atomic_t tbt_removing = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(tbt_removed_wait);
 /*
  * Ordered: event_work, up_work, down_work and remove_work of every conn,
  * one at a time, so the rail works never overlap while one has conn->lock
@@ -648,6 +657,8 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 
 	if (!xd || !xd->remote_uuid || !xd->local_uuid)
 		return -ENODEV;
+	/* no lock of the connection manager held (tb_xdomain_state_work, bind) */
+	wait_event(tbt_removed_wait, !atomic_read(&tbt_removing));
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return -ENOMEM;
@@ -765,6 +776,8 @@ static void tbt_remove_work(struct work_struct *work)
 	tb_xdomain_put(conn->xd);
 	mutex_destroy(&conn->lock);
 	kfree(conn);
+	if (atomic_dec_and_test(&tbt_removing))
+		wake_up_all(&tbt_removed_wait);
 }
 
 /*
@@ -784,6 +797,7 @@ static void tbt_remove(struct tb_service *svc)
 	mutex_unlock(&conn->lock);
 	get_device(&svc->dev);
 	tb_xdomain_get(conn->xd);
+	atomic_inc(&tbt_removing);
 	queue_work(tbt_wq, &conn->remove_work);
 }
 

@@ -499,6 +499,7 @@ static int tbr_x_qp_create(struct tbr_qp *qp)
 	hrtimer_init(&x->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	x->timer.function = tbr_x_timer;
 	INIT_WORK(&x->kick_work, tbr_x_kick_work);
+	INIT_LIST_HEAD(&x->stall_node);
 	qp->xport_priv = x;
 	return 0;
 
@@ -602,6 +603,9 @@ static void tbr_x_qp_destroy(struct tbr_qp *qp)
 	spin_unlock_irq(&qp->lock);
 	hrtimer_cancel(&x->timer);
 	cancel_work_sync(&x->kick_work);
+	spin_lock_irq(&tdev->xstall_lock);
+	list_del_init(&x->stall_node);
+	spin_unlock_irq(&tdev->xstall_lock);
 	tbr_xport_qp_counters(qp, v);
 	for (i = 0; i < TBR_XCNT_MAX; i++)
 		atomic64_add(v[i], &tdev->xcnt_retired[i]);
@@ -834,30 +838,82 @@ static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
 	tbr_qp_put(qp);
 }
 
-/* Context: bh. TX descriptors came free on @link: resume stalled QPs. */
+/*
+ * The core found no TX room on x->link: wait on the device's list of
+ * stalled QPs for that link's tx_ready. Context: qp->lock held.
+ */
+void tbr_x_stall(struct tbr_xqp *x)
+{
+	struct tbr_dev *tdev = xqp_dev(x);
+
+	x->stalled = true;
+	spin_lock(&tdev->xstall_lock);
+	if (list_empty(&x->stall_node))
+		list_add_tail(&x->stall_node, &tdev->xstalled);
+	spin_unlock(&tdev->xstall_lock);
+}
+
+/* Off the stalled list again (the retry got a frame). qp->lock held. */
+void tbr_x_unstall(struct tbr_xqp *x)
+{
+	struct tbr_dev *tdev = xqp_dev(x);
+
+	x->stalled = false;
+	spin_lock(&tdev->xstall_lock);
+	list_del_init(&x->stall_node);
+	spin_unlock(&tdev->xstall_lock);
+}
+
+/*
+ * Context: bh. TX descriptors came free on @link: resume the QPs stalled on
+ * it, and only those (a wake costs the stalled QPs, not every QP of the
+ * device). Each is taken off the list with a reference and chained through
+ * wake_next, all under xstall_lock; waking keeps a QP that stalls again
+ * meanwhile (listed again) off another wake's chain. destroy_qp takes a QP
+ * off the list after its last reference, so it waits for each one held here.
+ */
 static void tbr_x_tx_ready(void *ctx, struct tbr_link *link)
 {
 	struct tbr_dev *tdev = ctx;
-	unsigned long idx, flags;
-	struct tbr_qp *qp;
-	void *entry;
+	struct tbr_xqp *x, *next, *head = NULL, **tail = &head;
+	unsigned long flags;
 
-	xa_for_each(&tdev->qp_xa, idx, entry) {
-		struct tbr_xqp *x;
+	spin_lock_irqsave(&tdev->xstall_lock, flags);
+	list_for_each_entry_safe(x, next, &tdev->xstalled, stall_node) {
+		if (x->waking || READ_ONCE(x->link) != link)
+			continue;
+		list_del_init(&x->stall_node);
+		if (!refcount_inc_not_zero(&x->qp->ref))
+			continue;	/* being destroyed */
+		x->waking = true;
+		x->wake_next = NULL;
+		*tail = x;
+		tail = &x->wake_next;
+	}
+	spin_unlock_irqrestore(&tdev->xstall_lock, flags);
+
+	while (head) {
+		struct tbr_qp *qp;
 		u64 now;
 
-		qp = tbr_qp_get(tdev, idx);
-		if (!qp)
-			continue;
+		x = head;
+		head = x->wake_next;
+		qp = x->qp;
 		now = ktime_get_ns();
 		spin_lock_irqsave(&qp->lock, flags);
-		x = qp->xport_priv;
-		if (x && x->connected && x->stalled && x->link == link) {
-			x->stalled = false;
-			tbr_tqp_progress(x->tqp, now);
-			tbr_x_after(x, now);
+		if (x->connected && x->stalled) {
+			if (x->link == link) {
+				x->stalled = false;
+				tbr_tqp_progress(x->tqp, now);
+				tbr_x_after(x, now);
+			} else {
+				tbr_x_stall(x);	/* on another link now */
+			}
 		}
 		spin_unlock_irqrestore(&qp->lock, flags);
+		spin_lock_irqsave(&tdev->xstall_lock, flags);
+		x->waking = false;
+		spin_unlock_irqrestore(&tdev->xstall_lock, flags);
 		tbr_qp_put(qp);
 	}
 }
@@ -870,6 +926,8 @@ static const struct tbr_link_upper_ops tbr_x_upper_ops = {
 /* Context: process. Attach the transport to a new device. */
 void tbr_xport_attach(struct tbr_dev *tdev)
 {
+	spin_lock_init(&tdev->xstall_lock);
+	INIT_LIST_HEAD(&tdev->xstalled);
 	tdev->xport = &tbr_xport_ops;
 	tbr_rails_set_upper(tdev, &tbr_x_upper_ops, tdev);
 }

@@ -44,6 +44,9 @@ struct tbr_xqp {
 	u64 timer_at;			/* deadline the timer is armed for */
 	bool connected;			/* tbr_tqp_connect done (RTR) */
 	bool stalled;			/* tx_alloc failed: progress on tx_ready */
+	struct list_head stall_node;	/* on tdev->xstalled (its lock) */
+	bool waking;			/* on a tx_ready's chain (xstall_lock) */
+	struct tbr_xqp *wake_next;	/* that chain */
 	bool discard;			/* RESET: drop completions */
 	bool error_pending;		/* the core entered error by itself */
 	struct tbr_xsend *sent;		/* ring of sq.entries */
@@ -80,6 +83,8 @@ static inline struct tbr_dev *xqp_dev(struct tbr_xqp *x)
  */
 #define TBR_X_HOLD	1	/* the WR waits until the core has drained */
 struct tbr_link *tbr_x_link(struct tbr_xqp *x);
+void tbr_x_stall(struct tbr_xqp *x);
+void tbr_x_unstall(struct tbr_xqp *x);
 void *tbr_x_tx_alloc(void *ctx, u32 len);
 /* xport_poll.c: tbr_xport_ops.busy_poll */
 void tbr_x_busy_poll(struct tbr_qp *qp);

@@ -59,12 +59,20 @@ void *tbr_x_tx_alloc(void *ctx, u32 len)
 	if (!link || READ_ONCE(link->gone))
 		return x->txvoid;
 	buf = tbr_link_tx_alloc(link, len);
-	if (IS_ERR(buf)) {
-		if (PTR_ERR(buf) != -ENOBUFS)
-			return x->txvoid;
-		x->stalled = true;
-		return NULL;
+	if (IS_ERR(buf) && PTR_ERR(buf) == -ENOBUFS) {
+		/*
+		 * On the stalled list before trying again: a tx_ready that
+		 * ran since the first try found the ring with room, so this
+		 * one gets a frame; if it does not, the link is marked
+		 * stalled again and its next tx_ready finds the QP listed.
+		 */
+		tbr_x_stall(x);
+		buf = tbr_link_tx_alloc(link, len);
+		if (!IS_ERR(buf) || PTR_ERR(buf) != -ENOBUFS)
+			tbr_x_unstall(x);
 	}
+	if (IS_ERR(buf))
+		return PTR_ERR(buf) == -ENOBUFS ? NULL : x->txvoid;
 	x->tx_buf = buf;
 	return buf;
 }

@@ -114,6 +114,14 @@ traffic_down() {
 	echo "$VM_ROLE: $(cat $P/cm_state)"
 }
 
+# what a transfer that did not complete leaves to read: links and rails, the transport's
+# counters, the stand-in's state
+stuck_report() {
+	"$CTL" links
+	rdma statistic show link tbrdma0/1
+	echo "cm_state: $(cat $P/cm_state)"
+}
+
 k=0
 for spec in $STEPS; do
 	if [ "$spec" = traffic ]; then
@@ -163,11 +171,11 @@ for spec in $STEPS; do
 		srv=$!
 		wait_for 20 int_listening
 		vm_signal "listening$k"
-		wait "$srv" || { cat /tmp/int.log; fail "integrity server after the unplug at $st"; }
+		wait "$srv" || { cat /tmp/int.log; stuck_report; fail "integrity server after the unplug at $st"; }
 	else
 		vm_wait "b.listening$k" 60
 		"$PROG" -d tbrdma0 -g "$GID" --timeout "$PAIR_ACK_TIMEOUT" --mib 2 --seed "$k" client "$PEER" > /tmp/int.log 2>&1 ||
-			{ cat /tmp/int.log; "$CTL" links; fail "integrity client after the unplug at $st"; }
+			{ cat /tmp/int.log; stuck_report; fail "integrity client after the unplug at $st"; }
 	fi
 	tail -1 /tmp/int.log
 	within 20 counts_are 4 2
