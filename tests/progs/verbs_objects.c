@@ -65,7 +65,8 @@ static void find_loop_gid(void)
 	CHECK(0, "no IPv4-mapped GID (add an IPv4 address to tbr0)");
 }
 
-static void open_dev(void)
+/* tbrdma0's context, PD and an MR over buf with @access */
+static void open_pd_mr(int access)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	int i;
@@ -80,9 +81,14 @@ static void open_dev(void)
 	ibv_free_device_list(list);
 	pd = ibv_alloc_pd(ctx);
 	CHECK(pd, "ibv_alloc_pd");
-	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), access);
 	CHECK(mr, "ibv_reg_mr");
+}
+
+static void open_dev(void)
+{
+	open_pd_mr(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		   IBV_ACCESS_REMOTE_READ);
 	find_loop_gid();
 }
 
@@ -681,22 +687,9 @@ static void mode_hold(void)
 /* tbrdma0's context, PD, MR and a CQ: 3 rdma cgroup objects (hca_object) */
 static struct ibv_cq *open_min(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_cq *cq;
-	int i;
 
-	CHECK(list, "ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), "tbrdma0"))
-			break;
-	CHECK(list[i], "tbrdma0 not found (provider not loaded?)");
-	ctx = ibv_open_device(list[i]);
-	CHECK(ctx, "ibv_open_device");
-	ibv_free_device_list(list);
-	pd = ibv_alloc_pd(ctx);
-	CHECK(pd, "ibv_alloc_pd");
-	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
-	CHECK(mr, "ibv_reg_mr");
+	open_pd_mr(IBV_ACCESS_LOCAL_WRITE);
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	CHECK(cq, "create_cq");
 	return cq;
