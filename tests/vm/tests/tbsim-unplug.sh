@@ -120,6 +120,7 @@ stuck_report() {
 	"$CTL" links
 	rdma statistic show link tbrdma0/1
 	echo "cm_state: $(cat $P/cm_state)"
+	echo "ring stats: $(cat $P/stats)"
 }
 
 k=0
