@@ -417,6 +417,8 @@ void tbr_netdev_destroy(struct net_device *ndev);
 void tbr_netdev_bind(struct net_device *ndev, struct tbr_dev *tdev);
 /* carrier of tbrN, the port state event, IP frames from the rails */
 extern struct tbr_link_observer tbr_netdev_observer;
+/* trace.c: rails and links up/down as tracepoints (tbr_trace.h) */
+extern struct tbr_link_observer tbr_trace_observer;
 
 /* mmap.c: user contexts and shared queues */
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
