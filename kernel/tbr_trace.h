@@ -79,8 +79,12 @@ TRACE_EVENT(tbr_qp_retransmit,
 		  __entry->fast, __entry->total)
 );
 
-/* The retransmit timer of a QP expired @n times; @total so far. */
-TRACE_EVENT(tbr_qp_timeout,
+/*
+ * A count of a QP's transport grew by @n (the change since its previous
+ * event of this kind), @total so far: retransmit timer expiries, RNR NAKs
+ * sent (no receive WQE posted here), RNR NAKs received (none at the peer).
+ */
+DECLARE_EVENT_CLASS(tbr_qp_count_class,
 	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 n, u64 total),
 	TP_ARGS(dev, qpn, peer, n, total),
 	TP_STRUCT__entry(
@@ -97,33 +101,20 @@ TRACE_EVENT(tbr_qp_timeout,
 		__entry->n = n;
 		__entry->total = total;
 	),
-	TP_printk("%s qpn %u peer %016llx expiries %llu total %llu",
+	TP_printk("%s qpn %u peer %016llx n %llu total %llu",
 		  __entry->dev, __entry->qpn, __entry->peer, __entry->n,
 		  __entry->total)
 );
 
-/* A QP sent @sent and received @rcvd RNR NAKs (no receive WQE posted). */
-TRACE_EVENT(tbr_qp_rnr,
-	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 sent, u64 rcvd),
-	TP_ARGS(dev, qpn, peer, sent, rcvd),
-	TP_STRUCT__entry(
-		__array(char, dev, TBR_TRACE_NAME)
-		__field(u32, qpn)
-		__field(u64, peer)
-		__field(u64, sent)
-		__field(u64, rcvd)
-	),
-	TP_fast_assign(
-		strscpy(__entry->dev, dev, TBR_TRACE_NAME);
-		__entry->qpn = qpn;
-		__entry->peer = peer;
-		__entry->sent = sent;
-		__entry->rcvd = rcvd;
-	),
-	TP_printk("%s qpn %u peer %016llx rnr_naks sent %llu rcvd %llu",
-		  __entry->dev, __entry->qpn, __entry->peer, __entry->sent,
-		  __entry->rcvd)
-);
+DEFINE_EVENT(tbr_qp_count_class, tbr_qp_timeout,
+	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 n, u64 total),
+	TP_ARGS(dev, qpn, peer, n, total));
+DEFINE_EVENT(tbr_qp_count_class, tbr_qp_rnr_sent,
+	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 n, u64 total),
+	TP_ARGS(dev, qpn, peer, n, total));
+DEFINE_EVENT(tbr_qp_count_class, tbr_qp_rnr_rcvd,
+	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 n, u64 total),
+	TP_ARGS(dev, qpn, peer, n, total));
 
 DECLARE_EVENT_CLASS(tbr_rail_class,
 	TP_PROTO(const char *dev, u32 link, u32 rail, const char *kind, u64 peer,

@@ -428,11 +428,14 @@ static noinline void tbr_x_trace(struct tbr_xqp *x)
 				     c->timeouts);
 		x->tr_timeouts = c->timeouts;
 	}
-	if ((c->rnr_naks_sent != x->tr_rnr_sent ||
-	     c->rnr_naks_rcvd != x->tr_rnr_rcvd) && trace_tbr_qp_rnr_enabled()) {
-		trace_tbr_qp_rnr(dev, qpn, peer, c->rnr_naks_sent - x->tr_rnr_sent,
-				 c->rnr_naks_rcvd - x->tr_rnr_rcvd);
+	if (c->rnr_naks_sent != x->tr_rnr_sent && trace_tbr_qp_rnr_sent_enabled()) {
+		trace_tbr_qp_rnr_sent(dev, qpn, peer, c->rnr_naks_sent - x->tr_rnr_sent,
+				      c->rnr_naks_sent);
 		x->tr_rnr_sent = c->rnr_naks_sent;
+	}
+	if (c->rnr_naks_rcvd != x->tr_rnr_rcvd && trace_tbr_qp_rnr_rcvd_enabled()) {
+		trace_tbr_qp_rnr_rcvd(dev, qpn, peer, c->rnr_naks_rcvd - x->tr_rnr_rcvd,
+				      c->rnr_naks_rcvd);
 		x->tr_rnr_rcvd = c->rnr_naks_rcvd;
 	}
 }
@@ -444,7 +447,7 @@ static noinline void tbr_x_trace(struct tbr_xqp *x)
 static void tbr_x_after(struct tbr_xqp *x, u64 now)
 {
 	if (trace_tbr_qp_retransmit_enabled() || trace_tbr_qp_timeout_enabled() ||
-	    trace_tbr_qp_rnr_enabled())
+	    trace_tbr_qp_rnr_sent_enabled() || trace_tbr_qp_rnr_rcvd_enabled())
 		tbr_x_trace(x);
 	if (!x->error_pending)
 		tbr_x_kick(x, now);
