@@ -124,6 +124,12 @@ struct tbr_dev {
 	u32 num_mcg;			/* mcg_lock */
 	atomic_t num_qp, num_cq, num_mr, num_srq, num_mw;
 	bool unregistered;		/* tbr_dev_unregister() done */
+	/*
+	 * The port's active width and speed (enum ib_port_width,
+	 * ib_port_speed): the closest IB encoding of what the up rails carry,
+	 * netdev.c's tbr_port_rate_update(); READ_ONCE in query_port.
+	 */
+	u8 port_width, port_speed;
 };
 
 struct tbr_pd {
