@@ -51,38 +51,10 @@ TRACE_EVENT(tbr_qp_state,
 );
 
 /*
- * What one call into the transport core of a connected QP counted (only
- * nonzero classes make an event): @n frames sent again, of which @fast on
- * SACK holes; @total the QP's count so far.
- */
-TRACE_EVENT(tbr_qp_retransmit,
-	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 n, u64 fast, u64 total),
-	TP_ARGS(dev, qpn, peer, n, fast, total),
-	TP_STRUCT__entry(
-		__array(char, dev, TBR_TRACE_NAME)
-		__field(u32, qpn)
-		__field(u64, peer)
-		__field(u64, n)
-		__field(u64, fast)
-		__field(u64, total)
-	),
-	TP_fast_assign(
-		strscpy(__entry->dev, dev, TBR_TRACE_NAME);
-		__entry->qpn = qpn;
-		__entry->peer = peer;
-		__entry->n = n;
-		__entry->fast = fast;
-		__entry->total = total;
-	),
-	TP_printk("%s qpn %u peer %016llx frames %llu fast %llu total %llu",
-		  __entry->dev, __entry->qpn, __entry->peer, __entry->n,
-		  __entry->fast, __entry->total)
-);
-
-/*
  * A count of a QP's transport grew by @n (the change since its previous
- * event of this kind), @total so far: retransmit timer expiries, RNR NAKs
- * sent (no receive WQE posted here), RNR NAKs received (none at the peer).
+ * event of this kind), @total so far: frames sent again (all reasons), of
+ * them on SACK holes (fast), retransmit timer expiries, RNR NAKs sent (no
+ * receive WQE posted here), RNR NAKs received (none at the peer).
  */
 DECLARE_EVENT_CLASS(tbr_qp_count_class,
 	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 n, u64 total),
@@ -106,6 +78,12 @@ DECLARE_EVENT_CLASS(tbr_qp_count_class,
 		  __entry->total)
 );
 
+DEFINE_EVENT(tbr_qp_count_class, tbr_qp_retransmit,
+	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 n, u64 total),
+	TP_ARGS(dev, qpn, peer, n, total));
+DEFINE_EVENT(tbr_qp_count_class, tbr_qp_fast_retransmit,
+	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 n, u64 total),
+	TP_ARGS(dev, qpn, peer, n, total));
 DEFINE_EVENT(tbr_qp_count_class, tbr_qp_timeout,
 	TP_PROTO(const char *dev, u32 qpn, u64 peer, u64 n, u64 total),
 	TP_ARGS(dev, qpn, peer, n, total));

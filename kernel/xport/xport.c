@@ -418,9 +418,12 @@ static noinline void tbr_x_trace(struct tbr_xqp *x)
 
 	if (c->retransmits != x->tr_rtx && trace_tbr_qp_retransmit_enabled()) {
 		trace_tbr_qp_retransmit(dev, qpn, peer, c->retransmits - x->tr_rtx,
-					c->fast_retransmits - x->tr_fast,
 					c->retransmits);
 		x->tr_rtx = c->retransmits;
+	}
+	if (c->fast_retransmits != x->tr_fast && trace_tbr_qp_fast_retransmit_enabled()) {
+		trace_tbr_qp_fast_retransmit(dev, qpn, peer, c->fast_retransmits - x->tr_fast,
+					     c->fast_retransmits);
 		x->tr_fast = c->fast_retransmits;
 	}
 	if (c->timeouts != x->tr_timeouts && trace_tbr_qp_timeout_enabled()) {
@@ -446,8 +449,9 @@ static noinline void tbr_x_trace(struct tbr_xqp *x)
  */
 static void tbr_x_after(struct tbr_xqp *x, u64 now)
 {
-	if (trace_tbr_qp_retransmit_enabled() || trace_tbr_qp_timeout_enabled() ||
-	    trace_tbr_qp_rnr_sent_enabled() || trace_tbr_qp_rnr_rcvd_enabled())
+	if (trace_tbr_qp_retransmit_enabled() || trace_tbr_qp_fast_retransmit_enabled() ||
+	    trace_tbr_qp_timeout_enabled() || trace_tbr_qp_rnr_sent_enabled() ||
+	    trace_tbr_qp_rnr_rcvd_enabled())
 		tbr_x_trace(x);
 	if (!x->error_pending)
 		tbr_x_kick(x, now);
