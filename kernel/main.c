@@ -2,9 +2,10 @@
 /*
  * tbrdma: RDMA verbs (a RoCE v2 HCA) over Thunderbolt/USB4 host-to-host DMA
  * rings. Module entry, the one place that knows every part by name: the
- * rail backends' table, the link layer's observers (tbrN, sysfs, genl), the
- * host's device tbrdma0, the generic netlink family "tbrdma" through which
- * more devices and rails are made (docs/netlink.md). Exit tears everything
+ * rail backends' table, the link layer's observers (tbrN, sysfs, genl,
+ * tracepoints), the host's device tbrdma0, the generic netlink family
+ * "tbrdma" through which more devices and rails are made (docs/netlink.md).
+ * Exit tears everything
  * down: the family first (no new commands), the backends' rails, every
  * device, and waits for the RCU callbacks it queued (rcu_barrier) before
  * its code goes.
@@ -45,6 +46,7 @@ static int __init tbr_init(void)
 	err = tbr_ctl_init(tbr_backends, ARRAY_SIZE(tbr_backends));
 	if (err)
 		return err;
+	tbr_link_observer_add(&tbr_trace_observer);
 	tbr_link_observer_add(&tbr_netdev_observer);
 	err = tbr_sysfs_init();
 	if (err)
@@ -69,6 +71,7 @@ err_sysfs:
 	tbr_sysfs_exit();
 err_backends:
 	tbr_link_observer_del(&tbr_netdev_observer);
+	tbr_link_observer_del(&tbr_trace_observer);
 	tbr_ctl_exit();
 	return err;
 }
@@ -81,6 +84,7 @@ static void __exit tbr_exit(void)
 	tbr_ctl_del_all();
 	tbr_sysfs_exit();
 	tbr_link_observer_del(&tbr_netdev_observer);
+	tbr_link_observer_del(&tbr_trace_observer);
 	tbr_ctl_exit();
 	/* call_rcu callbacks (freeing links) are module code: wait for them */
 	rcu_barrier();

@@ -126,6 +126,12 @@ struct tbr_dev {
 	u32 num_mcg;			/* mcg_lock */
 	atomic_t num_qp, num_cq, num_mr, num_srq, num_mw;
 	bool unregistered;		/* tbr_dev_unregister() done */
+	/*
+	 * The port's active width and speed (enum ib_port_width,
+	 * ib_port_speed): the closest IB encoding of what the up rails carry,
+	 * netdev.c's tbr_port_rate_update(); READ_ONCE in query_port.
+	 */
+	u8 port_width, port_speed;
 };
 
 struct tbr_pd {
@@ -419,6 +425,8 @@ void tbr_netdev_destroy(struct net_device *ndev);
 void tbr_netdev_bind(struct net_device *ndev, struct tbr_dev *tdev);
 /* carrier of tbrN, the port state event, IP frames from the rails */
 extern struct tbr_link_observer tbr_netdev_observer;
+/* trace.c: rails and links up/down as tracepoints (tbr_trace.h) */
+extern struct tbr_link_observer tbr_trace_observer;
 
 /* mmap.c: user contexts and shared queues */
 int tbr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);

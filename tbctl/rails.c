@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* tbctl rails [DEVICE]: one line per rail (ring pair), with state, cut flag and counters:
+/* tbctl rails [DEVICE]: one line per rail (ring pair), with state, cut flag, the speed its
+ * medium trained at (Gb/s, lanes x per lane; SLOW: a Thunderbolt cable below the others, see
+ * docs/json.md) and counters:
  * frames, losses, the eth backend's fragmentation and, for an eth rail, the frames its NIC
  * dropped as not from a peer's MAC (rx_foreign: the NIC's count, shared by its rails). */
 #include <inttypes.h>
@@ -16,23 +18,30 @@ static void row(struct libscols_line *l, json_object *o, const char *array)
 	cell(l, 3, "%s", jstr(o, "backend"));
 	cell_state(l, 4, jstr(o, "state"));
 	cell(l, 5, "%s", jbool(o, "cut") ? "yes" : "no");
-	cell(l, 6, "%s", jstr(o, "peer_guid"));
-	cell(l, 7, "%lld", (long long)jint(o, "tx_credits"));
-	cell(l, 8, "%" PRIu64, juint(c, "tx_frames"));
-	cell(l, 9, "%" PRIu64, juint(c, "rx_frames"));
-	cell(l, 10, "%" PRIu64, juint(c, "tx_lost"));
-	cell(l, 11, "%" PRIu64, juint(c, "drops"));
-	cell(l, 12, "%" PRIu64, juint(c, "frag_tx"));
-	cell(l, 13, "%" PRIu64, juint(c, "frag_rx"));
-	cell(l, 14, "%" PRIu64, juint(c, "frag_drops"));
-	if (eth)
-		cell(l, 15, "%" PRIu64, juint(eth, "rx_foreign"));
+	/* what the medium trained at: "40 (2x20)", SLOW when below the others */
+	if (jget(o, "lanes"))
+		cell(l, 6, "%g (%lldx%g)%s", (double)jint(o, "lane_mbps") * jint(o, "lanes") / 1000,
+		     (long long)jint(o, "lanes"), (double)jint(o, "lane_mbps") / 1000,
+		     jbool(o, "slow") ? " SLOW" : "");
 	else
-		cell(l, 15, "-");
+		cell(l, 6, "-");
+	cell(l, 7, "%s", jstr(o, "peer_guid"));
+	cell(l, 8, "%lld", (long long)jint(o, "tx_credits"));
+	cell(l, 9, "%" PRIu64, juint(c, "tx_frames"));
+	cell(l, 10, "%" PRIu64, juint(c, "rx_frames"));
+	cell(l, 11, "%" PRIu64, juint(c, "tx_lost"));
+	cell(l, 12, "%" PRIu64, juint(c, "drops"));
+	cell(l, 13, "%" PRIu64, juint(c, "frag_tx"));
+	cell(l, 14, "%" PRIu64, juint(c, "frag_rx"));
+	cell(l, 15, "%" PRIu64, juint(c, "frag_drops"));
+	if (eth)
+		cell(l, 16, "%" PRIu64, juint(eth, "rx_foreign"));
+	else
+		cell(l, 16, "-");
 }
 
 static const char *const columns[] = { "DEVICE", "LINK", "RAIL", "BACKEND", "STATE", "CUT",
-				       "PEER", "CREDITS", "TX-FRAMES", "RX-FRAMES", "LOST",
+				       "GB/S", "PEER", "CREDITS", "TX-FRAMES", "RX-FRAMES", "LOST",
 				       "DROPS", "FRAG-TX", "FRAG-RX", "FRAG-DROPS", "RX-FOREIGN" };
 static const char *const arrays[] = { "rails", NULL };
 

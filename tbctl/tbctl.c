@@ -27,13 +27,15 @@ static void help(void)
 	       "                                   --dot: Graphviz dot text with this host's routes\n"
 	       "  peers                            known hosts: address, links, role, hops\n"
 	       "  routes                           the forwarding table: destination, next hop, path\n"
-	       "  counters [DEVICE]                traffic and error counters per device, link, rail\n"
+	       "  counters [DEVICE]                traffic and error counters per device, link, rail;\n"
+	       "                                   the ones read first (-v: all of them)\n"
 	       "  eth bind|unbind IFNAME [DEVICE]  NIC carries DEVICE's eth rails, or not (root)\n"
 	       "  version                          tbctl's and tbrdmad's versions\n\n"
 	       "Options:\n"
 	       "  --socket PATH   tbrdmad's socket (default $TBCTL_SOCKET or %s)\n"
 	       "  --json          print the daemon's JSON objects (docs/json.md), pretty-printed\n"
 	       "  --no-legend     tables without their header line\n"
+	       "  -v, --verbose   counters: every counter, not only the first ones\n"
 	       "  -h, --help      this help\n\n"
 	       "Exit status: 0 ok, 1 error, 2 usage error, 3 tbrdmad unreachable.\n",
 	       TBRDMAD_SOCKET);
@@ -77,6 +79,7 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "no-legend", no_argument, NULL, OPT_NO_LEGEND },
 		{ "dot", no_argument, NULL, OPT_DOT },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -88,7 +91,7 @@ int main(int argc, char **argv)
 		arg.socket = env;
 	arg.color = isatty(STDOUT_FILENO) && !(nc && nc[0]);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hv", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SOCKET:
 			if (!optarg[0])
@@ -98,6 +101,7 @@ int main(int argc, char **argv)
 		case OPT_JSON: arg.json = true; break;
 		case OPT_NO_LEGEND: arg.legend = false; break;
 		case OPT_DOT: arg.dot = true; break;
+		case 'v': arg.verbose = true; break;
 		case 'h': help(); return EXIT_OK;
 		case ':':
 			return usage_error("option %s needs an argument", argv[optind - 1]);

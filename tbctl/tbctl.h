@@ -22,6 +22,7 @@ typedef struct Options {
 	bool color;
 	bool legend;
 	bool dot;		/* fabric: Graphviz dot text */
+	bool verbose;		/* -v: every column (counters) */
 } Options;
 
 extern Options arg;

@@ -69,6 +69,8 @@ struct nla_policy tbr_genl_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_PDF] = { .type = NLA_U8 },
 	[TBRDMA_ATTR_TRUST] = { .type = NLA_U8 },
 	[TBRDMA_ATTR_LINKS_HELD] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_LANE_MBPS] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_LANES] = { .type = NLA_U32 },
 };
 
 struct nla_policy tbr_genl_stat_policy[TBRDMA_STAT_MAX + 1] = {

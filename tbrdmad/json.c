@@ -170,6 +170,11 @@ json_object *json_rail(const Rail *r)
 	add_u32(o, "tx_credits", r->tx_credits);
 	json_object_object_add(o, "max_frame",
 			       r->has_max_frame ? json_object_new_int64(r->max_frame) : NULL);
+	json_object_object_add(o, "lane_mbps", r->lanes ? json_object_new_int64(r->lane_mbps) : NULL);
+	json_object_object_add(o, "lanes", r->lanes ? json_object_new_int64(r->lanes) : NULL);
+	json_object_object_add(o, "gbps", r->lanes ?
+			       json_object_new_double((double)r->lane_mbps * r->lanes / 1000) : NULL);
+	json_object_object_add(o, "slow", json_object_new_boolean(r->slow));
 	if (r->has_knobs) {
 		k = json_object_new_object();
 		add_u32(k, "drop_ppm", r->drop_ppm);

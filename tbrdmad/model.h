@@ -56,6 +56,8 @@ typedef struct Rail {
 	bool has_peer_mac;
 	uint8_t eth_peer_mac[6];
 	uint64_t eth_rx_foreign;		/* its binding's (EthBinding), shared by its rails */
+	uint32_t lane_mbps, lanes;		/* what its medium trained at; lanes 0 unknown */
+	bool slow;				/* a tb cable below the others (model_flag_slow) */
 	Counters counters;
 } Rail;
 

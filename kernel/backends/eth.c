@@ -48,6 +48,7 @@
  * with their binding, after the packet handler is removed.
  */
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
@@ -115,6 +116,17 @@ static bool tbe_is_tbr_netdev(struct net_device *dev)
 	return false;
 }
 
+/* RTNL held: the netdev's link speed in Mb/s (ethtool ksettings), 0 unknown. */
+static u32 tbe_dev_speed(struct net_device *dev)
+{
+	struct ethtool_link_ksettings ks;
+
+	ASSERT_RTNL();
+	if (__ethtool_get_link_ksettings(dev, &ks) || ks.base.speed == SPEED_UNKNOWN)
+		return 0;
+	return ks.base.speed;
+}
+
 /* Bind @ndev, or the netdev named @ifname in @net, to @tdev. tbr_ctl_mutex held. */
 static int tbe_bind_new(struct tbr_dev *tdev, struct net_device *ndev, struct net *net,
 			const char *ifname, struct netlink_ext_ack *extack)
@@ -167,6 +179,7 @@ static int tbe_bind_new(struct tbr_dev *tdev, struct net_device *ndev, struct ne
 		bind->session = get_random_u32();
 	} while (!bind->session);
 	bind->max_frame = tbe_dev_max_frame(dev);
+	bind->speed_mbps = tbe_dev_speed(dev);
 	spin_lock_init(&bind->lock);
 	INIT_LIST_HEAD(&bind->peers);
 	INIT_DELAYED_WORK(&bind->work, tbe_bind_work);
@@ -258,6 +271,7 @@ static int tbe_netdev_event(struct notifier_block *nb, unsigned long event,
 			WRITE_ONCE(bind->gone, true);
 			queue_work(tbe_wq, &tbe_gc_work);
 		} else {
+			WRITE_ONCE(bind->speed_mbps, tbe_dev_speed(dev));
 			mod_delayed_work(tbe_wq, &bind->work, 0);
 		}
 	}

@@ -79,6 +79,7 @@ struct tbe_bind {
 	struct delayed_work work;
 	atomic64_t hello_tx, hello_rx;
 	atomic64_t rx_foreign;		/* frames dropped: not from the peer's MAC */
+	u32 speed_mbps;			/* the netdev's (ethtool), 0 unknown; RTNL */
 };
 
 /* eth_tx.c: module parameters, the backend's workqueue */

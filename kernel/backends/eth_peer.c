@@ -75,10 +75,13 @@ static void tbe_peer_start(struct tbe_peer *peer, u32 frame, u32 tx_max,
 			   u32 feat)
 {
 	struct tbe_bind *bind = peer->bind;
+	u32 speed = READ_ONCE(bind->speed_mbps);
 	unsigned long flags;
 
 	tbe_peer_set_frames(peer, frame, tx_max);
 	tbr_rail_set_peer_feat(peer->rail, feat);
+	/* the netdev's speed when it was bound or last changed state */
+	tbr_rail_set_speed(peer->rail, bind->dev, speed, speed ? 1 : 0);
 	peer->feat = feat;
 	if (tx_max == frame && frame < TBR_FRAME_SIZE_MAX)
 		pr_info("tbrdma: %s: %s: eth rail to %016llx: %u-byte frames, not fragmented (%s): a later MTU shrink fails the connections made before it\n",

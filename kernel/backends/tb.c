@@ -70,6 +70,7 @@
 #include <linux/workqueue.h>
 
 #include "tbrdma.h"
+#include "tbr_trace.h"
 #include "ctl/ctl.h"
 #include "compat.h"
 #include "backends/backends.h"
@@ -144,6 +145,14 @@ static bool tbt_guid_consistent(struct tbt_conn *conn, u64 guid)
 	return ok;
 }
 
+/* A negotiation step ended (tbr_trace.h); any context but hard IRQ. */
+static void tbt_trace_nego(struct tbt_conn *conn, u64 peer, const char *step,
+			   int result, u32 rails)
+{
+	trace_tbr_nego(tbr_dev_name(conn->tdev), dev_name(&conn->svc->dev), peer,
+		       step, result, rails);
+}
+
 static void tbt_hello_work(struct work_struct *work)
 {
 	struct tbt_conn *conn = container_of(work, struct tbt_conn, hello_work.work);
@@ -160,6 +169,8 @@ static void tbt_hello_work(struct work_struct *work)
 	mutex_unlock(&conn->lock);
 
 	ret = tbt_request(conn, &req, &ans);
+	tbt_trace_nego(conn, ret ? 0 : ans.guid, "hello", ret ? ret :
+		       ans.type != TBR_NEGO_HELLO_REPLY ? -EPROTO : ans.status, 0);
 
 	mutex_lock(&conn->lock);
 	if (conn->stopping || conn->suspended || conn->connected) {
@@ -204,12 +215,14 @@ static void tbt_connect(struct tbt_conn *conn)
 		dev_warn(&conn->svc->dev,
 			 "tbrdma: refused peer GUID %016llx: ours, or not the one another cable to this host negotiated\n",
 			 conn->remote.guid);
+		tbt_trace_nego(conn, conn->remote.guid, "agree", -EPERM, 0);
 		return;
 	}
 	if (tbr_nego_agree(&conn->local, &conn->remote, TBT_FRAME_MAX,
 			   &conn->res)) {
 		dev_warn(&conn->svc->dev, "tbrdma: no agreement with peer %016llx\n",
 			 conn->remote.guid);
+		tbt_trace_nego(conn, conn->remote.guid, "agree", -EPROTO, 0);
 		return;
 	}
 	conn->res.rails = min_t(u8, conn->res.rails, conn->nout);
@@ -226,6 +239,8 @@ static void tbt_connect(struct tbt_conn *conn)
 	if (conn->tunnel_refused)
 		mod_delayed_work(system_long_wq, &conn->ready_work,
 				 msecs_to_jiffies(TBT_TUNNEL_POLL_MS));
+	tbt_trace_nego(conn, conn->remote.guid, "agree", conn->nrails ? 0 : ret,
+		       conn->nrails);
 	if (ret == -EOPNOTSUPP)
 		tbr_tb_tunnel_refused(conn, i);
 	else if (!conn->nrails)
@@ -282,6 +297,7 @@ static void tbt_ready_work(struct work_struct *work)
 	ret = tbt_request(conn, &req, &ans);
 	if (!ret && (ans.type != TBR_NEGO_STATUS || ans.status != TBR_NEGO_ST_OK))
 		ret = -EAGAIN;
+	tbt_trace_nego(conn, READ_ONCE(conn->peer_guid), "ready", ret, req.ready_rails);
 
 	mutex_lock(&conn->lock);
 	if (conn->stopping || conn->suspended || !conn->connected || !conn->need_ready) {

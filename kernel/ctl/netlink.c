@@ -103,6 +103,8 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_ETH_IFINDEX]	= { .type = NLA_U32 },
 	[TBRDMA_ATTR_ETH_PEER_MAC]	= NLA_POLICY_EXACT_LEN(ETH_ALEN),
 	[TBRDMA_ATTR_MAX_FRAME]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_LANE_MBPS]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_LANES]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_ETH_PEERS]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_ETH_HELLO_TX]	= { .type = NLA_U64 },
 	[TBRDMA_ATTR_ETH_HELLO_RX]	= { .type = NLA_U64 },
@@ -559,6 +561,11 @@ static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
 	    nla_put_u32(skb, TBRDMA_ATTR_RX_DEPTH, rail->rx_depth) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_CREDITS, rail->up ? credits : 0) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_MAX_FRAME, READ_ONCE(rail->max_frame)))
+		return -EMSGSIZE;
+	/* what its medium trained at, when the backend knows */
+	if (rail->lanes &&
+	    (nla_put_u32(skb, TBRDMA_ATTR_LANE_MBPS, rail->lane_mbps) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_LANES, rail->lanes)))
 		return -EMSGSIZE;
 	/* the backend's own: eth its netdev, emu its fault knobs and cut state */
 	ctl = rail->backend->ctl;

@@ -226,7 +226,26 @@ struct tbr_rail {
 	u32 peer_feat;		/* TBR_PEER_*, tbr_rail_set_peer_feat() (link->lock) */
 	bool removing;		/* tbr_rail_remove() waits for tx_idle (lock) */
 	struct completion tx_idle;	/* every TX frame back in tx_pool */
+	/* what its medium trained at, tbr_rail_set_speed() (tbr_ctl_mutex) */
+	const void *medium;	/* rails on one medium share its speed */
+	u32 lane_mbps;		/* per lane, Mb/s; 0 unknown */
+	u32 lanes;
 };
+
+/*
+ * The speed the rail's medium (a Thunderbolt XDomain, a netdev) trained at:
+ * @lanes of @lane_mbps each, 0 unknown (emu). Rails of one @medium share it,
+ * so the device's port rate counts each medium once. Set before
+ * tbr_rail_up(), or later with the rail down; context "process",
+ * tbr_ctl_mutex held. Observers read it in their rail events.
+ */
+static inline void tbr_rail_set_speed(struct tbr_rail *rail, const void *medium,
+				      u32 lane_mbps, u32 lanes)
+{
+	rail->medium = medium;
+	WRITE_ONCE(rail->lane_mbps, lane_mbps);
+	WRITE_ONCE(rail->lanes, lanes);
+}
 
 /*
  * Whether @tdev's link to @peer_guid has a rail of another backend than

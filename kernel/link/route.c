@@ -35,6 +35,7 @@
 #include <linux/slab.h>
 
 #include "tbrdma.h"
+#include "tbr_trace.h"
 #include "link/rail.h"
 #include "link/route.h"
 #include "core/tbr_route_wire.h"
@@ -381,6 +382,40 @@ static struct tbr_link *tbr_route_link_new(struct tbr_dev *tdev, u64 guid)
 	return rl;
 }
 
+/*
+ * Trace every destination whose entry differs between @old and @new (either
+ * may be NULL; both sorted by destination). tbr_ctl_mutex held.
+ */
+static void tbr_route_trace(struct tbr_dev *tdev, const struct tbr_fwd_table *old,
+			    const struct tbr_fwd_table *new)
+{
+	static const struct tbr_route_entry none;
+	u32 i = 0, j = 0, no = old ? old->n : 0, nn = new ? new->n : 0;
+	const struct tbr_route_entry *a, *b;
+
+	while (i < no || j < nn) {
+		a = i < no ? &old->e[i] : NULL;
+		b = j < nn ? &new->e[j] : NULL;
+		if (a && b && a->dst != b->dst) {
+			if (a->dst < b->dst)
+				b = NULL;
+			else
+				a = NULL;
+		}
+		i += !!a;
+		j += !!b;
+		if (a && b && a->next_hop == b->next_hop && a->hops == b->hops)
+			continue;
+		if (!a)
+			a = &none;
+		if (!b)
+			b = &none;
+		trace_tbr_route(tbr_dev_name(tdev), new ? new->version : 0,
+				a->dst | b->dst, b->next_hop, b->hops,
+				a->next_hop, a->hops);
+	}
+}
+
 int tbr_route_set(struct tbr_dev *tdev, const struct tbr_route_entry *e,
 		  u32 n, u32 version)
 {
@@ -413,6 +448,8 @@ int tbr_route_set(struct tbr_dev *tdev, const struct tbr_route_entry *e,
 		list_add_tail_rcu(&rl->node, &tdev->rails.routed);
 	}
 	old = rcu_replace_pointer(tdev->rails.fwd, t, lockdep_is_held(&tbr_ctl_mutex));
+	if (trace_tbr_route_enabled())
+		tbr_route_trace(tdev, old, t);
 	/* the far destinations that left, or are neighbours now */
 	list_for_each_entry_safe(rl, tmp, &tdev->rails.routed, node) {
 		x = tbr_route_table_find(t->e, t->n, rl->peer_guid);
@@ -455,6 +492,8 @@ void tbr_route_flush(struct tbr_dev *tdev)
 	list_for_each_entry_safe(rl, tmp, &tdev->rails.routed, node)
 		tbr_route_link_unlink(rl);
 	old = rcu_replace_pointer(tdev->rails.fwd, NULL, lockdep_is_held(&tbr_ctl_mutex));
+	if (trace_tbr_route_enabled())
+		tbr_route_trace(tdev, old, NULL);
 	if (old)
 		kvfree_rcu(old, rcu);
 }

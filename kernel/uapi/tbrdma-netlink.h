@@ -107,6 +107,8 @@ enum tbrdma_attr {
 					 * 4 (a routed frame, whole: tests of forwarding) */
 	TBRDMA_ATTR_TRUST,		/* u8: enum tbrdma_trust (link; LINK_TRUST) */
 	TBRDMA_ATTR_LINKS_HELD,		/* u32: links held or rejected (device) */
+	TBRDMA_ATTR_LANE_MBPS,		/* u32: rail: its medium's speed per lane, Mb/s */
+	TBRDMA_ATTR_LANES,		/* u32: rail: its medium's lanes (absent: unknown) */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)

@@ -155,9 +155,8 @@ static int tbr_query_port(struct ib_device *ibdev, u32 port,
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->pkey_tbl_len = TBR_MAX_PKEYS;
 	attr->max_msg_sz = TBR_PORT_MAX_MSG_SZ;
-	/* Thunderbolt 3/4: 40 Gb/s = 4 lanes x 10 Gb/s in IB terms */
-	attr->active_width = IB_WIDTH_4X;
-	attr->active_speed = IB_SPEED_QDR;
+	attr->active_width = READ_ONCE(to_tbr_dev(ibdev)->port_width);
+	attr->active_speed = READ_ONCE(to_tbr_dev(ibdev)->port_speed);
 	return 0;
 }
 
@@ -241,6 +240,9 @@ struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name)
 		goto err_netdev;
 	}
 	tdev->netdev = ndev;
+	/* until rails with a known speed come up (netdev.c tbr_port_rate_update) */
+	tdev->port_width = IB_WIDTH_4X;
+	tdev->port_speed = IB_SPEED_QDR;
 
 	tdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	tdev->ibdev.phys_port_cnt = 1;

@@ -269,6 +269,84 @@ void tbr_netdev_destroy(struct net_device *ndev)
 	free_netdev(ndev);
 }
 
+/* IB lane speeds in Mb/s as ibv_devinfo shows them (FDR10 as 10, EDR 25) */
+static const struct {
+	u8 speed;
+	u32 mbps;
+} tbr_ib_speeds[] = {
+	{ IB_SPEED_SDR, 2500 }, { IB_SPEED_DDR, 5000 }, { IB_SPEED_QDR, 10000 },
+	{ IB_SPEED_FDR, 14000 }, { IB_SPEED_EDR, 25000 }, { IB_SPEED_HDR, 50000 },
+	{ IB_SPEED_NDR, 100000 },
+};
+
+static const u8 tbr_ib_widths[] = {
+	IB_WIDTH_1X, IB_WIDTH_2X, IB_WIDTH_4X, IB_WIDTH_8X, IB_WIDTH_12X
+};
+
+/*
+ * The width and speed whose product is closest to @mbps (the lower one on a
+ * tie, the narrower width for equal products). 0: 4X QDR, what the port
+ * said before rails reported speeds (emu rails know none).
+ */
+static void tbr_port_rate_encode(u64 mbps, u8 *width, u8 *speed)
+{
+	u64 best = U64_MAX, rate, diff;
+	unsigned int w, s;
+
+	*width = IB_WIDTH_4X;
+	*speed = IB_SPEED_QDR;
+	if (!mbps)
+		return;
+	for (w = 0; w < ARRAY_SIZE(tbr_ib_widths); w++) {
+		for (s = 0; s < ARRAY_SIZE(tbr_ib_speeds); s++) {
+			rate = (u64)ib_width_enum_to_int(tbr_ib_widths[w]) *
+			       tbr_ib_speeds[s].mbps;
+			diff = rate > mbps ? rate - mbps : mbps - rate;
+			if (diff < best || (diff == best && rate < mbps)) {
+				best = diff;
+				*width = tbr_ib_widths[w];
+				*speed = tbr_ib_speeds[s].speed;
+			}
+		}
+	}
+}
+
+/*
+ * Recompute the port's active width and speed from the up rails, each
+ * medium counted once; true when they changed. tbr_ctl_mutex held.
+ */
+static bool tbr_port_rate_update(struct tbr_dev *tdev)
+{
+	const void *seen[TBR_LINK_MAX_RAILS * 4];
+	unsigned int nseen = 0, i, r;
+	struct tbr_link *link;
+	struct tbr_rail *rail;
+	u8 width, speed;
+	u64 mbps = 0;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	list_for_each_entry(link, &tdev->rails.links, node) {
+		for (r = 0; r < link->nrails; r++) {
+			rail = link->rails[r];
+			if (!rail || !READ_ONCE(rail->up) || !READ_ONCE(rail->lanes))
+				continue;
+			for (i = 0; i < nseen && seen[i] != rail->medium; i++)
+				;
+			if (i < nseen)
+				continue;	/* its medium is counted */
+			if (nseen < ARRAY_SIZE(seen))
+				seen[nseen++] = rail->medium;
+			mbps += (u64)rail->lane_mbps * rail->lanes;
+		}
+	}
+	tbr_port_rate_encode(mbps, &width, &speed);
+	if (width == tdev->port_width && speed == tdev->port_speed)
+		return false;
+	WRITE_ONCE(tdev->port_width, width);
+	WRITE_ONCE(tdev->port_speed, speed);
+	return true;
+}
+
 /*
  * Carrier of tbrN follows the rails: on while any link of the device has a
  * rail up (the port is ACTIVE then, if tbrN is up), off when the last rail
@@ -283,6 +361,7 @@ static void tbr_netdev_set_carrier(struct tbr_dev *tdev, bool on)
 		.event = on ? IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
 	};
 
+	tbr_port_rate_update(tdev);	/* before PORT_ACTIVE: with its rate */
 	if (on)
 		netif_carrier_on(tdev->netdev);
 	else
@@ -290,7 +369,29 @@ static void tbr_netdev_set_carrier(struct tbr_dev *tdev, bool on)
 	ib_dispatch_event(&ev);
 }
 
+/*
+ * A rail came up or went down with the carrier staying on: when the port's
+ * active width or speed changed (tbr_port_rate_update), PORT_ACTIVE again,
+ * so consumers query the port anew. Context as above; the carrier call of
+ * the device's first rail up or last down comes first.
+ */
+static void tbr_netdev_rail_event(struct tbr_rail *rail, enum tbr_obs_event ev)
+{
+	struct tbr_dev *tdev = rail->link->tdev;
+	struct ib_event iev = {
+		.device = &tdev->ibdev,
+		.element.port_num = 1,
+		.event = IB_EVENT_PORT_ACTIVE,
+	};
+
+	if (ev != TBR_OBS_UP && ev != TBR_OBS_DOWN)
+		return;
+	if (tbr_port_rate_update(tdev) && tdev->rails.rails_up)
+		ib_dispatch_event(&iev);
+}
+
 struct tbr_link_observer tbr_netdev_observer = {
 	.carrier = tbr_netdev_set_carrier,
+	.rail_event = tbr_netdev_rail_event,
 	.rx = tbr_netdev_rx,
 };

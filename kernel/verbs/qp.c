@@ -31,6 +31,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "tbrdma.h"
+#include "tbr_trace.h"
 
 #define TBR_QP_ACCESS_OK (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			  IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
@@ -371,8 +372,11 @@ static void tbr_qp_enter_error(struct tbr_qp *qp)
 void tbr_qp_set_error(struct tbr_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
-	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET)
+	if (qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET) {
+		trace_tbr_qp_state(dev_name(&qp->ibqp.device->dev), qp->ibqp.qp_num,
+				   qp->state, IB_QPS_ERR);
 		tbr_qp_enter_error(qp);
+	}
 }
 
 /* RESET: every WQE is discarded without a completion, indexes restart. */
@@ -672,6 +676,7 @@ static int tbr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	tbr_apply_attr(qp, attr, mask);
 
 	if (new != cur) {
+		trace_tbr_qp_state(tbr_dev_name(tdev), ibqp->qp_num, cur, new);
 		switch (new) {
 		case IB_QPS_RESET:
 			tbr_queue_reset(&qp->sq);

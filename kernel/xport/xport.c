@@ -41,6 +41,7 @@
 #include "tbrdma.h"
 #include "core/tbr_core.h"
 #include "xport/xport.h"
+#include "tbr_trace.h"
 
 /* docs/protocol.md 3.4; off only to measure what the probe changes */
 static bool tail_probe = true;
@@ -402,9 +403,56 @@ static void tbr_x_arm(struct tbr_xqp *x)
 	hrtimer_start(&x->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
 }
 
-/* After every call into the core: errors, more WQEs, the timer. */
+/*
+ * What the core counted since the last call, as tracepoints: each event
+ * reports the change of its counters since the QP's previous event of that
+ * kind (the first one after tracing started: since the QP was created).
+ * Context: qp->lock held.
+ */
+static noinline void tbr_x_trace(struct tbr_xqp *x)
+{
+	const struct tbr_tqp_counters *c = tbr_tqp_counters(x->tqp);
+	const char *dev = tbr_dev_name(xqp_dev(x));
+	u32 qpn = x->qp->ibqp.qp_num;
+	u64 peer = x->link ? x->link->peer_guid : 0;
+
+	if (c->retransmits != x->tr_rtx && trace_tbr_qp_retransmit_enabled()) {
+		trace_tbr_qp_retransmit(dev, qpn, peer, c->retransmits - x->tr_rtx,
+					c->retransmits);
+		x->tr_rtx = c->retransmits;
+	}
+	if (c->fast_retransmits != x->tr_fast && trace_tbr_qp_fast_retransmit_enabled()) {
+		trace_tbr_qp_fast_retransmit(dev, qpn, peer, c->fast_retransmits - x->tr_fast,
+					     c->fast_retransmits);
+		x->tr_fast = c->fast_retransmits;
+	}
+	if (c->timeouts != x->tr_timeouts && trace_tbr_qp_timeout_enabled()) {
+		trace_tbr_qp_timeout(dev, qpn, peer, c->timeouts - x->tr_timeouts,
+				     c->timeouts);
+		x->tr_timeouts = c->timeouts;
+	}
+	if (c->rnr_naks_sent != x->tr_rnr_sent && trace_tbr_qp_rnr_sent_enabled()) {
+		trace_tbr_qp_rnr_sent(dev, qpn, peer, c->rnr_naks_sent - x->tr_rnr_sent,
+				      c->rnr_naks_sent);
+		x->tr_rnr_sent = c->rnr_naks_sent;
+	}
+	if (c->rnr_naks_rcvd != x->tr_rnr_rcvd && trace_tbr_qp_rnr_rcvd_enabled()) {
+		trace_tbr_qp_rnr_rcvd(dev, qpn, peer, c->rnr_naks_rcvd - x->tr_rnr_rcvd,
+				      c->rnr_naks_rcvd);
+		x->tr_rnr_rcvd = c->rnr_naks_rcvd;
+	}
+}
+
+/*
+ * After every call into the core: errors, more WQEs, the timer, the
+ * tracepoints (static keys: one patched-out jump each while nobody traces).
+ */
 static void tbr_x_after(struct tbr_xqp *x, u64 now)
 {
+	if (trace_tbr_qp_retransmit_enabled() || trace_tbr_qp_fast_retransmit_enabled() ||
+	    trace_tbr_qp_timeout_enabled() || trace_tbr_qp_rnr_sent_enabled() ||
+	    trace_tbr_qp_rnr_rcvd_enabled())
+		tbr_x_trace(x);
 	if (!x->error_pending)
 		tbr_x_kick(x, now);
 	if (x->error_pending) {

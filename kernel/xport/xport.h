@@ -63,6 +63,11 @@ struct tbr_xqp {
 	/* poll mode (xport_poll.c), qp->lock */
 	struct task_struct *poller;	/* busy-polling for the QP now */
 	u64 busy_polls, busy_poll_rx, busy_poll_frames;
+	/*
+	 * The core's loss and RNR counts the tracepoints last reported
+	 * (tbr_x_trace), qp->lock; updated only while one is enabled.
+	 */
+	u64 tr_rtx, tr_fast, tr_timeouts, tr_rnr_sent, tr_rnr_rcvd;
 };
 
 /* lkey of the pseudo SGE that carries a UD send's address block */

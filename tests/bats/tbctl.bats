@@ -390,3 +390,30 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\"meth")
 	assert_success
 	! grep -Ei 'assert|sanitizer|segv' "$D/daemon.log"
 }
+
+# ---- tables over canned replies (tests/bats/canned.py) --------------------------------------
+
+@test "counters: the columns read first fit a terminal; -v all of them; --json every counter" {
+	local sock=$D/canned.sock
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/canned.py" "$sock" "$BATS_TEST_DIRNAME/counters-reply.json" &
+	local pid=$!
+	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+	run "$TBCTL" --socket "$sock" counters
+	assert_success
+	assert_line --index 0 --regexp '^OBJECT +STATE +TX-FRAMES +TX-BYTES +RX-FRAMES +RX-BYTES +LOST +DROPS +RX-ERRORS +RX-FOREIGN$'
+	assert_line --regexp '^tbrdma0 link 1 rail 1 eth enp5s0f1 +up +123456789 +505050505050 +98765432 +404040404040 +12 +3 +1 +- *$'
+	assert_line --regexp '^tbrdma0 +- +246913578 +1010101010100 '
+	assert_line --regexp '^tbrdma0 eth enp5s0f1 +- +- .* 4$'
+	local widest
+	widest=$(echo "$output" | awk '{ if (length($0) > w) w = length($0) } END { print w }')
+	[ "$widest" -le 120 ] || fail "a line of $widest characters (302 before the default columns)"
+	refute_output --partial FRAG-TX
+	run "$TBCTL" --socket "$sock" counters -v
+	assert_success
+	assert_line --index 0 --regexp '^OBJECT +STATE +TX-FRAMES +TX-BYTES .* FRAG-TX .* HELD-DROPS .* RX-FOREIGN$'
+	assert_line --regexp '^tbrdma0 link 1 rail 0 eth enp5s0f1 +up +123456789 .* 77 .* 5 .*'
+	run --separate-stderr "$TBCTL" --socket "$sock" --json counters
+	assert_success
+	echo "$output" | jq -e '.rails[0].counters | .frag_tx == 77 and .held_drops == 5 and length == 26'
+	kill "$pid"
+}

@@ -21,6 +21,21 @@ MODULE_PARM_DESC(lanes, "lanes of every cable's link: 1 or 2 (default 2)");
 unsigned int tbsim_speed = 20;
 module_param_named(speed, tbsim_speed, uint, 0444);
 MODULE_PARM_DESC(speed, "link speed per lane in Gb/s (default 20, USB4 Gen 3)");
+/*
+ * A cable that trained lower than the hosts support (its EEPROM says so, or a
+ * bad contact): the one plugged into lane adapter slow_port (1, 3, 5, ...: the
+ * first, second, third cable) links at slow_speed Gb/s x slow_lanes. Read
+ * when a cable's XDomain appears, so a change applies at its next plug.
+ */
+unsigned int tbsim_slow_port;
+module_param_named(slow_port, tbsim_slow_port, uint, 0644);
+MODULE_PARM_DESC(slow_port, "lane adapter of the cable that trains lower (0: none)");
+unsigned int tbsim_slow_speed = 10;
+module_param_named(slow_speed, tbsim_slow_speed, uint, 0644);
+MODULE_PARM_DESC(slow_speed, "its link speed per lane in Gb/s (default 10, USB4 Gen 2)");
+unsigned int tbsim_slow_lanes = 1;
+module_param_named(slow_lanes, tbsim_slow_lanes, uint, 0644);
+MODULE_PARM_DESC(slow_lanes, "its lanes: 1 or 2 (default 1)");
 unsigned int tbsim_fw_cm;
 module_param_named(fw_cm, tbsim_fw_cm, uint, 0444);
 MODULE_PARM_DESC(fw_cm, "connection manager: 0 software (tb.c), 1 firmware as icm.c's older "

@@ -123,6 +123,7 @@ struct tbsim_xd {
 	struct tb_xdomain xd;
 	struct tbsim_cable *cable;	/* NULL once unplugged */
 	uuid_t ruuid;
+	unsigned int lanes;		/* its link trained at (slow_port) */
 	spinlock_t paths_lock;		/* paths[], npaths */
 	struct tbsim_path paths[TBSIM_MAX_PATHS];
 	unsigned int npaths;
@@ -201,6 +202,7 @@ struct tbsim {
 
 extern struct tbsim tbsim;
 extern unsigned int tbsim_lanes, tbsim_speed, tbsim_e2e_window;
+extern unsigned int tbsim_slow_port, tbsim_slow_speed, tbsim_slow_lanes;
 extern unsigned int tbsim_fw_cm;	/* enum tbsim_cm */
 extern bool tbsim_fw_cm_needs_uuid;
 extern unsigned int tbsim_fault_drop, tbsim_fault_crc, tbsim_fault_overrun;

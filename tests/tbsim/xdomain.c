@@ -103,7 +103,7 @@ static DEVICE_ATTR(tx_speed, 0444, speed_show, NULL);
 
 static ssize_t lanes_show(struct device *dev, struct device_attribute *a, char *buf)
 {
-	return sysfs_emit(buf, "%u\n", tbsim_lanes);
+	return sysfs_emit(buf, "%u\n", container_of(tb_to_xdomain(dev), struct tbsim_xd, xd)->lanes);
 }
 static DEVICE_ATTR(rx_lanes, 0444, lanes_show, NULL);
 static DEVICE_ATTR(tx_lanes, 0444, lanes_show, NULL);
@@ -596,10 +596,15 @@ struct tbsim_xd *tbsim_xd_create(struct tbsim_cable *c)
 	xd->local_max_hopid = TBSIM_MAX_HOPID;
 	xd->remote_max_hopid = TBSIM_MAX_HOPID;
 	xd->link_speed = tbsim_speed;
+	sxd->lanes = tbsim_lanes;
+	if (c->port == READ_ONCE(tbsim_slow_port)) {
+		xd->link_speed = READ_ONCE(tbsim_slow_speed);
+		sxd->lanes = READ_ONCE(tbsim_slow_lanes) == 2 ? 2 : 1;
+	}
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
-	xd->link_width = tbsim_lanes == 2 ? TB_LINK_WIDTH_DUAL : TB_LINK_WIDTH_SINGLE;
+	xd->link_width = sxd->lanes == 2 ? TB_LINK_WIDTH_DUAL : TB_LINK_WIDTH_SINGLE;
 #else
-	xd->link_width = tbsim_lanes;
+	xd->link_width = sxd->lanes;
 #endif
 	xd->link_usb4 = true;
 	/*
@@ -801,7 +806,7 @@ void tb_xdomain_release_out_hopid(struct tb_xdomain *xd, int hopid)
 
 int tb_xdomain_lane_bonding_enable(struct tb_xdomain *xd)
 {
-	return tbsim_lanes == 2 ? 0 : -EOPNOTSUPP;
+	return container_of(xd, struct tbsim_xd, xd)->lanes == 2 ? 0 : -EOPNOTSUPP;
 }
 
 void tb_xdomain_lane_bonding_disable(struct tb_xdomain *xd)

@@ -276,6 +276,9 @@ static int rail_cb(struct nl_msg *m, void *arg)
 	       tbr_nla_u32(tb, TBRDMA_ATTR_TX_CREDITS));
 	if (tb[TBRDMA_ATTR_MAX_FRAME])
 		printf(" max_frame=%u", nla_get_u32(tb[TBRDMA_ATTR_MAX_FRAME]));
+	if (tb[TBRDMA_ATTR_LANES])
+		printf(" lane_mbps=%u lanes=%u", tbr_nla_u32(tb, TBRDMA_ATTR_LANE_MBPS),
+		       nla_get_u32(tb[TBRDMA_ATTR_LANES]));
 	if (tb[TBRDMA_ATTR_ETH_IFNAME]) {
 		const unsigned char *mac = tb[TBRDMA_ATTR_ETH_PEER_MAC] &&
 			nla_len(tb[TBRDMA_ATTR_ETH_PEER_MAC]) == 6 ?

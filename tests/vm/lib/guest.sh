@@ -66,6 +66,35 @@ vm_wait() {
 # grep -c reads to the end (and the guests' /dev has no fd/ for a process substitution)
 klog_has() { dmesg | grep -c -- "$1" > /dev/null; }
 
+# tbr_trace_start FILE EVENT...: record the tbrdma tracepoints EVENT... (kernel/tbr_trace.h,
+# docs/tracing.md) from tracefs's trace_pipe into FILE until tbr_trace_stop, which fails when the
+# ring buffer lost events (overrun). Enabling patches the tracepoints' static keys: do it while
+# their code does not run (no traffic yet), as harness_keys_steady's note says why
+TBR_TRACEFS=/sys/kernel/tracing
+tbr_trace_start() {
+	local f=$1 e
+	shift
+	[ -d $TBR_TRACEFS/events ] || mount -t tracefs nodev $TBR_TRACEFS
+	[ -d $TBR_TRACEFS/events/tbrdma ] || fail "no tbrdma tracepoints in $TBR_TRACEFS/events"
+	echo 0 > $TBR_TRACEFS/events/tbrdma/enable
+	echo 8192 > $TBR_TRACEFS/buffer_size_kb
+	: > $TBR_TRACEFS/trace
+	for e; do
+		echo 1 > "$TBR_TRACEFS/events/tbrdma/$e/enable" || fail "no tracepoint tbrdma:$e"
+	done
+	cat $TBR_TRACEFS/trace_pipe > "$f" &
+	TBR_TRACE_PID=$!
+}
+tbr_trace_stop() {
+	echo 0 > $TBR_TRACEFS/events/tbrdma/enable
+	sleep 1		# the reader drains what is left
+	kill "$TBR_TRACE_PID"
+	wait "$TBR_TRACE_PID" 2> /dev/null || true
+	local lost
+	lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' $TBR_TRACEFS/per_cpu/cpu*/stats)
+	[ "$lost" = 0 ] || fail "the trace ring buffer lost $lost events"
+}
+
 # harness_keys_steady: the boot arguments that keep the guest from patching hot kernel text at run
 # time hold (tests/vm/boot: tsc=unstable, nohz=off; multi-threaded TCG now and then runs a stale
 # int3 after such a patch): sched_clock never marked stable, no CPU's tick in a NOHZ mode, the
