@@ -887,32 +887,6 @@ static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
 }
 
 /*
- * The core found no TX room on x->link: wait on the device's list of
- * stalled QPs for that link's tx_ready. Context: qp->lock held.
- */
-void tbr_x_stall(struct tbr_xqp *x)
-{
-	struct tbr_dev *tdev = xqp_dev(x);
-
-	x->stalled = true;
-	spin_lock(&tdev->xstall_lock);
-	if (list_empty(&x->stall_node))
-		list_add_tail(&x->stall_node, &tdev->xstalled);
-	spin_unlock(&tdev->xstall_lock);
-}
-
-/* Off the stalled list again (the retry got a frame). qp->lock held. */
-void tbr_x_unstall(struct tbr_xqp *x)
-{
-	struct tbr_dev *tdev = xqp_dev(x);
-
-	x->stalled = false;
-	spin_lock(&tdev->xstall_lock);
-	list_del_init(&x->stall_node);
-	spin_unlock(&tdev->xstall_lock);
-}
-
-/*
  * Context: bh. TX descriptors came free on @link: resume the QPs stalled on
  * it, and only those (a wake costs the stalled QPs, not every QP of the
  * device). Each is taken off the list with a reference and chained through

@@ -43,6 +43,32 @@ struct tbr_link *tbr_x_link(struct tbr_xqp *x)
 }
 
 /*
+ * The core found no TX room on x->link: wait on the device's list of
+ * stalled QPs for that link's tx_ready. Context: qp->lock held.
+ */
+void tbr_x_stall(struct tbr_xqp *x)
+{
+	struct tbr_dev *tdev = xqp_dev(x);
+
+	x->stalled = true;
+	spin_lock(&tdev->xstall_lock);
+	if (list_empty(&x->stall_node))
+		list_add_tail(&x->stall_node, &tdev->xstalled);
+	spin_unlock(&tdev->xstall_lock);
+}
+
+/* Off the stalled list again (the retry got a frame). qp->lock held. */
+void tbr_x_unstall(struct tbr_xqp *x)
+{
+	struct tbr_dev *tdev = xqp_dev(x);
+
+	x->stalled = false;
+	spin_lock(&tdev->xstall_lock);
+	list_del_init(&x->stall_node);
+	spin_unlock(&tdev->xstall_lock);
+}
+
+/*
  * A frame that cannot leave because no rail reaches the peer (no link to
  * it, its link went away, or no rail of it is up or carries the frame) is
  * built into txvoid and dropped, as a cable that is unplugged or a network
