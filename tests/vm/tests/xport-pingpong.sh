@@ -22,6 +22,20 @@ for side in "" h1; do
 		fail "$dev shows no IPv4 RoCE v2 GID"
 done
 
+step "EXPLORE ibv_xsrq_pingpong"
+h1 timeout 20 ibv_xsrq_pingpong -d tbrdma1 -g "$GID1" > /tmp/srv.log 2>&1 &
+srv=$!
+rc=0; timeout 20 ibv_xsrq_pingpong -d tbrdma0 -g "$GID0" 10.88.0.2 > /tmp/cli.log 2>&1 || rc=$?; echo "xsrq client rc $rc"
+rc=0; wait "$srv" || rc=$?; echo "xsrq server rc $rc"
+cat /tmp/cli.log /tmp/srv.log
+step "ibv_rereg_mr with the peer on the other host (tests/progs/rereg_peer)"
+h1 "$TBR_TOP/build/progs/rereg_peer" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
+srv=$!
+"$TBR_TOP/build/progs/rereg_peer" -d tbrdma0 -g "$GID0" client 10.88.0.2 > /tmp/cli.log 2>&1 ||
+	{ cat /tmp/cli.log /tmp/srv.log; pair_diag; fail "rereg_peer client failed"; }
+wait "$srv" || { cat /tmp/srv.log; fail "rereg_peer server failed"; }
+cat /tmp/cli.log
+
 # pingpong TOOL SIZE ITERS [extra args]: server in h1, client here; both must succeed
 pingpong() {
 	local tool=$1 size=$2 iters=$3
