@@ -27,7 +27,6 @@
  * Each side prints "rereg_peer SIDE: ok" and exits 0, or "FAIL: ..." and 1.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +326,23 @@ static void write_refused(uint32_t link, uint64_t raddr, uint32_t rkey, const ch
 	link_up(link);
 }
 
+/*
+ * after a rereg to buffer @b, with the keys it returned: a WRITE of @c[0]
+ * (checked at the server), a READ of the buffer filled with @c[2] at the
+ * server, then a SEND of @c[1] into its first 4 KiB (the rest stays @c[2])
+ */
+static void traffic_ok(uint32_t link, uint32_t b, const char *c, const char *after)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "write after %s", after);
+	write_ok(link, b, c[0], what);
+	snprintf(what, sizeof(what), "read after %s", after);
+	read_ok(link, b, c[2], what);
+	snprintf(what, sizeof(what), "send after %s", after);
+	send_ok(link, b, c[1], what);
+}
+
 static void rereg(uint32_t flags, uint32_t pd, uint32_t b, int access, const char *what)
 {
 	struct rep old = cur, r;
@@ -472,9 +488,7 @@ static void client(void)
 	link_up(0);
 	old = cur;
 	rereg(IBV_REREG_MR_CHANGE_ACCESS, 0, 0, rw, "access +REMOTE_WRITE");
-	write_ok(0, 0, 'A', "write after access +REMOTE_WRITE");
-	read_ok(0, 0, 'a', "read after access +REMOTE_WRITE");
-	send_ok(0, 0, 'S', "send after access +REMOTE_WRITE");
+	traffic_ok(0, 0, "ASa", "access +REMOTE_WRITE");
 	write_refused(0, saddr[0], old.rkey, "write with the rkey before access");
 	expect(0, 0, 64, 'S', "write with the rkey before access");
 	printf("access: write/read/send with the new keys, the old rkey REM_ACCESS_ERR\n");
@@ -482,9 +496,7 @@ static void client(void)
 	/* translation: buffer 0 -> 1 */
 	old = cur;
 	rereg(IBV_REREG_MR_CHANGE_TRANSLATION, 0, 1, 0, "translation");
-	write_ok(0, 1, 'T', "write after translation");
-	read_ok(0, 1, 't', "read after translation");
-	send_ok(0, 1, 'U', "send after translation");
+	traffic_ok(0, 1, "TUt", "translation");
 	expect(0, 0, 4096, 'S', "old buffer after translation");
 	expect(0, 4096, BUF - 4096, 'a', "old buffer after translation");
 	write_refused(0, saddr[0], old.rkey, "write with the rkey before translation");
@@ -496,9 +508,7 @@ static void client(void)
 	/* PD: pd1 -> pd2 (link 1's server QP) */
 	old = cur;
 	rereg(IBV_REREG_MR_CHANGE_PD, 2, 0, 0, "pd");
-	write_ok(1, 1, 'P', "write on a QP of the new PD");
-	read_ok(1, 1, 'p', "read on a QP of the new PD");
-	send_ok(1, 1, 'Q', "send on a QP of the new PD");
+	traffic_ok(1, 1, "PQp", "PD (a QP of the new PD)");
 	write_refused(0, saddr[1], cur.rkey, "write on a QP of the old PD");
 	write_refused(1, saddr[1], old.rkey, "old rkey on a QP of the new PD");
 	expect(1, 0, 64, 'Q', "buffer after the refused writes");
@@ -560,36 +570,24 @@ static void client(void)
 
 int main(int argc, char **argv)
 {
-	const char *dev = "tbrdma0";
-	int c, port = 18650, is_server, i;
+	struct side_args a = { .dev = "tbrdma0", .port = 18650 };
+	int i;
 
-	while ((c = getopt(argc, argv, "d:g:p:")) != -1) {
-		switch (c) {
-		case 'd': dev = optarg; break;
-		case 'g': gid_index = atoi(optarg); break;
-		case 'p': port = atoi(optarg); break;
-		default: goto usage;
-		}
-	}
-	if (optind >= argc)
+	if (!side_args_parse(argc, argv, "rereg_peer", &a))
 		goto usage;
-	is_server = !strcmp(argv[optind], "server");
-	if (!is_server && (strcmp(argv[optind], "client") || optind + 1 >= argc))
-		goto usage;
-	role = argv[optind];
-	snprintf(die_ctx, sizeof(die_ctx), "rereg_peer %s", role);
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	role = a.role;
+	gid_index = a.gid_index;
 
-	ctx = open_device(dev);
+	ctx = open_device(a.dev);
 	pd1 = ibv_alloc_pd(ctx);
 	pd2 = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
 	CHECK(pd1 && pd2 && cq, "ibv_alloc_pd/ibv_create_cq");
 	CHECK(!ibv_query_gid(ctx, 1, gid_index, &gid), "ibv_query_gid %d", gid_index);
-	ctl_fd = is_server ? oob_server(port) : oob_client(argv[optind + 1], port);
+	ctl_fd = a.server ? oob_server(a.port) : oob_client(a.host, a.port);
 	oob_xfer(ctl_fd, &gid, sizeof(gid), true);
 	oob_xfer(ctl_fd, &peer_gid, sizeof(peer_gid), false);
-	if (is_server) {
+	if (a.server) {
 		for (i = 0; i < NBUF; i++) {
 			buf[i] = calloc(1, BUF);
 			CHECK(buf[i], "calloc");
