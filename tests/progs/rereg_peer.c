@@ -21,15 +21,18 @@
  * - bad flags and bad input: IBV_REREG_MR_ERR_INPUT/_CMD, errno, the MR
  *   and its keys unchanged and still honoured by the peer;
  * - races: WRITEs stream to the MR while the server reregisters it
- *   (translation, then access without REMOTE_WRITE): every completion is
- *   SUCCESS until one REM_ACCESS_ERR, then WR_FLUSH_ERR; the new buffer
- *   never holds a byte of them; afterwards the new key works.
+ *   (translation to another buffer; access without REMOTE_WRITE; fresh
+ *   pages mapped at the MR's own addresses, then a translation to that same
+ *   range): every completion is SUCCESS until one REM_ACCESS_ERR, then
+ *   WR_FLUSH_ERR; the new memory never holds a byte of them; afterwards
+ *   the new key works.
  * Each side prints "rereg_peer SIDE: ok" and exits 0, or "FAIL: ..." and 1.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -51,6 +54,7 @@ struct req {
 	int32_t access;		/* C_REREG; C_FILL/C_EXPECT: the byte */
 	uint32_t qpn, psn;	/* C_LINK: the client's QP */
 	int32_t status;		/* C_RECV_WAIT: expected */
+	uint32_t remap;		/* C_REREG: first new pages at buffer @buf's address */
 };
 
 struct rep {
@@ -163,6 +167,11 @@ static void serve(void)
 			r.qpn = drain(r.why, sizeof(r.why));
 			break;
 		case C_REREG:
+			/* the MR still holds the old pages; the address gets new ones */
+			CHECK(!q.remap || mmap(buf[q.buf], BUF, PROT_READ | PROT_WRITE,
+					       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+					       -1, 0) == buf[q.buf], "mmap MAP_FIXED: %s",
+			      strerror(errno));
 			errno = 0;
 			r.ret = ibv_rereg_mr(mr, q.flags, pd_of(q.pd),
 					     q.buf < NBUF ? buf[q.buf] + q.off :
@@ -376,11 +385,11 @@ static void rereg_bad(uint32_t flags, uint32_t pd, uint32_t b, int access,
  * first REM_ACCESS_ERR (the old key refused), then WR_FLUSH_ERR. Returns
  * how many landed.
  */
-static unsigned int race(uint32_t b, uint32_t flags, uint32_t nb, int access,
-			 const char *what)
+static unsigned int race(uint32_t b, uint32_t flags, uint32_t nb, bool remap,
+			 int access, const char *what)
 {
 	struct req q = { .cmd = C_REREG, .flags = flags, .buf = nb, .len = BUF,
-			 .access = access };
+			 .access = access, .remap = remap };
 	unsigned int posted = 0, done = 0, ok = 0, refused = 0;
 	uint32_t rkey = cur.rkey;
 	double end = now_s() + 20;
@@ -553,13 +562,22 @@ static void client(void)
 
 	/* races: rereg while WRITEs with the old key are in flight */
 	fill(3, 0, BUF, 0);
-	race(1, IBV_REREG_MR_CHANGE_TRANSLATION, 3, 0, "race translation");
+	race(1, IBV_REREG_MR_CHANGE_TRANSLATION, 3, false, 0, "race translation");
 	expect(3, 0, BUF, 0, "new buffer after the translation race");
 	write_ok(0, 3, 'n', "write to the new buffer after the race");
-	race(3, IBV_REREG_MR_CHANGE_ACCESS, 0,
+	race(3, IBV_REREG_MR_CHANGE_ACCESS, 0, false,
 	     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, "race access -REMOTE_WRITE");
 	write_refused(0, saddr[3], cur.rkey, "write after the access race");
 	read_ok(0, 3, 'm', "read after the access race");
+	/*
+	 * the same addresses, new memory: fresh pages mapped over buffer 3,
+	 * then a translation to that same range while WRITEs to it stream with
+	 * the old key (a key kept across the rereg would let them land there)
+	 */
+	rereg(IBV_REREG_MR_CHANGE_ACCESS, 0, 0, rw, "access rw before the remap race");
+	race(3, IBV_REREG_MR_CHANGE_TRANSLATION, 3, true, 0, "race remap (same range, new pages)");
+	expect(3, 0, BUF, 0, "new pages after the remap race");
+	write_ok(0, 3, 'o', "write to the new pages after the race");
 
 	{
 		struct req q = { .cmd = C_QUIT };
@@ -589,8 +607,9 @@ int main(int argc, char **argv)
 	oob_xfer(ctl_fd, &peer_gid, sizeof(peer_gid), false);
 	if (a.server) {
 		for (i = 0; i < NBUF; i++) {
-			buf[i] = calloc(1, BUF);
-			CHECK(buf[i], "calloc");
+			buf[i] = mmap(NULL, BUF, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			CHECK(buf[i] != MAP_FAILED, "mmap");
 			saddr[i] = (uintptr_t)buf[i];
 		}
 		mr = ibv_reg_mr(pd1, buf[0], BUF, IBV_ACCESS_LOCAL_WRITE |
