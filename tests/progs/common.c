@@ -2,6 +2,7 @@
 /* common.c - what the two-sided test programs share (common.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <netinet/in.h>
@@ -192,4 +193,28 @@ found:
 	CHECK(w.status == status, "%s: expected status %s, got %s", what,
 	      ibv_wc_status_str(status), wc_str(&w));
 	return w;
+}
+
+bool side_args_parse(int argc, char **argv, const char *prog, struct side_args *a)
+{
+	int c;
+
+	while ((c = getopt(argc, argv, "d:g:p:")) != -1) {
+		switch (c) {
+		case 'd': a->dev = optarg; break;
+		case 'g': a->gid_index = atoi(optarg); break;
+		case 'p': a->port = atoi(optarg); break;
+		default: return false;
+		}
+	}
+	if (optind >= argc)
+		return false;
+	a->role = argv[optind];
+	a->server = !strcmp(a->role, "server");
+	if (!a->server && (strcmp(a->role, "client") || optind + 1 >= argc))
+		return false;
+	a->host = a->server ? NULL : argv[optind + 1];
+	snprintf(die_ctx, sizeof(die_ctx), "%s %s", prog, a->role);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return true;
 }

@@ -30,6 +30,19 @@ int oob_client(const char *host, int port);
 /* send (@out) or receive exactly @n bytes */
 void oob_xfer(int fd, void *p, size_t n, bool out);
 
+/*
+ * The command line of the server/client programs:
+ *   PROG [-d DEV] [-g GID_INDEX] [-p PORT] server | client SERVER_IPV4
+ * Fill @a (dev and port keep the caller's defaults unless given); false on a
+ * bad command line. Also sets die_ctx to "@prog ROLE" and line-buffers stdout.
+ */
+struct side_args {
+	const char *dev, *host, *role;
+	int gid_index, port;
+	bool server;
+};
+bool side_args_parse(int argc, char **argv, const char *prog, struct side_args *a);
+
 /* open the RDMA device @name (die if absent) */
 struct ibv_context *open_device(const char *name);
 /* an RC QP to RTR then RTS towards remote QP @qpn at @gid (its first PSN

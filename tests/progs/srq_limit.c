@@ -14,7 +14,6 @@
  * "srq_limit SIDE: ok" and exits 0, or "FAIL: ..." and exits 1.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -173,29 +172,15 @@ int main(int argc, char **argv)
 	struct ibv_srq_init_attr si = { .attr = { .max_wr = SRQ_WRS, .max_sge = 1 } };
 	struct ibv_qp_init_attr qi = { .qp_type = IBV_QPT_RC,
 				       .cap = { .max_send_wr = 4, .max_send_sge = 1 } };
-	const char *dev = "tbrdma0";
+	struct side_args a = { .dev = "tbrdma0", .port = 18600 };
 	struct peer me, peer;
-	int c, port = 18600, gid_index = 0, is_server;
 	struct ibv_pd *pd;
 
-	while ((c = getopt(argc, argv, "d:g:p:")) != -1) {
-		switch (c) {
-		case 'd': dev = optarg; break;
-		case 'g': gid_index = atoi(optarg); break;
-		case 'p': port = atoi(optarg); break;
-		default: goto usage;
-		}
-	}
-	if (optind >= argc)
+	if (!side_args_parse(argc, argv, "srq_limit", &a))
 		goto usage;
-	is_server = !strcmp(argv[optind], "server");
-	if (!is_server && (strcmp(argv[optind], "client") || optind + 1 >= argc))
-		goto usage;
-	role = argv[optind];
-	snprintf(die_ctx, sizeof(die_ctx), "srq_limit %s", role);
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	role = a.role;
 
-	ctx = open_device(dev);
+	ctx = open_device(a.dev);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	CHECK(pd && cq, "ibv_alloc_pd/ibv_create_cq");
@@ -207,19 +192,19 @@ int main(int argc, char **argv)
 	qp = ibv_create_qp(pd, &qi);
 	CHECK(qp, "ibv_create_qp: %s", strerror(errno));
 	me.qpn = qp->qp_num;
-	me.psn = is_server ? 0x1234 : 0x5678;
-	CHECK(!ibv_query_gid(ctx, 1, gid_index, &me.gid), "ibv_query_gid %d", gid_index);
+	me.psn = a.server ? 0x1234 : 0x5678;
+	CHECK(!ibv_query_gid(ctx, 1, a.gid_index, &me.gid), "ibv_query_gid %d", a.gid_index);
 	{
-		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
 
-		CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+		CHECK(!ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 				     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "modify_qp -> INIT");
 	}
-	ctl_fd = is_server ? oob_server(port) : oob_client(argv[optind + 1], port);
+	ctl_fd = a.server ? oob_server(a.port) : oob_client(a.host, a.port);
 	oob_xfer(ctl_fd, &me, sizeof(me), true);
 	oob_xfer(ctl_fd, &peer, sizeof(peer), false);
-	rc_connect(qp, gid_index, peer.qpn, peer.psn, &peer.gid, me.psn);
-	if (is_server)
+	rc_connect(qp, a.gid_index, peer.qpn, peer.psn, &peer.gid, me.psn);
+	if (a.server)
 		server();
 	else
 		client();

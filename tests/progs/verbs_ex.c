@@ -14,6 +14,10 @@
  *   address, posting before RTS (EINVAL), more WRs than the SQ holds
  *   (ENOMEM, and nothing of the batch is posted), a bad lkey (an error
  *   completion, then the QP's later WRs are flushed);
+ * - ibv_create_qp_ex with IBV_QP_INIT_ATTR_CREATE_FLAGS and no flag (every
+ *   QP here), a create flag refused (EOPNOTSUPP);
+ * - completion timestamps: no clock reported, ibv_query_rt_values_ex and the
+ *   timestamp wc_flags refused (EOPNOTSUPP);
  * - ibv_create_cq_ex: unsupported wc_flags refused (EOPNOTSUPP); every field
  *   read through ibv_start_poll/next_poll/end_poll and ibv_wc_read_* equals
  *   what ibv_poll_cq returns for the same operation repeated.
@@ -61,7 +65,9 @@ static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_cq_ex *cq,
 			 .max_send_sge = 3, .max_recv_sge = 2,
 			 .max_inline_data = 64 },
 		.qp_type = type, .pd = pd,
-		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		/* CREATE_FLAGS with none set, as rdma-core's tests may ask */
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS,
 		.send_ops_flags = ops,
 	};
 	struct ibv_qp *qp = ibv_create_qp_ex(ctx, &ia);
@@ -511,6 +517,29 @@ static void rc_bad_input(void)
 
 /* ---- ibv_create_qp_ex / ibv_create_cq_ex refusals ---------------------- */
 
+/*
+ * Completion timestamps: the CQE has no room for one, so the device reports
+ * no clock (hca_core_clock and completion_timestamp_mask 0, as rxe) and
+ * ibv_query_rt_values_ex has nothing to read: EOPNOTSUPP, like the wc_flags
+ * asking for timestamps (below). docs/architecture.md "Extended verbs".
+ */
+static void timestamps_refused(void)
+{
+	struct ibv_device_attr_ex da;
+	struct ibv_values_ex v = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	int ret;
+
+	CHECK(!ibv_query_device_ex(ctx, NULL, &da), "ibv_query_device_ex");
+	CHECK(!da.completion_timestamp_mask && !da.hca_core_clock,
+	      "completion_timestamp_mask %#llx hca_core_clock %llu: a clock the CQEs lack",
+	      (unsigned long long)da.completion_timestamp_mask,
+	      (unsigned long long)da.hca_core_clock);
+	ret = ibv_query_rt_values_ex(ctx, &v);
+	CHECK(ret == EOPNOTSUPP, "ibv_query_rt_values_ex: %d (%s), expected EOPNOTSUPP",
+	      ret, strerror(ret));
+	printf("timestamps: no clock reported, ibv_query_rt_values_ex EOPNOTSUPP\n");
+}
+
 static void create_refusals(void)
 {
 	static const struct { enum ibv_qp_type t; uint64_t ops; const char *n; } bad[] = {
@@ -556,9 +585,25 @@ static void create_refusals(void)
 		      "cq wc_flags %#llx: not refused with EOPNOTSUPP (errno %d)",
 		      (unsigned long long)bad_wc[i], errno);
 	}
-	printf("create_qp_ex: %zu unsupported send_ops_flags, create_cq_ex: %zu "
-	       "unsupported wc_flags: EOPNOTSUPP: ok\n", sizeof(bad) / sizeof(bad[0]),
-	       sizeof(bad_wc) / sizeof(bad_wc[0]));
+	/* a create flag: none is implemented (the kernel's check, the provider's first) */
+	for (i = 0; i < 3; i++) {
+		memset(&ia, 0, sizeof(ia));
+		ia.send_cq = ia.recv_cq = ibv_cq_ex_to_cq(cqa);
+		ia.cap.max_send_wr = ia.cap.max_recv_wr = 4;
+		ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
+		ia.qp_type = i == 0 ? IBV_QPT_RC : i == 1 ? IBV_QPT_UC : IBV_QPT_UD;
+		ia.pd = pd;
+		ia.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		ia.create_flags = IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
+		errno = 0;
+		CHECK(!ibv_create_qp_ex(ctx, &ia) && errno == EOPNOTSUPP,
+		      "create_flags on QP type %d: not refused with EOPNOTSUPP (errno %d)",
+		      ia.qp_type, errno);
+	}
+	timestamps_refused();
+	printf("create_qp_ex: %zu unsupported send_ops_flags, a create flag on RC/UC/UD, "
+	       "create_cq_ex: %zu unsupported wc_flags: EOPNOTSUPP: ok\n",
+	       sizeof(bad) / sizeof(bad[0]), sizeof(bad_wc) / sizeof(bad_wc[0]));
 }
 
 /* ---- the same operation twice: ibv_wc_read_* equals ibv_poll_cq -------- */

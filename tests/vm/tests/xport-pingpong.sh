@@ -1,8 +1,11 @@
 # Verbs end to end over one emulated rail between two emulated hosts (tbrdma0 in the initial
 # netns, tbrdma1 in netns h1): ibv_devinfo shows both ports ACTIVE with a RoCE v2 GID, and
 # ibv_rc_pingpong (1 B .. 1 MiB), ibv_srq_pingpong and ibv_uc_pingpong pass through the
-# kernel-bypass provider; an SRQ armed with a limit raises IBV_EVENT_SRQ_LIMIT_REACHED when
-# real traffic drains it below the limit, exactly once (tests/progs/srq_limit).
+# kernel-bypass provider; ibv_xsrq_pingpong fails at once with EOPNOTSUPP (95: no XRC) on both
+# ends; ibv_rereg_mr of every kind with the peer on the other host, the races with traffic and
+# rdma-core's RESET -> RTS flow (tests/progs/rereg_peer); an SRQ armed with a limit raises
+# IBV_EVENT_SRQ_LIMIT_REACHED when real traffic drains it below the limit, exactly once
+# (tests/progs/srq_limit).
 # On 6.1 with the host's (Debian 12) user space, and as xport-pingpong@trixie on Debian 13 (6.12,
 # rdma-core 56): make check's one run of Debian 13's user space (docs/testing.md).
 # vm-kernel: 6.1 trixie
@@ -21,6 +24,30 @@ for side in "" h1; do
 	grep -q 'GID\[ *[0-9]*\]:.*::ffff:10\.88\.0\..*, RoCE v2' /tmp/devinfo.$dev ||
 		fail "$dev shows no IPv4 RoCE v2 GID"
 done
+
+step "ibv_xsrq_pingpong: no XRC, a clean EOPNOTSUPP on both ends (docs/architecture.md)"
+# the device does not advertise XRC; ibv_open_xrcd fails at once (errno 95) and both ends exit
+for dev in tbrdma0 tbrdma1; do
+	! grep -qw XRC /tmp/devinfo.$dev || fail "$dev advertises XRC"
+done
+h1 timeout 20 ibv_xsrq_pingpong -d tbrdma1 -g "$GID1" > /tmp/srv.log 2>&1 &
+srv=$!
+rc=0
+timeout 20 ibv_xsrq_pingpong -d tbrdma0 -g "$GID0" 10.88.0.2 > /tmp/cli.log 2>&1 || rc=$?
+src=0
+wait "$srv" || src=$?
+cat /tmp/cli.log
+[ "$rc" = 1 ] && [ "$src" = 1 ] || fail "ibv_xsrq_pingpong exits $rc/$src, expected 1/1"
+grep -q "XRC Domain 95" /tmp/cli.log && grep -q "XRC Domain 95" /tmp/srv.log ||
+	fail "ibv_xsrq_pingpong did not fail with EOPNOTSUPP: $(cat /tmp/cli.log /tmp/srv.log)"
+
+step "ibv_rereg_mr with the peer on the other host (tests/progs/rereg_peer)"
+h1 "$TBR_TOP/build/progs/rereg_peer" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
+srv=$!
+"$TBR_TOP/build/progs/rereg_peer" -d tbrdma0 -g "$GID0" client 10.88.0.2 > /tmp/cli.log 2>&1 ||
+	{ cat /tmp/cli.log /tmp/srv.log; pair_diag; fail "rereg_peer client failed"; }
+wait "$srv" || { cat /tmp/srv.log; fail "rereg_peer server failed"; }
+cat /tmp/cli.log
 
 # pingpong TOOL SIZE ITERS [extra args]: server in h1, client here; both must succeed
 pingpong() {
