@@ -445,7 +445,6 @@ int tbr_write_recv_wqe(struct tbr_uring *q, uint32_t max_sge,
 	w = slot(q, q->idx);
 	w->wr_id = wr->wr_id;
 	w->num_sge = wr->num_sge;
-	w->pkey_index = 0;
 	w->rsvd = 0;
 	memcpy((char *)w + TBRDMA_RECV_WQE_HDR, wr->sg_list,
 	       wr->num_sge * sizeof(struct tbrdma_sge));
