@@ -452,7 +452,8 @@ static void route(Sweep *s, const Device *d)
 }
 
 /* Partitions (docs/sweep.md "Partitions"): our P_Keys from the master's record (none: the
- * default partition), to the kernel when they differ from what it has (PKEY_SET; the kernel keeps
+ * default partition; nothing while the master's record does not claim the role), to the kernel
+ * when they differ from what it has (PKEY_SET; the kernel keeps
  * a partition that stays in its slot, so its QPs go on). Failures are logged once, then at debug
  * level, and retried on the next sweep. */
 static void partition(Sweep *s, const Device *d, uint64_t master)
@@ -464,8 +465,10 @@ static void partition(Sweep *s, const Device *d, uint64_t master)
 	size_t o = 0;
 	int r;
 
-	if (!mr)
-		return;		/* the master's record is not here yet */
+	/* only a record whose origin says it is the master: a master still in its discovery phase
+	 * (restarted, listening()) publishes nothing yet and must not take everyone's partitions */
+	if (!mr || !(mr->flags & REC_FLAG_MASTER))
+		return;
 	n = partitions_for(mr->pkey, mr->n_pkey, s->db.self, keys);
 	if (s->pkeys_set && s->pkeys_dev_index == d->index && n == s->n_pkeys &&
 	    !memcmp(keys, s->pkeys, n * sizeof(keys[0])))
