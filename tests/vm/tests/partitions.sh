@@ -9,8 +9,9 @@
 # completion and C takes no data, its violation counters move (hw_counters, genl stats,
 # PortCounters, tbctl counters). A's daemon restarts with a fourth partition (0x8002, A and B)
 # while ib_write_bw B -> C runs on 0x8003: the new partition lands in a new slot of A's and B's
-# tables, the running QPs (B's in the table that changed) finish untouched. (Not A -> C: with A's
-# daemon gone for a moment the sweep withdraws the routes through B, which breaks a routed QP.)
+# tables, the running QPs (B's in the table that changed) finish untouched. (Not A -> C: that QP
+# is routed through B, and routes follow the daemons' records, which the restart may let expire;
+# not measured, kept out of this step.)
 # vm-timeout: 420
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
