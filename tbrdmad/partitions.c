@@ -24,36 +24,6 @@ int partition_parse_pkey(const char *v, uint16_t *part)
 	return 0;
 }
 
-static int parse_guid(const char *s, size_t len, uint64_t *guid)
-{
-	uint64_t g = 0;
-
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		s += 2;
-		len -= 2;
-	}
-	if (len != 16)
-		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		unsigned d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			return -EINVAL;
-		g = g << 4 | d;
-	}
-	if (!g)
-		return -EINVAL;
-	*guid = g;
-	return 0;
-}
-
 static uint8_t stronger(uint8_t a, uint8_t b)
 {
 	return a > b ? a : b;
@@ -96,7 +66,7 @@ int partition_parse_members(Partition *p, const char *v, char *why, size_t whyle
 			q.all = stronger(q.all, type);
 			continue;
 		}
-		if (parse_guid(tok, (size_t)(eq - tok), &guid) < 0)
+		if (guid_parse(tok, (size_t)(eq - tok), &guid) < 0)
 			return failf(why, whylen, -EINVAL, "\"%.*s\" is neither ALL nor a GUID",
 				     (int)(eq - tok > 32 ? 32 : eq - tok), tok);
 		for (i = 0; i < q.n && q.m[i].guid != guid; i++)
