@@ -12,7 +12,7 @@
 #define TBR_MAX_MR_SIZE		(1ULL << 40)
 #define TBR_PAGE_SIZE_CAP	0xfffff000U	/* 4 KiB and up */
 #define TBR_MAX_PD		0x10000
-#define TBR_MAX_PKEYS		1
+#define TBR_MAX_PKEYS		TBR_PKEY_TBL_LEN	/* core/tbr_pkey.h */
 #define TBR_PORT_GID_TBL_LEN	32
 #define TBR_PORT_MAX_MSG_SZ	0x80000000U	/* 2 GiB */
 

@@ -95,12 +95,14 @@ enum tbr_xcnt {
 	TBR_XCNT_BUSY_POLLS,		/* doorbells that busy-polled (xport_poll.c) */
 	TBR_XCNT_BUSY_POLL_RX,		/* ... and received for the QP meanwhile */
 	TBR_XCNT_BUSY_POLL_FRAMES,	/* frames of the QP the busy poll pulled in */
+	TBR_XCNT_PKEY_VIOLATIONS,	/* frames refused: P_Key not the QP's */
 	/* the device's loopback link (loop.c), not per QP */
 	TBR_XCNT_LOOPBACK_FRAMES,
 	TBR_XCNT_LOOPBACK_BYTES,
 	TBR_XCNT_MAX
 };
 extern const struct ib_device_ops tbr_counter_ops;
+int tbr_dev_set_pkeys(struct tbr_dev *tdev, const u16 *keys, u32 n);
 
 struct tbr_dev {
 	struct ib_device ibdev;		/* must be first: ib_alloc_device */
@@ -132,6 +134,13 @@ struct tbr_dev {
 	 * netdev.c's tbr_port_rate_update(); READ_ONCE in query_port.
 	 */
 	u8 port_width, port_speed;
+	/*
+	 * The port's P_Key table (docs/sweep.md "Partitions"): written by
+	 * tbr_dev_set_pkeys() under pkey_lock, slot by slot; read by every
+	 * QP's transport on every frame, in any context, without a lock.
+	 */
+	struct tbr_pkey_table pkeys;
+	struct mutex pkey_lock;
 };
 
 struct tbr_pd {

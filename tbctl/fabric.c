@@ -7,11 +7,6 @@
 
 #include "tbctl.h"
 
-static const char *or_dash(const char *s)
-{
-	return s && s[0] ? s : "-";
-}
-
 static void header(json_object *reply, size_t n)
 {
 	printf("device %s (%s), this host %s, %s, address %s\n", or_dash(jstr(reply, "device")),

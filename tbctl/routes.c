@@ -5,11 +5,6 @@
 
 #include "tbctl.h"
 
-static const char *or_dash(const char *s)
-{
-	return s && s[0] ? s : "-";
-}
-
 static void header(json_object *reply, size_t n)
 {
 	json_object *v = jget(reply, "version");

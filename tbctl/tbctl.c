@@ -27,6 +27,7 @@ static void help(void)
 	       "                                   --dot: Graphviz dot text with this host's routes\n"
 	       "  peers                            known hosts: address, links, role, hops\n"
 	       "  routes                           the forwarding table: destination, next hop, path\n"
+	       "  partitions                       P_Key partitions and this host's P_Key table\n"
 	       "  counters [DEVICE]                traffic and error counters per device, link, rail;\n"
 	       "                                   the ones read first (-v: all of them)\n"
 	       "  eth bind|unbind IFNAME [DEVICE]  NIC carries DEVICE's eth rails, or not (root)\n"
@@ -66,6 +67,7 @@ static const struct {
 	{ "fabric", verb_fabric },
 	{ "peers", verb_peers },
 	{ "routes", verb_routes },
+	{ "partitions", verb_partitions },
 	{ "counters", verb_counters },
 	{ "eth", verb_eth },
 	{ "version", verb_version },

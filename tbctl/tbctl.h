@@ -83,7 +83,14 @@ int verb_rail(int argc, char **argv);
 int verb_sweep(int argc, char **argv);
 int verb_fabric(int argc, char **argv);
 int verb_peers(int argc, char **argv);
+/* @s, or "-" when NULL or empty (a table cell) */
+static inline const char *or_dash(const char *s)
+{
+	return s && s[0] ? s : "-";
+}
+
 int verb_routes(int argc, char **argv);
+int verb_partitions(int argc, char **argv);
 int verb_counters(int argc, char **argv);
 int verb_eth(int argc, char **argv);
 

@@ -201,12 +201,65 @@ bad:
 	return 0;
 }
 
+/* a key of the [Partition] section being read (@p) */
+static void assign_partition(Partition *p, const char *key, const char *v, const char *fname,
+			     unsigned line)
+{
+	char why[128];
+	size_t n = strlen(v);
+
+	if (!strcmp(key, "Name")) {
+		if (!n || n >= sizeof(p->name))
+			goto bad;
+		for (size_t i = 0; i < n; i++)
+			if (!isalnum((unsigned char)v[i]) && !strchr("_.-", v[i]))
+				goto bad;
+		memcpy(p->name, v, n + 1);
+	} else if (!strcmp(key, "PKey")) {
+		if (partition_parse_pkey(v, &p->part) < 0)
+			goto bad;
+	} else if (!strcmp(key, "Members")) {
+		if (partition_parse_members(p, v, why, sizeof(why)) < 0)
+			log_warning("%s:%u: Members=: %s, ignoring the line", fname, line, why);
+	} else {
+		log_warning("%s:%u: unknown key %s in [Partition], ignoring", fname, line, key);
+	}
+	return;
+bad:
+	log_warning("%s:%u: bad value for %s: \"%s\", ignoring", fname, line, key, v);
+}
+
+/* The [Partition] section that ends at @line: kept if it has a PKey= no earlier one has. */
+static void end_partition(PartitionConfig *pc, const char *fname, unsigned line)
+{
+	Partition *p = &pc->p[pc->n];
+
+	if (!p->part) {
+		log_warning("%s:%u: [Partition] without PKey=, ignoring the section", fname, line);
+		goto drop;
+	}
+	for (unsigned i = 0; i < pc->n; i++)
+		if (pc->p[i].part == p->part) {
+			log_warning("%s:%u: [Partition] 0x%04x given twice, ignoring the second",
+				    fname, line, p->part);
+			goto drop;
+		}
+	if (!p->name[0])
+		snprintf(p->name, sizeof(p->name), "%s",
+			 p->part == PKEY_DEFAULT_PART ? "default" : "");
+	pc->n++;
+	return;
+drop:
+	memset(p, 0, sizeof(*p));
+}
+
 int config_parse_string(Config *c, const char *text, const char *fname)
 {
 	_cleanup_free_ char *copy = strdup(text);
 	char *p, *next;
 	unsigned line = 0;
 	bool in_daemon = true;	/* keys before any section count as [Daemon] */
+	Partition *part = NULL;	/* in a [Partition] section */
 
 	if (!copy)
 		return -ENOMEM;
@@ -230,12 +283,24 @@ int config_parse_string(Config *c, const char *text, const char *fname)
 				continue;
 			}
 			l[n - 1] = '\0';
+			if (part)
+				end_partition(&c->partitions, fname, line);
+			part = NULL;
 			in_daemon = !strcmp(l + 1, "Daemon");
-			if (!in_daemon)
+			if (!strcmp(l + 1, "Partition")) {
+				if (c->partitions.n < PARTITIONS_MAX) {
+					part = &c->partitions.p[c->partitions.n];
+					memset(part, 0, sizeof(*part));
+				} else {
+					log_warning("%s:%u: more than %d partitions, ignoring the section",
+						    fname, line, PARTITIONS_MAX);
+				}
+			} else if (!in_daemon) {
 				log_warning("%s:%u: unknown section [%s], ignoring", fname, line, l + 1);
+			}
 			continue;
 		}
-		if (!in_daemon)
+		if (!in_daemon && !part)
 			continue;
 		eq = strchr(l, '=');
 		if (!eq) {
@@ -243,10 +308,16 @@ int config_parse_string(Config *c, const char *text, const char *fname)
 			continue;
 		}
 		*eq = '\0';
+		if (part) {
+			assign_partition(part, strip(l), strip(eq + 1), fname, line);
+			continue;
+		}
 		k = assign(c, strip(l), strip(eq + 1), fname, line);
 		if (k < 0)
 			return k;
 	}
+	if (part)
+		end_partition(&c->partitions, fname, line);
 	return 0;
 }
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* /etc/tbrdmad.conf: an INI file with one section [Daemon]; every key has a default
+/* /etc/tbrdmad.conf: an INI file with a section [Daemon] and any number of [Partition] sections
+ * (docs/sweep.md "Partitions"); every key has a default
  * (docs/tbrdmad.conf in tbrdmad/tbrdmad.conf). Command-line options override it. */
 #pragma once
 
 #include <stdint.h>
+
+#include "partitions.h"
 
 typedef struct Config {
 	char *socket_path;	/* Socket= */
@@ -25,6 +28,7 @@ typedef struct Config {
 	uint64_t dead_usec;	/* DeadSec= a host not heard of for this long is gone */
 	char *fabric_key_file;	/* FabricKeyFile= ("" / unset: no fabric key) */
 	unsigned map_keep_days;	/* MapKeepDays= guid2addr entries of hosts gone this long expire */
+	PartitionConfig partitions;	/* [Partition] sections (the master publishes them) */
 } Config;
 
 int config_init(Config *c);

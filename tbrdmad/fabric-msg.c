@@ -14,7 +14,7 @@
 
 static size_t rec_len(const HostRecord *r)
 {
-	return SWEEP_REC_LEN + 8u * r->n_neigh + 12u * r->n_assign;
+	return SWEEP_REC_LEN + 8u * r->n_neigh + 12u * r->n_assign + 10u * r->n_pkey;
 }
 
 int sweep_encode(const SweepMsg *m, uint8_t *buf, size_t len)
@@ -37,7 +37,7 @@ int sweep_encode(const SweepMsg *m, uint8_t *buf, size_t len)
 		uint8_t *p = buf + off;
 
 		if (r->n_neigh > FABRIC_NEIGH_MAX || r->n_assign > FABRIC_ASSIGN_MAX ||
-		    off + rec_len(r) > len)
+		    r->n_pkey > PKEY_ENTRIES_MAX || off + rec_len(r) > len)
 			return -EMSGSIZE;
 		memset(p, 0, SWEEP_REC_LEN);
 		be_put64(p, r->guid);
@@ -50,12 +50,17 @@ int sweep_encode(const SweepMsg *m, uint8_t *buf, size_t len)
 		be_put32(p + 24, r->addr);
 		be_put64(p + 28, r->master);
 		be_put32(p + 36, r->epoch);
+		p[40] = r->n_pkey;
 		p += SWEEP_REC_LEN;
 		for (unsigned j = 0; j < r->n_neigh; j++, p += 8)
 			be_put64(p, r->neigh[j]);
 		for (unsigned j = 0; j < r->n_assign; j++, p += 12) {
 			be_put64(p, r->assign[j].guid);
 			be_put32(p + 8, r->assign[j].addr);
+		}
+		for (unsigned j = 0; j < r->n_pkey; j++, p += 10) {
+			be_put64(p, r->pkey[j].guid);
+			be_put16(p + 8, r->pkey[j].pkey);
 		}
 		off += rec_len(r);
 	}
@@ -133,10 +138,13 @@ int sweep_decode(SweepMsg *m, const uint8_t *buf, size_t len, char *why, size_t 
 		r->addr = be_get32(p + 24);
 		r->master = be_get64(p + 28);
 		r->epoch = be_get32(p + 36);
+		r->n_pkey = p[40];
 		if (!r->guid)
 			return failf(why, whylen, -EBADMSG, "record %u: GUID 0", i);
-		if (r->n_neigh > FABRIC_NEIGH_MAX || r->n_assign > FABRIC_ASSIGN_MAX)
-			return failf(why, whylen, -EBADMSG, "record %u: too many neighbours/assignments", i);
+		if (r->n_neigh > FABRIC_NEIGH_MAX || r->n_assign > FABRIC_ASSIGN_MAX ||
+		    r->n_pkey > PKEY_ENTRIES_MAX)
+			return failf(why, whylen, -EBADMSG,
+				     "record %u: too many neighbours/assignments/partition entries", i);
 		if (len - off < rec_len(r))
 			return failf(why, whylen, -EBADMSG, "record %u truncated", i);
 		for (unsigned j = 0; j < i; j++)
@@ -153,6 +161,12 @@ int sweep_decode(SweepMsg *m, const uint8_t *buf, size_t len, char *why, size_t 
 			r->assign[j].addr = be_get32(p + 8);
 			if (!r->assign[j].guid)
 				return failf(why, whylen, -EBADMSG, "record %u: assignment to GUID 0", i);
+		}
+		for (unsigned j = 0; j < r->n_pkey; j++, p += 10) {
+			r->pkey[j].guid = be_get64(p);
+			r->pkey[j].pkey = be_get16(p + 8);
+			if (!(r->pkey[j].pkey & PKEY_PART))
+				return failf(why, whylen, -EBADMSG, "record %u: partition 0", i);
 		}
 		off += rec_len(r);
 	}

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "partitions.h"
+
 #define SWEEP_MAGIC		0x54425357u	/* "TBSW" */
 #define SWEEP_VERSION		1
 #define SWEEP_TYPE_STATE	1
@@ -30,6 +32,8 @@ typedef struct HostRecord {
 	uint8_t n_neigh, n_assign;
 	uint64_t neigh[FABRIC_NEIGH_MAX];	/* peer GUIDs of the origin's up links */
 	struct { uint64_t guid; uint32_t addr; } assign[FABRIC_ASSIGN_MAX];	/* master only */
+	uint8_t n_pkey;
+	PKeyEntry pkey[PKEY_ENTRIES_MAX];	/* master only: partition memberships */
 	/* local only */
 	uint64_t origin_usec;		/* local estimate of when the origin made it */
 } HostRecord;

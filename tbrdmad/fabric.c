@@ -57,7 +57,7 @@ int fabric_validate(const Fabric *f, const HostRecord *r, uint64_t real_now, cha
 			   " s in the future", r->seq, (r->seq - real_now) / 1000000);
 	if (r->addr && !pool_contains(&f->pool, r->addr))
 		return failf(why, whylen, -EBADMSG, "address outside the pool");
-	if (r->n_assign && !(r->flags & REC_FLAG_MASTER))
+	if ((r->n_assign || r->n_pkey) && !(r->flags & REC_FLAG_MASTER))
 		return failf(why, whylen, -EBADMSG, "assignments from a host that is not master");
 	for (unsigned i = 0; i < r->n_assign; i++) {
 		if (!pool_contains(&f->pool, r->assign[i].addr))
@@ -215,6 +215,8 @@ uint64_t fabric_digest(const Fabric *f)
 		x = mix(x, ns);
 		for (unsigned j = 0; j < r->n_assign; j++)
 			x = mix(x, mix(r->assign[j].guid, r->assign[j].addr));
+		for (unsigned j = 0; j < r->n_pkey; j++)
+			x = mix(x, mix(r->pkey[j].guid, r->pkey[j].pkey));
 		hosts += x;
 	}
 	h = mix(hosts, fabric_elect(f));

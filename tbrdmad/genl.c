@@ -539,3 +539,60 @@ int kernel_process_events(Kernel *k, kernel_event_fn fn, void *userdata)
 		return 0;
 	return tbr_genl_errno(r);
 }
+
+int kernel_pkey_set(Kernel *k, const char *device, const uint16_t *keys, unsigned n, char *msg,
+		    size_t msglen)
+{
+	struct dump_ctx ctx = { 0 };
+	struct nl_msg *m = tbr_genl_msg(k->family, TBRDMA_CMD_PKEY_SET, NLM_F_ACK, 512);
+	struct nlattr *nest;
+
+	if (!m || nla_put_string(m, TBRDMA_ATTR_DEV_NAME, device) < 0)
+		goto nomem;
+	nest = nla_nest_start(m, TBRDMA_ATTR_PKEYS);
+	if (!nest)
+		goto nomem;
+	for (unsigned i = 0; i < n; i++)
+		if (nla_put_u16(m, TBRDMA_ATTR_PKEY, keys[i]) < 0)
+			goto nomem;
+	nla_nest_end(m, nest);
+	return request(k, TBRDMA_CMD_PKEY_SET, 0, m, NULL, &ctx, msg, msglen);
+nomem:
+	nlmsg_free(m);
+	return -ENOMEM;
+}
+
+struct pkey_ctx {
+	struct dump_ctx c;	/* first: request() reads its parse_err */
+	uint16_t *table;
+	unsigned n;
+};
+
+static int pkey_cb(struct nl_msg *m, void *arg)
+{
+	struct pkey_ctx *p = arg;
+	struct nlattr *tb[TBRDMA_ATTR_MAX + 1], *a;
+	int rem;
+
+	if (tbr_genl_parse(m, tb) < 0 || !tb[TBRDMA_ATTR_PKEYS])
+		return NL_OK;
+	nla_for_each_nested(a, tb[TBRDMA_ATTR_PKEYS], rem)
+		if (nla_type(a) == TBRDMA_ATTR_PKEY && nla_len(a) == 2 && p->n < TBRDMA_PKEYS_MAX)
+			p->table[p->n++] = nla_get_u16(a);
+	return NL_OK;
+}
+
+int kernel_pkey_get(Kernel *k, const char *device, uint16_t table[TBRDMA_PKEYS_MAX], char *msg,
+		    size_t msglen)
+{
+	struct pkey_ctx ctx = { .table = table };
+	struct nl_msg *m = tbr_genl_msg(k->family, TBRDMA_CMD_PKEY_GET, 0, 256);
+	int r;
+
+	if (!m || nla_put_string(m, TBRDMA_ATTR_DEV_NAME, device) < 0) {
+		nlmsg_free(m);
+		return -ENOMEM;
+	}
+	r = request(k, TBRDMA_CMD_PKEY_GET, 0, m, pkey_cb, &ctx.c, msg, msglen);
+	return r < 0 ? r : (int)ctx.n;
+}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "tbrdma-netlink.h"
 
 struct nl_sock;
 
@@ -58,5 +59,13 @@ int kernel_route_set(Kernel *k, const char *device, uint32_t version,
  * "Trust"); 0 or -errno with the kernel's message in @msg */
 int kernel_link_trust(Kernel *k, const char *device, uint32_t link, uint8_t trust, char *msg,
 		      size_t msglen);
+/* PKEY_SET: @device's partitions := the @n P_Keys (docs/netlink.md); 0 or -errno with the
+ * kernel's message in @msg */
+int kernel_pkey_set(Kernel *k, const char *device, const uint16_t *keys, unsigned n, char *msg,
+		    size_t msglen);
+/* PKEY_GET: @device's P_Key table, slot by slot (0: empty), into @table; the slot count or
+ * -errno */
+int kernel_pkey_get(Kernel *k, const char *device, uint16_t table[TBRDMA_PKEYS_MAX], char *msg,
+		    size_t msglen);
 /* reads every pending event message; calls @fn for each; 0 or -errno */
 int kernel_process_events(Kernel *k, kernel_event_fn fn, void *userdata);

@@ -42,25 +42,12 @@ static json_object *links_to(const Model *m, uint64_t guid, size_t *n)
 	return a;
 }
 
+/* a GUID of the peers request, 0 for none or a bad one */
 static uint64_t parse_guid(const char *s)
 {
-	uint64_t g = 0;
+	uint64_t g;
 
-	if (!s || strlen(s) != 16)
-		return 0;
-	for (int i = 0; i < 16; i++) {
-		char ch = s[i];
-		unsigned d;
-
-		if (ch >= '0' && ch <= '9')
-			d = (unsigned)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			d = (unsigned)(ch - 'a' + 10);
-		else
-			return 0;
-		g = g << 4 | d;
-	}
-	return g;
+	return s && !guid_parse(s, strlen(s), &g) ? g : 0;
 }
 
 static const char *jstring(json_object *o, const char *key)

@@ -242,15 +242,19 @@ static int op_fabric(void *userdata, json_object *reply)
 	return 0;
 }
 
-static int op_routes(void *userdata, json_object *reply)
-{
-	Manager *m = userdata;
-
-	if (!m->sweep)
-		return -EOPNOTSUPP;
-	sweep_routes_json(m->sweep, reply);
-	return 0;
-}
+/* the sweep's replies: -EOPNOTSUPP with Sweep=no */
+#define SWEEP_OP(name)								\
+	static int op_##name(void *userdata, json_object *reply)		\
+	{									\
+		Manager *m = userdata;						\
+										\
+		if (!m->sweep)							\
+			return -EOPNOTSUPP;					\
+		sweep_##name##_json(m->sweep, reply);				\
+		return 0;							\
+	}
+SWEEP_OP(routes)
+SWEEP_OP(partitions)
 
 static void op_link_json(void *userdata, const Link *l, json_object *o)
 {
@@ -264,6 +268,7 @@ const RequestOps manager_request_ops = {
 	.sweep = op_sweep,
 	.fabric = op_fabric,
 	.routes = op_routes,
+	.partitions = op_partitions,
 	.link_json = op_link_json,
 };
 

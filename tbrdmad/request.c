@@ -289,34 +289,38 @@ static json_object *m_sweep(const RequestContext *c, const char *method, json_ob
 	return o;
 }
 
-static json_object *m_fabric(const RequestContext *c, const char *method, json_object *req)
+/* a reply the sweep fills (@op, NULL when the manager has none) */
+static json_object *sweep_reply(const RequestContext *c, const char *method,
+				int (*op)(void *userdata, json_object *reply))
 {
 	json_object *o;
 
-	(void)req;
-	if (!c->ops || !c->ops->fabric)
+	if (!op)
 		return json_error_new(method, ERR_UNAVAILABLE, "the sweep is not running");
 	o = json_reply_new(method);
-	if (c->ops->fabric(c->userdata, o) < 0) {
+	if (op(c->userdata, o) < 0) {
 		json_object_put(o);
 		return json_error_new(method, ERR_UNAVAILABLE, "the sweep is disabled (Sweep=no)");
 	}
 	return o;
 }
 
+static json_object *m_fabric(const RequestContext *c, const char *method, json_object *req)
+{
+	(void)req;
+	return sweep_reply(c, method, c->ops ? c->ops->fabric : NULL);
+}
+
 static json_object *m_routes(const RequestContext *c, const char *method, json_object *req)
 {
-	json_object *o;
-
 	(void)req;
-	if (!c->ops || !c->ops->routes)
-		return json_error_new(method, ERR_UNAVAILABLE, "the sweep is not running");
-	o = json_reply_new(method);
-	if (c->ops->routes(c->userdata, o) < 0) {
-		json_object_put(o);
-		return json_error_new(method, ERR_UNAVAILABLE, "the sweep is disabled (Sweep=no)");
-	}
-	return o;
+	return sweep_reply(c, method, c->ops ? c->ops->routes : NULL);
+}
+
+static json_object *m_partitions(const RequestContext *c, const char *method, json_object *req)
+{
+	(void)req;
+	return sweep_reply(c, method, c->ops ? c->ops->partitions : NULL);
 }
 
 static const struct {
@@ -334,6 +338,7 @@ static const struct {
 	{ "sweep", true, m_sweep },
 	{ "fabric", false, m_fabric },
 	{ "routes", false, m_routes },
+	{ "partitions", false, m_partitions },
 	{ "peers", false, inspect_peers },
 	{ "counters", false, inspect_counters },
 };

@@ -41,6 +41,8 @@ typedef struct RequestOps {
 	int (*fabric)(void *userdata, json_object *reply);
 	/* adds the routes (docs/json.md "routes"); -EOPNOTSUPP with Sweep=no */
 	int (*routes)(void *userdata, json_object *reply);
+	/* adds the partitions (docs/json.md "partitions"); -EOPNOTSUPP with Sweep=no */
+	int (*partitions)(void *userdata, json_object *reply);
 	/* adds what the daemon knows beyond the kernel about link @l (rail negotiation) to @o */
 	void (*link_json)(void *userdata, const Link *l, json_object *o);
 } RequestOps;

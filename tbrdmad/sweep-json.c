@@ -153,3 +153,84 @@ void sweep_routes_json(Sweep *s, json_object *o)
 	}
 	json_object_object_add(o, "routes", a);
 }
+
+static const char *membership(uint16_t pkey)
+{
+	return pkey & PKEY_FULL ? "full" : "limited";
+}
+
+static json_object *pkey_json(uint16_t v)
+{
+	char b[8];
+
+	snprintf(b, sizeof(b), "0x%04x", v);
+	return json_object_new_string(b);
+}
+
+/* the name our [Partition] sections give partition @part, NULL when none */
+static json_object *partition_name(const Sweep *s, uint16_t part)
+{
+	const PartitionConfig *c = &s->m->config.partitions;
+
+	for (unsigned i = 0; i < c->n; i++)
+		if (c->p[i].part == part && c->p[i].name[0])
+			return json_object_new_string(c->p[i].name);
+	return part == PKEY_DEFAULT_PART ? json_object_new_string("default") : NULL;
+}
+
+void sweep_partitions_json(Sweep *s, json_object *o)
+{
+	const HostRecord *mr = fabric_find(&s->db, s->master);
+	json_object *parts = json_object_new_array(), *table = json_object_new_array();
+	uint16_t slots[TBRDMA_PKEYS_MAX], seen[PKEY_ENTRIES_MAX];
+	unsigned n_seen = 0;
+	char msg[256];
+	int n = s->device[0] ? kernel_pkey_get(&s->m->kernel, s->device, slots, msg, sizeof(msg)) : -ENODEV;
+
+	json_object_object_add(o, "device", s->device[0] ? json_object_new_string(s->device) : NULL);
+	json_object_object_add(o, "master", s->master ? guid_json(s->master) : NULL);
+	json_object_object_add(o, "configured", json_object_new_boolean(mr && mr->n_pkey));
+	json_object_object_add(o, "errors", json_object_new_uint64(s->pkey_errors));
+	/* the master's partitions: each partition with its members, in the order published */
+	for (unsigned i = 0; mr && i < mr->n_pkey; i++) {
+		uint16_t part = mr->pkey[i].pkey & PKEY_PART;
+		json_object *p = NULL, *m, *members;
+		unsigned j;
+
+		for (j = 0; j < n_seen && seen[j] != part; j++)
+			;
+		if (j < n_seen) {
+			p = json_object_array_get_idx(parts, j);
+		} else {
+			seen[n_seen++] = part;
+			p = json_object_new_object();
+			json_object_object_add(p, "partition", pkey_json(part));
+			json_object_object_add(p, "name", partition_name(s, part));
+			json_object_object_add(p, "members", json_object_new_array());
+			json_object_array_add(parts, p);
+		}
+		json_object_object_get_ex(p, "members", &members);
+		m = json_object_new_object();
+		json_object_object_add(m, "guid", mr->pkey[i].guid ? guid_json(mr->pkey[i].guid) :
+				       json_object_new_string("ALL"));
+		json_object_object_add(m, "membership",
+				       json_object_new_string(membership(mr->pkey[i].pkey)));
+		json_object_array_add(members, m);
+	}
+	json_object_object_add(o, "partitions", parts);
+	/* the kernel's table, slot by slot (empty slots left out) */
+	for (int i = 0; i < n; i++) {
+		json_object *x;
+
+		if (!(slots[i] & PKEY_PART))
+			continue;
+		x = json_object_new_object();
+		json_object_object_add(x, "index", json_object_new_int(i));
+		json_object_object_add(x, "pkey", pkey_json(slots[i]));
+		json_object_object_add(x, "partition", pkey_json(slots[i] & PKEY_PART));
+		json_object_object_add(x, "membership", json_object_new_string(membership(slots[i])));
+		json_object_object_add(x, "name", partition_name(s, slots[i] & PKEY_PART));
+		json_object_array_add(table, x);
+	}
+	json_object_object_add(o, "table", n >= 0 ? table : (json_object_put(table), NULL));
+}

@@ -48,6 +48,13 @@ struct Sweep {
 	uint64_t route_errors;		/* ROUTE_SETs that failed */
 	uint32_t held_logged[FABRIC_NEIGH_MAX];	/* held links reported once (ids, 0 free) */
 	uint64_t confirmed;		/* held links confirmed (LINK_TRUST) */
+	/* partitions (docs/sweep.md "Partitions") */
+	uint16_t pkeys[PARTITIONS_MAX];	/* what the kernel was given (PKEY_SET) */
+	unsigned n_pkeys;
+	bool pkeys_set;			/* PKEY_SET succeeded for the device of pkeys_dev_index */
+	uint32_t pkeys_dev_index;
+	uint64_t pkey_errors;		/* PKEY_SETs that failed */
+	bool pkey_config_logged;	/* the master's [Partition]s were refused, said once */
 	struct {			/* what frame_warn() last said per link */
 		uint32_t link, frame;
 		unsigned parts, skipped;

@@ -223,6 +223,7 @@ static bool assign(Sweep *s, uint64_t master, uint64_t guids[FABRIC_HOSTS_MAX], 
 	HostRecord *self = &s->db.hosts[0], *mr;
 	uint32_t claims[FABRIC_HOSTS_MAX], out[FABRIC_HOSTS_MAX];
 	bool reach[FABRIC_HOSTS_MAX], dirty = false;
+	int k;
 
 	*n = 0;
 	fabric_reachable(&s->db, reach);
@@ -233,6 +234,7 @@ static bool assign(Sweep *s, uint64_t master, uint64_t guids[FABRIC_HOSTS_MAX], 
 		claims[(*n)++] = s->db.hosts[i].addr;
 	}
 	self->n_assign = 0;
+	self->n_pkey = 0;
 	if (master != s->db.self) {
 		mr = fabric_find(&s->db, master);
 		for (unsigned j = 0; mr && j < mr->n_assign; j++)
@@ -242,6 +244,14 @@ static bool assign(Sweep *s, uint64_t master, uint64_t guids[FABRIC_HOSTS_MAX], 
 			}
 		return dirty;
 	}
+	/* the master publishes the partitions of its [Partition] sections */
+	k = partitions_entries(&s->m->config.partitions, self->pkey);
+	if (k < 0 && !s->pkey_config_logged) {
+		s->pkey_config_logged = true;
+		log_error("sweep: partitions: more than %d memberships in [Partition]: not published, "
+			  "every host stays in the default partition", PKEY_ENTRIES_MAX);
+	}
+	self->n_pkey = k > 0 ? (uint8_t)k : 0;
 	dirty = allocate(&s->map, &s->pool, guids, claims, *n, out) > 0;
 	for (size_t i = 0; i < *n && i < FABRIC_ASSIGN_MAX; i++) {
 		if (!out[i]) {
@@ -441,6 +451,47 @@ static void route(Sweep *s, const Device *d)
 	}
 }
 
+/* Partitions (docs/sweep.md "Partitions"): our P_Keys from the master's record (none: the
+ * default partition; nothing while the master's record does not claim the role), to the kernel
+ * when they differ from what it has (PKEY_SET; the kernel keeps
+ * a partition that stays in its slot, so its QPs go on). Failures are logged once, then at debug
+ * level, and retried on the next sweep. */
+static void partition(Sweep *s, const Device *d, uint64_t master)
+{
+	const HostRecord *mr = fabric_find(&s->db, master);
+	uint16_t keys[PARTITIONS_MAX];
+	char msg[256] = "", line[PARTITIONS_MAX * 16] = "";
+	unsigned n;
+	size_t o = 0;
+	int r;
+
+	/* only a record whose origin says it is the master: a master still in its discovery phase
+	 * (restarted, listening()) publishes nothing yet and must not take everyone's partitions */
+	if (!mr || !(mr->flags & REC_FLAG_MASTER))
+		return;
+	n = partitions_for(mr->pkey, mr->n_pkey, s->db.self, keys);
+	if (s->pkeys_set && s->pkeys_dev_index == d->index && n == s->n_pkeys &&
+	    !memcmp(keys, s->pkeys, n * sizeof(keys[0])))
+		return;
+	r = kernel_pkey_set(&s->m->kernel, s->device, keys, n, msg, sizeof(msg));
+	if (r < 0) {
+		if (!s->pkey_errors++ || s->pkeys_set)
+			log_warning_errno(r, "sweep: partitions: setting the P_Keys of %s: %m%s%s",
+					  s->device, msg[0] ? ": " : "", msg);
+		else
+			log_debug_errno(r, "sweep: partitions: PKEY_SET: %m");
+		s->pkeys_set = false;
+		return;
+	}
+	memcpy(s->pkeys, keys, n * sizeof(keys[0]));
+	s->n_pkeys = n;
+	s->pkeys_set = true;
+	s->pkeys_dev_index = d->index;
+	for (unsigned i = 0; i < n && o < sizeof(line); i++)
+		o += (size_t)snprintf(line + o, sizeof(line) - o, " 0x%04x", keys[i]);
+	log_info("sweep: partitions: %u P_Key(s):%s", n, n ? line : " none (this host talks to nobody)");
+}
+
 /* One sweep: the phases in order, then our database to every neighbour. */
 static void run(Sweep *s)
 {
@@ -461,6 +512,7 @@ static void run(Sweep *s)
 		heavy_sweep(s, master, now);
 		trust(s, d);
 		route(s, d);
+		partition(s, d, master);
 	}
 	sweep_send_state(s, d);
 }

@@ -24,5 +24,8 @@ int sweep_mgmt_send(Sweep *s, const char *device, const Link *l, const uint8_t *
 void sweep_fabric_json(Sweep *s, json_object *reply);
 /* fills the "routes" reply (docs/json.md): the forwarding table as pushed to the kernel */
 void sweep_routes_json(Sweep *s, json_object *reply);
+/* fills the "partitions" reply (docs/json.md): the master's partitions, our P_Keys, the kernel's
+ * P_Key table */
+void sweep_partitions_json(Sweep *s, json_object *reply);
 /* adds the link's rail negotiation ("negotiation", docs/json.md) to its links JSON object */
 void sweep_link_json(Sweep *s, const Link *l, json_object *o);

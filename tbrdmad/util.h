@@ -59,6 +59,37 @@ static inline uint64_t now_usec(clockid_t clock)
 static inline void be_put16(uint8_t *p, uint16_t v) { p[0] = v >> 8; p[1] = v; }
 static inline void be_put32(uint8_t *p, uint32_t v) { be_put16(p, v >> 16); be_put16(p + 2, v); }
 static inline void be_put64(uint8_t *p, uint64_t v) { be_put32(p, v >> 32); be_put32(p + 4, v); }
+/* a GUID as 16 hex digits (@len bytes of @s, "0x" allowed before them), not 0: 0 or -EINVAL */
+static inline int guid_parse(const char *s, size_t len, uint64_t *guid)
+{
+	uint64_t g = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		len -= 2;
+	}
+	if (len != 16)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return -EINVAL;
+		g = g << 4 | d;
+	}
+	if (!g)
+		return -EINVAL;
+	*guid = g;
+	return 0;
+}
+
 static inline uint16_t be_get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 static inline uint32_t be_get32(const uint8_t *p) { return (uint32_t)be_get16(p) << 16 | be_get16(p + 2); }
 static inline uint64_t be_get64(const uint8_t *p) { return (uint64_t)be_get32(p) << 32 | be_get32(p + 4); }

@@ -158,6 +158,9 @@ struct tbr_send_wr {
 	u32 remote_qpn;
 	u32 remote_qkey;		/* top bit set: use the QP's own qkey */
 	u16 conn_id;
+	u16 pkey_index;			/* GSI (cfg.gsi): the slot of the
+					 * table whose P_Key the datagram
+					 * carries; other QPs send with their own */
 };
 
 /* A receive WQE handed to the core by ops->get_recv(). */
@@ -176,6 +179,7 @@ struct tbr_cqe {
 	u32 src_qp;
 	u32 qkey;		/* UD receive */
 	u16 conn_id;		/* UD receive: sender's connection id */
+	u16 pkey_index;		/* UD receive: the slot the P_Key matched */
 	u8 flags;		/* TBR_WC_* flags */
 	u8 recv;		/* 1: receive queue completion */
 	u8 net_type;		/* UD receive, cfg.ud_addr: TBR_NET_IPV4/6 */
@@ -301,6 +305,8 @@ struct tbr_tqp_counters {
 	u64 read_hole_rtx;	/* READ chunks re-requested by the hole timer */
 	u64 tail_probes;	/* tail loss probes sent (tbr_req_loss.c) */
 	u64 cwnd_cuts;		/* congestion window halvings (bursts lost) */
+	u64 pkey_violations;	/* frames whose P_Key does not match the
+				 * QP's (dropped, tbr_tqp_rx) */
 };
 
 /* Creation-time configuration. */
@@ -324,6 +330,16 @@ struct tbr_tqp_cfg {
 	 * the block is malformed (dropped, counted in rx_malformed).
 	 */
 	bool ud_addr;
+	/*
+	 * The port's P_Key table (tbr_pkey.h), read on every frame; NULL: the
+	 * default partition only. The QP sends with, and takes frames only of
+	 * a P_Key matching, the one in its slot (tbr_tqp_set_pkey_index, 0
+	 * at creation). A GSI QP (@gsi, UD only) takes a frame whose P_Key
+	 * matches any slot (reported in cqe.pkey_index) and sends each
+	 * datagram with the one of its WR's pkey_index.
+	 */
+	const struct tbr_pkey_table *pkeys;
+	bool gsi;
 };
 
 #define TBR_SQ_DEPTH_MAX	16384
@@ -448,7 +464,9 @@ u32 tbr_tqp_sq_space(const struct tbr_tqp *qp);
  * Feed one received frame. Returns 0 if it was accepted (including
  * harmless duplicates), or a negative errno when it was rejected:
  * -EINVAL malformed or invalid for this QP, -ERANGE outside the window,
- * -EIO QP in error. Every rejection is counted.
+ * -EIO QP in error, -EACCES a P_Key that does not match the QP's (counted in
+ * pkey_violations; the frame has no other effect). Every rejection is
+ * counted.
  */
 int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now);
 
@@ -483,6 +501,13 @@ void tbr_tqp_flush(struct tbr_tqp *qp);
 void tbr_tqp_ack_final(struct tbr_tqp *qp);
 
 bool tbr_tqp_in_error(const struct tbr_tqp *qp);
+
+/*
+ * The QP's slot of cfg.pkeys (modify_qp's pkey_index). Returns 0, or
+ * -EINVAL for an index beyond the table. An empty slot is accepted: the
+ * QP then talks to nobody until the slot is filled.
+ */
+int tbr_tqp_set_pkey_index(struct tbr_tqp *qp, u32 idx);
 
 /*
  * UD QPs also take datagrams whose destination QPN is TBR_QPN_MCAST: the

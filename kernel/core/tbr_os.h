@@ -66,6 +66,9 @@ static inline unsigned int tbr_msb64(u64 x)
 
 #define tbr_dbg(fmt, ...)	pr_debug_ratelimited("tbrdma: " fmt, ##__VA_ARGS__)
 
+/* one load, never torn or repeated (a value another context may change) */
+#define tbr_read_once(x)	READ_ONCE(x)
+
 #else /* !__KERNEL__ */
 
 #include <stdbool.h>
@@ -86,6 +89,8 @@ typedef int64_t s64;
 #ifndef fallthrough
 #define fallthrough	__attribute__((__fallthrough__))
 #endif
+
+#define tbr_read_once(x)	(*(const volatile __typeof__(x) *)&(x))
 
 #ifndef U64_MAX
 #define U64_MAX		UINT64_MAX

@@ -30,6 +30,7 @@ struct tbr_swqe {
 	u32 remote_qpn;		/* UD */
 	u32 qkey;		/* UD */
 	u16 conn_id;		/* UD */
+	u16 pkey_index;		/* GSI: the slot whose P_Key it goes with */
 	u8 opcode;		/* enum tbr_wr_opcode */
 	u8 flags;
 	u8 num_sge;
@@ -115,6 +116,8 @@ struct tbr_tqp {
 	u8 tx_blocked;		/* last tx_alloc() failed */
 	u16 rx_ops;		/* bit op: frames of opcode op valid for
 				 * the QP's type (tbr_tqp_rx) */
+	u16 pkey_index;		/* slot of cfg.pkeys (tbr_tqp_set_pkey_index) */
+	u16 rx_pkey_index;	/* GSI: slot the frame being taken matched */
 	struct tbr_tqp_counters cnt;
 
 	/* ---- requester ---- */
@@ -324,6 +327,15 @@ static inline void *tbr_tx_get(struct tbr_tqp *qp, u32 len)
 }
 
 /* Send the frame in @buf from tbr_tx_get() (@paylen payload bytes). */
+/*
+ * The P_Key the QP's frames carry and take: its slot of the port's table,
+ * read on every frame (a sweep may change the table under a connected QP).
+ */
+static inline u16 tbr_tqp_pkey(const struct tbr_tqp *qp)
+{
+	return tbr_pkey_get(qp->cfg.pkeys, qp->pkey_index);
+}
+
 static inline void tbr_tx_put(struct tbr_tqp *qp, void *buf, u32 len,
 			      u32 paylen)
 {

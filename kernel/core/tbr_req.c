@@ -138,6 +138,7 @@ static tbr_noinline int tbr_req_xmit_hdr(struct tbr_tqp *qp,
 	 * and h.offset is where the payload starts.
 	 */
 	h.psn = psn;
+	h.npkey = (u16)~tbr_tqp_pkey(qp);
 	h.conn_id = qp->conn.conn_id;
 	h.dqpn = qp->conn.dest_qpn;
 	h.msn = w->wmsn;
@@ -149,6 +150,10 @@ static tbr_noinline int tbr_req_xmit_hdr(struct tbr_tqp *qp,
 							   TBR_OP_UD_SEND;
 		h.conn_id = w->conn_id;
 		h.dqpn = w->remote_qpn;
+		/* QP1 sends in the partition its WR names */
+		if (qp->cfg.gsi)
+			h.npkey = (u16)~tbr_pkey_get(qp->cfg.pkeys,
+						      w->pkey_index);
 		h.qkey = w->qkey;
 		h.src_qpn = qp->cfg.qpn;
 		h.imm = w->imm;
@@ -229,7 +234,7 @@ static int tbr_req_xmit(struct tbr_tqp *qp, struct tbr_swqe *w, u32 psn,
 		hl += TBR_PB_ACK_LEN;
 	}
 	tbr_put_base(buf, op, flags, qp->conn.conn_id, (u16)paylen,
-		     qp->conn.dest_qpn, psn);
+		     qp->conn.dest_qpn, psn, tbr_tqp_pkey(qp));
 	tbr_put_data_ext(buf, op, w->wmsn, off, w->length, w->rmsn, w->imm,
 			 w->rkey, w->remote_addr);
 	ret = tbr_req_emit(qp, w, buf, hl, off, paylen, flags, retrans);

@@ -159,6 +159,7 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	w->qkey = (wr->remote_qkey & 0x80000000u) ? qp->cfg.qkey :
 						      wr->remote_qkey;
 	w->conn_id = wr->conn_id;
+	w->pkey_index = wr->pkey_index;
 	if (wr->flags & TBR_WR_INLINE) {
 		if (wr->inline_len)
 			memcpy(w->inline_data, wr->inline_data, wr->inline_len);

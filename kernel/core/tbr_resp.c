@@ -493,6 +493,7 @@ static int tbr_resp_ud(struct tbr_tqp *qp, const struct tbr_hdr *h)
 	c.src_qp = h->src_qpn;
 	c.qkey = h->qkey;
 	c.conn_id = h->conn_id;
+	c.pkey_index = qp->cfg.gsi ? qp->rx_pkey_index : qp->pkey_index;
 	qp->rq_head++;
 	qp->ops->complete(qp->ctx, &c);
 	return 0;

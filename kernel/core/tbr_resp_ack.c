@@ -31,6 +31,7 @@ bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 	h.conn_id = qp->conn.conn_id;
 	h.dqpn = qp->conn.dest_qpn;
 	h.psn = psn;
+	h.npkey = (u16)~tbr_tqp_pkey(qp);
 	h.paylen = (u16)(8 * nwords);
 	h.syndrome = syn;
 	h.nwords = (u8)nwords;

@@ -291,6 +291,7 @@ void tbr_resp_send_jobs(struct tbr_tqp *qp)
 		memset(&h, 0, sizeof(h));
 		h.conn_id = qp->conn.conn_id;
 		h.dqpn = qp->conn.dest_qpn;
+		h.npkey = (u16)~tbr_tqp_pkey(qp);
 		h.msn = j->msn;
 		if (tbr_op_atomic(j->opcode)) {
 			h.opcode = TBR_OP_ATOMIC_RESP;

@@ -48,6 +48,7 @@ struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 	u32 w, rqw;
 
 	if (!ops || cfg->type > TBR_QPT_UD || (cfg->qpn & ~TBR_QPN_MASK) ||
+	    (cfg->gsi && cfg->type != TBR_QPT_UD) ||
 	    !tbr_is_pow2(cfg->sq_depth) || cfg->sq_depth > TBR_SQ_DEPTH_MAX ||
 	    !tbr_is_pow2(cfg->win) || cfg->win < TBR_WIN_MIN ||
 	    cfg->win > TBR_WIN_MAX || cfg->mtu < TBR_MTU_MIN ||
@@ -208,6 +209,14 @@ void tbr_tqp_set_qkey(struct tbr_tqp *qp, u32 qkey)
 		qp->cfg.qkey = qkey;
 }
 
+int tbr_tqp_set_pkey_index(struct tbr_tqp *qp, u32 idx)
+{
+	if (idx >= TBR_PKEY_TBL_LEN)
+		return -EINVAL;
+	qp->pkey_index = (u16)idx;
+	return 0;
+}
+
 bool tbr_tqp_in_error(const struct tbr_tqp *qp)
 {
 	return qp->error;
@@ -304,6 +313,24 @@ static inline void tbr_tqp_pump(struct tbr_tqp *qp, u64 now)
 		tbr_req_pump(qp, now);
 }
 
+/*
+ * The receive-side partition check (IBTA's P_Key check): a frame whose
+ * P_Key does not match the QP's slot is not the QP's to see, whatever it
+ * is, ACKs and responses included. QP1 takes every partition of its port.
+ */
+static bool tbr_tqp_pkey_ok(struct tbr_tqp *qp, u16 pkey)
+{
+	int i;
+
+	if (!qp->cfg.gsi)
+		return tbr_pkey_match(tbr_tqp_pkey(qp), pkey);
+	i = tbr_pkey_find(qp->cfg.pkeys, pkey);
+	if (i < 0)
+		return false;
+	qp->rx_pkey_index = (u16)i;
+	return true;
+}
+
 int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 {
 	struct tbr_hdr h;
@@ -323,6 +350,10 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	    (qp->cfg.type != TBR_QPT_UD && h.conn_id != qp->conn.conn_id)) {
 		qp->cnt.rx_invalid++;
 		return -EINVAL;
+	}
+	if (!tbr_tqp_pkey_ok(qp, tbr_hdr_pkey(&h))) {
+		qp->cnt.pkey_violations++;
+		return -EACCES;
 	}
 	if (qp->error) {
 		/* A lost fatal NAK is repeated to the retransmissions. */

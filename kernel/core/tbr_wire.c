@@ -42,7 +42,7 @@ int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h)
 	h->version = p[0];
 	h->opcode = p[1];
 	h->flags = p[2];
-	if (h->version != TBR_WIRE_VERSION || p[3] != 0)
+	if (h->version != TBR_WIRE_VERSION)
 		return -EINVAL;
 	hl = tbr_hdr_len(h->opcode);
 	if (!hl)
@@ -61,8 +61,9 @@ int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h)
 	h->conn_id = tbr_get_be16(p + 4);
 	h->paylen = tbr_get_be16(p + 6);
 	h->dqpn = tbr_get_be32(p + 8);
-	h->psn = tbr_get_be32(p + 12);
-	if ((h->dqpn & ~TBR_QPN_MASK) || (h->psn & ~TBR_PSN_MASK))
+	h->psn = tbr_get_be32(p + 12) & TBR_PSN_MASK;
+	h->npkey = (u16)~tbr_get_pkey(p);
+	if (h->dqpn & ~TBR_QPN_MASK)
 		return -EINVAL;
 	if (len != hl + (u32)h->paylen)
 		return -EINVAL;
@@ -140,7 +141,7 @@ u32 tbr_hdr_build(void *buf, const struct tbr_hdr *h)
 	u32 hl;
 
 	tbr_put_base(p, h->opcode, h->flags, h->conn_id, h->paylen, h->dqpn,
-		     h->psn);
+		     h->psn, (u16)~h->npkey);
 
 	switch (h->opcode) {
 	case TBR_OP_SEND:

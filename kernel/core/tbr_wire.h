@@ -15,16 +15,18 @@
  *   0  version   u8   TBR_WIRE_VERSION
  *   1  opcode    u8   enum tbr_op
  *   2  flags     u8   TBR_F_*
- *   3  reserved  u8   0
+ *   3  pkey_hi   u8   P_Key high byte, inverted (tbr_pkey.h)
  *   4  conn_id   be16 peer/connection id chosen by the receiver's demux
  *   6  paylen    be16 payload bytes after the headers (ACK: bitmap bytes)
  *   8  dqpn      be32 destination QP number (24 bits, top byte 0)
- *  12  psn       be32 packet sequence number (24 bits, top byte 0)
+ *  12  psn       be32 packet sequence number (24 bits); its top byte is
+ *                     the P_Key low byte, inverted
  */
 #ifndef TBR_WIRE_H
 #define TBR_WIRE_H
 
 #include "tbr_os.h"
+#include "tbr_pkey.h"
 
 #define TBR_WIRE_VERSION	1
 #define TBR_BASE_HDR_LEN	16
@@ -128,6 +130,9 @@ struct tbr_hdr {
 	u16 paylen;
 	u32 dqpn;
 	u32 psn;
+	u16 npkey;	/* the sender's P_Key inverted, as on the wire: a
+			 * zeroed header carries the default P_Key 0xffff
+			 * (tbr_hdr_pkey() gives the P_Key) */
 
 	u32 msn;	/* message sequence number (per QP, per direction) */
 	u32 offset;	/* byte offset of the payload in the message */
@@ -151,6 +156,11 @@ struct tbr_hdr {
 	u32 hdr_len;		/* base + extension bytes */
 	const u8 *payload;	/* paylen bytes (ACK: the bitmap) */
 };
+
+static inline u16 tbr_hdr_pkey(const struct tbr_hdr *h)
+{
+	return (u16)~h->npkey;
+}
 
 /* Extension header length of each opcode (tbr_wire.c). */
 extern const u8 tbr_ext_len[TBR_OP_MAX + 1];
@@ -181,7 +191,7 @@ int tbr_frame_parse(const void *buf, u32 len, struct tbr_hdr *h);
 
 /*
  * Encode the base and extension header of @h (opcode, flags, conn_id,
- * paylen, dqpn, psn and the opcode's extension fields) into @buf, which
+ * paylen, dqpn, psn, npkey and the opcode's extension fields) into @buf, which
  * must hold TBR_HDR_MAX bytes; the piggybacked ACK (h->epsn) of a TBR_F_ACK
  * frame follows the extension (opcodes tbr_op_takes_ack() only). Returns
  * the header length; the caller writes paylen payload bytes right after
@@ -196,16 +206,16 @@ u32 tbr_hdr_build(void *buf, const struct tbr_hdr *h);
  * The extension helper returns the header length.
  */
 static inline void tbr_put_base(u8 *p, u8 op, u8 flags, u16 conn_id,
-				u16 paylen, u32 dqpn, u32 psn)
+				u16 paylen, u32 dqpn, u32 psn, u16 pkey)
 {
 	p[0] = TBR_WIRE_VERSION;
 	p[1] = op;
 	p[2] = flags;
-	p[3] = 0;
 	tbr_put_be16(conn_id, p + 4);
 	tbr_put_be16(paylen, p + 6);
 	tbr_put_be32(dqpn & TBR_QPN_MASK, p + 8);
 	tbr_put_be32(psn & TBR_PSN_MASK, p + 12);
+	tbr_put_pkey(p, pkey);
 }
 
 static inline u32 tbr_put_data_ext(u8 *p, u8 op, u32 msn, u32 offset,

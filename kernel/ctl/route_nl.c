@@ -4,7 +4,9 @@
  * "Routes"): ROUTE_SET replaces a device's table whole (tbrdmad pushes it
  * after every sweep that changed it), ROUTE_GET returns it; LINK_TRUST
  * carries the sweep's decision on a held link (docs/sweep.md "Trust"). The
- * table itself and the forwarding live in link/route.c.
+ * table itself and the forwarding live in link/route.c. PKEY_SET/PKEY_GET:
+ * the port's partitions, from the same sweep (docs/sweep.md "Partitions";
+ * the table is the device's, verbs/device.c).
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -15,6 +17,7 @@
 #include "core/tbr_route_wire.h"
 #include "uapi/tbrdma-netlink.h"
 
+static_assert(TBRDMA_PKEYS_MAX == TBR_PKEY_TBL_LEN);
 static_assert(TBRDMA_ROUTES_MAX == TBR_ROUTE_TABLE_MAX &&
 	      TBRDMA_ROUTE_HOPS_MAX == TBR_ROUTE_HOPS_MAX);
 static_assert(TBR_TRUST_USED == (int)TBRDMA_TRUST_USED &&
@@ -208,6 +211,83 @@ out:
 	return err;
 }
 
+/*
+ * PKEY_SET: the P_Keys of the device's partitions, a set (PKEYS, absent or
+ * empty: none, the port talks to nobody). Context "process"; takes
+ * tbr_ctl_mutex.
+ */
+static int tbr_nl_pkey_set(struct sk_buff *skb, struct genl_info *info)
+{
+	u16 keys[TBRDMA_PKEYS_MAX];
+	struct tbr_dev *tdev;
+	struct nlattr *k;
+	int rem, n = 0, err;
+
+	if (info->attrs[TBRDMA_ATTR_PKEYS]) {
+		nla_for_each_nested(k, info->attrs[TBRDMA_ATTR_PKEYS], rem) {
+			if (nla_type(k) != TBRDMA_ATTR_PKEY ||
+			    nla_len(k) != sizeof(u16)) {
+				NL_SET_ERR_MSG_ATTR(info->extack, k,
+						    "PKEYS holds u16 PKEY only");
+				return -EINVAL;
+			}
+			if (n == TBRDMA_PKEYS_MAX) {
+				NL_SET_ERR_MSG_ATTR(info->extack, k,
+						    "more partitions than P_Key slots");
+				return -ENOSPC;
+			}
+			keys[n++] = nla_get_u16(k);
+		}
+	}
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	err = IS_ERR(tdev) ? PTR_ERR(tdev) : tbr_dev_set_pkeys(tdev, keys, n);
+	if (err == -EINVAL)
+		GENL_SET_ERR_MSG(info, "invalid set: partition 0, or one partition twice");
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
+/* PKEY_GET: the table, slot by slot (0: empty). Takes tbr_ctl_mutex. */
+static int tbr_nl_pkey_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg = NULL;
+	struct tbr_dev *tdev;
+	struct nlattr *nest;
+	void *hdr;
+	int err, i;
+
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	if (IS_ERR(tdev)) {
+		err = PTR_ERR(tdev);
+		goto out;
+	}
+	err = -ENOMEM;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	err = -EMSGSIZE;
+	hdr = tbr_nl_reply_put(msg, info, TBRDMA_CMD_PKEY_GET);
+	if (!hdr || nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, tbr_dev_name(tdev)))
+		goto out;
+	nest = nla_nest_start(msg, TBRDMA_ATTR_PKEYS);
+	if (!nest)
+		goto out;
+	for (i = 0; i < TBRDMA_PKEYS_MAX; i++)
+		if (nla_put_u16(msg, TBRDMA_ATTR_PKEY,
+				tbr_pkey_get(&tdev->pkeys, i)))
+			goto out;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	err = genlmsg_reply(msg, info);
+	msg = NULL;
+out:
+	mutex_unlock(&tbr_ctl_mutex);
+	nlmsg_free(msg);
+	return err;
+}
+
 const struct genl_small_ops tbr_route_nl_ops[] = {
 	{
 		.cmd = TBRDMA_CMD_ROUTE_SET,
@@ -222,6 +302,15 @@ const struct genl_small_ops tbr_route_nl_ops[] = {
 		.cmd = TBRDMA_CMD_LINK_TRUST,
 		.doit = tbr_nl_link_trust,
 		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_PKEY_SET,
+		.doit = tbr_nl_pkey_set,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_PKEY_GET,
+		.doit = tbr_nl_pkey_get,
 	},
 };
 const unsigned int tbr_route_nl_n_ops = ARRAY_SIZE(tbr_route_nl_ops);

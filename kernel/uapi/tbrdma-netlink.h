@@ -21,6 +21,8 @@
 /* Forwarding table: most entries, longest route (docs/protocol.md 7). */
 #define TBRDMA_ROUTES_MAX	1024
 #define TBRDMA_ROUTE_HOPS_MAX	16
+/* Slots of a port's P_Key table. */
+#define TBRDMA_PKEYS_MAX	16
 
 enum tbrdma_cmd {
 	TBRDMA_CMD_UNSPEC,
@@ -50,6 +52,10 @@ enum tbrdma_cmd {
 	TBRDMA_CMD_ROUTE_GET,		/* DEV_NAME; reply: ROUTE_VERSION, ROUTES */
 	TBRDMA_CMD_LINK_TRUST,		/* admin: DEV_NAME, LINK_ID|PEER_GUID, TRUST:
 					 * the sweep's decision on a held link */
+	TBRDMA_CMD_PKEY_SET,		/* admin: DEV_NAME [, PKEYS]: the port's
+					 * partitions (P_Keys), placed in the
+					 * table by the kernel (docs/netlink.md) */
+	TBRDMA_CMD_PKEY_GET,		/* DEV_NAME; reply: PKEYS, one per slot */
 	__TBRDMA_CMD_MAX,
 };
 #define TBRDMA_CMD_MAX (__TBRDMA_CMD_MAX - 1)
@@ -109,6 +115,9 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_LINKS_HELD,		/* u32: links held or rejected (device) */
 	TBRDMA_ATTR_LANE_MBPS,		/* u32: rail: its medium's speed per lane, Mb/s */
 	TBRDMA_ATTR_LANES,		/* u32: rail: its medium's lanes (absent: unknown) */
+	TBRDMA_ATTR_PKEYS,		/* nest of PKEY (PKEY_SET: a set; PKEY_GET:
+					 * the table, slot by slot, 0 = empty) */
+	TBRDMA_ATTR_PKEY,		/* u16: a P_Key, bit 15 full membership */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)
@@ -143,6 +152,7 @@ enum tbrdma_stat {
 	TBRDMA_STAT_HELD,		/* the link came up held (TBRDMA_TRUST_HELD) */
 	TBRDMA_STAT_HELD_DROPS,		/* came in on a held or rejected link, dropped */
 	TBRDMA_STAT_FWD_DROP_RPF,	/* came in, dropped: source not reached over this link */
+	TBRDMA_STAT_PKEY_VIOLATIONS,	/* came in, dropped: P_Key not the QP's partition */
 	__TBRDMA_STAT_MAX,
 };
 #define TBRDMA_STAT_MAX (__TBRDMA_STAT_MAX - 1)

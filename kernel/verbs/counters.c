@@ -9,7 +9,8 @@
  *    port_rcv_packets, ...), which the RDMA core reads as PerfMgt
  *    PortCounters and PortCountersExtended MADs through process_mad: the
  *    frames of every link of the device (rails and loopback) since it was
- *    made (struct tbr_rails.cnt), data in 4-byte words as IB counts it.
+ *    made (struct tbr_rails.cnt), data in 4-byte words as IB counts it;
+ *    port_rcv_constraint_errors: frames refused for their P_Key.
  *  - per QP (`rdma res show qp -dd`, driver attributes): the QP's own
  *    transport counters and, for a connected RC QP, what its requester
  *    knows of the path (RTTs, reordering, PSNs in flight, window).
@@ -47,6 +48,7 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_XCNT_MAX] = {
 	[TBR_XCNT_BUSY_POLLS].name = "busy_polls",
 	[TBR_XCNT_BUSY_POLL_RX].name = "busy_poll_rx",
 	[TBR_XCNT_BUSY_POLL_FRAMES].name = "busy_poll_frames",
+	[TBR_XCNT_PKEY_VIOLATIONS].name = "pkey_violations",
 	[TBR_XCNT_LOOPBACK_FRAMES].name = "loopback_frames",
 	[TBR_XCNT_LOOPBACK_BYTES].name = "loopback_bytes",
 };
@@ -115,6 +117,9 @@ static void tbr_pma_port_counters(struct tbr_dev *tdev,
 	pc->port_rcv_data = tbr_sat32(tbr_port_cnt(tdev, TBR_CNT_RX_BYTES) / 4);
 	pc->port_xmit_packets = tbr_sat32(tbr_port_cnt(tdev, TBR_CNT_TX_FRAMES));
 	pc->port_rcv_packets = tbr_sat32(tbr_port_cnt(tdev, TBR_CNT_RX_FRAMES));
+	/* frames a QP refused for their P_Key (IBA: partition enforcement) */
+	pc->port_rcv_constraint_errors =
+		min_t(u64, tbr_port_cnt(tdev, TBR_CNT_PKEY_VIOLATIONS), U8_MAX);
 }
 
 /* every frame goes to one peer: all packets are unicast ones */

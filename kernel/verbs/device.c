@@ -186,7 +186,77 @@ static int tbr_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
 {
 	if (index >= TBR_MAX_PKEYS)
 		return -EINVAL;
-	*pkey = IB_DEFAULT_PKEY_FULL;
+	*pkey = tbr_pkey_get(&to_tbr_dev(ibdev)->pkeys, index);
+	return 0;
+}
+
+/*
+ * tbr_dev_set_pkeys - make @keys (@n P_Keys, a set: one per partition, none
+ * of partition 0) the port's partitions. A partition already in the table
+ * keeps its slot (its membership bit may change), one no longer given
+ * leaves it empty, a new one takes the lowest empty slot (the default
+ * partition slot 0 when free): a QP whose partition stays keeps its index
+ * and never notices. Tells the RDMA core (IB_EVENT_PKEY_CHANGE: its P_Key
+ * cache, rdma_cm) when a slot changed.
+ * Returns 0, -EINVAL for an invalid set, -ENOSPC beyond the table.
+ * Context: process; takes tdev->pkey_lock.
+ */
+int tbr_dev_set_pkeys(struct tbr_dev *tdev, const u16 *keys, u32 n)
+{
+	u16 next[TBR_PKEY_TBL_LEN];
+	bool taken[TBR_PKEY_TBL_LEN] = {};
+	bool changed = false;
+	u32 i, j;
+
+	if (n > TBR_PKEY_TBL_LEN)
+		return -ENOSPC;
+	for (i = 0; i < n; i++) {
+		if (!(keys[i] & TBR_PKEY_PART))
+			return -EINVAL;
+		for (j = 0; j < i; j++)
+			if (!((keys[i] ^ keys[j]) & TBR_PKEY_PART))
+				return -EINVAL;
+	}
+	mutex_lock(&tdev->pkey_lock);
+	/* partitions that stay keep their slot */
+	for (j = 0; j < TBR_PKEY_TBL_LEN; j++) {
+		u16 old = tdev->pkeys.key[j];
+
+		next[j] = 0;
+		for (i = 0; old && i < n; i++) {
+			if (!((old ^ keys[i]) & TBR_PKEY_PART)) {
+				next[j] = keys[i];
+				taken[i] = true;
+			}
+		}
+	}
+	/* the default partition prefers slot 0, the rest the lowest free */
+	for (i = 0; i < n; i++) {
+		if (taken[i])
+			continue;
+		j = (keys[i] & TBR_PKEY_PART) == TBR_PKEY_PART && !next[0] ? 0 : 1;
+		for (; j < TBR_PKEY_TBL_LEN && next[j]; j++)
+			;
+		if (j == TBR_PKEY_TBL_LEN)
+			j = 0;
+		next[j] = keys[i];
+	}
+	for (j = 0; j < TBR_PKEY_TBL_LEN; j++) {
+		if (tdev->pkeys.key[j] == next[j])
+			continue;
+		WRITE_ONCE(tdev->pkeys.key[j], next[j]);
+		changed = true;
+	}
+	mutex_unlock(&tdev->pkey_lock);
+	if (changed && !tdev->unregistered) {
+		struct ib_event ev = {
+			.device = &tdev->ibdev,
+			.element.port_num = 1,
+			.event = IB_EVENT_PKEY_CHANGE,
+		};
+
+		ib_dispatch_event(&ev);
+	}
 	return 0;
 }
 
@@ -243,6 +313,9 @@ struct tbr_dev *tbr_dev_create(unsigned int slot, const char *name)
 	/* until rails with a known speed come up (netdev.c tbr_port_rate_update) */
 	tdev->port_width = IB_WIDTH_4X;
 	tdev->port_speed = IB_SPEED_QDR;
+	mutex_init(&tdev->pkey_lock);
+	/* the default partition for all until tbrdmad says otherwise */
+	tdev->pkeys.key[0] = TBR_PKEY_DEFAULT;
 
 	tdev->ibdev.node_type = RDMA_NODE_IB_CA;
 	tdev->ibdev.phys_port_cnt = 1;

@@ -797,6 +797,9 @@ static int tbr_post_one_send(struct tbr_qp *qp, const struct ib_send_wr *wr,
 		s->ah_num = to_tbr_ah(ud_wr(wr)->ah)->num;
 		s->remote_qpn = ud_wr(wr)->remote_qpn;
 		s->remote_qkey = ud_wr(wr)->remote_qkey;
+		if (ud_wr(wr)->pkey_index >= TBR_MAX_PKEYS)
+			return -EINVAL;
+		s->pkey_index = ud_wr(wr)->pkey_index;
 	}
 	if ((wr->send_flags & IB_SEND_INLINE) && wr->opcode != IB_WR_RDMA_READ &&
 	    wr->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&

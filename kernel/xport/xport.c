@@ -506,6 +506,8 @@ static int tbr_x_qp_create(struct tbr_qp *qp)
 		.win = TBR_XPORT_WIN,
 		.mtu = TBR_XPORT_MTU,
 		.max_rd_atomic = TBR_ATOMIC_CACHE,
+		.pkeys = &to_tbr_dev(qp->ibqp.device)->pkeys,
+		.gsi = qp->ibqp.qp_type == IB_QPT_GSI,
 	};
 	struct tbr_xqp *x;
 
@@ -578,6 +580,7 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 	v[TBR_XCNT_TIMEOUTS] += c->timeouts;
 	v[TBR_XCNT_TAIL_PROBES] += c->tail_probes;
 	v[TBR_XCNT_CWND_CUTS] += c->cwnd_cuts;
+	v[TBR_XCNT_PKEY_VIOLATIONS] += c->pkey_violations;
 	v[TBR_XCNT_DUPLICATES] += c->duplicates;
 	v[TBR_XCNT_OUT_OF_WINDOW] += c->out_of_window;
 	v[TBR_XCNT_RX_MALFORMED] += c->rx_malformed;
@@ -761,6 +764,9 @@ static void tbr_x_modify(struct tbr_qp *qp, enum ib_qp_state old, int mask)
 
 	if (mask & IB_QP_QKEY)
 		tbr_tqp_set_qkey(x->tqp, qp->attr.qkey);
+	/* checked against the table's length by modify_qp */
+	if (mask & IB_QP_PKEY_INDEX)
+		tbr_tqp_set_pkey_index(x->tqp, qp->attr.pkey_index);
 	if (qp->state == IB_QPS_RESET && old != IB_QPS_RESET) {
 		/* every WQE is discarded without a completion */
 		x->discard = true;
@@ -815,13 +821,15 @@ const struct tbr_xport_ops tbr_xport_ops = {
 /* ---- tbr_link_upper_ops: called by link/link.c ------------------------------- */
 
 static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
-			const void *frame, u32 len);
+			const void *frame, u32 len, struct tbr_link *from);
 
 /*
- * Context: bh. A multicast datagram: a copy to every QP of this device
- * attached to the group its address block names (each checks its Q_Key).
+ * Context: bh. A multicast datagram from @from: a copy to every QP of this
+ * device attached to the group its address block names (each checks its
+ * Q_Key and P_Key).
  */
-static void tbr_x_rx_mcast(struct tbr_dev *tdev, const void *frame, u32 len)
+static void tbr_x_rx_mcast(struct tbr_dev *tdev, struct tbr_link *from,
+			   const void *frame, u32 len)
 {
 	u32 qpn[TBR_MAX_MCG_QP], n, i;
 	const u8 *mgid;
@@ -831,7 +839,7 @@ static void tbr_x_rx_mcast(struct tbr_dev *tdev, const void *frame, u32 len)
 		return;
 	n = tbr_mcast_members(tdev, mgid, qpn);
 	for (i = 0; i < n; i++)
-		tbr_x_rx_qp(tdev, NULL, qpn[i], frame, len);
+		tbr_x_rx_qp(tdev, NULL, qpn[i], frame, len, from);
 }
 
 /* Context: bh. One transport frame from @link. */
@@ -845,23 +853,25 @@ static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
 	if (tbr_frame_peek(frame, len, &conn_id, &dqpn))
 		return;
 	if (dqpn == TBR_QPN_MCAST) {
-		tbr_x_rx_mcast(tdev, frame, len);
+		tbr_x_rx_mcast(tdev, link, frame, len);
 		return;
 	}
-	tbr_x_rx_qp(tdev, link, dqpn, frame, len);
+	tbr_x_rx_qp(tdev, link, dqpn, frame, len, link);
 }
 
 /*
  * Context: bh. One frame for QP @qpn, if it exists and may take it: a UD QP
  * from anyone, a connected one from its own peer's @link only (@link NULL:
- * a multicast copy, for UD QPs only).
+ * a multicast copy, for UD QPs only). A frame the QP refuses for its P_Key
+ * is counted on @from, the link it came in on (genl stats, PortCounters).
  */
 static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
-			const void *frame, u32 len)
+			const void *frame, u32 len, struct tbr_link *from)
 {
 	struct tbr_xqp *x;
 	struct tbr_qp *qp;
 	unsigned long flags;
+	int ret = 0;
 	u64 now;
 
 	qp = tbr_qp_get(tdev, qpn);
@@ -872,11 +882,11 @@ static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
 	x = qp->xport_priv;
 	if (x && x->connected && x->ud) {
 		/* datagrams: any peer */
-		tbr_tqp_rx(x->tqp, frame, len, now);
+		ret = tbr_tqp_rx(x->tqp, frame, len, now);
 		tbr_x_after(x, now);
 	} else if (link && x && x->connected && tbr_x_link(x) == link) {
 		/* only the QP's own peer may talk to it */
-		tbr_tqp_rx(x->tqp, frame, len, now);
+		ret = tbr_tqp_rx(x->tqp, frame, len, now);
 		tbr_x_after(x, now);
 		/* pulled in by the QP's own busy poll (xport_poll.c) */
 		if (unlikely(x->poller == current && !in_serving_softirq()))
@@ -884,6 +894,8 @@ static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	tbr_qp_put(qp);
+	if (ret == -EACCES && from)
+		tbr_link_count(from, TBR_CNT_PKEY_VIOLATIONS, 1);
 }
 
 /*

@@ -247,5 +247,6 @@ int tbr_x_ud_route(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 		qkey = qp->attr.qkey;
 	wr->remote_qkey = qkey;
 	wr->remote_qpn = w->hdr.remote_qpn;
+	wr->pkey_index = w->hdr.pkey_index;
 	return 0;
 }

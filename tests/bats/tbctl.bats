@@ -51,7 +51,7 @@ setup() {
 
 @test "--json output of every read verb is valid JSON with schema 1" {
 	local v
-	for v in status devices links rails version fabric peers routes counters "links tbrdma0" \
+	for v in status devices links rails version fabric peers routes partitions counters "links tbrdma0" \
 		"rails tbrdma0"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr "$TBCTL" --json $v
@@ -82,6 +82,16 @@ setup() {
 	run --separate-stderr "$TBCTL" routes
 	assert_success
 	echo "$output" | grep -q "table version (none)"
+}
+
+@test "partitions --json: no device, no master, no table; the human header says so" {
+	run --separate-stderr "$TBCTL" --json partitions
+	assert_success
+	echo "$output" | jq -e '.method == "partitions" and .partitions == [] and .table == null'
+	echo "$output" | jq -e '.errors == 0 and .device == null and .master == null and .configured == false'
+	run --separate-stderr "$TBCTL" partitions
+	assert_success
+	echo "$output" | grep -q "no partitions configured"
 }
 
 @test "fabric --dot: a Graphviz graph, empty without a kernel" {

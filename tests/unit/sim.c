@@ -441,6 +441,8 @@ struct sim *sim_new(enum tbr_tqp_type type, const struct tbr_tqp_cfg *cfg,
 
 		c.type = type;
 		c.qpn = i ? 0x22 : 0x11;
+		if (cfg->pkeys)
+			c.pkeys = &cfg->pkeys[i];
 		ep->sim = s;
 		ep->id = i;
 		ep->qp_access = SIM_ACC_WRITE | SIM_ACC_READ | SIM_ACC_ATOMIC;

@@ -130,7 +130,10 @@ struct sim {
 	void *tap_ctx;
 };
 
-/* Create two connected QPs of @type with @cfg (qpn 0x11 and 0x22). */
+/*
+ * Create two connected QPs of @type with @cfg (qpn 0x11 and 0x22). A
+ * cfg->pkeys points to two P_Key tables: ep[i] gets the i-th.
+ */
 struct sim *sim_new(enum tbr_tqp_type type, const struct tbr_tqp_cfg *cfg,
 		    const struct tbr_tqp_conn *conn, uint64_t seed);
 void sim_free(struct sim *s);

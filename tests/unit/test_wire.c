@@ -31,6 +31,12 @@ static void test_base_layout(void **state)
 
 	assert_int_equal(len, 16 + TBR_EXT_WRITE_LEN + 5);
 	assert_memory_equal(b, exp, sizeof(exp));
+	/* a P_Key other than the default: inverted in bytes 3 and 12 */
+	h.npkey = (uint16_t)~0x8123u;
+	build(b, &h, 5);
+	assert_int_equal(b[3], 0x7e);
+	assert_int_equal(b[12], 0xdc);
+	assert_int_equal(b[13], 0x12);
 }
 
 static void test_roundtrip_all(void **state)
@@ -132,8 +138,12 @@ static void test_rejects(void **state)
 	b[0] = 2;
 	assert_int_equal(tbr_frame_parse(b, len, &d), -EINVAL);
 	b[0] = 1;
-	b[3] = 1;
-	assert_int_equal(tbr_frame_parse(b, len, &d), -EINVAL);
+	/* byte 3 and the PSN's top byte: the P_Key, inverted */
+	b[3] = 0x7f;
+	b[12] = 0xfe;
+	assert_int_equal(tbr_frame_parse(b, len, &d), 0);
+	assert_int_equal(tbr_hdr_pkey(&d), 0x8001);
+	assert_int_equal(d.psn, 0);
 	b[3] = 0;
 	b[2] = 0x80;
 	assert_int_equal(tbr_frame_parse(b, len, &d), -EINVAL);
@@ -148,8 +158,6 @@ static void test_rejects(void **state)
 	b[8] = 1;	/* dqpn top byte */
 	assert_int_equal(tbr_frame_parse(b, len, &d), -EINVAL);
 	b[8] = 0;
-	b[12] = 1;	/* psn top byte */
-	assert_int_equal(tbr_frame_parse(b, len, &d), -EINVAL);
 	b[12] = 0;
 	assert_int_equal(tbr_frame_parse(b, len, &d), 0);
 
