@@ -54,8 +54,8 @@
  * tb->lock: it marks the conn stopping, takes references on the service and
  * the XDomain, and queues remove_work on the ordered tbt_wq. That work runs
  * after any rail work in flight (which, back from its path call, sees
- * stopping and does nothing more), stops the conn and frees it. A probe
- * waits for every remove_work queued before it (tbt_removing).
+ * stopping and does nothing more), stops the conn and frees it. A new
+ * conn says HELLO only after every queued remove_work (tbt_removing).
  */
 #include <linux/dma-mapping.h>
 #include <linux/interrupt.h>
@@ -104,13 +104,14 @@ MODULE_PARM_DESC(tb_ring_size, "Thunderbolt ring descriptors (power of two, 16..
 static LIST_HEAD(tbt_conns);
 static DEFINE_MUTEX(tbt_lock);
 /*
- * Removed conns whose remove_work has not finished: a probe waits for them,
- * so a service bound again after an unbind says HELLO only once the old
- * conn's BYE went out and its paths and HopIDs are gone (the peer must not
- * take a late BYE of the old conn for the new one).
+ * Removed conns whose remove_work has not finished: a new conn's HELLO
+ * waits for them (tbt_hello_work), so a service bound again after an unbind
+ * says HELLO only once the old conn's BYE went out and its paths are gone.
+ * The probe itself never waits: it runs under xd->lock
+ * (tb_xdomain_get_properties()), which a CM holding tb->lock may wait for,
+ * and a remove_work may need tb->lock.
  */
 static atomic_t tbt_removing = ATOMIC_INIT(0);
-static DECLARE_WAIT_QUEUE_HEAD(tbt_removed_wait);
 /*
  * Ordered: event_work, up_work, down_work and remove_work of every conn,
  * one at a time, so the rail works never overlap while one has conn->lock
@@ -161,6 +162,12 @@ static void tbt_hello_work(struct work_struct *work)
 
 	mutex_lock(&conn->lock);
 	if (conn->stopping || conn->suspended || conn->connected || conn->hello_sent) {
+		mutex_unlock(&conn->lock);
+		return;
+	}
+	if (atomic_read(&tbt_removing)) {
+		/* an old conn's BYE and teardown first (tbt_removing) */
+		queue_delayed_work(system_long_wq, &conn->hello_work, msecs_to_jiffies(100));
 		mutex_unlock(&conn->lock);
 		return;
 	}
@@ -673,8 +680,6 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 
 	if (!xd || !xd->remote_uuid || !xd->local_uuid)
 		return -ENODEV;
-	/* no lock of the connection manager held (tb_xdomain_state_work, bind) */
-	wait_event(tbt_removed_wait, !atomic_read(&tbt_removing));
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 	if (!conn)
 		return -ENOMEM;
@@ -792,8 +797,7 @@ static void tbt_remove_work(struct work_struct *work)
 	tb_xdomain_put(conn->xd);
 	mutex_destroy(&conn->lock);
 	kfree(conn);
-	if (atomic_dec_and_test(&tbt_removing))
-		wake_up_all(&tbt_removed_wait);
+	atomic_dec(&tbt_removing);
 }
 
 /*
