@@ -868,6 +868,57 @@ static const struct kernel_param_ops stats_ops = { .get = stats_get };
 module_param_cb(stats, &stats_ops, NULL, 0444);
 MODULE_PARM_DESC(stats, "ring frame counters (read only)");
 
+/*
+ * /sys/module/thunderbolt/parameters/rings: each ring's state, one line each
+ * (test-only, for a stuck transfer's report): TX, its queue, the frames sent
+ * and the E2E limit; RX, its posted buffers, the frames completed and not
+ * polled, the backlog, the next frame expected and the limit granted.
+ */
+static void rings_emit(char *buf, int *len, struct tb_ring *ring)
+{
+	struct tbsim_ring *sr = to_sr(ring);
+	unsigned int queued = 0, done = 0;
+	struct ring_frame *f;
+
+	spin_lock(&ring->lock);
+	list_for_each_entry(f, &ring->queue, list)
+		queued++;
+	if (ring->is_tx) {
+		*len += sysfs_emit_at(buf, *len, "tx hop=%d running=%d e2e=%d queued=%u posted=%u seq=%u limit=%u credited=%d\n",
+				      ring->hop, ring->running, !!(ring->flags & RING_FLAG_E2E),
+				      queued, sr->tx_posted, sr->tx_seq, sr->tx_limit, sr->credited);
+	} else {
+		list_for_each_entry(f, &sr->done, list)
+			done++;
+		*len += sysfs_emit_at(buf, *len, "rx hop=%d running=%d e2e=%d queued=%u head=%d done=%u backlog=%u next=%u granted=%u synced=%d quiet=%u irq_on=%d open=%d\n",
+				      ring->hop, ring->running, !!(ring->flags & RING_FLAG_E2E),
+				      queued, ring->head, done, skb_queue_len(&sr->backlog),
+				      sr->rx_next, sr->granted, sr->rx_synced, sr->rx_quiet,
+				      sr->irq_on, sr->rx_open);
+	}
+	spin_unlock(&ring->lock);
+}
+
+static int rings_get(char *buf, const struct kernel_param *kp)
+{
+	struct tb_nhi *nhi = &tbsim.nhi;
+	int hop, len = 0;
+
+	spin_lock_irq(&nhi->lock);
+	for (hop = 1; nhi->tx_rings && hop < nhi->hop_count; hop++) {
+		if (nhi->tx_rings[hop])
+			rings_emit(buf, &len, nhi->tx_rings[hop]);
+		if (nhi->rx_rings[hop])
+			rings_emit(buf, &len, nhi->rx_rings[hop]);
+	}
+	spin_unlock_irq(&nhi->lock);
+	return len;
+}
+
+static const struct kernel_param_ops rings_ops = { .get = rings_get };
+module_param_cb(rings, &rings_ops, NULL, 0444);
+MODULE_PARM_DESC(rings, "each ring's queue and E2E state (read only)");
+
 /* /sys/module/thunderbolt/parameters/fault_blackout_ms: lose every frame for N ms from now */
 static int blackout_set(const char *val, const struct kernel_param *kp)
 {

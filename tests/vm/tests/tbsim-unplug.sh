@@ -121,6 +121,8 @@ stuck_report() {
 	rdma statistic show link tbrdma0/1
 	echo "cm_state: $(cat $P/cm_state)"
 	echo "ring stats: $(cat $P/stats)"
+	echo "paths:"; cat $P/paths
+	echo "rings:"; cat $P/rings
 }
 
 k=0
