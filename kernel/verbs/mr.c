@@ -333,6 +333,7 @@ struct tbr_mr *tbr_mr_get(struct tbr_dev *tdev, u32 key, struct ib_pd *pd,
 
 	rcu_read_lock();
 	mr = xa_load(&tdev->mr_xa, key >> 8);
+	/* pairs with the fast-reg's release of the key (mr_fast.c): its pages are set */
 	if (mr && (smp_load_acquire(&mr->key) != key ||
 		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;

@@ -126,6 +126,7 @@ void tbr_qp_put(struct tbr_qp *qp)
 /* the producer index, or false if userspace broke it */
 static bool tbr_sq_prod(struct tbr_qp *qp, u32 *prod)
 {
+	/* pairs with the provider's release of prod: the WQEs below it are written */
 	*prod = smp_load_acquire(&qp->sq.ring->prod);
 	return (u32)(*prod - qp->sq.done) <= qp->sq.entries &&
 	       (u32)(*prod - qp->sq.kidx) <= (u32)(*prod - qp->sq.done);
@@ -205,6 +206,7 @@ void tbr_sq_retire(struct tbr_qp *qp)
 	if (qp->sq.done == qp->sq.kidx)
 		return;
 	qp->sq.done++;
+	/* the slot is read before the provider, acquiring cons, may reuse it */
 	smp_store_release(&qp->sq.ring->cons, qp->sq.done);
 }
 
@@ -221,6 +223,11 @@ void tbr_sq_set_need_doorbell(struct tbr_qp *qp, bool need)
 	lockdep_assert_held(&qp->lock);
 	f = need ? f | TBRDMA_RING_NEED_DOORBELL : f & ~TBRDMA_RING_NEED_DOORBELL;
 	WRITE_ONCE(qp->sq.ring->flags, f);
+	/*
+	 * The flag before our next look at prod; pairs with the provider's
+	 * full barrier between its prod store and its flags load, so either
+	 * it rings the doorbell or we see its WQE.
+	 */
 	smp_mb();
 }
 
@@ -231,6 +238,7 @@ static void tbr_rq_take(struct tbr_qp *qp, struct tbr_recv_wqe *wqe)
 
 	tbr_recv_slot_read(q, q->kidx, qp->max_recv_sge, wqe);
 	q->kidx++;
+	/* the WQE is read before the provider, acquiring cons, may reuse its slot */
 	smp_store_release(&q->ring->cons, q->kidx);
 }
 
@@ -248,6 +256,7 @@ int tbr_rq_fetch(struct tbr_qp *qp, struct tbr_recv_wqe *wqe)
 	lockdep_assert_held(&qp->lock);
 	if (qp->srq)
 		return tbr_srq_fetch(qp->srq, wqe);
+	/* pairs with the provider's release of prod: the WQEs below it are written */
 	prod = smp_load_acquire(&q->ring->prod);
 	if (prod == q->kidx)
 		return -ENOENT;
@@ -327,6 +336,7 @@ static void tbr_qp_flush_rings(struct tbr_qp *qp)
 	/* RQ (WQEs of an SRQ are not flushed by a QP error) */
 	if (qp->srq)
 		return;
+	/* pairs with the provider's release of prod: the WQEs below it are written */
 	prod = smp_load_acquire(&qp->rq.ring->prod);
 	if (prod - qp->rq.kidx > qp->rq.entries) {
 		pr_debug_ratelimited("tbrdma: QP %u: RQ index corrupt\n",
@@ -889,6 +899,7 @@ static int tbr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (err)
 			break;
 		prod++;
+		/* the WQE is written before a reader acquiring prod sees it */
 		smp_store_release(&q->ring->prod, prod);
 	}
 	tbr_qp_kick_sq(qp);

@@ -77,6 +77,7 @@ int tbr_recv_post(struct tbr_queue *q, u32 max_sge, const struct ib_recv_wr **wr
 			return -ENOMEM;
 		tbr_recv_slot_write(q, prod, *wr);
 		prod++;
+		/* the WQE is written before a reader acquiring prod sees it */
 		smp_store_release(&q->ring->prod, prod);
 	}
 	return 0;
@@ -205,6 +206,7 @@ int tbr_srq_fetch(struct tbr_srq *srq, struct tbr_recv_wqe *wqe)
 	int err = 0;
 
 	spin_lock_irqsave(&srq->lock, flags);
+	/* pairs with the release of prod by the poster: the WQEs below it are written */
 	prod = smp_load_acquire(&q->ring->prod);
 	if (prod == q->kidx) {
 		err = -ENOENT;
@@ -213,6 +215,7 @@ int tbr_srq_fetch(struct tbr_srq *srq, struct tbr_recv_wqe *wqe)
 	} else {
 		tbr_recv_slot_read(q, q->kidx, srq->max_sge, wqe);
 		q->kidx++;
+		/* the WQE is read before the poster, acquiring cons, may reuse its slot */
 		smp_store_release(&q->ring->cons, q->kidx);
 		left = prod - q->kidx;
 		if (srq->limit && left < srq->limit) {
