@@ -344,8 +344,10 @@ void tbsim_ring_credit(struct tbsim_xd *sxd, const struct tbsim_wire *w,
 		if (!le32_to_cpu(cr->synced) || (s32)(next - sr->tx_seq) > 0)
 			next = sr->tx_seq;
 		limit = next + le32_to_cpu(cr->room);
-		if (!sr->credited || (s32)(limit - sr->tx_limit) > 0)
+		if (!sr->credited || (s32)(limit - sr->tx_limit) > 0) {
+			sr->tx_resynced += sr->credited && !le32_to_cpu(cr->synced);
 			sr->tx_limit = limit;
+		}
 		sr->credited = true;
 		if (ring->running && (ring->flags & RING_FLAG_E2E) && !list_empty(&ring->queue))
 			queue_work(tbsim.ring_wq, &ring->work);
@@ -612,6 +614,14 @@ void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, const void *data, size_t len,
 	}
 	if (sr->rx_gap)
 		w->flags |= TBSIM_WIRE_GAP;
+	if (sr->rx_synced && (s32)(seq + 1 - sr->rx_next) < 0) {
+		sr->rx_backs++;
+		sr->back_from = sr->rx_next;
+		sr->back_to = seq + 1;
+		pr_info_ratelimited("tbsim: RX ring %d: frame %u behind %u, the next expected\n",
+				    hop, seq, sr->rx_next);
+	}
+	sr->rx_taken++;
 	sr->rx_next = seq + 1;	/* a step back: the peer's TX ring is a new one */
 	sr->rx_synced = true;
 	sr->rx_quiet = 0;
@@ -884,17 +894,19 @@ static void rings_emit(char *buf, int *len, struct tb_ring *ring)
 	list_for_each_entry(f, &ring->queue, list)
 		queued++;
 	if (ring->is_tx) {
-		*len += sysfs_emit_at(buf, *len, "tx hop=%d running=%d e2e=%d queued=%u posted=%u seq=%u limit=%u credited=%d\n",
+		*len += sysfs_emit_at(buf, *len, "tx hop=%d running=%d e2e=%d queued=%u posted=%u seq=%u limit=%u credited=%d resynced=%u\n",
 				      ring->hop, ring->running, !!(ring->flags & RING_FLAG_E2E),
-				      queued, sr->tx_posted, sr->tx_seq, sr->tx_limit, sr->credited);
+				      queued, sr->tx_posted, sr->tx_seq, sr->tx_limit, sr->credited,
+				      sr->tx_resynced);
 	} else {
 		list_for_each_entry(f, &sr->done, list)
 			done++;
-		*len += sysfs_emit_at(buf, *len, "rx hop=%d running=%d e2e=%d queued=%u head=%d done=%u backlog=%u next=%u granted=%u synced=%d quiet=%u irq_on=%d open=%d\n",
+		*len += sysfs_emit_at(buf, *len, "rx hop=%d running=%d e2e=%d queued=%u head=%d done=%u backlog=%u next=%u granted=%u synced=%d quiet=%u irq_on=%d open=%d taken=%u backs=%u last_back=%u->%u\n",
 				      ring->hop, ring->running, !!(ring->flags & RING_FLAG_E2E),
 				      queued, ring->head, done, skb_queue_len(&sr->backlog),
 				      sr->rx_next, sr->granted, sr->rx_synced, sr->rx_quiet,
-				      sr->irq_on, sr->rx_open);
+				      sr->irq_on, sr->rx_open, sr->rx_taken, sr->rx_backs,
+				      sr->back_from, sr->back_to);
 	}
 	spin_unlock(&ring->lock);
 }

@@ -175,8 +175,14 @@ struct tbsim_ring {
 	u32 tx_seq, tx_limit;
 	unsigned int tx_posted;		/* TX, ring.lock: enqueued, not completed */
 	bool credited;
+	unsigned int tx_resynced;	/* TX, ring.lock: limits a resync grant raised */
 	/* RX, ring.lock: next frame expected from the peer, limit granted */
 	u32 rx_next, granted;
+	/*
+	 * RX, ring.lock (the rings parameter): frames taken, frames whose
+	 * count was behind the one expected, the last such step back
+	 */
+	u32 rx_taken, rx_backs, back_from, back_to;
 	bool rx_synced;
 	bool rx_gap;			/* a frame was lost: mark the next one bad */
 	unsigned int rx_quiet;		/* periodic grants since the last frame */
