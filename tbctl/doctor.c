@@ -144,7 +144,7 @@ static void check_gids(Doctor *d, Check *c)
 	const char *addr = jstr(d->fabric, "address"), *addr6 = jstr(d->fabric, "address6");
 	char msg[400] = "", label[96], p[PATH_MAX + 32], s[INET6_ADDRSTRLEN], type[32];
 	struct in6_addr want4 = { 0 }, want6, a;
-	bool have4 = false, have6, any_missing = false, none = false;
+	bool have4 = false, have6, any_missing = false, none = false, ip_gid = false;
 	glob_t g, gids;
 
 	if (inet_pton(AF_INET, addr, &want4.s6_addr[12]) == 1) {
@@ -170,6 +170,7 @@ static void check_gids(Doctor *d, Check *c)
 			if (!read_gid(gids.gl_pathv[j], &a))
 				continue;
 			n++;
+			ip_gid |= !IN6_IS_ADDR_LINKLOCAL(&a);
 			if ((!have4 || memcmp(&a, &want4, sizeof(a))) && (!have6 || memcmp(&a, &want6, sizeof(a))))
 				continue;
 			snprintf(p, sizeof(p), "%s/gid_attrs/types/%s", g.gl_pathv[i], idx);
@@ -197,9 +198,9 @@ static void check_gids(Doctor *d, Check *c)
 	else if (any_missing)
 		check_set(c, RESULT_FAIL, "ip addr show of the device's netdev: tbrdmad's address must be on it",
 			  "%s", msg);
-	else if (!have4 && !have6)
+	else if (!have4 && !have6 && !ip_gid)
 		check_set(c, RESULT_WARN, "tbrdmad's sweep addresses the netdev (tbctl fabric); or ip addr add ADDR dev tbr0",
-			  "%s, no fabric address: rdma_cm and perftest -x need a GID of an IP address", msg);
+			  "%s, none of an IP address: rdma_cm and perftest -x need one", msg);
 	else
 		check_set(c, RESULT_PASS, "", "%s", msg);
 }
