@@ -113,7 +113,7 @@ static bool service_of(const Doctor *d, const char *xd, const char *key, char *d
 		size_t len = strlen(xd);
 
 		if (!found && !strncmp(e[i]->d_name, xd, len) && e[i]->d_name[len] == '.') {
-			snprintf(dir, n, "%s/%s", base, e[i]->d_name);
+			snprintf(dir, n, "%.3800s/%.255s", base, e[i]->d_name);
 			found = attr(dir, "key", k, sizeof(k)) && !strcmp(k, key);
 		}
 		free(e[i]);
@@ -404,6 +404,11 @@ void check_provider(Doctor *d, Check *c)
 		return;
 	}
 	pabi = pabi_of(lib);
+	if (!pabi) {
+		check_set(c, RESULT_FAIL, "apt install libibverbs1 (rdma-core)",
+			  "this libibverbs exports no verbs_register_driver_N: it loads no provider");
+		goto out;
+	}
 	if (dlinfo(lib, RTLD_DI_LINKMAP, &lm) == 0 && lm && strrchr(lm->l_name, '/')) {
 		snprintf(libdir, sizeof(libdir), "%.*s/libibverbs",
 			 (int)(strrchr(lm->l_name, '/') - lm->l_name), lm->l_name);

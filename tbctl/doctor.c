@@ -177,8 +177,9 @@ static void check_gids(Doctor *d, Check *c)
 			if (!read_line_file(p, type, sizeof(type)))
 				snprintf(type, sizeof(type), "?");
 			inet_ntop(AF_INET6, &a, s, sizeof(s));
-			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%s%s GID %s %s (%s)",
-				 found || len ? "; " : "", label, idx, s, type);
+			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%s%s%sGID %s %s (%s)",
+				 found ? ", " : len ? "; " : "", found ? "" : label, found ? "" : ": ",
+				 idx, s, type);
 			found = true;
 		}
 		globfree(&gids);

@@ -69,6 +69,8 @@ good_host() {
 	put "$P/gids/1" 0000:0000:0000:0000:0000:ffff:0a63:0002
 	put "$P/gid_attrs/types/1" "RoCE v2"
 	put "$P/gids/2" 0000:0000:0000:0000:0000:0000:0000:0000
+	put "$P/gids/3" 0000:0000:0000:0000:0000:ffff:0a63:0002
+	put "$P/gid_attrs/types/3" "IB/RoCE v1"
 	put sys/class/net/tbr0/mtu 4082
 	put etc/libibverbs.d/tbrdma.driver "driver $R/usr/lib/libibverbs/libtbrdma"
 	mkdir -p "$R/usr/lib/libibverbs"
@@ -124,7 +126,7 @@ json() {
 	assert_line "PASS  iommu        domain0: IOMMU DMA protection on"
 	assert_line "PASS  provider     tbrdma0 opens through libibverbs (provider libtbrdma-rdmav34.so, private ABI 34)"
 	assert_line "PASS  ports        tbrdma0 port 1 ACTIVE (LinkUp)"
-	assert_line "PASS  gids         tbrdma0 port 1 GID 1 ::ffff:10.99.0.2 (RoCE v2)"
+	assert_line "PASS  gids         tbrdma0 port 1: GID 1 ::ffff:10.99.0.2 (RoCE v2), GID 3 ::ffff:10.99.0.2 (IB/RoCE v1)"
 	assert_line --regexp "^PASS  daemon       tbrdmad 0.1.0 \(pid 4242, up 1min 15s\) at .*: 1 device, links 1/1 up, rails 2/2 up$"
 	assert_line "PASS  fabric       master 5054000000000002, epoch 3, 2 hosts, 1 link; tbr0 has 10.99.0.2"
 	assert_line "PASS  mtu          tbrdma0 link 1: frames of 4144 bytes; tbr0 MTU 4082"
@@ -273,7 +275,7 @@ json() {
 	line mtu | grep -q '^SKIP'
 	line fabric-key | grep -q '^SKIP'
 	# the GIDs without the fabric's address: an IP GID is enough
-	assert_line "PASS  gids         tbrdma0 port 1: 2 GIDs"
+	assert_line "PASS  gids         tbrdma0 port 1: 3 GIDs"
 	[ "$(grep -c '^FAIL' <<< "$output")" = 1 ]
 	# nothing on stderr: the failure is a check's line
 	run --separate-stderr "$TBCTL" doctor

@@ -183,7 +183,7 @@ jq -e '[.checks[]|select(.result != "pass")|.name] == ["iommu","fabric-key"] and
 grep -q '^PASS  service      0-[0-9]*\.[0-9]* bound to tbrdma$' /tmp/doctor.txt || fail "doctor: service"
 grep -q '^PASS  provider     tbrdma0 opens through libibverbs (provider libtbrdma-rdmav' /tmp/doctor.txt ||
 	fail "doctor: the installed provider"
-grep -q "^PASS  gids         tbrdma0 port 1 GID $GID ::ffff:$ME (RoCE v2)" /tmp/doctor.txt || fail "doctor: GID $GID"
+grep -q "^PASS  gids         tbrdma0 port 1: .*GID $GID ::ffff:$ME (RoCE v2)" /tmp/doctor.txt || fail "doctor: GID $GID"
 vm_signal doctor-good
 vm_wait "$other.doctor-good" 60
 if [ "$VM_ROLE" = b ]; then
