@@ -136,6 +136,9 @@ ping -c 2 -W 5 "$PEER" > /dev/null || fail "no IP over tbr0 to $PEER"
 # the installed provider (/etc/libibverbs.d/tbrdma.driver), not the build tree's
 unset RDMAV_DRIVERS
 perf_listening() { [ -n "$(ss -ltnH 'sport = :18515')" ]; }
+# the rping server's rdma_cm listener (a fixed 2 s sleep was not enough under load: the client's
+# connect was rejected, "RDMA_CM_EVENT_REJECTED, error 8", no listener on the port yet)
+rping_listening() { rdma resource show cm_id | grep -q "state LISTEN .* comm rping "; }
 # pair TAG CMD...: b serves CMD, a runs it against PEER (rping: -a is the server's address)
 pair() {
 	local tag=$1
@@ -143,7 +146,7 @@ pair() {
 	if [ "$VM_ROLE" = b ]; then
 		"$@" > "/tmp/$tag.log" 2>&1 &
 		local srv=$!
-		if [ "$1" = rping ]; then sleep 2; else within 20 perf_listening; fi
+		if [ "$1" = rping ]; then within 20 rping_listening; else within 20 perf_listening; fi
 		vm_signal "$tag.listening"
 		wait "$srv" || { cat "/tmp/$tag.log"; fail "$* (server) failed"; }
 	else
