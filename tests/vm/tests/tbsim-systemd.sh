@@ -144,7 +144,8 @@ pair() {
 	local tag=$1
 	shift
 	if [ "$VM_ROLE" = b ]; then
-		"$@" > "/tmp/$tag.log" 2>&1 &
+		# bounded: a server whose client failed would hold the boot to its 600 s timeout
+		timeout 150 "$@" > "/tmp/$tag.log" 2>&1 &
 		local srv=$!
 		if [ "$1" = rping ]; then within 20 rping_listening; else within 20 perf_listening; fi
 		vm_signal "$tag.listening"
