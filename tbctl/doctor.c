@@ -300,6 +300,10 @@ static void check_mtu(Doctor *d, Check *c)
 	size_t up = 0;
 	bool small = false;
 
+	if (!d->status) {
+		check_set(c, RESULT_SKIP, "", "needs tbrdmad");
+		return;
+	}
 	for (size_t i = 0; i < alen(links); i++) {
 		json_object *l = json_object_array_get_idx(links, i);
 		int64_t frame = jint(l, "max_frame");
