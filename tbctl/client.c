@@ -2,6 +2,7 @@
 /* Talking to tbrdmad: one connection per call, one request line, one reply line. */
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +17,31 @@
 #define REPLY_TIMEOUT_MS 15000
 #define REPLY_MAX (64u << 20)
 
+static char last_error[512];
+
+const char *call_error(void)
+{
+	return last_error;
+}
+
+/* an error of call(): on stderr as "tbctl: MESSAGE", or only kept for call_error() (arg.quiet) */
+static void __attribute__((format(printf, 1, 2))) report(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	if (!arg.quiet)
+		fprintf(stderr, "tbctl: %s\n", last_error);
+}
+
 static int unreachable(const char *what, int err)
 {
-	fprintf(stderr, "tbctl: cannot reach tbrdmad at %s: %s%s%s\n"
-		"hint: is tbrdmad running? systemctl status tbrdmad\n",
-		arg.socket, what, err ? ": " : "", err ? strerror(err) : "");
+	report("cannot reach tbrdmad at %s: %s%s%s", arg.socket, what, err ? ": " : "",
+	       err ? strerror(err) : "");
+	if (!arg.quiet)
+		fprintf(stderr, "hint: is tbrdmad running? systemctl status tbrdmad\n");
 	return EXIT_UNREACHABLE;
 }
 
@@ -30,13 +51,13 @@ static int connect_daemon(int *ret)
 	int fd;
 
 	if (strlen(arg.socket) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "tbctl: socket path too long: %s\n", arg.socket);
+		report("socket path too long: %s", arg.socket);
 		return EXIT_USAGE;
 	}
 	strcpy(sa.sun_path, arg.socket);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		fprintf(stderr, "tbctl: socket: %s\n", strerror(errno));
+		report("socket: %s", strerror(errno));
 		return EXIT_ERROR;
 	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
@@ -82,7 +103,7 @@ static int read_line(int fd, char **ret)
 
 			if (!b) {
 				free(buf);
-				fprintf(stderr, "tbctl: out of memory\n");
+				report("out of memory");
 				return EXIT_ERROR;
 			}
 			buf = b;
@@ -113,7 +134,7 @@ static int read_line(int fd, char **ret)
 		}
 		if (len > REPLY_MAX) {
 			free(buf);
-			fprintf(stderr, "tbctl: reply larger than %u bytes\n", REPLY_MAX);
+			report("reply larger than %u bytes", REPLY_MAX);
 			return EXIT_ERROR;
 		}
 	}
@@ -124,7 +145,7 @@ int call(json_object *request, json_object **ret)
 	const char *s;
 	char *line = NULL, *out;
 	size_t n;
-	int fd, r;
+	int fd = -1, r;
 	json_object *reply, *e;
 
 	r = connect_daemon(&fd);
@@ -152,22 +173,25 @@ int call(json_object *request, json_object **ret)
 	free(line);
 	if (!reply || !json_object_is_type(reply, json_type_object)) {
 		json_object_put(reply);
-		fprintf(stderr, "tbctl: the daemon's reply is not a JSON object\n");
+		report("the daemon's reply is not a JSON object");
 		return EXIT_ERROR;
 	}
-	if (jint(reply, "schema") != TBRDMAD_SCHEMA)
+	if (jint(reply, "schema") != TBRDMAD_SCHEMA && !arg.quiet)
 		fprintf(stderr, "tbctl: warning: reply schema %lld, this tbctl knows %d\n",
 			(long long)jint(reply, "schema"), TBRDMAD_SCHEMA);
 	if (!jbool(reply, "ok")) {
 		e = jget(reply, "error");
-		if (arg.json)
+		if (arg.json && !arg.quiet)
 			print_json(reply);
-		fprintf(stderr, "tbctl: %s%s%s\n", e ? jstr(e, "message") : "request failed",
+		report("%s%s%s", e ? jstr(e, "message") : "request failed",
 			e && !strcmp(jstr(e, "code"), ERR_PERMISSION) ?
 			" (permission denied: run as root)" : "",
 			e && !strcmp(jstr(e, "code"), ERR_UNAVAILABLE) ?
 			" (modprobe tbrdma?)" : "");
-		json_object_put(reply);
+		if (arg.quiet)
+			*ret = reply;
+		else
+			json_object_put(reply);
 		return EXIT_ERROR;
 	}
 	*ret = reply;

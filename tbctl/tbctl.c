@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* tbctl: query and control tbrdmad (issue 7). Exit: 0 ok, 1 error, 2 usage, 3 daemon unreachable. */
+/* tbctl: query and control tbrdmad (issue 7). Exit: 0 ok, 1 error (doctor: a check failed), 2 usage,
+ * 3 daemon unreachable. */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@ static void help(void)
 	       "  counters [DEVICE]                traffic and error counters per device, link, rail;\n"
 	       "                                   the ones read first (-v: all of them)\n"
 	       "  eth bind|unbind IFNAME [DEVICE]  NIC carries DEVICE's eth rails, or not (root)\n"
+	       "  doctor                           checks of what tbrdma needs, with fixes\n"
 	       "  version                          tbctl's and tbrdmad's versions\n\n"
 	       "Options:\n"
 	       "  --socket PATH   tbrdmad's socket (default $TBCTL_SOCKET or %s)\n"
@@ -38,7 +40,8 @@ static void help(void)
 	       "  --no-legend     tables without their header line\n"
 	       "  -v, --verbose   counters: every counter, not only the first ones\n"
 	       "  -h, --help      this help\n\n"
-	       "Exit status: 0 ok, 1 error, 2 usage error, 3 tbrdmad unreachable.\n",
+	       "Exit status: 0 ok, 1 error (doctor: a check failed), 2 usage error, 3 tbrdmad\n"
+	       "unreachable.\n",
 	       TBRDMAD_SOCKET);
 }
 
@@ -70,6 +73,7 @@ static const struct {
 	{ "partitions", verb_partitions },
 	{ "counters", verb_counters },
 	{ "eth", verb_eth },
+	{ "doctor", verb_doctor },
 	{ "version", verb_version },
 };
 

@@ -23,14 +23,18 @@ typedef struct Options {
 	bool legend;
 	bool dot;		/* fabric: Graphviz dot text */
 	bool verbose;		/* -v: every column (counters) */
+	bool quiet;		/* call() prints nothing: its errors only for call_error() (doctor) */
 } Options;
 
 extern Options arg;
 
 /* client.c: sends @request (an object; "schema"-less), returns the reply in *ret.
  * Returns EXIT_OK when the daemon answered "ok": true, EXIT_ERROR for an error reply (message
- * printed, unless --json, where the reply is printed as it is), EXIT_UNREACHABLE. */
+ * printed, unless --json, where the reply is printed as it is), EXIT_UNREACHABLE.
+ * With arg.quiet nothing is printed, and an error reply is returned in *ret too. */
 int call(json_object *request, json_object **ret);
+/* the message of call()'s last error (what it printed, or would have without arg.quiet) */
+const char *call_error(void);
 /* call() with {"method": METHOD} and, when @device is not NULL, {"device": DEVICE} */
 int call_method(const char *method, const char *device, json_object **ret);
 /* call_method() for the read verbs: with --json the reply is printed as it is and *ret is NULL
@@ -93,5 +97,6 @@ int verb_routes(int argc, char **argv);
 int verb_partitions(int argc, char **argv);
 int verb_counters(int argc, char **argv);
 int verb_eth(int argc, char **argv);
+int verb_doctor(int argc, char **argv);
 
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -201,7 +201,7 @@ files() {
 	assert_line "tbctl ra|rail rails"
 	# every verb of tbctl --help (sorted), whatever verbs are added later
 	local v
-	v=$("$D/usr/local/bin/tbctl" --help | awk '/^Commands:/ { c = 1; next } /^$/ { c = 0 } c { print $1 }' |
+	v=$("$D/usr/local/bin/tbctl" --help | awk '/^Commands:/ { c = 1; next } /^$/ { c = 0 } c && /^  [a-z]/ { print $1 }' |
 		sort | xargs)
 	[[ $v == *"rail rails"*status*version* ]] || fail "tbctl --help lists: $v"
 	assert_line "tbctl |$v"
