@@ -10,7 +10,7 @@
 
 static void row(struct libscols_line *l, json_object *o, const char *array)
 {
-	json_object *c = jget(o, "counters"), *eth = jget(o, "eth");
+	json_object *c = jget(o, "counters"), *eth = jget(o, "eth"), *ring = jget(o, "ring");
 
 	cell(l, 0, "%s", jstr(o, "device"));
 	cell(l, 1, "%lld", (long long)jint(o, "link"));
@@ -27,21 +27,29 @@ static void row(struct libscols_line *l, json_object *o, const char *array)
 		cell(l, 6, "-");
 	cell(l, 7, "%s", jstr(o, "peer_guid"));
 	cell(l, 8, "%lld", (long long)jint(o, "tx_credits"));
-	cell(l, 9, "%" PRIu64, juint(c, "tx_frames"));
-	cell(l, 10, "%" PRIu64, juint(c, "rx_frames"));
-	cell(l, 11, "%" PRIu64, juint(c, "tx_lost"));
-	cell(l, 12, "%" PRIu64, juint(c, "drops"));
-	cell(l, 13, "%" PRIu64, juint(c, "frag_tx"));
-	cell(l, 14, "%" PRIu64, juint(c, "frag_rx"));
-	cell(l, 15, "%" PRIu64, juint(c, "frag_drops"));
+	/* the share of time since the rail came up its TX ring was full, its RX ring empty */
+	if (ring) {
+		cell(l, 9, "%.1f%%", jdouble(ring, "tx_full") * 100);
+		cell(l, 10, "%.1f%%", jdouble(ring, "rx_empty") * 100);
+	} else {
+		cell(l, 9, "-");
+		cell(l, 10, "-");
+	}
+	cell(l, 11, "%" PRIu64, juint(c, "tx_frames"));
+	cell(l, 12, "%" PRIu64, juint(c, "rx_frames"));
+	cell(l, 13, "%" PRIu64, juint(c, "tx_lost"));
+	cell(l, 14, "%" PRIu64, juint(c, "drops"));
+	cell(l, 15, "%" PRIu64, juint(c, "frag_tx"));
+	cell(l, 16, "%" PRIu64, juint(c, "frag_rx"));
+	cell(l, 17, "%" PRIu64, juint(c, "frag_drops"));
 	if (eth)
-		cell(l, 16, "%" PRIu64, juint(eth, "rx_foreign"));
+		cell(l, 18, "%" PRIu64, juint(eth, "rx_foreign"));
 	else
-		cell(l, 16, "-");
+		cell(l, 18, "-");
 }
 
 static const char *const columns[] = { "DEVICE", "LINK", "RAIL", "BACKEND", "STATE", "CUT",
-				       "GB/S", "PEER", "CREDITS", "TX-FRAMES", "RX-FRAMES", "LOST",
+				       "GB/S", "PEER", "CREDITS", "TX-FULL", "RX-EMPTY", "TX-FRAMES", "RX-FRAMES", "LOST",
 				       "DROPS", "FRAG-TX", "FRAG-RX", "FRAG-DROPS", "RX-FOREIGN" };
 static const char *const arrays[] = { "rails", NULL };
 

@@ -47,6 +47,7 @@ void cell(struct libscols_line *l, size_t col, const char *fmt, ...) __attribute
 void cell_state(struct libscols_line *l, size_t col, const char *state);	/* coloured up/down */
 const char *jstr(json_object *o, const char *key);			/* "" if absent */
 int64_t jint(json_object *o, const char *key);				/* 0 if absent */
+double jdouble(json_object *o, const char *key);			/* 0 if absent */
 uint64_t juint(json_object *o, const char *key);
 bool jbool(json_object *o, const char *key);
 json_object *jget(json_object *o, const char *key);			/* NULL if absent */

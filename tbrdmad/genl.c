@@ -271,6 +271,12 @@ static int fill_rail(Model *m, struct nlattr **tb)
 	}
 	r->lane_mbps = tbr_nla_u32(tb, TBRDMA_ATTR_LANE_MBPS);
 	r->lanes = tbr_nla_u32(tb, TBRDMA_ATTR_LANES);
+	r->has_ring = tb[TBRDMA_ATTR_RING_MS] != NULL;
+	r->ring_ms = tbr_nla_u32(tb, TBRDMA_ATTR_RING_MS);
+	r->tx_full_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_TX_FULL_PPM);
+	r->tx_mean_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_TX_MEAN_PPM);
+	r->rx_empty_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_RX_EMPTY_PPM);
+	r->rx_mean_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_RX_MEAN_PPM);
 	get_counters(&r->counters, tb[TBRDMA_ATTR_STATS]);
 	return 0;
 }

@@ -175,6 +175,17 @@ json_object *json_rail(const Rail *r)
 	json_object_object_add(o, "gbps", r->lanes ?
 			       json_object_new_double((double)r->lane_mbps * r->lanes / 1000) : NULL);
 	json_object_object_add(o, "slow", json_object_new_boolean(r->slow));
+	if (r->has_ring) {
+		k = json_object_new_object();
+		json_object_object_add(k, "seconds", json_object_new_double(r->ring_ms / 1000.0));
+		json_object_object_add(k, "tx_full", json_object_new_double(r->tx_full_ppm / 1e6));
+		json_object_object_add(k, "tx_mean", json_object_new_double(r->tx_mean_ppm / 1e6));
+		json_object_object_add(k, "rx_empty", json_object_new_double(r->rx_empty_ppm / 1e6));
+		json_object_object_add(k, "rx_mean", json_object_new_double(r->rx_mean_ppm / 1e6));
+		json_object_object_add(o, "ring", k);
+	} else {
+		json_object_object_add(o, "ring", NULL);
+	}
 	if (r->has_knobs) {
 		k = json_object_new_object();
 		add_u32(k, "drop_ppm", r->drop_ppm);

@@ -58,6 +58,8 @@ typedef struct Rail {
 	uint64_t eth_rx_foreign;		/* its binding's (EthBinding), shared by its rails */
 	uint32_t lane_mbps, lanes;		/* what its medium trained at; lanes 0 unknown */
 	bool slow;				/* a tb cable below the others (model_flag_slow) */
+	bool has_ring;				/* ring occupancy since the rail came up */
+	uint32_t ring_ms, tx_full_ppm, tx_mean_ppm, rx_empty_ppm, rx_mean_ppm;
 	Counters counters;
 } Rail;
 

@@ -4,10 +4,10 @@
  * full, the share it was empty, and its mean occupancy, from the moments its
  * level (entries in use) changes. OS-independent like the rest of core/:
  * the caller passes the time (ns, monotonic) and serializes the calls per
- * ring. Meant for the link layer, one for each rail's TX ring (frames
- * reserved or posted: full = credit-stalled) and RX ring (buffers posted:
- * empty = nothing to receive into); not wired in yet (branch obs47-ring-wip,
- * untested in a VM), only tests/unit/test_ring.c uses it today.
+ * ring (link/: link->lock). The link layer keeps one for each rail's TX ring
+ * (frames reserved or posted: full = credit-stalled) and RX ring (buffers
+ * taken by the backend and not yet given back: full = nothing posted to
+ * receive into, empty = every buffer waiting for data: a starved receiver).
  */
 #ifndef TBR_RING_ACCT_H
 #define TBR_RING_ACCT_H

@@ -105,6 +105,7 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_MAX_FRAME]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_LANE_MBPS]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_LANES]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_RING_MS ... TBRDMA_ATTR_RX_MEAN_PPM] = { .type = NLA_U32 },
 	[TBRDMA_ATTR_ETH_PEERS]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_ETH_HELLO_TX]	= { .type = NLA_U64 },
 	[TBRDMA_ATTR_ETH_HELLO_RX]	= { .type = NLA_U64 },
@@ -558,12 +559,20 @@ static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
 {
 	unsigned int credits = READ_ONCE(rail->tx_free);
 	const struct tbr_backend_ctl *ctl;
+	struct tbr_ring_occ tx, rx;
 
 	if (tbr_put_rail(skb, rail) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_DEPTH, rail->tx_depth) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_RX_DEPTH, rail->rx_depth) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_CREDITS, rail->up ? credits : 0) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_MAX_FRAME, READ_ONCE(rail->max_frame)))
+		return -EMSGSIZE;
+	tbr_rail_ring_occ(rail, &tx, &rx);
+	if (nla_put_u32(skb, TBRDMA_ATTR_RING_MS, (u32)min_t(u64, tx.elapsed_ns / NSEC_PER_MSEC, U32_MAX)) ||
+	    nla_put_u32(skb, TBRDMA_ATTR_TX_FULL_PPM, tx.full_ppm) ||
+	    nla_put_u32(skb, TBRDMA_ATTR_TX_MEAN_PPM, tx.mean_ppm) ||
+	    nla_put_u32(skb, TBRDMA_ATTR_RX_EMPTY_PPM, rx.empty_ppm) ||
+	    nla_put_u32(skb, TBRDMA_ATTR_RX_MEAN_PPM, rx.mean_ppm))
 		return -EMSGSIZE;
 	/* what its medium trained at, when the backend knows */
 	if (rail->lanes &&

@@ -323,6 +323,27 @@ static void tbr_tx_frame_back_locked(struct tbr_rail *rail, struct tbr_frame *f)
 	list_add(&f->list, &rail->tx_pool);
 	if (++rail->tx_free == rail->tx_depth && rail->removing)
 		complete(&rail->tx_idle);
+	tbr_ring_acct_set(&rail->tx_acct, rail->tx_depth - rail->tx_free, ktime_get_ns());
+}
+
+/* link->lock held: @n RX buffers more (or fewer) posted at @now. */
+static void tbr_rx_posted_locked(struct tbr_rail *rail, int n, u64 now)
+{
+	rail->rx_posted += n;
+	tbr_ring_acct_set(&rail->rx_acct, rail->rx_posted, now);
+}
+
+void tbr_rail_ring_occ(struct tbr_rail *rail, struct tbr_ring_occ *tx,
+		       struct tbr_ring_occ *rx)
+{
+	unsigned long flags;
+	u64 now;
+
+	spin_lock_irqsave(&rail->link->lock, flags);
+	now = ktime_get_ns();
+	tbr_ring_acct_read(&rail->tx_acct, now, tx);
+	tbr_ring_acct_read(&rail->rx_acct, now, rx);
+	spin_unlock_irqrestore(&rail->link->lock, flags);
 }
 
 static inline struct tbr_frame *tbr_frame_of(const void *buf)
@@ -341,6 +362,8 @@ static void tbr_rx_post_locked(struct tbr_rail *rail, struct tbr_frame *f)
 	f->flags = 0;
 	if (!rail->up_rx || rail->ops->rx(rail, f))
 		list_add_tail(&f->list, &rail->rx_idle);
+	else
+		tbr_rx_posted_locked(rail, 1, ktime_get_ns());
 }
 
 /*
@@ -401,13 +424,17 @@ static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
 	}
 }
 
-/* Context "bh": @f read, or @f's reception stood for one (tbr_rail_rx_data). */
-static void tbr_rx_repost(struct tbr_rail *rail, struct tbr_frame *f)
+/*
+ * Context "bh": @f read, or @f's reception stood for one (tbr_rail_rx_data);
+ * it came back from the backend at @now.
+ */
+static void tbr_rx_repost(struct tbr_rail *rail, struct tbr_frame *f, u64 now)
 {
 	struct tbr_link *link = rail->link;
 	unsigned long flags;
 
 	spin_lock_irqsave(&link->lock, flags);
+	tbr_rx_posted_locked(rail, -1, now);
 	tbr_rx_post_locked(rail, f);
 	spin_unlock_irqrestore(&link->lock, flags);
 }
@@ -415,28 +442,32 @@ static void tbr_rx_repost(struct tbr_rail *rail, struct tbr_frame *f)
 static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)
 {
 	struct tbr_link *link = rail->link;
+	u64 now = ktime_get_ns();
 	unsigned long flags;
 
 	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
 		spin_lock_irqsave(&link->lock, flags);
+		tbr_rx_posted_locked(rail, -1, now);
 		list_add_tail(&f->list, &rail->rx_idle);
 		spin_unlock_irqrestore(&link->lock, flags);
 		return;
 	}
 	tbr_rx_dispatch(rail, f->buf, f->size, f->eof, f->flags);
-	tbr_rx_repost(rail, f);
+	tbr_rx_repost(rail, f, now);
 }
 
 void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
 		      u32 size, u8 eof)
 {
+	u64 now = ktime_get_ns();
+
 	tbr_rx_dispatch(rail, data, size, eof, 0);
-	tbr_rx_repost(rail, f);
+	tbr_rx_repost(rail, f, now);
 }
 
 void tbr_rail_rx_recycle(struct tbr_rail *rail, struct tbr_frame *f)
 {
-	tbr_rx_repost(rail, f);
+	tbr_rx_repost(rail, f, ktime_get_ns());
 }
 
 static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)
@@ -512,6 +543,7 @@ static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, u32 len,
 	f = list_first_entry(&best->tx_pool, struct tbr_frame, list);
 	list_del(&f->list);
 	best->tx_free--;
+	tbr_ring_acct_set(&best->tx_acct, best->tx_depth - best->tx_free, ktime_get_ns());
 	link->rr = (best->id + 1) % TBR_LINK_MAX_RAILS;
 	return f;
 }
@@ -804,6 +836,8 @@ struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
 		goto err_free;
 
 	spin_lock_irqsave(&link->lock, flags);
+	tbr_ring_acct_init(&rail->tx_acct, tx_depth, 0, ktime_get_ns());
+	tbr_ring_acct_init(&rail->rx_acct, rx_depth, 0, ktime_get_ns());
 	link->rails[slot] = rail;
 	link->nrails++;
 	spin_unlock_irqrestore(&link->lock, flags);
@@ -896,6 +930,11 @@ void tbr_rail_up(struct tbr_rail *rail)
 	}
 	rail->up = true;
 	up = ++link->rails_up;
+	/* the figures count from here: a rail down was not starved */
+	tbr_ring_acct_init(&rail->tx_acct, rail->tx_depth,
+			   rail->tx_depth - rail->tx_free, ktime_get_ns());
+	tbr_ring_acct_init(&rail->rx_acct, rail->rx_depth, rail->rx_posted,
+			   ktime_get_ns());
 	spin_unlock_irqrestore(&link->lock, flags);
 
 	if (held) {

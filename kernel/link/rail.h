@@ -20,6 +20,7 @@
 #include <linux/completion.h>
 
 #include "link/link.h"
+#include "core/tbr_ring_acct.h"
 
 struct tbr_backend_ctl;
 
@@ -230,7 +231,18 @@ struct tbr_rail {
 	const void *medium;	/* rails on one medium share its speed */
 	u32 lane_mbps;		/* per lane, Mb/s; 0 unknown */
 	u32 lanes;
+	/*
+	 * Ring occupancy since the rail last came up (link->lock): TX frames
+	 * reserved or posted (full: credit-stalled), RX buffers posted to the
+	 * backend (empty: nothing to receive into). tbr_rail_ring_occ().
+	 */
+	struct tbr_ring_acct tx_acct, rx_acct;
+	u32 rx_posted;
 };
+
+/* The rail's TX and RX ring figures now. Context "any". */
+void tbr_rail_ring_occ(struct tbr_rail *rail, struct tbr_ring_occ *tx,
+		       struct tbr_ring_occ *rx);
 
 /*
  * The speed the rail's medium (a Thunderbolt XDomain, a netdev) trained at:

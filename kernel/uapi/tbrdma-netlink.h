@@ -118,6 +118,11 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_PKEYS,		/* nest of PKEY (PKEY_SET: a set; PKEY_GET:
 					 * the table, slot by slot, 0 = empty) */
 	TBRDMA_ATTR_PKEY,		/* u16: a P_Key, bit 15 full membership */
+	TBRDMA_ATTR_RING_MS,		/* u32: rail: ms its ring figures cover (since up) */
+	TBRDMA_ATTR_TX_FULL_PPM,	/* u32: share of that time the TX ring was full */
+	TBRDMA_ATTR_TX_MEAN_PPM,	/* u32: its mean occupancy, of tx_depth */
+	TBRDMA_ATTR_RX_EMPTY_PPM,	/* u32: share of time no RX buffer was posted */
+	TBRDMA_ATTR_RX_MEAN_PPM,	/* u32: mean RX buffers posted, of rx_depth */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)

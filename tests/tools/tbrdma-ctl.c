@@ -276,6 +276,13 @@ static int rail_cb(struct nl_msg *m, void *arg)
 	       tbr_nla_u32(tb, TBRDMA_ATTR_TX_CREDITS));
 	if (tb[TBRDMA_ATTR_MAX_FRAME])
 		printf(" max_frame=%u", nla_get_u32(tb[TBRDMA_ATTR_MAX_FRAME]));
+	if (tb[TBRDMA_ATTR_RING_MS])
+		printf(" ring_ms=%u tx_full_ppm=%u tx_mean_ppm=%u rx_empty_ppm=%u rx_mean_ppm=%u",
+		       nla_get_u32(tb[TBRDMA_ATTR_RING_MS]),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_TX_FULL_PPM),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_TX_MEAN_PPM),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_RX_EMPTY_PPM),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_RX_MEAN_PPM));
 	if (tb[TBRDMA_ATTR_LANES])
 		printf(" lane_mbps=%u lanes=%u", tbr_nla_u32(tb, TBRDMA_ATTR_LANE_MBPS),
 		       nla_get_u32(tb[TBRDMA_ATTR_LANES]));

@@ -1,5 +1,7 @@
 # emu fault knobs on a 1-rail cable: drop 100% (nothing arrives, drops count), duplicate 100%
-# (everything arrives twice), delay, rate cap, reorder, and a tiny ring under delay (credit stalls).
+# (everything arrives twice), delay, rate cap, reorder, and a tiny ring under delay (credit stalls;
+# ring occupancy: the stalled sender's TX ring full a good share of the time, the peer, a sender
+# with nothing to send, never full and empty on average, its RX ring always posted).
 # Ends with DEV_DEL of the extra device while its cable is up.
 # vm-timeout: 400
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -85,6 +87,16 @@ mgmt_listen_wait
 "$CTL" links | tee /tmp/links
 [ "$(cnt tbrdma0 1 1 mgmt_tx)" = 24 ] || fail "rail 1 mgmt_tx $(cnt tbrdma0 1 1 mgmt_tx)"
 [ "$(lcnt tbrdma0 1 credit_stalls)" -gt 0 ] || fail "no credit stall counted with 8 descriptors"
+# ring occupancy since the rail came up: 24 frames through 8 descriptors 100 ms away kept the
+# TX ring full for >= 200 ms; the peer sent nothing on it and always had buffers posted
+txfull=$(cnt tbrdma0 1 1 tx_full_ppm) txmean=$(cnt tbrdma0 1 1 tx_mean_ppm) ms=$(cnt tbrdma0 1 1 ring_ms)
+echo "stalled sender: TX ring full ${txfull:-?} ppm, mean ${txmean:-?} ppm of ${ms:-?} ms"
+[ -n "$txfull" ] && [ "$txfull" -ge $((200000000 / ms)) ] ||
+	fail "TX ring full ${txfull:-(absent)} ppm of $ms ms, not >= 200 ms"
+[ "$(cnt tbrdma1 1 1 tx_full_ppm)" = 0 ] && [ "$(cnt tbrdma1 1 1 tx_mean_ppm)" -lt 1000 ] ||
+	fail "idle sender: TX full $(cnt tbrdma1 1 1 tx_full_ppm) mean $(cnt tbrdma1 1 1 tx_mean_ppm) ppm"
+[ "$(cnt tbrdma1 1 1 rx_empty_ppm)" = 0 ] && [ "$(cnt tbrdma1 1 1 rx_mean_ppm)" -gt 900000 ] ||
+	fail "receiver: RX empty $(cnt tbrdma1 1 1 rx_empty_ppm) mean $(cnt tbrdma1 1 1 rx_mean_ppm) ppm"
 
 step "DEV_DEL of tbrdma1 removes its cables, tbrdma0 goes DOWN"
 ip link set tbr0 up
