@@ -22,7 +22,7 @@ typedef struct Options {
 	bool color;
 	bool legend;
 	bool dot;		/* fabric: Graphviz dot text */
-	bool verbose;		/* -v: every column (counters) */
+	bool verbose;		/* -v: every column (counters, rails) */
 } Options;
 
 extern Options arg;
