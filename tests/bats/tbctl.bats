@@ -403,11 +403,18 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\"meth")
 
 # ---- tables over canned replies (tests/bats/canned.py) --------------------------------------
 
-@test "counters: the columns read first fit a terminal; -v all of them; --json every counter" {
-	local sock=$D/canned.sock
-	/usr/bin/python3 "$BATS_TEST_DIRNAME/canned.py" "$sock" "$BATS_TEST_DIRNAME/counters-reply.json" &
-	local pid=$!
+# canned REPLY: a state socket answering every request with tests/bats/REPLY.json, at $sock (the
+# caller's local) as soon as it listens; $pid its process (fd 3 closed: a failing test ends)
+canned() {
+	sock=$D/$1.sock
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/canned.py" "$sock" "$BATS_TEST_DIRNAME/$1.json" 3>&- &
+	pid=$!
 	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+}
+
+@test "counters: the columns read first fit a terminal; -v all of them; --json every counter" {
+	local sock pid
+	canned counters-reply
 	run "$TBCTL" --socket "$sock" counters
 	assert_success
 	assert_line --index 0 --regexp '^OBJECT +STATE +TX-FRAMES +TX-BYTES +RX-FRAMES +RX-BYTES +LOST +DROPS +RX-ERRORS +RX-FOREIGN$'
@@ -429,10 +436,8 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\"meth")
 }
 
 @test "rails: state, speed, ring occupancy and frames fit a terminal; -v every column; --json the ring" {
-	local sock=$D/canned-rails.sock
-	/usr/bin/python3 "$BATS_TEST_DIRNAME/canned.py" "$sock" "$BATS_TEST_DIRNAME/rails-reply.json" 3>&- &
-	local pid=$!
-	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+	local sock pid
+	canned rails-reply
 	run "$TBCTL" --socket "$sock" rails
 	assert_success
 	assert_line --index 0 --regexp '^DEVICE +LINK +RAIL +BACKEND +STATE +GB/S +PEER +CREDITS +TX-FULL +RX-EMPTY +TX-FRAMES +RX-FRAMES +LOST +DROPS$'
