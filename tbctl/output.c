@@ -97,6 +97,13 @@ int64_t jint(json_object *o, const char *key)
 	return v ? json_object_get_int64(v) : 0;
 }
 
+double jdouble(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+
+	return v ? json_object_get_double(v) : 0;
+}
+
 uint64_t juint(json_object *o, const char *key)
 {
 	json_object *v = jget(o, key);

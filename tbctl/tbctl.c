@@ -21,7 +21,8 @@ static void help(void)
 	       "  status                           daemon, kernel module, summary, devices (default)\n"
 	       "  devices                          tbrdma devices\n"
 	       "  links [DEVICE]                   links (one per peer) with counters\n"
-	       "  rails [DEVICE]                   rails (ring pairs) with state and counters\n"
+	       "  rails [DEVICE]                   rails (ring pairs): state, speed, ring occupancy,\n"
+	       "                                   counters; the columns read first (-v: all)\n"
 	       "  rail disable|enable DEV LINK RAIL  cut / restore a rail (root)\n"
 	       "  sweep                            re-read the kernel state, heavy sweep now (root)\n"
 	       "  fabric [--dot]                   hosts, links, master, addresses of the fabric;\n"
@@ -38,7 +39,7 @@ static void help(void)
 	       "  --socket PATH   tbrdmad's socket (default $TBCTL_SOCKET or %s)\n"
 	       "  --json          print the daemon's JSON objects (docs/json.md), pretty-printed\n"
 	       "  --no-legend     tables without their header line\n"
-	       "  -v, --verbose   counters: every counter, not only the first ones\n"
+	       "  -v, --verbose   counters, rails: every column, not only the ones read first\n"
 	       "  -h, --help      this help\n\n"
 	       "Exit status: 0 ok, 1 error (doctor: a check failed), 2 usage error, 3 tbrdmad\n"
 	       "unreachable.\n",

@@ -22,7 +22,7 @@ typedef struct Options {
 	bool color;
 	bool legend;
 	bool dot;		/* fabric: Graphviz dot text */
-	bool verbose;		/* -v: every column (counters) */
+	bool verbose;		/* -v: every column (counters, rails) */
 	bool quiet;		/* call() prints nothing: its errors only for call_error() (doctor) */
 } Options;
 
@@ -51,6 +51,7 @@ void cell(struct libscols_line *l, size_t col, const char *fmt, ...) __attribute
 void cell_state(struct libscols_line *l, size_t col, const char *state);	/* coloured up/down */
 const char *jstr(json_object *o, const char *key);			/* "" if absent */
 int64_t jint(json_object *o, const char *key);				/* 0 if absent */
+double jdouble(json_object *o, const char *key);			/* 0 if absent */
 uint64_t juint(json_object *o, const char *key);
 bool jbool(json_object *o, const char *key);
 json_object *jget(json_object *o, const char *key);			/* NULL if absent */

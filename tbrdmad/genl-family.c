@@ -71,6 +71,14 @@ struct nla_policy tbr_genl_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_LINKS_HELD] = { .type = NLA_U32 },
 	[TBRDMA_ATTR_LANE_MBPS] = { .type = NLA_U32 },
 	[TBRDMA_ATTR_LANES] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_RING_MS] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_TX_FULL_PPM] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_TX_EMPTY_PPM] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_TX_MEAN_PPM] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_RX_FULL_PPM] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_RX_EMPTY_PPM] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_RX_MEAN_PPM] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_RX_HOLD_US] = { .type = NLA_U32 },
 };
 
 struct nla_policy tbr_genl_stat_policy[TBRDMA_STAT_MAX + 1] = {

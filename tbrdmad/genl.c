@@ -261,6 +261,7 @@ static int fill_rail(Model *m, struct nlattr **tb)
 	r->dup_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_DUP_PPM);
 	r->reorder = tbr_nla_u32(tb, TBRDMA_ATTR_REORDER);
 	r->delay_us = tbr_nla_u32(tb, TBRDMA_ATTR_DELAY_US);
+	r->rx_hold_us = tbr_nla_u32(tb, TBRDMA_ATTR_RX_HOLD_US);
 	r->rate_bps = tbr_nla_u64(tb, TBRDMA_ATTR_RATE_BPS);
 	r->cut = tb[TBRDMA_ATTR_CUT_STATE] && nla_get_u8(tb[TBRDMA_ATTR_CUT_STATE]);
 	str_copy(r->eth_ifname, sizeof(r->eth_ifname), tb, TBRDMA_ATTR_ETH_IFNAME);
@@ -271,6 +272,14 @@ static int fill_rail(Model *m, struct nlattr **tb)
 	}
 	r->lane_mbps = tbr_nla_u32(tb, TBRDMA_ATTR_LANE_MBPS);
 	r->lanes = tbr_nla_u32(tb, TBRDMA_ATTR_LANES);
+	r->has_ring = tb[TBRDMA_ATTR_RING_MS] != NULL;
+	r->ring_ms = tbr_nla_u32(tb, TBRDMA_ATTR_RING_MS);
+	r->tx_full_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_TX_FULL_PPM);
+	r->tx_empty_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_TX_EMPTY_PPM);
+	r->tx_mean_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_TX_MEAN_PPM);
+	r->rx_full_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_RX_FULL_PPM);
+	r->rx_empty_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_RX_EMPTY_PPM);
+	r->rx_mean_ppm = tbr_nla_u32(tb, TBRDMA_ATTR_RX_MEAN_PPM);
 	get_counters(&r->counters, tb[TBRDMA_ATTR_STATS]);
 	return 0;
 }

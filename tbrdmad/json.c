@@ -95,6 +95,18 @@ static void add_u32(json_object *o, const char *key, uint32_t v)
 	json_object_object_add(o, key, json_object_new_int64(v));
 }
 
+/* a share of time, 0..1, from parts per million: printed as its 6 decimals, not 0.1000000001 */
+static void add_share(json_object *o, const char *key, uint32_t ppm)
+{
+	char buf[32];
+	size_t n;
+
+	n = (size_t)snprintf(buf, sizeof(buf), "%u.%06u", ppm / 1000000, ppm % 1000000);
+	while (n > 3 && buf[n - 1] == '0')
+		buf[--n] = '\0';
+	json_object_object_add(o, key, json_object_new_double_s(ppm / 1e6, buf));
+}
+
 json_object *json_counters(const Counters *c)
 {
 	json_object *o = json_object_new_object();
@@ -175,12 +187,26 @@ json_object *json_rail(const Rail *r)
 	json_object_object_add(o, "gbps", r->lanes ?
 			       json_object_new_double((double)r->lane_mbps * r->lanes / 1000) : NULL);
 	json_object_object_add(o, "slow", json_object_new_boolean(r->slow));
+	if (r->has_ring) {
+		k = json_object_new_object();
+		json_object_object_add(k, "seconds", json_object_new_double(r->ring_ms / 1000.0));
+		add_share(k, "tx_full", r->tx_full_ppm);
+		add_share(k, "tx_empty", r->tx_empty_ppm);
+		add_share(k, "tx_mean", r->tx_mean_ppm);
+		add_share(k, "rx_full", r->rx_full_ppm);
+		add_share(k, "rx_empty", r->rx_empty_ppm);
+		add_share(k, "rx_mean", r->rx_mean_ppm);
+		json_object_object_add(o, "ring", k);
+	} else {
+		json_object_object_add(o, "ring", NULL);
+	}
 	if (r->has_knobs) {
 		k = json_object_new_object();
 		add_u32(k, "drop_ppm", r->drop_ppm);
 		add_u32(k, "dup_ppm", r->dup_ppm);
 		add_u32(k, "reorder", r->reorder);
 		add_u32(k, "delay_us", r->delay_us);
+		add_u32(k, "rx_hold_us", r->rx_hold_us);
 		json_object_object_add(k, "rate_bps", json_object_new_uint64(r->rate_bps));
 		json_object_object_add(o, "knobs", k);
 	} else {

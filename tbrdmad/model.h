@@ -48,7 +48,7 @@ typedef struct Rail {
 	bool has_max_frame;
 	uint32_t max_frame;
 	bool has_knobs;			/* emu fault knobs */
-	uint32_t drop_ppm, dup_ppm, reorder, delay_us;
+	uint32_t drop_ppm, dup_ppm, reorder, delay_us, rx_hold_us;
 	uint64_t rate_bps;
 	bool cut;
 	char eth_ifname[MODEL_NAME_MAX];	/* eth backend, else "" */
@@ -58,6 +58,10 @@ typedef struct Rail {
 	uint64_t eth_rx_foreign;		/* its binding's (EthBinding), shared by its rails */
 	uint32_t lane_mbps, lanes;		/* what its medium trained at; lanes 0 unknown */
 	bool slow;				/* a tb cable below the others (model_flag_slow) */
+	bool has_ring;				/* ring occupancy since the rail came up */
+	uint32_t ring_ms;			/* the time it covers */
+	uint32_t tx_full_ppm, tx_empty_ppm, tx_mean_ppm;	/* shares of it, mean level */
+	uint32_t rx_full_ppm, rx_empty_ppm, rx_mean_ppm;
 	Counters counters;
 } Rail;
 

@@ -14,7 +14,11 @@
  *
  * Faults, per rail, both directions: drop and duplicate (parts per million,
  * counted as drops/dups on the sending rail), reorder (the wire takes a
- * random one of the first N queued frames), delay, rate cap, and cut: both
+ * random one of the first N queued frames), delay, rate cap, a slow
+ * receiver (rx_hold_us: a buffer handed up is taken back only at the end's
+ * next drain, every rx_hold_us, as by a host slow to refill its ring; the
+ * rail layer parks it meanwhile, and the wire waits for a posted buffer
+ * instead of dropping, as E2E flow control holds the sender), and cut: both
  * ends go down, every frame queued on either end is completed as canceled
  * (lost), RX buffers come back canceled, until restore.
  *
@@ -55,8 +59,11 @@ struct emu_end {
 	unsigned int depth;
 	u64 busy_until;			/* rate cap: wire busy until (ns) */
 	struct tbr_rail_fault fault;
+	bool rx_drain;			/* rx_work gives buffers back now */
 	struct work_struct work;
 	struct hrtimer timer;
+	struct work_struct rx_work;	/* rx_hold_us: the receiver's drain */
+	struct hrtimer rx_timer;
 };
 
 struct emu_pair {
@@ -138,6 +145,11 @@ static void emu_work(struct work_struct *work)
 		list_for_each_entry(f, &end->txq, list)
 			if (i++ == pick)
 				break;
+		/* a slow receiver: the wire waits for a buffer (its drain kicks us) */
+		if (end->fault.rx_hold_us && !READ_ONCE(end->peer->rxn)) {
+			spin_unlock_irqrestore(&end->lock, flags);
+			return;
+		}
 		now = ktime_get_ns();
 		t = f->bk_time;
 		if (end->fault.rate_bps)
@@ -189,6 +201,38 @@ static enum hrtimer_restart emu_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * rx_hold_us: the receiver drains. The buffers the rail layer parked since
+ * the last drain (emu_rx() refused them) are posted again, and the peer's
+ * wire, which may wait for one, runs. Also run when the knobs change.
+ */
+static void emu_rx_work(struct work_struct *work)
+{
+	struct emu_end *end = container_of(work, struct emu_end, rx_work);
+	unsigned long flags;
+
+	spin_lock_irqsave(&end->lock, flags);
+	if (!end->running) {
+		spin_unlock_irqrestore(&end->lock, flags);
+		return;
+	}
+	end->rx_drain = true;
+	spin_unlock_irqrestore(&end->lock, flags);
+	tbr_rail_post_rx(end->rail);
+	spin_lock_irqsave(&end->lock, flags);
+	end->rx_drain = false;
+	spin_unlock_irqrestore(&end->lock, flags);
+	queue_work(emu_wq, &end->peer->work);
+}
+
+static enum hrtimer_restart emu_rx_timer(struct hrtimer *timer)
+{
+	struct emu_end *end = container_of(timer, struct emu_end, rx_timer);
+
+	queue_work(emu_wq, &end->rx_work);
+	return HRTIMER_NORESTART;
+}
+
 /* ---- rail ops ----------------------------------------------------------- */
 
 static int emu_tx(struct tbr_rail *rail, struct tbr_frame *f)
@@ -226,6 +270,14 @@ static int emu_rx(struct tbr_rail *rail, struct tbr_frame *f)
 		err = -ESHUTDOWN;
 	} else if (end->rxn >= end->depth) {
 		err = -ENOBUFS;
+	} else if (end->fault.rx_hold_us && !end->rx_drain) {
+		/* a slow receiver: parked by the rail layer until the next drain */
+		if (!hrtimer_is_queued(&end->rx_timer))
+			hrtimer_start(&end->rx_timer,
+				      ns_to_ktime(ktime_get_ns() +
+						  (u64)end->fault.rx_hold_us * NSEC_PER_USEC),
+				      HRTIMER_MODE_ABS);
+		err = -EAGAIN;
 	} else {
 		list_add_tail(&f->list, &end->rxq);
 		end->rxn++;
@@ -255,8 +307,10 @@ static int emu_set_fault(struct tbr_rail *rail, const struct tbr_rail_fault *fau
 		e->busy_until = 0;
 		running = e->running;
 		spin_unlock_irqrestore(&e->lock, flags);
-		if (running)	/* new timing applies to what is queued */
+		if (running) {	/* new timing applies to what is queued */
 			queue_work(emu_wq, &e->work);
+			queue_work(emu_wq, &e->rx_work);	/* parked buffers */
+		}
 	}
 	return 0;
 }
@@ -286,6 +340,11 @@ static void emu_pair_stop(struct emu_pair *pair)
 		spin_unlock_irqrestore(&pair->end[i].lock, flags);
 	}
 	/* nothing re-arms once running is false (checked under the lock) */
+	/* a drain under way may still kick the peer's wire: drains first */
+	for (i = 0; i < 2; i++) {
+		hrtimer_cancel(&pair->end[i].rx_timer);
+		cancel_work_sync(&pair->end[i].rx_work);
+	}
 	for (i = 0; i < 2; i++) {
 		hrtimer_cancel(&pair->end[i].timer);
 		cancel_work_sync(&pair->end[i].work);
@@ -364,6 +423,7 @@ static int emu_fill_info(struct tbr_rail *rail, struct sk_buff *msg)
 	    nla_put_u32(msg, TBRDMA_ATTR_DELAY_US, fault.delay_us) ||
 	    nla_put_u64_64bit(msg, TBRDMA_ATTR_RATE_BPS, fault.rate_bps,
 			      TBRDMA_ATTR_PAD) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_RX_HOLD_US, fault.rx_hold_us) ||
 	    nla_put_u8(msg, TBRDMA_ATTR_CUT_STATE, emu_pair_of(rail->priv)->cut))
 		return -EMSGSIZE;
 	return 0;
@@ -393,6 +453,9 @@ static void emu_end_init(struct emu_pair *pair, int i, u32 depth)
 	INIT_WORK(&e->work, emu_work);
 	hrtimer_init(&e->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	e->timer.function = emu_timer;
+	INIT_WORK(&e->rx_work, emu_rx_work);
+	hrtimer_init(&e->rx_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	e->rx_timer.function = emu_rx_timer;
 }
 
 static void emu_cable_free(struct emu_cable *c)

@@ -4,10 +4,15 @@
  * full, the share it was empty, and its mean occupancy, from the moments its
  * level (entries in use) changes. OS-independent like the rest of core/:
  * the caller passes the time (ns, monotonic) and serializes the calls per
- * ring. Meant for the link layer, one for each rail's TX ring (frames
- * reserved or posted: full = credit-stalled) and RX ring (buffers posted:
- * empty = nothing to receive into); not wired in yet (branch obs47-ring-wip,
- * untested in a VM), only tests/unit/test_ring.c uses it today.
+ * ring (link/: link->lock). The cost of a change is two shifts, a multiply
+ * and a few adds: no division, which only tbr_ring_acct_read() does.
+ *
+ * The link layer keeps one for each rail's TX ring, level = frames reserved
+ * or posted (full: no credit left, the sender stalls; empty: nothing to
+ * send), and one for its RX ring, level = buffers not posted to the backend
+ * (handed up and not yet given back, or parked because the backend took
+ * none: full = nothing left to receive into, the receiver stalls; empty =
+ * every buffer waiting for data, nothing arriving).
  */
 #ifndef TBR_RING_ACCT_H
 #define TBR_RING_ACCT_H

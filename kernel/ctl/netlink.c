@@ -105,6 +105,8 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_MAX_FRAME]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_LANE_MBPS]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_LANES]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_RING_MS ... TBRDMA_ATTR_RX_MEAN_PPM] = { .type = NLA_U32 },
+	[TBRDMA_ATTR_RX_HOLD_US]	= NLA_POLICY_FULL_RANGE(NLA_U32, &tbr_delay_range),
 	[TBRDMA_ATTR_ETH_PEERS]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_ETH_HELLO_TX]	= { .type = NLA_U64 },
 	[TBRDMA_ATTR_ETH_HELLO_RX]	= { .type = NLA_U64 },
@@ -558,12 +560,24 @@ static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
 {
 	unsigned int credits = READ_ONCE(rail->tx_free);
 	const struct tbr_backend_ctl *ctl;
+	struct tbr_ring_occ tx, rx;
 
 	if (tbr_put_rail(skb, rail) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_DEPTH, rail->tx_depth) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_RX_DEPTH, rail->rx_depth) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_CREDITS, rail->up ? credits : 0) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_MAX_FRAME, READ_ONCE(rail->max_frame)))
+		return -EMSGSIZE;
+	/* ring occupancy since the rail came up; none while it is down */
+	if (tbr_rail_ring_occ(rail, &tx, &rx) &&
+	    (nla_put_u32(skb, TBRDMA_ATTR_RING_MS,
+			 min_t(u64, div_u64(tx.elapsed_ns, NSEC_PER_MSEC), U32_MAX)) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_TX_FULL_PPM, tx.full_ppm) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_TX_EMPTY_PPM, tx.empty_ppm) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_TX_MEAN_PPM, tx.mean_ppm) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_RX_FULL_PPM, rx.full_ppm) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_RX_EMPTY_PPM, rx.empty_ppm) ||
+	     nla_put_u32(skb, TBRDMA_ATTR_RX_MEAN_PPM, rx.mean_ppm)))
 		return -EMSGSIZE;
 	/* what its medium trained at, when the backend knows */
 	if (rail->lanes &&
@@ -629,7 +643,7 @@ static int tbr_nl_rail_set(struct sk_buff *skb, struct genl_info *info)
 	struct tbr_rail_fault fault = {};
 	bool knobs = a[TBRDMA_ATTR_DROP_PPM] || a[TBRDMA_ATTR_DUP_PPM] ||
 		     a[TBRDMA_ATTR_REORDER] || a[TBRDMA_ATTR_DELAY_US] ||
-		     a[TBRDMA_ATTR_RATE_BPS];
+		     a[TBRDMA_ATTR_RATE_BPS] || a[TBRDMA_ATTR_RX_HOLD_US];
 	struct tbr_rail *rail = NULL;
 	struct tbr_link *link;
 	struct tbr_dev *tdev;
@@ -684,6 +698,8 @@ static int tbr_nl_rail_set(struct sk_buff *skb, struct genl_info *info)
 				goto out;
 			}
 		}
+		if (a[TBRDMA_ATTR_RX_HOLD_US])
+			fault.rx_hold_us = nla_get_u32(a[TBRDMA_ATTR_RX_HOLD_US]);
 		err = rail->ops->set_fault(rail, &fault);
 		if (err)
 			goto out;

@@ -323,6 +323,7 @@ static void tbr_tx_frame_back_locked(struct tbr_rail *rail, struct tbr_frame *f)
 	list_add(&f->list, &rail->tx_pool);
 	if (++rail->tx_free == rail->tx_depth && rail->removing)
 		complete(&rail->tx_idle);
+	tbr_rail_tx_acct_locked(rail, ktime_get_ns());
 }
 
 static inline struct tbr_frame *tbr_frame_of(const void *buf)
@@ -333,14 +334,19 @@ static inline struct tbr_frame *tbr_frame_of(const void *buf)
 static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled);
 static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled);
 
-/* link->lock held. Re-post or park one RX frame. */
-static void tbr_rx_post_locked(struct tbr_rail *rail, struct tbr_frame *f)
+/* link->lock held. Re-post or park one RX frame (at @now, ring occupancy). */
+static void tbr_rx_post_locked(struct tbr_rail *rail, struct tbr_frame *f,
+			       u64 now)
 {
 	f->callback = tbr_rx_done;
 	f->size = TBR_FRAME_SIZE_MAX;
 	f->flags = 0;
-	if (!rail->up_rx || rail->ops->rx(rail, f))
+	if (!rail->up_rx || rail->ops->rx(rail, f)) {
 		list_add_tail(&f->list, &rail->rx_idle);
+		return;
+	}
+	rail->rx_posted++;
+	tbr_rail_rx_acct_locked(rail, now);
 }
 
 /*
@@ -401,42 +407,52 @@ static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
 	}
 }
 
-/* Context "bh": @f read, or @f's reception stood for one (tbr_rail_rx_data). */
-static void tbr_rx_repost(struct tbr_rail *rail, struct tbr_frame *f)
+/*
+ * Context "bh": @f read, or @f's reception stood for one (tbr_rail_rx_data);
+ * the backend gave it back at @back (ring occupancy: not posted since).
+ */
+static void tbr_rx_repost(struct tbr_rail *rail, struct tbr_frame *f, u64 back)
 {
 	struct tbr_link *link = rail->link;
 	unsigned long flags;
 
 	spin_lock_irqsave(&link->lock, flags);
-	tbr_rx_post_locked(rail, f);
+	rail->rx_posted--;
+	tbr_rail_rx_acct_locked(rail, back);
+	tbr_rx_post_locked(rail, f, ktime_get_ns());
 	spin_unlock_irqrestore(&link->lock, flags);
 }
 
 static void tbr_rx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)
 {
 	struct tbr_link *link = rail->link;
+	u64 now = ktime_get_ns();
 	unsigned long flags;
 
 	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
 		spin_lock_irqsave(&link->lock, flags);
+		rail->rx_posted--;
+		tbr_rail_rx_acct_locked(rail, now);
 		list_add_tail(&f->list, &rail->rx_idle);
 		spin_unlock_irqrestore(&link->lock, flags);
 		return;
 	}
 	tbr_rx_dispatch(rail, f->buf, f->size, f->eof, f->flags);
-	tbr_rx_repost(rail, f);
+	tbr_rx_repost(rail, f, now);
 }
 
 void tbr_rail_rx_data(struct tbr_rail *rail, struct tbr_frame *f, void *data,
 		      u32 size, u8 eof)
 {
+	u64 now = ktime_get_ns();
+
 	tbr_rx_dispatch(rail, data, size, eof, 0);
-	tbr_rx_repost(rail, f);
+	tbr_rx_repost(rail, f, now);
 }
 
 void tbr_rail_rx_recycle(struct tbr_rail *rail, struct tbr_frame *f)
 {
-	tbr_rx_repost(rail, f);
+	tbr_rx_repost(rail, f, ktime_get_ns());
 }
 
 static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool canceled)
@@ -512,6 +528,7 @@ static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, u32 len,
 	f = list_first_entry(&best->tx_pool, struct tbr_frame, list);
 	list_del(&f->list);
 	best->tx_free--;
+	tbr_rail_tx_acct_locked(best, ktime_get_ns());
 	link->rr = (best->id + 1) % TBR_LINK_MAX_RAILS;
 	return f;
 }
@@ -692,73 +709,6 @@ unsigned int tbr_link_tx_credits(struct tbr_link *link)
 
 /* ---- rails (backend side) ---------------------------------------------- */
 
-struct page *tbr_frame_page_alloc(gfp_t gfp)
-{
-	return alloc_pages(gfp | __GFP_COMP, TBR_FRAME_ORDER);
-}
-
-/* Context "process". */
-void *tbr_frame_buf_alloc(void)
-{
-	struct page *page = tbr_frame_page_alloc(GFP_KERNEL);
-
-	return page ? page_address(page) : NULL;
-}
-
-void tbr_frame_buf_free(void *buf)
-{
-	struct page *page = virt_to_page(buf);
-
-	set_page_private(page, 0);
-	put_page(page);
-}
-
-void tbr_rail_frame_give_page(struct tbr_frame *f, struct page *page)
-{
-	set_page_private(virt_to_page(f->buf), 0);
-	set_page_private(page, (unsigned long)f);
-	f->buf = page_address(page);
-}
-
-static void tbr_rail_free_frames(struct tbr_rail *rail)
-{
-	unsigned int i, n = rail->tx_depth + rail->rx_depth;
-
-	if (!rail->frames)
-		return;
-	for (i = 0; i < n; i++) {
-		if (rail->frames[i].buf)
-			tbr_frame_buf_free(rail->frames[i].buf);
-	}
-	kvfree(rail->frames);
-	rail->frames = NULL;
-}
-
-static int tbr_rail_alloc_frames(struct tbr_rail *rail)
-{
-	unsigned int i, n = rail->tx_depth + rail->rx_depth;
-
-	rail->frames = kvcalloc(n, sizeof(*rail->frames), GFP_KERNEL);
-	if (!rail->frames)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct tbr_frame *f = &rail->frames[i];
-
-		f->buf = tbr_frame_buf_alloc();
-		if (!f->buf)
-			return -ENOMEM;
-		f->rail = rail;
-		set_page_private(virt_to_page(f->buf), (unsigned long)f);
-		if (i < rail->tx_depth) {
-			list_add_tail(&f->list, &rail->tx_pool);
-			rail->tx_free++;
-		} else {
-			list_add_tail(&f->list, &rail->rx_idle);
-		}
-	}
-	return 0;
-}
-
 struct tbr_rail *tbr_rail_add(struct tbr_dev *tdev, u64 peer_guid,
 			      const struct tbr_backend *backend, void *priv,
 			      u32 tx_depth, u32 rx_depth)
@@ -854,7 +804,7 @@ void tbr_rail_post_rx(struct tbr_rail *rail)
 	list_splice_init(&rail->rx_idle, &idle);
 	list_for_each_entry_safe(f, tmp, &idle, list) {
 		list_del(&f->list);
-		tbr_rx_post_locked(rail, f);
+		tbr_rx_post_locked(rail, f, ktime_get_ns());
 	}
 	spin_unlock_irqrestore(&link->lock, flags);
 }
@@ -896,6 +846,7 @@ void tbr_rail_up(struct tbr_rail *rail)
 	}
 	rail->up = true;
 	up = ++link->rails_up;
+	tbr_rail_ring_acct_start_locked(rail);
 	spin_unlock_irqrestore(&link->lock, flags);
 
 	if (held) {

@@ -20,6 +20,7 @@
 #include <linux/completion.h>
 
 #include "link/link.h"
+#include "core/tbr_ring_acct.h"
 
 struct tbr_backend_ctl;
 
@@ -54,6 +55,7 @@ struct tbr_rail_fault {
 	u32 reorder;		/* pick the next frame among this many queued */
 	u32 delay_us;		/* added one-way latency */
 	u64 rate_bps;		/* wire rate cap in bit/s, 0 = unlimited */
+	u32 rx_hold_us;		/* a slow receiver: buffers given back this late */
 };
 
 struct tbr_rail_ops {
@@ -230,7 +232,38 @@ struct tbr_rail {
 	const void *medium;	/* rails on one medium share its speed */
 	u32 lane_mbps;		/* per lane, Mb/s; 0 unknown */
 	u32 lanes;
+	/*
+	 * Ring occupancy since the rail last came up (link->lock; in
+	 * frames.c): TX frames reserved or posted (full: credit-stalled), RX
+	 * buffers not posted to the backend (full: nothing to receive into;
+	 * empty: every buffer posted, nothing waiting to be handed up).
+	 */
+	struct tbr_ring_acct tx_acct, rx_acct;
+	u32 rx_posted;		/* RX buffers the backend holds (link->lock) */
 };
+
+/*
+ * The rail's TX and RX ring figures since it last came up, or false (and
+ * none) while it is down. Context "any"; takes link->lock.
+ */
+bool tbr_rail_ring_occ(struct tbr_rail *rail, struct tbr_ring_occ *tx,
+		       struct tbr_ring_occ *rx);
+
+/* The link layer's own (link.c, frames.c): a rail's frames, and its ring figures. */
+int tbr_rail_alloc_frames(struct tbr_rail *rail);
+void tbr_rail_free_frames(struct tbr_rail *rail);
+void tbr_rail_ring_acct_start_locked(struct tbr_rail *rail);
+
+/* link->lock held: the ring's level changed at @now (ktime_get_ns()). */
+static inline void tbr_rail_tx_acct_locked(struct tbr_rail *rail, u64 now)
+{
+	tbr_ring_acct_set(&rail->tx_acct, rail->tx_depth - rail->tx_free, now);
+}
+
+static inline void tbr_rail_rx_acct_locked(struct tbr_rail *rail, u64 now)
+{
+	tbr_ring_acct_set(&rail->rx_acct, rail->rx_depth - rail->rx_posted, now);
+}
 
 /*
  * The speed the rail's medium (a Thunderbolt XDomain, a netdev) trained at:

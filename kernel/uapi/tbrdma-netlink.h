@@ -118,6 +118,14 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_PKEYS,		/* nest of PKEY (PKEY_SET: a set; PKEY_GET:
 					 * the table, slot by slot, 0 = empty) */
 	TBRDMA_ATTR_PKEY,		/* u16: a P_Key, bit 15 full membership */
+	TBRDMA_ATTR_RING_MS,		/* u32: rail: ms its ring figures cover (since up) */
+	TBRDMA_ATTR_TX_FULL_PPM,	/* u32: share of that time its TX ring was full */
+	TBRDMA_ATTR_TX_EMPTY_PPM,	/* u32: ... its TX ring was empty */
+	TBRDMA_ATTR_TX_MEAN_PPM,	/* u32: TX frames in use on average, of tx_depth */
+	TBRDMA_ATTR_RX_FULL_PPM,	/* u32: share of time no RX buffer was posted */
+	TBRDMA_ATTR_RX_EMPTY_PPM,	/* u32: ... every RX buffer was posted */
+	TBRDMA_ATTR_RX_MEAN_PPM,	/* u32: RX buffers not posted on average, of rx_depth */
+	TBRDMA_ATTR_RX_HOLD_US,		/* u32: emu: the receiver gives buffers back late */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)

@@ -403,11 +403,18 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\"meth")
 
 # ---- tables over canned replies (tests/bats/canned.py) --------------------------------------
 
-@test "counters: the columns read first fit a terminal; -v all of them; --json every counter" {
-	local sock=$D/canned.sock
-	/usr/bin/python3 "$BATS_TEST_DIRNAME/canned.py" "$sock" "$BATS_TEST_DIRNAME/counters-reply.json" &
-	local pid=$!
+# canned REPLY: a state socket answering every request with tests/bats/REPLY.json, at $sock (the
+# caller's local) as soon as it listens; $pid its process (fd 3 closed: a failing test ends)
+canned() {
+	sock=$D/$1.sock
+	/usr/bin/python3 "$BATS_TEST_DIRNAME/canned.py" "$sock" "$BATS_TEST_DIRNAME/$1.json" 3>&- &
+	pid=$!
 	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
+}
+
+@test "counters: the columns read first fit a terminal; -v all of them; --json every counter" {
+	local sock pid
+	canned counters-reply
 	run "$TBCTL" --socket "$sock" counters
 	assert_success
 	assert_line --index 0 --regexp '^OBJECT +STATE +TX-FRAMES +TX-BYTES +RX-FRAMES +RX-BYTES +LOST +DROPS +RX-ERRORS +RX-FOREIGN$'
@@ -425,5 +432,29 @@ s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"{\"meth")
 	run --separate-stderr "$TBCTL" --socket "$sock" --json counters
 	assert_success
 	echo "$output" | jq -e '.rails[0].counters | .frag_tx == 77 and .held_drops == 5 and length == 26'
+	kill "$pid"
+}
+
+@test "rails: state, speed, ring occupancy and frames fit a terminal; -v every column; --json the ring" {
+	local sock pid
+	canned rails-reply
+	run "$TBCTL" --socket "$sock" rails
+	assert_success
+	assert_line --index 0 --regexp '^DEVICE +LINK +RAIL +BACKEND +STATE +GB/S +PEER +CREDITS +TX-FULL +RX-EMPTY +TX-FRAMES +RX-FRAMES +LOST +DROPS$'
+	# shares of the time since the rail came up; a down rail has none
+	assert_line --regexp '^tbrdma0 +1 +0 +tb +up +40 \(2x20\) +02a1b2fffec3d4e5 +255 +42\.1% +99\.9% +123456789012 '
+	assert_line --regexp '^tbrdma0 +1 +1 +eth +down +10 \(1x10\) .* 0 +- +- +123456789 '
+	local widest
+	widest=$(echo "$output" | awk '{ if (length($0) > w) w = length($0) } END { print w }')
+	[ "$widest" -le 120 ] || fail "a line of $widest characters (156 with every column)"
+	refute_output --partial FRAG-TX
+	run "$TBCTL" --socket "$sock" rails -v
+	assert_success
+	assert_line --index 0 --regexp '^DEVICE .* STATE +CUT +GB/S .* TX-FULL +TX-EMPTY +TX-MEAN +RX-FULL +RX-EMPTY +RX-MEAN .* FRAG-TX +FRAG-RX +FRAG-DROPS +RX-FOREIGN$'
+	assert_line --regexp '^tbrdma0 +1 +0 +tb +up +no .* 42\.1% +5\.1% +87\.3% +0\.0% +99\.9% +0\.0% .* -$'
+	assert_line --regexp '^tbrdma0 +1 +1 +eth +down +yes .* 77 +0 +0 +4$'
+	run --separate-stderr "$TBCTL" --socket "$sock" --json rails
+	assert_success
+	echo "$output" | jq -e '.rails[0].ring.tx_full == 0.4213 and .rails[1].ring == null'
 	kill "$pid"
 }

@@ -48,7 +48,7 @@ static void usage(FILE *f)
 "  links [DEV]                            links and their rails, with state and counters\n"
 "  link-trust DEV LINK used|held|rejected the sweep's decision on a held link (docs/sweep.md)\n"
 "  rail-set DEV LINK RAIL [--drop PCT] [--dup PCT] [--reorder N] [--delay-us US]\n"
-"                         [--rate BPS[k|M|G]] [--cut | --restore]\n"
+"                         [--rate BPS[k|M|G]] [--rx-hold-us US] [--cut | --restore]\n"
 "                                         fault knobs of an emu rail (both directions)\n"
 "  mgmt-send DEV LINK TEXT | --hex HEX [--repeat N [--seq]] [--pdf 4]\n"
 "                                         send management datagram(s) to the link's peer;\n"
@@ -297,6 +297,19 @@ static int rail_cb(struct nl_msg *m, void *arg)
 		       tbr_nla_u32(tb, TBRDMA_ATTR_DELAY_US),
 		       tbr_nla_u64(tb, TBRDMA_ATTR_RATE_BPS),
 		       tb[TBRDMA_ATTR_CUT_STATE] ? nla_get_u8(tb[TBRDMA_ATTR_CUT_STATE]) : 0);
+	if (tb[TBRDMA_ATTR_RX_HOLD_US])
+		printf(" rx_hold_us=%u", nla_get_u32(tb[TBRDMA_ATTR_RX_HOLD_US]));
+	/* ring occupancy since the rail came up (absent while it is down) */
+	if (tb[TBRDMA_ATTR_RING_MS])
+		printf(" ring_ms=%u tx_full_ppm=%u tx_empty_ppm=%u tx_mean_ppm=%u"
+		       " rx_full_ppm=%u rx_empty_ppm=%u rx_mean_ppm=%u",
+		       nla_get_u32(tb[TBRDMA_ATTR_RING_MS]),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_TX_FULL_PPM),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_TX_EMPTY_PPM),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_TX_MEAN_PPM),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_RX_FULL_PPM),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_RX_EMPTY_PPM),
+		       tbr_nla_u32(tb, TBRDMA_ATTR_RX_MEAN_PPM));
 	print_stats(tb[TBRDMA_ATTR_STATS]);
 	printf("\n");
 	return NL_OK;
@@ -480,6 +493,7 @@ static int cmd_rail_set(int argc, char **argv)
 		{ "reorder", required_argument, NULL, 'o' },
 		{ "delay-us", required_argument, NULL, 'l' },
 		{ "rate", required_argument, NULL, 'r' },
+		{ "rx-hold-us", required_argument, NULL, 'h' },
 		{ "cut", no_argument, NULL, 'c' },
 		{ "restore", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
@@ -495,6 +509,7 @@ static int cmd_rail_set(int argc, char **argv)
 		case 'o': nla_put_u32(m, TBRDMA_ATTR_REORDER, parse_u32(optarg, "--reorder", 1024)); break;
 		case 'l': nla_put_u32(m, TBRDMA_ATTR_DELAY_US, parse_u32(optarg, "--delay-us", 1000000)); break;
 		case 'r': nla_put_u64(m, TBRDMA_ATTR_RATE_BPS, parse_rate(optarg)); break;
+		case 'h': nla_put_u32(m, TBRDMA_ATTR_RX_HOLD_US, parse_u32(optarg, "--rx-hold-us", 1000000)); break;
 		case 'c': if (cut == 0) die_usage("--cut and --restore together"); cut = 1; break;
 		case 'R': if (cut == 1) die_usage("--cut and --restore together"); cut = 0; break;
 		default: die_usage("unknown option");

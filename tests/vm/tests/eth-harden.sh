@@ -148,7 +148,7 @@ wait_for 10 foreign_seen
 "$T" --socket "$(sock 0)" --json rails tbrdma0 | jq -e --argjson n "$foreign" \
 	'[.rails[] | select(.eth.ifname == "xa") | .eth.rx_foreign >= $n and (.counters | has("frag_tx"))]
 	 | length > 0 and all' > /dev/null || fail "tbctl --json rails: no rx_foreign on the xa rail"
-"$T" --socket "$(sock 0)" rails tbrdma0 | tee /tmp/rails
+"$T" --socket "$(sock 0)" -v rails tbrdma0 | tee /tmp/rails
 head -1 /tmp/rails | grep -q 'FRAG-TX .*FRAG-DROPS .*RX-FOREIGN' || fail "tbctl rails: no FRAG/RX-FOREIGN columns"
 "$T" --socket "$(sock 0)" counters tbrdma0 | grep -q "^tbrdma0 eth xa .* [1-9][0-9]*$" ||
 	fail "tbctl counters: no line for NIC xa with its RX-FOREIGN"

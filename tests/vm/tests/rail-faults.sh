@@ -1,11 +1,53 @@
 # emu fault knobs on a 1-rail cable: drop 100% (nothing arrives, drops count), duplicate 100%
-# (everything arrives twice), delay, rate cap, reorder, and a tiny ring under delay (credit stalls).
+# (everything arrives twice), delay, rate cap, reorder, and a tiny ring under delay (credit stalls,
+# the TX ring full). Ring occupancy (RAIL_GET's figures since the rail came up): none on a cut
+# rail, restarted at the restore; idle, neither ring full; a stalled receiver (rx_hold_us: it
+# gives its buffers back every 200 ms) keeps the sender's TX ring and its own RX ring full for
+# hundreds of ms; a starved sender (a frame every 100 ms) leaves both rings empty >= 80%.
 # Ends with DEV_DEL of the extra device while its cable is up.
 # vm-timeout: 400
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/rail.lib"
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# ring occupancy of link 1's rail 1 (the 8-descriptor cable's): snap_ring refreshes /tmp/links;
+# ring_ms DEV FIELD: the ms that share (ppm) of the figures' time stands for
+snap_ring() {
+	local d
+	"$CTL" links > /tmp/links
+	for d in tbrdma0 tbrdma1; do
+		grep -q "^  rail dev=$d link=1 id=1 .* ring_ms=" /tmp/links ||
+			fail "$d: no ring figures: $(grep "rail dev=$d link=1 id=1 " /tmp/links)"
+	done
+}
+rail1_up() { "$CTL" links | grep -q "^  rail dev=tbrdma1 link=1 id=1 .*state=up"; }
+ring_ms() {
+	local ppm ms
+	ppm=$(cnt "$1" 1 1 "$2") ms=$(cnt "$1" 1 1 ring_ms)
+	echo $((ppm * ms / 1000000))
+}
+# ring_delta_start, then ring_delta WHAT: d_ms DEV FIELD is the ms in between, of D_WINDOW
+RING_FIELDS="tx_full_ppm tx_empty_ppm rx_full_ppm rx_empty_ppm"
+ring_delta_start() {
+	local d f
+	snap_ring
+	for d in tbrdma0 tbrdma1; do
+		for f in $RING_FIELDS; do eval "R0_${d}_$f=$(ring_ms $d $f)"; done
+	done
+	R0_MS=$(cnt tbrdma0 1 1 ring_ms)
+}
+ring_delta() {
+	local d f
+	snap_ring
+	D_WINDOW=$(($(cnt tbrdma0 1 1 ring_ms) - R0_MS))
+	for d in tbrdma0 tbrdma1; do
+		for f in $RING_FIELDS; do eval "D_${d}_$f=$(($(ring_ms $d $f) - R0_${d}_$f))"; done
+		echo "$1: $d over $D_WINDOW ms: TX full $(d_ms $d tx_full_ppm) empty $(d_ms $d tx_empty_ppm)," \
+			"RX full $(d_ms $d rx_full_ppm) empty $(d_ms $d rx_empty_ppm) ms"
+	done
+}
+d_ms() { eval "echo \$D_${1}_$2"; }
 
 step "load, tbrdma1, 1-rail cable"
 tbr_load
@@ -85,6 +127,55 @@ mgmt_listen_wait
 "$CTL" links | tee /tmp/links
 [ "$(cnt tbrdma0 1 1 mgmt_tx)" = 24 ] || fail "rail 1 mgmt_tx $(cnt tbrdma0 1 1 mgmt_tx)"
 [ "$(lcnt tbrdma0 1 credit_stalls)" -gt 0 ] || fail "no credit stall counted with 8 descriptors"
+# ring occupancy since the rail came up: 24 frames through 8 descriptors 100 ms away kept the
+# TX ring full (credit-stalled) for >= 200 ms of it
+snap_ring
+echo "slow wire: tbrdma0's TX ring full $(ring_ms tbrdma0 tx_full_ppm) ms of $(cnt tbrdma0 1 1 ring_ms) ms"
+[ "$(ring_ms tbrdma0 tx_full_ppm)" -ge 200 ] || fail "TX ring full $(ring_ms tbrdma0 tx_full_ppm) ms, not >= 200"
+
+step "ring occupancy: across a cut, idle, a stalled receiver (TX and RX full), a starved sender"
+"$CTL" rail-set tbrdma0 1 1 --delay-us 0 --cut || fail "rail-set failed"
+"$CTL" links > /tmp/links
+grep "^  rail dev=tbrdma0 link=1 id=1 " /tmp/links | grep -q ring_ms && fail "ring figures on a cut rail"
+"$CTL" rail-set tbrdma0 1 1 --restore || fail "restore failed"
+wait_for 5 rail1_up
+snap_ring
+[ "$(cnt tbrdma0 1 1 ring_ms)" -lt 10000 ] && [ "$(cnt tbrdma0 1 1 tx_full_ppm)" = 0 ] ||
+	fail "figures not restarted at the restore: $(grep "rail dev=tbrdma0 link=1 id=1 " /tmp/links)"
+# idle: neither ring full
+ring_delta_start
+sleep 1
+ring_delta "idle"
+[ "$(d_ms tbrdma0 tx_full_ppm)" -le 10 ] && [ "$(d_ms tbrdma1 rx_full_ppm)" -le 10 ] ||
+	fail "idle: TX full $(d_ms tbrdma0 tx_full_ppm) ms, RX full $(d_ms tbrdma1 rx_full_ppm) ms"
+# a stalled receiver: tbrdma1 gives its 8 buffers back every 300 ms, the wire waits for them;
+# 24 frames wait for two drains: tbrdma0's TX ring is full ~600 ms, tbrdma1's RX ring ~900 ms
+"$CTL" rail-set tbrdma0 1 1 --rx-hold-us 300000 || fail "rail-set --rx-hold-us failed"
+ring_delta_start
+mgmt_listen_start tbrdma1 24
+"$CTL" mgmt-send tbrdma0 1 h --repeat 24 --seq || fail "send failed"
+mgmt_listen_wait
+sleep 0.5
+ring_delta "stalled receiver"
+[ "$(d_ms tbrdma0 tx_full_ppm)" -ge 350 ] ||
+	fail "stalled receiver: the sender's TX ring full only $(d_ms tbrdma0 tx_full_ppm) ms"
+[ "$(d_ms tbrdma1 rx_full_ppm)" -ge 500 ] ||
+	fail "stalled receiver: its RX ring full only $(d_ms tbrdma1 rx_full_ppm) ms"
+[ "$(cnt tbrdma1 1 1 rx_nobuf)" = 0 ] || fail "frames dropped for lack of a buffer: the wire must wait"
+# a starved sender: one frame every 100 ms, taken at once: both rings empty, never full
+"$CTL" rail-set tbrdma0 1 1 --rx-hold-us 0 || fail "rail-set failed"
+sleep 0.3
+ring_delta_start
+for i in $(seq 10); do
+	"$CTL" mgmt-send tbrdma0 1 "t-$i" || fail "send failed"
+	sleep 0.1
+done
+ring_delta "starved sender"
+[ "$(d_ms tbrdma0 tx_full_ppm)" = 0 ] && [ "$(d_ms tbrdma1 rx_full_ppm)" = 0 ] ||
+	fail "starved sender: TX full $(d_ms tbrdma0 tx_full_ppm) ms, RX full $(d_ms tbrdma1 rx_full_ppm) ms"
+[ "$(d_ms tbrdma0 tx_empty_ppm)" -ge $((D_WINDOW * 8 / 10)) ] &&
+	[ "$(d_ms tbrdma1 rx_empty_ppm)" -ge $((D_WINDOW * 8 / 10)) ] ||
+	fail "starved sender: TX empty $(d_ms tbrdma0 tx_empty_ppm) ms, RX empty $(d_ms tbrdma1 rx_empty_ppm) ms of $D_WINDOW"
 
 step "DEV_DEL of tbrdma1 removes its cables, tbrdma0 goes DOWN"
 ip link set tbr0 up
