@@ -3,7 +3,9 @@
 # ibv_rc_pingpong (1 B .. 1 MiB), ibv_srq_pingpong and ibv_uc_pingpong pass through the
 # kernel-bypass provider; ibv_xsrq_pingpong fails at once with EOPNOTSUPP (95: no XRC) on both
 # ends; ibv_rereg_mr of every kind with the peer on the other host, the races with traffic and
-# rdma-core's RESET -> RTS flow (tests/progs/rereg_peer); an SRQ armed with a limit raises
+# rdma-core's RESET -> RTS flow (tests/progs/rereg_peer); completion timestamps of extended CQs
+# with RC traffic to the peer, the 1 GHz clock and ibv_query_rt_values_ex, the wc fields and
+# CQ flags refused (tests/progs/cq_ts); an SRQ armed with a limit raises
 # IBV_EVENT_SRQ_LIMIT_REACHED when real traffic drains it below the limit, exactly once
 # (tests/progs/srq_limit).
 # On 6.1 with the host's (Debian 12) user space, and as xport-pingpong@trixie on Debian 13 (6.12,
@@ -48,6 +50,14 @@ srv=$!
 	{ cat /tmp/cli.log /tmp/srv.log; pair_diag; fail "rereg_peer client failed"; }
 wait "$srv" || { cat /tmp/srv.log; fail "rereg_peer server failed"; }
 cat /tmp/cli.log
+
+step "completion timestamps on extended CQs with RC traffic (tests/progs/cq_ts)"
+h1 "$TBR_TOP/build/progs/cq_ts" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
+srv=$!
+"$TBR_TOP/build/progs/cq_ts" -d tbrdma0 -g "$GID0" client 10.88.0.2 > /tmp/cli.log 2>&1 ||
+	{ cat /tmp/cli.log /tmp/srv.log; pair_diag; fail "cq_ts client failed"; }
+wait "$srv" || { cat /tmp/srv.log; fail "cq_ts server failed"; }
+cat /tmp/cli.log /tmp/srv.log
 
 # pingpong TOOL SIZE ITERS [extra args]: server in h1, client here; both must succeed
 pingpong() {
