@@ -20,7 +20,8 @@
  *   the CQ's previous one, not before the WR was posted nor after it was polled (the raw
  *   clock read around both), the wallclock likewise against CLOCK_REALTIME; at the end the
  *   span of a CQ's timestamps converted by hca_core_clock matches the span of its wallclock
- *   values (within 1 ms + 0.1%) and fits within the run.
+ *   values (within 1 ms + 0.1%) and fits within the run. Last, the same ping-pong on a second
+ *   QP pair whose CQs have no timestamps (ibv_create_cq): both round trips are printed.
  * Each side prints its numbers and "cq_ts SIDE: ok" and exits 0, or "FAIL: ..." and 1.
  */
 #include <errno.h>
@@ -42,7 +43,7 @@
 #define TS_FLAGS (IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
 struct peer {
-	uint32_t qpn, psn, rkey, pad;
+	uint32_t qpn, psn, rkey, qpn_plain;
 	uint64_t addr;
 	union ibv_gid gid;
 };
@@ -60,6 +61,9 @@ static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_mr *mr;
 static struct ibv_qp *qp;
+/* the cost of timestamps: the same ping-pong on a QP whose CQ has none (ibv_create_cq) */
+static struct ibv_qp *qp_plain;
+static struct ibv_cq *cq_plain;
 static struct tcq scq, rcq;	/* the server's are the same CQ */
 static uint64_t clock_khz;
 static int ctl_fd = -1;
@@ -102,6 +106,15 @@ static void sync_step(uint32_t step)
 	oob_xfer(ctl_fd, &step, sizeof(step), true);
 	oob_xfer(ctl_fd, &got, sizeof(got), false);
 	CHECK(got == step, "control channel out of step (%u vs %u)", got, step);
+}
+
+static void to_init(struct ibv_qp *q)
+{
+	struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				  .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
+
+	CHECK(!ibv_modify_qp(q, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			     IBV_QP_ACCESS_FLAGS), "modify_qp -> INIT");
 }
 
 static void check_clock(void)
@@ -225,21 +238,55 @@ static void take(struct tcq *t, uint64_t wr_id, enum ibv_wc_opcode opcode, uint6
 	ibv_end_poll(t->cq);
 }
 
-static void post_recv(unsigned int i)
+static void post_recv_on(struct ibv_qp *q, unsigned int i)
 {
 	struct ibv_sge sge = { (uintptr_t)mem->rbuf[i], MSG, mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = 1000 + i, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	CHECK(!ibv_post_recv(qp, &wr, &bad), "ibv_post_recv %u", i);
+	CHECK(!ibv_post_recv(q, &wr, &bad), "ibv_post_recv %u", i);
 }
 
-static void post_send(uint64_t wr_id)
+static void post_recv(unsigned int i)
+{
+	post_recv_on(qp, i);
+}
+
+static void post_send_on(struct ibv_qp *q, uint64_t wr_id)
 {
 	struct ibv_sge sge = { (uintptr_t)mem->sbuf, MSG, mr->lkey };
 	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
 				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *bad;
 
-	CHECK(!ibv_post_send(qp, &wr, &bad), "ibv_post_send %llu", (unsigned long long)wr_id);
+	CHECK(!ibv_post_send(q, &wr, &bad), "ibv_post_send %llu", (unsigned long long)wr_id);
+}
+
+static void post_send(uint64_t wr_id)
+{
+	post_send_on(qp, wr_id);
+}
+
+/*
+ * @n ping-pongs on the QP without timestamps (the client pings, the server answers):
+ * returns the client's seconds per round trip
+ */
+static double plain_pingpong(bool server, unsigned int n)
+{
+	unsigned int i;
+	double t0;
+
+	for (i = 0; i < n; i++)
+		post_recv_on(qp_plain, i);
+	sync_step(10);
+	t0 = now_s();
+	for (i = 0; i < n; i++) {
+		if (!server)
+			post_send_on(qp_plain, i);
+		poll_wc_for(cq_plain, server ? 1000 + i : i, IBV_WC_SUCCESS, "plain ping");
+		if (server)
+			post_send_on(qp_plain, i);
+		poll_wc_for(cq_plain, server ? i : 1000 + i, IBV_WC_SUCCESS, "plain pong");
+	}
+	return (now_s() - t0) / n;
 }
 
 /* @n signaled RDMA WRITEs of WLEN bytes, wr_id @first.., posted as one list */
@@ -282,6 +329,7 @@ static void server(void)
 	}
 	sync_step(2);		/* the client's WRITEs */
 	sync_step(3);
+	plain_pingpong(true, NPING);
 }
 
 static void client(void)
@@ -352,6 +400,8 @@ static void client(void)
 	       NRESIZE);
 	sync_step(2);
 	sync_step(3);
+	printf("%d ping-pongs on CQs without timestamps: %.1f us per round trip\n", NPING,
+	       plain_pingpong(false, NPING) * 1e6);
 }
 
 /* a CQ's timestamps against its wallclock values: the same span, within the run */
@@ -409,15 +459,15 @@ int main(int argc, char **argv)
 	qi.send_cq = ibv_cq_ex_to_cq(scq.cq);
 	qi.recv_cq = ibv_cq_ex_to_cq(rcq.cq);
 	qp = ibv_create_qp(pd, &qi);
-	CHECK(qp, "ibv_create_qp: %s", strerror(errno));
-	{
-		struct ibv_qp_attr qa = { .qp_state = IBV_QPS_INIT, .port_num = 1,
-					  .qp_access_flags = IBV_ACCESS_REMOTE_WRITE };
-
-		CHECK(!ibv_modify_qp(qp, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), "modify_qp -> INIT");
-	}
+	cq_plain = ibv_create_cq(ctx, 2 * NPING, NULL, NULL, 0);
+	CHECK(qp && cq_plain, "ibv_create_qp/cq: %s", strerror(errno));
+	qi.send_cq = qi.recv_cq = cq_plain;
+	qp_plain = ibv_create_qp(pd, &qi);
+	CHECK(qp_plain, "ibv_create_qp: %s", strerror(errno));
+	to_init(qp);
+	to_init(qp_plain);
 	me.qpn = qp->qp_num;
+	me.qpn_plain = qp_plain->qp_num;
 	me.psn = a.server ? 0x2345 : 0x6789;
 	me.rkey = mr->rkey;
 	me.addr = (uintptr_t)mem->wbuf;
@@ -426,6 +476,7 @@ int main(int argc, char **argv)
 	oob_xfer(ctl_fd, &me, sizeof(me), true);
 	oob_xfer(ctl_fd, &peer, sizeof(peer), false);
 	rc_connect(qp, a.gid_index, peer.qpn, peer.psn, &peer.gid, me.psn);
+	rc_connect(qp_plain, a.gid_index, peer.qpn_plain, peer.psn, &peer.gid, me.psn);
 	if (a.server)
 		server();
 	else
