@@ -43,20 +43,23 @@ cat /tmp/cli.log
 grep -q "XRC Domain 95" /tmp/cli.log && grep -q "XRC Domain 95" /tmp/srv.log ||
 	fail "ibv_xsrq_pingpong did not fail with EOPNOTSUPP: $(cat /tmp/cli.log /tmp/srv.log)"
 
+# peer_prog PROG: tests/progs/PROG's server in h1 (output in /tmp/srv.log), its client here
+# (/tmp/cli.log); both must succeed
+peer_prog() {
+	local prog=$1 srv
+	h1 "$TBR_TOP/build/progs/$prog" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
+	srv=$!
+	"$TBR_TOP/build/progs/$prog" -d tbrdma0 -g "$GID0" client 10.88.0.2 > /tmp/cli.log 2>&1 ||
+		{ cat /tmp/cli.log /tmp/srv.log; pair_diag; fail "$prog client failed"; }
+	wait "$srv" || { cat /tmp/srv.log; fail "$prog server failed"; }
+}
+
 step "ibv_rereg_mr with the peer on the other host (tests/progs/rereg_peer)"
-h1 "$TBR_TOP/build/progs/rereg_peer" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
-srv=$!
-"$TBR_TOP/build/progs/rereg_peer" -d tbrdma0 -g "$GID0" client 10.88.0.2 > /tmp/cli.log 2>&1 ||
-	{ cat /tmp/cli.log /tmp/srv.log; pair_diag; fail "rereg_peer client failed"; }
-wait "$srv" || { cat /tmp/srv.log; fail "rereg_peer server failed"; }
+peer_prog rereg_peer
 cat /tmp/cli.log
 
 step "completion timestamps on extended CQs with RC traffic (tests/progs/cq_ts)"
-h1 "$TBR_TOP/build/progs/cq_ts" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
-srv=$!
-"$TBR_TOP/build/progs/cq_ts" -d tbrdma0 -g "$GID0" client 10.88.0.2 > /tmp/cli.log 2>&1 ||
-	{ cat /tmp/cli.log /tmp/srv.log; pair_diag; fail "cq_ts client failed"; }
-wait "$srv" || { cat /tmp/srv.log; fail "cq_ts server failed"; }
+peer_prog cq_ts
 cat /tmp/cli.log /tmp/srv.log
 
 # pingpong TOOL SIZE ITERS [extra args]: server in h1, client here; both must succeed
@@ -78,9 +81,5 @@ for size in 1 4096 65536; do
 	pingpong ibv_uc_pingpong "$size" 20
 done
 step "SRQ limit event from real traffic (tests/progs/srq_limit)"
-h1 "$TBR_TOP/build/progs/srq_limit" -d tbrdma1 -g "$GID1" server > /tmp/srv.log 2>&1 &
-srv=$!
-"$TBR_TOP/build/progs/srq_limit" -d tbrdma0 -g "$GID0" client 10.88.0.2 > /tmp/cli.log 2>&1 ||
-	{ cat /tmp/cli.log /tmp/srv.log; fail "srq_limit client failed"; }
-wait "$srv" || { cat /tmp/srv.log; fail "srq_limit server failed"; }
+peer_prog srq_limit
 cat /tmp/srv.log
