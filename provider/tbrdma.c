@@ -84,7 +84,11 @@ static int tbr_query_device_ex(struct ibv_context *ibctx,
 					&resp_size);
 }
 
-/* our time namespace's CLOCK_MONOTONIC offset (0 outside one), read once */
+/*
+ * our time namespace's CLOCK_MONOTONIC offset (0 outside one), read once; the
+ * file shows the namespace of our children, which is ours unless this
+ * process unshared CLONE_NEWTIME itself (then its children's clock is meant)
+ */
 static int64_t timens_offset(struct tbr_context *ctx)
 {
 	char text[256];
