@@ -87,7 +87,8 @@ static int tbr_query_device_ex(struct ibv_context *ibctx,
 /*
  * our time namespace's CLOCK_MONOTONIC offset (0 outside one), read once; the
  * file shows the namespace of our children, which is ours unless this
- * process unshared CLONE_NEWTIME itself (then its children's clock is meant)
+ * process unshared CLONE_NEWTIME itself and has not forked since (then the
+ * raw clock is its children's: not handled, a rare setup)
  */
 static int64_t timens_offset(struct tbr_context *ctx)
 {
