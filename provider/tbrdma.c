@@ -114,7 +114,7 @@ static int64_t timens_offset(struct tbr_context *ctx)
 /*
  * The device's raw clock, in the ticks of the CQEs' completion timestamps
  * (hca_core_clock TBRDMA_CLOCK_KHZ: ns): the kernel's CLOCK_MONOTONIC, which
- * clock_gettime reads (vDSO, no system call) plus our time namespace's
+ * clock_gettime reads (vDSO, no system call) less our time namespace's
  * offset. As mlx5: raw_clock.tv_sec 0, tv_nsec the tick count.
  */
 static int tbr_query_rt_values(struct ibv_context *ibctx,
