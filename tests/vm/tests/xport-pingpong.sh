@@ -2,8 +2,9 @@
 # netns, tbrdma1 in netns h1): ibv_devinfo shows both ports ACTIVE with a RoCE v2 GID, and
 # ibv_rc_pingpong (1 B .. 1 MiB), ibv_srq_pingpong and ibv_uc_pingpong pass through the
 # kernel-bypass provider; ibv_xsrq_pingpong fails at once with EOPNOTSUPP (95: no XRC) on both
-# ends; ibv_rereg_mr of every kind with the peer on the other host, the races with traffic and
-# rdma-core's RESET -> RTS flow (tests/progs/rereg_peer); completion timestamps of extended CQs
+# ends; ibv_rc_pingpong -t (completion timestamps) agrees with its own timing; ibv_rereg_mr of
+# every kind with the peer on the other host, the races with traffic and rdma-core's RESET -> RTS
+# flow (tests/progs/rereg_peer); completion timestamps of extended CQs
 # with RC traffic to the peer, the 1 GHz clock and ibv_query_rt_values_ex, the wc fields and
 # CQ flags refused (tests/progs/cq_ts); an SRQ armed with a limit raises
 # IBV_EVENT_SRQ_LIMIT_REACHED when real traffic drains it below the limit, exactly once
@@ -73,6 +74,22 @@ pingpong() {
 step "ibv_rc_pingpong 1 B .. 1 MiB"
 for size in 1 64 4095 4096 4097 65536 1048576; do
 	pingpong ibv_rc_pingpong "$size" 20
+done
+step "ibv_rc_pingpong -t: receive completions timestamped (an extended CQ, unmodified)"
+# rc_pingpong asks ibv_create_cq_ex for IBV_WC_EX_WITH_COMPLETION_TIMESTAMP and prints the
+# receive-to-receive gap in clock cycles; on main it stops at "The device isn't completion
+# timestamp capable" (completion_timestamp_mask 0).
+# Cycles of hca_core_clock (1000000 kHz: ns) per gap must agree with each side's own us/iter:
+# (n - 1) gaps fit in the run (<= 1.5 x), and a gap is more than a tenth of an iteration (the
+# first iteration, not a gap, may hold a stall; a clock off by 1000x fails either way).
+pingpong ibv_rc_pingpong 4096 200 -t
+for log in /tmp/cli.log /tmp/srv.log; do
+	avg=$(sed -n 's/^Average receive completion clock cycles = \([0-9.]*\)$/\1/p' $log)
+	us=$(sed -n 's/.* iters in .* = \([0-9.]*\) usec\/iter$/\1/p' $log)
+	[ -n "$avg" ] && [ -n "$us" ] || fail "ibv_rc_pingpong -t printed no average ($log): $(cat $log)"
+	awk -v a="$avg" -v u="$us" 'BEGIN { exit !(a > 0 && a >= u * 100 && a <= u * 1500) }' ||
+		fail "receive gap $avg cycles (ns), the run's $us us/iter: not the same clock"
+	echo "rc_pingpong -t $log: $avg ns between receives, $us us/iter"
 done
 step "ibv_rc_pingpong with an SRQ"
 pingpong ibv_srq_pingpong 4096 20 -q 4
