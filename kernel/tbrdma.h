@@ -203,6 +203,7 @@ struct tbr_cq {
 	struct ib_qp **wc_qp;		/* kernel CQs: the QP of each slot */
 	bool user;
 	bool overflow;
+	bool ts;			/* slots are struct tbrdma_cqe_ts (set at create) */
 };
 
 struct tbr_srq {

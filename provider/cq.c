@@ -5,20 +5,18 @@
  * ibv_next_poll, ibv_end_poll and the ibv_wc_read_* accessors). Both read
  * the same ring under the same lock, so a CQ created with ibv_create_cq_ex
  * can be polled either way. No system call on the poll path.
+ * A CQ created with a completion timestamp wc_flag has 64-byte CQEs (struct
+ * tbrdma_cqe_ts: the kernel's CLOCK_MONOTONIC and CLOCK_REALTIME in ns when
+ * it wrote the CQE); the device's clock is 1 GHz (TBRDMA_CLOCK_KHZ) and
+ * ibv_query_rt_values_ex reads the same CLOCK_MONOTONIC (tbrdma.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "cq_attr.h"
 #include "tbrdma.h"
-
-/* what the CQE carries; timestamps, CVLAN, flow tag and TM info it does not */
-#define TBR_CQ_EX_WC_FLAGS						\
-	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |			\
-	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |		\
-	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |			\
-	 IBV_WC_EX_WITH_DLID_PATH_BITS)
 
 struct tbr_create_cq_resp {
 	struct ib_uverbs_create_cq_resp ibv_resp;
@@ -40,10 +38,11 @@ static inline struct tbr_cq *to_tcq_ex(struct ibv_cq_ex *cq)
 	return container_of_tbr(cq, struct tbr_cq, vcq.cq_ex);
 }
 
+/* @cq->ts says which CQE format we asked for; the kernel must answer it */
 static int cq_map(struct tbr_cq *cq, struct ibv_context *ibctx,
 		  const struct tbrdma_create_cq_resp *drv)
 {
-	if (drv->stride != sizeof(struct tbrdma_cqe))
+	if (drv->stride != tbr_cqe_stride(cq->ts))
 		return EPROTO;
 	return uring_map(ibctx, &cq->q, drv->mmap_offset, drv->mmap_size,
 			 drv->entries, drv->stride);
@@ -183,6 +182,22 @@ static uint8_t cq_ex_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 	return to_tcq_ex(ibcq)->cur->dlid_path_bits;
 }
 
+static const struct tbrdma_cqe_ts *cur_ts(struct ibv_cq_ex *ibcq)
+{
+	return container_of_tbr(to_tcq_ex(ibcq)->cur, struct tbrdma_cqe_ts, cqe);
+}
+
+/* device clock ticks (hca_core_clock 1 GHz): the kernel's CLOCK_MONOTONIC ns */
+static uint64_t cq_ex_read_completion_ts(struct ibv_cq_ex *ibcq)
+{
+	return cur_ts(ibcq)->ts_ns;
+}
+
+static uint64_t cq_ex_read_completion_wallclock_ns(struct ibv_cq_ex *ibcq)
+{
+	return cur_ts(ibcq)->wall_ns;
+}
+
 /* the poll functions always; a field accessor only if wc_flags asked for it */
 static void cq_ex_init(struct ibv_cq_ex *x, uint64_t wc_flags)
 {
@@ -206,6 +221,35 @@ static void cq_ex_init(struct ibv_cq_ex *x, uint64_t wc_flags)
 		x->read_sl = cq_ex_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		x->read_dlid_path_bits = cq_ex_read_dlid_path_bits;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		x->read_completion_ts = cq_ex_read_completion_ts;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		x->read_completion_wallclock_ns =
+			cq_ex_read_completion_wallclock_ns;
+}
+
+/*
+ * The kernel gives timestamps if it reports our clock: a kernel older than
+ * the 64-byte CQE reports hca_core_clock 0 (and refuses the create flag
+ * with EINVAL), so the request is refused cleanly with EOPNOTSUPP. Asked
+ * once per context (a create is a slow path anyway).
+ */
+static int cq_ts_supported(struct ibv_context *ibctx)
+{
+	struct tbr_context *ctx = container_of_tbr(ibctx, struct tbr_context,
+						   vctx.context);
+	struct ibv_device_attr_ex da;
+	int clock;
+
+	clock = __atomic_load_n(&ctx->ts_clock, __ATOMIC_RELAXED);
+	if (!clock) {
+		memset(&da, 0, sizeof(da));
+		if (ibv_query_device_ex(ibctx, NULL, &da))
+			return errno ? errno : EIO;
+		clock = da.hca_core_clock == TBRDMA_CLOCK_KHZ ? 1 : -1;
+		__atomic_store_n(&ctx->ts_clock, clock, __ATOMIC_RELAXED);
+	}
+	return clock > 0 ? 0 : EOPNOTSUPP;
 }
 
 /*
@@ -217,22 +261,33 @@ struct ibv_cq_ex *tbr_create_cq_ex(struct ibv_context *ibctx,
 {
 	struct ibv_create_cq_ex cmd;
 	struct tbr_create_cq_ex_resp resp;
+	struct ibv_cq_init_attr_ex kattr = *attr;
 	struct tbr_cq *cq;
+	bool ts;
 	int ret;
 
-	/* no completion timestamps, no parent domain, no IGNORE_OVERRUN */
-	if ((attr->wc_flags & ~(uint64_t)TBR_CQ_EX_WC_FLAGS) ||
-	    (attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
-	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags)) {
-		errno = EOPNOTSUPP;
+	ret = tbr_cq_ex_attr_check(attr->wc_flags, attr->comp_mask, attr->flags,
+				   &ts);
+	if (!ret && ts)
+		ret = cq_ts_supported(ibctx);
+	if (ret) {
+		errno = ret;
 		return NULL;
 	}
+	/*
+	 * libibverbs turns IBV_WC_EX_WITH_COMPLETION_TIMESTAMP into the
+	 * command's IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION (the kernel's
+	 * choice of CQE format); the wallclock alone needs the same CQE
+	 */
+	if (ts)
+		kattr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
+	cq->ts = ts;
 	memset(&cmd, 0, sizeof(cmd));
 	memset(&resp, 0, sizeof(resp));
-	ret = tbr_pabi_create_cq_ex(ibctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+	ret = tbr_pabi_create_cq_ex(ibctx, &kattr, &cq->vcq, &cmd, sizeof(cmd),
 				    &resp.ibv_resp, sizeof(resp), 0);
 	if (ret)
 		goto err_free;
@@ -276,6 +331,8 @@ int tbr_resize_cq(struct ibv_cq *ibcq, int cqe)
 	store_release(&cq->q.ring->cons, cq->q.idx);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
+	if (!ret && resp.drv.stride != cq->q.stride)
+		ret = EPROTO;	/* the CQ keeps its CQE format */
 	if (!ret)
 		ret = uring_map(ibcq->context, &nq, resp.drv.mmap_offset,
 				resp.drv.mmap_size, resp.drv.entries,

@@ -139,7 +139,8 @@ struct verbs_context_ops {
 #if TBR_RDMA_CORE >= 36
 	tbr_pabi_unused_fn query_qp_data_in_order;
 #endif
-	tbr_pabi_unused_fn query_rt_values;
+	int (*query_rt_values)(struct ibv_context *context,
+			       struct ibv_values_ex *values);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 	tbr_pabi_unused_fn read_counters;
 	tbr_pabi_unused_fn reg_dm_mr;

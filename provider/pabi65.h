@@ -140,7 +140,8 @@ struct verbs_context_ops {
 	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
 	tbr_pabi_unused_fn query_qp_data_in_order;
-	tbr_pabi_unused_fn query_rt_values;
+	int (*query_rt_values)(struct ibv_context *context,
+			       struct ibv_values_ex *values);
 	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 	tbr_pabi_unused_fn read_comp_cntr;
 	tbr_pabi_unused_fn read_counters;

@@ -30,6 +30,11 @@ struct tbr_context {
 	struct verbs_context vctx;	/* must be first */
 	uint32_t max_sge;
 	uint32_t max_inline;
+	/* cq.c: the kernel's completion clock, 0 not asked yet, 1 ours, -1 none */
+	int ts_clock;
+	/* tbrdma.c: our time namespace's CLOCK_MONOTONIC offset, once read */
+	int64_t timens_mono_ns;
+	bool timens_read;
 };
 
 /* one mmap'd ring */
@@ -48,6 +53,7 @@ struct tbr_cq {
 	struct tbr_uring q;
 	/* ibv_start_poll .. ibv_end_poll: the CQE the cq_ex shows, or NULL */
 	const struct tbrdma_cqe *cur;
+	bool ts;	/* CQEs are struct tbrdma_cqe_ts (ibv_create_cq_ex) */
 };
 
 struct tbr_qp {

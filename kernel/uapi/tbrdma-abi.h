@@ -53,6 +53,21 @@
  * - CQ overflow: the kernel never overwrites an unconsumed CQE. When the CQ
  *   is full it sets TBRDMA_RING_OVERFLOW, drops the CQE and reports
  *   IBV_EVENT_CQ_ERR on the async event channel; the CQ is then unusable.
+ *
+ * CQE formats
+ * -----------
+ * A CQ's slots are struct tbrdma_cqe (48 bytes), or struct tbrdma_cqe_ts
+ * (64 bytes: the same fields, then two timestamps) when the CQ was created
+ * with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION (the standard flag of the
+ * extended create command, which libibverbs sets for
+ * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP). The create and resize responses'
+ * `stride` names the format; a CQ keeps its format for its life (resize
+ * too). A kernel without timestamps refuses the flag (EINVAL), and one
+ * with them never gives the 64-byte format to a CQ that did not ask, so a
+ * provider of either age works with a kernel of either age, or is refused
+ * at create. The device's clock (ibv_query_device_ex) is then
+ * hca_core_clock = TBRDMA_CLOCK_KHZ and completion_timestamp_mask ~0:
+ * one tick is one nanosecond of the kernel's CLOCK_MONOTONIC.
  */
 #ifndef TBRDMA_ABI_USER_H
 #define TBRDMA_ABI_USER_H
@@ -176,6 +191,22 @@ struct tbrdma_cqe {
 	__u8 rsvd[2];
 };
 
+/*
+ * The 64-byte CQE of a CQ created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION.
+ * Both clocks are read by the kernel when it writes the CQE, under the CQ's
+ * producer lock, so ts_ns never decreases from one CQE of a CQ to the next:
+ * ts_ns is CLOCK_MONOTONIC (ktime_get_ns(), the initial time namespace's),
+ * wall_ns CLOCK_REALTIME (ktime_get_real_ns(); it follows clock steps).
+ */
+struct tbrdma_cqe_ts {
+	struct tbrdma_cqe cqe;
+	__u64 ts_ns;
+	__u64 wall_ns;
+};
+
+/* hca_core_clock in kHz: one tick of ts_ns is 1 ns */
+#define TBRDMA_CLOCK_KHZ	1000000ULL
+
 /* Create requests carry no driver data; responses: */
 struct tbrdma_alloc_ucontext_resp {
 	__u32 abi_version;	/* TBRDMA_UVERBS_ABI_VERSION */
@@ -188,7 +219,7 @@ struct tbrdma_create_cq_resp {
 	__u64 mmap_offset;
 	__u64 mmap_size;
 	__u32 entries;		/* ring slots (power of 2) */
-	__u32 stride;		/* sizeof(struct tbrdma_cqe) */
+	__u32 stride;		/* the CQE format's size (48 or 64) */
 };
 
 /* resize: a new ring; pending CQEs were copied to it in order */

@@ -5,10 +5,13 @@
  * The CQ is a ring of struct tbrdma_cqe shared with userspace (the provider
  * polls it without a system call) or, for kernel consumers, read by
  * tbr_poll_cq(). The kernel is the only producer: tbr_cq_post() is the one
- * place completions enter a CQ (transport, flush path, tests).
+ * place completions enter a CQ (transport, flush path, tests), so it is
+ * where a user CQ created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION gets
+ * its completion timestamps (struct tbrdma_cqe_ts, tbrdma-abi.h).
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -85,6 +88,19 @@ static void tbr_cq_error_event(struct tbr_cq *cq)
 }
 
 /*
+ * The completion's time, in the CQE a timestamp CQ's consumer reads: both
+ * clocks are read under cq->lock, so ts_ns is in ring order. A CQ without
+ * timestamps pays one test of cq->ts.
+ */
+static void tbr_cqe_stamp(struct tbrdma_cqe *cqe)
+{
+	struct tbrdma_cqe_ts *t = container_of(cqe, struct tbrdma_cqe_ts, cqe);
+
+	t->ts_ns = ktime_get_ns();
+	t->wall_ns = ktime_get_real_ns();
+}
+
+/*
  * tbr_cq_post - add one completion to @cq.
  * @wc: the completion; wc->qp must be set. @solicited: the message asked
  * for a solicited event (error completions always count as solicited).
@@ -132,6 +148,8 @@ int tbr_cq_post(struct tbr_cq *cq, const struct ib_wc *wc, bool solicited)
 		.sl = tbr_wc_sl_to_user(wc),
 		.dlid_path_bits = wc->dlid_path_bits,
 	};
+	if (cq->ts)
+		tbr_cqe_stamp(cqe);
 	if (cq->wc_qp)
 		cq->wc_qp[prod & q->mask] = wc->qp;
 	q->kidx = prod + 1;
@@ -166,9 +184,13 @@ static int tbr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct tbrdma_create_cq_resp resp = {};
 	int err;
 
-	if (attr->flags || attr->cqe < 1 || attr->cqe > TBR_MAX_CQE ||
+	if ((attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) ||
+	    attr->cqe < 1 || attr->cqe > TBR_MAX_CQE ||
 	    attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
+	/* a timestamp has no place in an ib_wc: user CQs only */
+	if ((attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) && !udata)
+		return -EOPNOTSUPP;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	if (atomic_inc_return(&tdev->num_cq) > TBR_MAX_CQ) {
@@ -177,7 +199,9 @@ static int tbr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 	spin_lock_init(&cq->lock);
 	cq->user = !!udata;
+	cq->ts = !!(attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION);
 	err = tbr_queue_init(tdev, &cq->q, tbr_cq_entries(attr->cqe),
+			     cq->ts ? sizeof(struct tbrdma_cqe_ts) :
 			     sizeof(struct tbrdma_cqe), udata);
 	if (err)
 		goto err_count;
@@ -220,8 +244,9 @@ static int tbr_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 }
 
 /*
- * Resize: a new ring receives the pending CQEs in order (the consumer
- * continues at index 0 of the new ring); the old one is released.
+ * Resize: a new ring of the same CQE format receives the pending CQEs in
+ * order (the consumer continues at index 0 of the new ring); the old one is
+ * released.
  */
 static int tbr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
@@ -238,8 +263,8 @@ static int tbr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		return -EINVAL;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
-	err = tbr_queue_init(tdev, &nq, tbr_cq_entries(cqe),
-			     sizeof(struct tbrdma_cqe), udata);
+	err = tbr_queue_init(tdev, &nq, tbr_cq_entries(cqe), cq->q.stride,
+			     udata);
 	if (err)
 		return err;
 	if (!cq->user) {
@@ -262,7 +287,7 @@ static int tbr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	}
 	for (i = 0; i < n; i++) {
 		memcpy(tbr_cq_slot(&nq, i), tbr_cq_slot(&cq->q, cons + i),
-		       sizeof(struct tbrdma_cqe));
+		       nq.stride);
 		if (nwc)
 			nwc[i] = cq->wc_qp[(cons + i) & cq->q.mask];
 	}

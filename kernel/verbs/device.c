@@ -129,6 +129,9 @@ static int tbr_query_device(struct ib_device *ibdev, struct ib_device_attr *attr
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_mw = TBR_MAX_MW;
 	attr->max_fast_reg_page_list_len = TBR_MAX_FAST_REG_PAGES;
+	/* completion timestamps (cq.c): CLOCK_MONOTONIC in ns, 64 bits */
+	attr->hca_core_clock = TBRDMA_CLOCK_KHZ;
+	attr->timestamp_mask = U64_MAX;
 	return 0;
 }
 
