@@ -100,6 +100,8 @@ static bool tbr_post_fast(const struct tbr_tqp *qp,
 int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 {
 	struct tbr_swqe *w;
+	u32 npsn = 0;
+	bool fast;
 	u64 len;
 	int ret;
 
@@ -109,11 +111,14 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		return -EIO;
 	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
 		return -ENOSPC;
-	if (tbr_post_fast(qp, wr)) {
+	fast = tbr_post_fast(qp, wr);
+	if (fast) {
 		len = wr->sgl[0].length;
+		/* the frame count, checked here and kept for the WQE */
+		if (len <= TBR_MSG_MAX)
+			npsn = tbr_frames((u32)len, qp->cfg.mtu);
 		ret = len > TBR_MSG_MAX ||
-		      tbr_frames((u32)len, qp->cfg.mtu) >=
-		      (1u << (TBR_PSN_BITS - 1)) ? -EINVAL : 0;
+		      npsn >= (1u << (TBR_PSN_BITS - 1)) ? -EINVAL : 0;
 	} else {
 		ret = tbr_wr_check(qp, wr, &len);
 	}
@@ -124,7 +129,7 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	}
 
 	w = tbr_wr(qp, qp->sq_tail);
-	if (tbr_post_fast(qp, wr)) {
+	if (fast) {
 		w->wr_id = wr->wr_id;
 		w->remote_addr = wr->remote_addr;
 		w->length = (u32)len;
@@ -137,7 +142,7 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		w->rd = 0;
 		w->ordered = 0;
 		w->sge[0] = wr->sgl[0];
-		w->npsn = tbr_frames(w->length, qp->cfg.mtu);
+		w->npsn = npsn;
 		w->first_psn = qp->next_psn;
 		qp->next_psn = tbr_psn_add(qp->next_psn, w->npsn);
 		w->rmsn = w->opcode == TBR_WR_SEND ? qp->next_rmsn++ : 0;
