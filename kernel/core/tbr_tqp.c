@@ -5,6 +5,7 @@
  * tbr_core.h).
  */
 #include "tbr_priv.h"
+#include "tbr_parse.h"
 
 static bool tbr_is_pow2(u32 v)
 {
@@ -336,7 +337,7 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	struct tbr_hdr h;
 	int ret;
 
-	if (tbr_frame_parse(frame, len, &h)) {
+	if (tbr_frame_parse_inl(frame, len, &h)) {
 		qp->cnt.rx_malformed++;
 		return -EINVAL;
 	}
