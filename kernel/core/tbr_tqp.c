@@ -61,6 +61,7 @@ struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 	if (!qp)
 		return NULL;
 	qp->cfg = *cfg;
+	tbr_tqp_set_pkey_index(qp, 0);
 	for (w = 1; w <= TBR_OP_MAX; w++)
 		if (tbr_op_valid_for(qp, (u8)w))
 			qp->rx_ops |= 1u << w;
@@ -210,11 +211,16 @@ void tbr_tqp_set_qkey(struct tbr_tqp *qp, u32 qkey)
 		qp->cfg.qkey = qkey;
 }
 
+/* tbr_pkey_get()'s answers for a port with no table (cfg.pkeys NULL) */
+static const u16 tbr_pkey_no_table[2] = { TBR_PKEY_DEFAULT, 0 };
+
 int tbr_tqp_set_pkey_index(struct tbr_tqp *qp, u32 idx)
 {
 	if (idx >= TBR_PKEY_TBL_LEN)
 		return -EINVAL;
 	qp->pkey_index = (u16)idx;
+	qp->pkey_slot = qp->cfg.pkeys ? &qp->cfg.pkeys->key[idx] :
+			&tbr_pkey_no_table[idx ? 1 : 0];
 	return 0;
 }
 
