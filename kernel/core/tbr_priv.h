@@ -117,8 +117,7 @@ struct tbr_tqp {
 	u16 rx_ops;		/* bit op: frames of opcode op valid for
 				 * the QP's type (tbr_tqp_rx) */
 	u16 pkey_index;		/* slot of cfg.pkeys (tbr_tqp_set_pkey_index) */
-	const u16 *pkey_slot;	/* that slot, or a constant for a port with
-				 * no table (tbr_tqp_pkey()) */
+	const u16 *pkey_slot;	/* that slot's P_Key (tbr_tqp_pkey()) */
 	u16 rx_pkey_index;	/* GSI: slot the frame being taken matched */
 	struct tbr_tqp_counters cnt;
 
