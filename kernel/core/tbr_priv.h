@@ -362,7 +362,6 @@ void tbr_req_flush(struct tbr_tqp *qp);
 /* tbr_resp.c */
 void tbr_resp_reset(struct tbr_tqp *qp);
 void tbr_resp_pump(struct tbr_tqp *qp, u64 now);
-int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
 void tbr_resp_timer(struct tbr_tqp *qp, u64 now);
 u64 tbr_resp_deadline(const struct tbr_tqp *qp);
 void tbr_resp_flush(struct tbr_tqp *qp);

@@ -6,6 +6,7 @@
  */
 #include "tbr_priv.h"
 #include "tbr_parse.h"
+#include "tbr_resp_fast.h"
 
 static bool tbr_is_pow2(u32 v)
 {
@@ -372,14 +373,14 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	qp->cnt.rx_bytes += h.paylen;
 	if (tbr_op_to_requester(h.opcode)) {
 		ret = tbr_req_rx(qp, &h, now);
-	} else if (!(h.flags & TBR_F_ACK)) {
-		ret = tbr_resp_rx(qp, &h, now);
 	} else {
-		/* the ACK riding on it first, then the frame (SEND*, WRITE) */
-		if (tbr_req_rx_ack_rider(qp, &h, now))
-			return -EINVAL;
-		if (qp->error)
-			return 0;
+		/* an ACK riding on it first, then the frame (SEND*, WRITE) */
+		if (h.flags & TBR_F_ACK) {
+			if (tbr_req_rx_ack_rider(qp, &h, now))
+				return -EINVAL;
+			if (qp->error)
+				return 0;
+		}
 		ret = tbr_resp_rx(qp, &h, now);
 	}
 	/* Either half may have freed window space or queued frames. */
