@@ -97,6 +97,19 @@ static bool tbr_post_fast(const struct tbr_tqp *qp,
 			       TBR_WR_FENCE | TBR_WR_MORE));
 }
 
+/* The WQE fields every send WR sets from its WR. */
+static inline void tbr_wqe_fill(struct tbr_swqe *w,
+				const struct tbr_send_wr *wr, u32 len)
+{
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->flags = wr->flags;
+	w->length = len;
+	w->remote_addr = wr->remote_addr;
+	w->rkey = wr->rkey;
+	w->imm = wr->imm;
+}
+
 /*
  * A WQE is in the send queue: answer a ping-pong, then transmit unless the
  * chain goes on (TBR_WR_MORE) and the queue has room for its next WR.
@@ -136,13 +149,7 @@ static tbr_noinline int tbr_post_general(struct tbr_tqp *qp,
 	w = tbr_wr(qp, qp->sq_tail);
 	/* the SGEs / inline bytes: only the num_sge / length posted are read */
 	memset(w, 0, offsetof(struct tbr_swqe, sge));
-	w->wr_id = wr->wr_id;
-	w->opcode = wr->opcode;
-	w->flags = wr->flags;
-	w->length = (u32)len;
-	w->remote_addr = wr->remote_addr;
-	w->rkey = wr->rkey;
-	w->imm = wr->imm;
+	tbr_wqe_fill(w, wr, (u32)len);
 	w->compare_add = wr->compare_add;
 	w->swap = wr->swap;
 	w->remote_qpn = wr->remote_qpn;
@@ -199,13 +206,7 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		return -EINVAL;
 	}
 	w = tbr_wr(qp, qp->sq_tail);
-	w->wr_id = wr->wr_id;
-	w->remote_addr = wr->remote_addr;
-	w->length = (u32)len;
-	w->rkey = wr->rkey;
-	w->imm = wr->imm;
-	w->opcode = wr->opcode;
-	w->flags = wr->flags;
+	tbr_wqe_fill(w, wr, (u32)len);
 	w->num_sge = 1;
 	w->status = 0;
 	w->rd = 0;
