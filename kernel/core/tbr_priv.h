@@ -117,6 +117,7 @@ struct tbr_tqp {
 	u16 rx_ops;		/* bit op: frames of opcode op valid for
 				 * the QP's type (tbr_tqp_rx) */
 	u16 pkey_index;		/* slot of cfg.pkeys (tbr_tqp_set_pkey_index) */
+	const u16 *pkey_slot;	/* that slot's P_Key (tbr_tqp_pkey()) */
 	u16 rx_pkey_index;	/* GSI: slot the frame being taken matched */
 	struct tbr_tqp_counters cnt;
 
@@ -330,10 +331,12 @@ static inline void *tbr_tx_get(struct tbr_tqp *qp, u32 len)
 /*
  * The P_Key the QP's frames carry and take: its slot of the port's table,
  * read on every frame (a sweep may change the table under a connected QP).
+ * pkey_slot points at it, found once per tbr_tqp_set_pkey_index(): what
+ * tbr_pkey_get(qp->cfg.pkeys, qp->pkey_index) reads, in one load.
  */
 static inline u16 tbr_tqp_pkey(const struct tbr_tqp *qp)
 {
-	return tbr_pkey_get(qp->cfg.pkeys, qp->pkey_index);
+	return tbr_read_once(*qp->pkey_slot);
 }
 
 static inline void tbr_tx_put(struct tbr_tqp *qp, void *buf, u32 len,
@@ -359,7 +362,6 @@ void tbr_req_flush(struct tbr_tqp *qp);
 /* tbr_resp.c */
 void tbr_resp_reset(struct tbr_tqp *qp);
 void tbr_resp_pump(struct tbr_tqp *qp, u64 now);
-int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
 void tbr_resp_timer(struct tbr_tqp *qp, u64 now);
 u64 tbr_resp_deadline(const struct tbr_tqp *qp);
 void tbr_resp_flush(struct tbr_tqp *qp);

@@ -97,62 +97,59 @@ static bool tbr_post_fast(const struct tbr_tqp *qp,
 			       TBR_WR_FENCE | TBR_WR_MORE));
 }
 
-int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
+/* The WQE fields every send WR sets from its WR. */
+static inline void tbr_wqe_fill(struct tbr_swqe *w,
+				const struct tbr_send_wr *wr, u32 len)
+{
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->flags = wr->flags;
+	w->length = len;
+	w->remote_addr = wr->remote_addr;
+	w->rkey = wr->rkey;
+	w->imm = wr->imm;
+}
+
+/*
+ * A WQE is in the send queue: answer a ping-pong, then transmit unless the
+ * chain goes on (TBR_WR_MORE) and the queue has room for its next WR.
+ */
+static inline int tbr_post_queued(struct tbr_tqp *qp, struct tbr_swqe *w,
+				  u64 now)
+{
+	qp->sq_tail++;
+	if (qp->conn.ack_piggyback && w->opcode != TBR_WR_LOCAL)
+		tbr_resp_pp_answer(qp, now);	/* an answer (ping-pong)? */
+	if (w->flags & TBR_WR_MORE) {
+		if (qp->sq_tail - qp->sq_head <= qp->sq_mask)
+			return 0;	/* the next post transmits it */
+		w->flags &= ~TBR_WR_MORE;
+	}
+	tbr_req_pump(qp, now);
+	return 0;
+}
+
+/*
+ * Any other WR (tbr_post_fast() false): out of line, so that the common
+ * shape's path saves and restores no registers for it.
+ */
+static tbr_noinline int tbr_post_general(struct tbr_tqp *qp,
+					 const struct tbr_send_wr *wr, u64 now)
 {
 	struct tbr_swqe *w;
 	u64 len;
 	int ret;
 
-	if (!qp->connected)
-		return -EINVAL;
-	if (qp->error)
-		return -EIO;
-	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
-		return -ENOSPC;
-	if (tbr_post_fast(qp, wr)) {
-		len = wr->sgl[0].length;
-		ret = len > TBR_MSG_MAX ||
-		      tbr_frames((u32)len, qp->cfg.mtu) >=
-		      (1u << (TBR_PSN_BITS - 1)) ? -EINVAL : 0;
-	} else {
-		ret = tbr_wr_check(qp, wr, &len);
-	}
+	ret = tbr_wr_check(qp, wr, &len);
 	if (ret) {
 		/* a chain cut short goes out at once (TBR_WR_MORE) */
 		tbr_tqp_end_chain(qp, now);
 		return ret;
 	}
-
 	w = tbr_wr(qp, qp->sq_tail);
-	if (tbr_post_fast(qp, wr)) {
-		w->wr_id = wr->wr_id;
-		w->remote_addr = wr->remote_addr;
-		w->length = (u32)len;
-		w->rkey = wr->rkey;
-		w->imm = wr->imm;
-		w->opcode = wr->opcode;
-		w->flags = wr->flags;
-		w->num_sge = 1;
-		w->status = 0;
-		w->rd = 0;
-		w->ordered = 0;
-		w->sge[0] = wr->sgl[0];
-		w->npsn = tbr_frames(w->length, qp->cfg.mtu);
-		w->first_psn = qp->next_psn;
-		qp->next_psn = tbr_psn_add(qp->next_psn, w->npsn);
-		w->rmsn = w->opcode == TBR_WR_SEND ? qp->next_rmsn++ : 0;
-		w->wmsn = qp->next_wmsn++;
-		goto queued;
-	}
 	/* the SGEs / inline bytes: only the num_sge / length posted are read */
 	memset(w, 0, offsetof(struct tbr_swqe, sge));
-	w->wr_id = wr->wr_id;
-	w->opcode = wr->opcode;
-	w->flags = wr->flags;
-	w->length = (u32)len;
-	w->remote_addr = wr->remote_addr;
-	w->rkey = wr->rkey;
-	w->imm = wr->imm;
+	tbr_wqe_fill(w, wr, (u32)len);
 	w->compare_add = wr->compare_add;
 	w->swap = wr->swap;
 	w->remote_qpn = wr->remote_qpn;
@@ -182,15 +179,43 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 		w->rmsn = qp->next_rmsn++;
 	if (w->opcode != TBR_WR_LOCAL)
 		w->wmsn = qp->next_wmsn++;
-queued:
-	qp->sq_tail++;
-	if (qp->conn.ack_piggyback && w->opcode != TBR_WR_LOCAL)
-		tbr_resp_pp_answer(qp, now);	/* an answer (ping-pong)? */
-	if (w->flags & TBR_WR_MORE) {
-		if (qp->sq_tail - qp->sq_head <= qp->sq_mask)
-			return 0;	/* the next post transmits it */
-		w->flags &= ~TBR_WR_MORE;
+	return tbr_post_queued(qp, w, now);
+}
+
+int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
+{
+	struct tbr_swqe *w;
+	u32 npsn = 0;
+	u64 len;
+
+	if (!qp->connected)
+		return -EINVAL;
+	if (qp->error)
+		return -EIO;
+	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
+		return -ENOSPC;
+	if (!tbr_post_fast(qp, wr))
+		return tbr_post_general(qp, wr, now);
+	/* tbr_wr_check()'s length checks; the frame count is kept for the WQE */
+	len = wr->sgl[0].length;
+	if (len <= TBR_MSG_MAX)
+		npsn = tbr_frames((u32)len, qp->cfg.mtu);
+	if (len > TBR_MSG_MAX || npsn >= (1u << (TBR_PSN_BITS - 1))) {
+		/* a chain cut short goes out at once (TBR_WR_MORE) */
+		tbr_tqp_end_chain(qp, now);
+		return -EINVAL;
 	}
-	tbr_req_pump(qp, now);
-	return 0;
+	w = tbr_wr(qp, qp->sq_tail);
+	tbr_wqe_fill(w, wr, (u32)len);
+	w->num_sge = 1;
+	w->status = 0;
+	w->rd = 0;
+	w->ordered = 0;
+	w->sge[0] = wr->sgl[0];
+	w->npsn = npsn;
+	w->first_psn = qp->next_psn;
+	qp->next_psn = tbr_psn_add(qp->next_psn, w->npsn);
+	w->rmsn = w->opcode == TBR_WR_SEND ? qp->next_rmsn++ : 0;
+	w->wmsn = qp->next_wmsn++;
+	return tbr_post_queued(qp, w, now);
 }

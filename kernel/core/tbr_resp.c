@@ -9,6 +9,7 @@
  * Locking: none; the caller serializes all calls for a QP (tbr_core.h).
  */
 #include "tbr_priv.h"
+#include "tbr_resp_fast.h"
 
 static u32 tbr_rq_win(const struct tbr_tqp *qp)
 {
@@ -500,67 +501,6 @@ static int tbr_resp_ud(struct tbr_tqp *qp, const struct tbr_hdr *h)
 }
 
 /*
- * RC fast paths: a WRITE frame at the next PSN, of the next message
- * expected, with nothing received beyond it and no READ/ATOMIC job pending.
- * What the general path does with one (check it against the message's slot,
- * or create the slot; place it; move the window by one; retire the message
- * after its last frame) reduces to: place, move epsn and rcv_hi by one, and
- * after the last frame free the slot and move emsn. They return true when
- * done, false (nothing changed) when the frame takes the general path, which
- * also rejects a frame that does not fit its slot and reports a failed
- * placement.
- */
-static inline bool tbr_resp_write_next(const struct tbr_tqp *qp,
-				       const struct tbr_hdr *h)
-{
-	return h->opcode == TBR_OP_WRITE && qp->cfg.type == TBR_QPT_RC &&
-	       h->psn == qp->epsn && qp->rcv_hi == qp->epsn &&
-	       h->msn == qp->emsn && !qp->njobs;
-}
-
-/* Place @len bytes of @h at its offset; false if that fails (or wraps). */
-static inline bool tbr_resp_write_place(struct tbr_tqp *qp,
-					const struct tbr_hdr *h, u32 len)
-{
-	u64 va = h->va + h->offset;
-
-	return !len || (va >= h->va && va + len >= va &&
-			!qp->ops->mr_write(qp->ctx, h->rkey, va, h->payload,
-					   len));
-}
-
-/* After a fast path's frame: tbr_resp_ack(), or only note the ACK owed. */
-static inline void tbr_resp_fast_ack(struct tbr_tqp *qp,
-				     const struct tbr_hdr *h, u64 now)
-{
-	qp->ack_count++;
-	if (!(h->flags & TBR_F_ACKREQ) &&
-	    qp->ack_count < qp->conn.ack_every &&
-	    qp->ack_deadline != TBR_NO_DEADLINE)
-		qp->ack_pending = 1;
-	else
-		tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
-}
-
-/* A whole message in one frame (msg_len == paylen): it never takes a slot. */
-static bool tbr_resp_write_fast(struct tbr_tqp *qp, const struct tbr_hdr *h,
-				u64 now)
-{
-	u32 len = h->paylen;
-
-	if (!tbr_resp_write_next(qp, h) || h->offset || len > qp->cfg.mtu ||
-	    tbr_resp_slot_of(qp, h->msn)->state != TBR_RMSG_FREE ||
-	    !tbr_resp_write_place(qp, h, len))
-		return false;
-	/* rpsn_msn and msn_hi serve UC only */
-	qp->epsn = tbr_psn_add(h->psn, 1);
-	qp->rcv_hi = qp->epsn;
-	qp->emsn++;
-	tbr_resp_fast_ack(qp, h, now);
-	return true;
-}
-
-/*
  * A frame of a message of several: the first (a full frame), or the next one
  * at epsn of the message the slot holds, whose earlier frames are all placed:
  * its offset is the slot's byte count. Each of those frames was checked
@@ -796,11 +736,9 @@ static tbr_noinline int tbr_resp_rx_slow(struct tbr_tqp *qp,
 	return 0;
 }
 
-int tbr_resp_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
+int tbr_resp_rx_more(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now)
 {
-	if (h->flags & TBR_F_RETRANS)
-		qp->ack_rtx = 1;
-	if (h->msg_len == h->paylen ? tbr_resp_write_fast(qp, h, now) :
+	if (h->msg_len != h->paylen &&
 	    ((h->psn == qp->epsn && tbr_resp_write_frame(qp, h, now)) ||
 	     tbr_resp_write_ooo(qp, h, now)))
 		return 0;

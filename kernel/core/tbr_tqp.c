@@ -5,6 +5,8 @@
  * tbr_core.h).
  */
 #include "tbr_priv.h"
+#include "tbr_parse.h"
+#include "tbr_resp_fast.h"
 
 static bool tbr_is_pow2(u32 v)
 {
@@ -60,6 +62,7 @@ struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 	if (!qp)
 		return NULL;
 	qp->cfg = *cfg;
+	tbr_tqp_set_pkey_index(qp, 0);
 	for (w = 1; w <= TBR_OP_MAX; w++)
 		if (tbr_op_valid_for(qp, (u8)w))
 			qp->rx_ops |= 1u << w;
@@ -209,11 +212,16 @@ void tbr_tqp_set_qkey(struct tbr_tqp *qp, u32 qkey)
 		qp->cfg.qkey = qkey;
 }
 
+/* tbr_pkey_get()'s answers for a port with no table (cfg.pkeys NULL) */
+static const u16 tbr_pkey_no_table[2] = { TBR_PKEY_DEFAULT, 0 };
+
 int tbr_tqp_set_pkey_index(struct tbr_tqp *qp, u32 idx)
 {
 	if (idx >= TBR_PKEY_TBL_LEN)
 		return -EINVAL;
 	qp->pkey_index = (u16)idx;
+	qp->pkey_slot = qp->cfg.pkeys ? &qp->cfg.pkeys->key[idx] :
+			&tbr_pkey_no_table[idx ? 1 : 0];
 	return 0;
 }
 
@@ -336,7 +344,7 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	struct tbr_hdr h;
 	int ret;
 
-	if (tbr_frame_parse(frame, len, &h)) {
+	if (tbr_frame_parse_inl(frame, len, &h)) {
 		qp->cnt.rx_malformed++;
 		return -EINVAL;
 	}
@@ -365,14 +373,14 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	qp->cnt.rx_bytes += h.paylen;
 	if (tbr_op_to_requester(h.opcode)) {
 		ret = tbr_req_rx(qp, &h, now);
-	} else if (!(h.flags & TBR_F_ACK)) {
-		ret = tbr_resp_rx(qp, &h, now);
 	} else {
-		/* the ACK riding on it first, then the frame (SEND*, WRITE) */
-		if (tbr_req_rx_ack_rider(qp, &h, now))
-			return -EINVAL;
-		if (qp->error)
-			return 0;
+		/* an ACK riding on it first, then the frame (SEND*, WRITE) */
+		if (h.flags & TBR_F_ACK) {
+			if (tbr_req_rx_ack_rider(qp, &h, now))
+				return -EINVAL;
+			if (qp->error)
+				return 0;
+		}
 		ret = tbr_resp_rx(qp, &h, now);
 	}
 	/* Either half may have freed window space or queued frames. */
