@@ -65,6 +65,8 @@ void tbr_xport_detach(struct tbr_dev *tdev);
 void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v);
 /* @qp's path state, false if no connected RC QP; qp->lock held */
 bool tbr_xport_qp_path(struct tbr_qp *qp, struct tbr_tqp_path *p);
+/* whether @qp waits for TX room on its link (a tx_ready); qp->lock held */
+bool tbr_xport_qp_tx_stalled(struct tbr_qp *qp, bool *listed);
 
 /*
  * counters.c: transport counters of a device, summed over its QPs (live ones

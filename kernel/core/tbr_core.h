@@ -554,6 +554,8 @@ struct tbr_tqp_path {
 	u64 reo_wnd;		/* RACK's reordering window now */
 	u32 inflight;		/* PSNs sent and not yet done */
 	u32 cwnd;		/* congestion window, 0: none (cwnd_min 0) */
+	u32 sq_queued;		/* WRs posted and not yet retired */
+	u64 deadline;		/* next timer deadline, TBR_NO_DEADLINE: none */
 };
 
 /* Fill @p; false (and @p untouched) if @qp is no connected RC QP. */

@@ -248,6 +248,8 @@ bool tbr_tqp_path(const struct tbr_tqp *qp, struct tbr_tqp_path *p)
 	p->reo_wnd = tbr_req_reo_wnd(qp);
 	p->inflight = (u32)tbr_psn_diff(qp->snd_nxt, qp->una);
 	p->cwnd = tbr_tqp_cwnd(qp);
+	p->sq_queued = qp->sq_tail - qp->sq_head;
+	p->deadline = tbr_tqp_next_deadline(qp);
 	return true;
 }
 

@@ -184,22 +184,28 @@ static int tbr_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
  * (netlink); takes qp->lock. The counters the QP itself counts (not the
  * device's loopback ones), then, for a connected RC QP, its path: srtt_ns,
  * rtt_hi_ns, min_rtt_ns, reo_ns (reordering measured), reo_wnd_ns (RACK's
- * window now), inflight (PSNs), cwnd (PSNs, 0: no window) (docs/json.md).
+ * window now), inflight (PSNs), cwnd (PSNs, 0: no window), sq_queued (WRs
+ * not retired), timer_in_ns (0: no timer armed); for every QP tx_stalled
+ * (waiting for TX room on its link) and tx_stall_listed (on the device's
+ * list that a tx_ready walks) (docs/json.md).
  */
 static int tbr_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct tbr_qp *qp = to_tbr_qp(ibqp);
 	u64 v[TBR_XCNT_MAX] = {};
+	bool path, stalled, listed;
 	struct tbr_tqp_path p;
 	struct nlattr *nest;
 	unsigned long flags;
-	bool path;
+	u64 now;
 	int i;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	tbr_xport_qp_counters(qp, v);
 	path = tbr_xport_qp_path(qp, &p);
+	stalled = tbr_xport_qp_tx_stalled(qp, &listed);
 	spin_unlock_irqrestore(&qp->lock, flags);
+	now = ktime_get_ns();
 
 	nest = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!nest)
@@ -214,7 +220,13 @@ static int tbr_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	     rdma_nl_put_driver_u64(msg, "reo_ns", p.reo) ||
 	     rdma_nl_put_driver_u64(msg, "reo_wnd_ns", p.reo_wnd) ||
 	     rdma_nl_put_driver_u32(msg, "inflight", p.inflight) ||
-	     rdma_nl_put_driver_u32(msg, "cwnd", p.cwnd)))
+	     rdma_nl_put_driver_u32(msg, "cwnd", p.cwnd) ||
+	     rdma_nl_put_driver_u32(msg, "sq_queued", p.sq_queued) ||
+	     rdma_nl_put_driver_u64(msg, "timer_in_ns", p.deadline == TBR_NO_DEADLINE ? 0 :
+				    p.deadline > now ? p.deadline - now : 1)))
+		goto err;
+	if (rdma_nl_put_driver_u32(msg, "tx_stalled", stalled) ||
+	    rdma_nl_put_driver_u32(msg, "tx_stall_listed", listed))
 		goto err;
 	nla_nest_end(msg, nest);
 	return 0;

@@ -603,6 +603,21 @@ bool tbr_xport_qp_path(struct tbr_qp *qp, struct tbr_tqp_path *p)
 	return x && x->connected && tbr_tqp_path(x->tqp, p);
 }
 
+bool tbr_xport_qp_tx_stalled(struct tbr_qp *qp, bool *listed)
+{
+	struct tbr_xqp *x = qp->xport_priv;
+	struct tbr_dev *tdev;
+
+	*listed = false;
+	if (!x)
+		return false;
+	tdev = xqp_dev(x);
+	spin_lock(&tdev->xstall_lock);
+	*listed = !list_empty(&x->stall_node);
+	spin_unlock(&tdev->xstall_lock);
+	return x->stalled;
+}
+
 /*
  * Congestion window and RTT per link (docs/protocol.md 3.9, 3.4): an RC QP
  * starts where the last one over the same link ended, so a lossy link does

@@ -115,8 +115,15 @@ bw() { # bw CLIENT SERVER GIDC GIDS ADDR PORT ARGS...: ib_write_bw, server first
 	in_h "$c" timeout "${BWT:-90}" ib_write_bw -d "tbrdma$c" -x "$gc" -F -p "$p" "$@" "$dst" \
 		> "/tmp/bw.$c-$s.cli" 2>&1
 }
+# bw_why C S: what ended ib_write_bw C -> S (perftest's error lines, printed before its buffered
+# header), then every host's links: the end of a log is what a failed run shows
+bw_why() {
+	cat "/tmp/bw.$1-$2.cli" "/tmp/bw.$1-$2.srv"
+	for h in 0 1 2; do "$CTL" links "tbrdma$h"; done
+	grep -ihE 'error|fail|status|timeout|retry' "/tmp/bw.$1-$2.cli" "/tmp/bw.$1-$2.srv" | head -6
+}
 bw 0 2 "$GIA" "$GIC" "$CA" 18600 --pkey_index 1 -s 65536 -n 300 ||
-	{ cat /tmp/bw.0-2.cli /tmp/bw.0-2.srv; fail "ib_write_bw A -> C on 0x8001"; }
+	{ bw_why 0 2; fail "ib_write_bw A -> C on 0x8001"; }
 wait "$BWSRV" || { cat /tmp/bw.0-2.srv; fail "ib_write_bw server on C"; }
 grep -E '^ *65536 ' /tmp/bw.0-2.cli
 

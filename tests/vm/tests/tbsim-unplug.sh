@@ -116,7 +116,20 @@ traffic_down() {
 
 # what a transfer that did not complete leaves to read: links and rails, the transport's
 # counters, the stand-in's state
+# qp_watch: the QPs' driver state (rdma -dd: sq_queued, timer_in_ns, tx_stalled) every 2 s,
+# so a stuck transfer's report shows its QP as it was before the program gave up and freed it
+qp_watch() {
+	while :; do
+		rdma -dd res show qp > /tmp/qp.snap.new 2>&1 || continue
+		[ ! -s /tmp/qp.snap ] || mv /tmp/qp.snap /tmp/qp.snap.prev
+		mv /tmp/qp.snap.new /tmp/qp.snap
+		sleep 2
+	done
+}
 stuck_report() {
+	kill "$qpw" 2>/dev/null
+	echo "QPs 2-4 s and 0-2 s before the failure (the program's QP may be gone from the last):"
+	cat /tmp/qp.snap.prev /tmp/qp.snap 2>/dev/null
 	"$CTL" links
 	rdma statistic show link tbrdma0/1
 	echo "cm_state: $(cat $P/cm_state)"
@@ -169,6 +182,8 @@ for spec in $STEPS; do
 	within 60 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
 	vm_signal "up$k"
 	vm_wait "$other.up$k" 240
+	qp_watch &
+	qpw=$!
 	if [ "$VM_ROLE" = b ]; then
 		"$PROG" -d tbrdma0 -g "$GID" --timeout "$PAIR_ACK_TIMEOUT" --mib 2 --seed "$k" server > /tmp/int.log 2>&1 &
 		srv=$!
@@ -180,6 +195,8 @@ for spec in $STEPS; do
 		"$PROG" -d tbrdma0 -g "$GID" --timeout "$PAIR_ACK_TIMEOUT" --mib 2 --seed "$k" client "$PEER" > /tmp/int.log 2>&1 ||
 			{ cat /tmp/int.log; stuck_report; fail "integrity client after the unplug at $st"; }
 	fi
+	kill "$qpw"
+	wait "$qpw" 2>/dev/null || true
 	tail -1 /tmp/int.log
 	within 20 counts_are 4 2
 	check_order
