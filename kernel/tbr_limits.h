@@ -23,6 +23,13 @@
  */
 #define TBR_FRAME_SIZE_MAX	TBR_FRAME_MAX
 #define TBR_LINK_MAX_RAILS	16
+/*
+ * TX frames of each rail that only management datagrams may take (this
+ * fabric's VL15): a data stream that keeps every ring full must not starve
+ * tbrdmad's sweep, or its neighbours time the host out and withdraw its
+ * routes under that very stream. A quarter of a ring at most (link.c).
+ */
+#define TBR_LINK_MGMT_TX_RESERVE	2
 
 /* queue pairs: QPN 0/1 are reserved (SMI/GSI), user QPNs start at 16 */
 #define TBR_MIN_QPN		16

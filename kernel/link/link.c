@@ -493,15 +493,17 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 /*
  * Reserve a TX frame on the best rail: round robin from the cursor, the up
  * rail with the most free descriptors wins (first in round-robin order among
- * equals). link->lock held.
+ * equals). Only a management datagram (@mgmt) may take a rail's last
+ * TBR_LINK_MGMT_TX_RESERVE descriptors (a quarter of a small ring at most).
+ * link->lock held.
  */
 static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, u32 len,
-						  int *err)
+						  bool mgmt, int *err)
 {
 	struct tbr_rail *best = NULL, *r;
 	bool fits = false;
 	struct tbr_frame *f;
-	unsigned int i;
+	unsigned int i, keep;
 
 	if (link->gone || !link->rails_up || link->trust != TBR_TRUST_USED) {
 		*err = -ENETDOWN;
@@ -512,7 +514,8 @@ static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, u32 len,
 		if (!r || !r->up || len > r->tx_max)
 			continue;
 		fits = true;
-		if (r->tx_free && (!best || r->tx_free > best->tx_free))
+		keep = mgmt ? 0 : min(TBR_LINK_MGMT_TX_RESERVE, r->tx_depth / 4);
+		if (r->tx_free > keep && (!best || r->tx_free > best->tx_free))
 			best = r;
 	}
 	if (!fits) {
@@ -564,7 +567,7 @@ void *tbr_link_tx_alloc(struct tbr_link *link, u32 len)
 	if (!len || len > TBR_FRAME_SIZE_MAX)
 		return ERR_PTR(-EINVAL);
 	spin_lock_irqsave(&link->lock, flags);
-	f = tbr_link_reserve_locked(link, len, &err);
+	f = tbr_link_reserve_locked(link, len, false, &err);
 	spin_unlock_irqrestore(&link->lock, flags);
 	return f ? f->buf : ERR_PTR(err);
 }
@@ -650,7 +653,7 @@ int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len)
 		return link->ops->xmit ? link->ops->xmit(link, pdf, data, len) :
 					 -ENETUNREACH;
 	spin_lock_irqsave(&link->lock, flags);
-	f = tbr_link_reserve_locked(link, len, &err);
+	f = tbr_link_reserve_locked(link, len, pdf == TBR_PDF_MGMT, &err);
 	if (f) {
 		memcpy(f->buf, data, len);
 		err = tbr_frame_send_locked(link, f, pdf, len);

@@ -242,7 +242,11 @@ void tbr_link_set_trust(struct tbr_link *link, enum tbr_link_trust trust);
  *     lost (retransmit).
  *  tbr_link_tx_abort() gives the buffer back unsent.
  *  tbr_link_xmit() copies @data into a frame with code @pdf and sends it
- *     (rail links only: management and IP never loop back).
+ *     (rail links only: management and IP never loop back); -ENOBUFS when
+ *     the rings are full. Management datagrams (TBR_PDF_MGMT) may take the
+ *     descriptors every rail keeps for them (TBR_LINK_MGMT_TX_RESERVE),
+ *     which data, routed and IP frames never get: they find the rings full
+ *     earlier.
  *  tbr_link_tx_credits() free TX descriptors over all up rails.
  */
 void *tbr_link_tx_alloc(struct tbr_link *link, u32 len);

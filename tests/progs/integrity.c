@@ -260,6 +260,21 @@ static void setup(int force_atomics, int *atomics)
 			     IBV_QP_ACCESS_FLAGS), "modify_qp -> INIT");
 }
 
+/*
+ * A completion that never comes: what the driver says of our QP while it
+ * still exists (tbrdma's `rdma -dd` attributes: sq_queued, inflight,
+ * timer_in_ns, tx_stalled, docs/json.md), on stderr before the failure.
+ */
+static void qp_state_show(void)
+{
+	char cmd[96];
+
+	fflush(stdout);
+	snprintf(cmd, sizeof(cmd), "rdma -dd res show qp lqpn %u 1>&2", qp->qp_num);
+	if (system(cmd))
+		fprintf(stderr, "(%s failed)\n", cmd);
+}
+
 /* one completion from @cq within CQ_TIMEOUT_MS; any error status fails */
 static void poll_one(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
 {
@@ -273,6 +288,8 @@ static void poll_one(struct ibv_cq *cq, struct ibv_wc *wc, const char *what)
 		if (r)
 			break;
 		if (++idle > 64) {
+			if (now_s() >= end)
+				qp_state_show();
 			CHECK(now_s() < end, "%s: no completion within %d ms", what,
 			      CQ_TIMEOUT_MS);
 			usleep(50);

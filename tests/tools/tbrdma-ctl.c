@@ -50,7 +50,7 @@ static void usage(FILE *f)
 "  rail-set DEV LINK RAIL [--drop PCT] [--dup PCT] [--reorder N] [--delay-us US]\n"
 "                         [--rate BPS[k|M|G]] [--rx-hold-us US] [--cut | --restore]\n"
 "                                         fault knobs of an emu rail (both directions)\n"
-"  mgmt-send DEV LINK TEXT | --hex HEX [--repeat N [--seq]] [--pdf 4]\n"
+"  mgmt-send DEV LINK TEXT | --hex HEX [--repeat N [--seq]] [--pdf 4] [--once]\n"
 "                                         send management datagram(s) to the link's peer;\n"
 "                                         --seq appends -0, -1, ... (full TX rings are retried);\n"
 "                                         --pdf 4: send the bytes as a routed frame instead\n"
@@ -534,13 +534,14 @@ static int cmd_mgmt_send(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "seq", no_argument, NULL, 's' },
 		{ "pdf", required_argument, NULL, 'p' },
+		{ "once", no_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static unsigned char buf[TBRDMA_MGMT_MAX + 32];
 	uint32_t pdf = 0;
 	const char *hex = NULL;
 	uint32_t repeat = 1, k, link;
-	bool seq = false;
+	bool seq = false, once = false;
 	char errmsg[256] = "";
 	struct nl_msg *m;
 	size_t len = 0, i;
@@ -555,6 +556,8 @@ static int cmd_mgmt_send(int argc, char **argv)
 			seq = true;
 		else if (c == 'p')
 			pdf = parse_u32(optarg, "--pdf", 255);
+		else if (c == 'o')
+			once = true;
 		else
 			die_usage("unknown option");
 	}
@@ -583,7 +586,10 @@ static int cmd_mgmt_send(int argc, char **argv)
 	if (seq && len + 11 > TBRDMA_MGMT_MAX)
 		die_usage("--seq needs room for \"-NUMBER\" after the data");
 	link = parse_u32(argv[optind + 1], "LINK", UINT32_MAX);
-	/* --repeat N: N datagrams (with --seq: DATA-0 .. DATA-(N-1)); full rings are retried */
+	/*
+	 * --repeat N: N datagrams (with --seq: DATA-0 .. DATA-(N-1)); full rings
+	 * are retried, except with --once (ENOBUFS is then the answer)
+	 */
 	for (k = 0; k < repeat; k++) {
 		size_t n = len;
 
@@ -597,7 +603,7 @@ static int cmd_mgmt_send(int argc, char **argv)
 			if (pdf)
 				nla_put_u8(m, TBRDMA_ATTR_PDF, pdf);
 			err = tbr_genl_request(sk, m, NULL, NULL, errmsg, sizeof(errmsg));
-			if (err != -ENOBUFS || tries >= 20000)
+			if (err != -ENOBUFS || once || tries >= 20000)
 				break;
 			usleep(500);
 		}

@@ -119,13 +119,26 @@ bw() { # bw CLIENT SERVER GIDC GIDS ADDR PORT ARGS...: ib_write_bw, server first
 # header), then every host's links: the end of a log is what a failed run shows
 bw_why() {
 	cat "/tmp/bw.$1-$2.cli" "/tmp/bw.$1-$2.srv"
+	echo "before: $BW_BEFORE"
+	echo "after:  $(fwd_state)"
 	for h in 0 1 2; do "$CTL" links "tbrdma$h"; done
+	for h in 0 2; do rdma statistic show link "tbrdma$h/1"; done
 	grep -ihE 'error|fail|status|timeout|retry' "/tmp/bw.$1-$2.cli" "/tmp/bw.$1-$2.srv" | head -6
 }
+# fwd_state: B's forwarding drops and A's link counters, to tell a run's drops from earlier steps
+fwd_state() {
+	echo "B:$("$CTL" links tbrdma1 | grep '^link' |
+		grep -o ' id=[0-9]\| fwd_drop_[a-z]*=[1-9][0-9]*' | tr -d '\n');" \
+		"A:$(rdma statistic show link tbrdma0/1 |
+		grep -o ' retransmits [0-9]*\| timeouts [0-9]*\| tail_probes [0-9]*' | tr -d '\n')"
+}
+BW_BEFORE=$(fwd_state)
 bw 0 2 "$GIA" "$GIC" "$CA" 18600 --pkey_index 1 -s 65536 -n 300 ||
 	{ bw_why 0 2; fail "ib_write_bw A -> C on 0x8001"; }
 wait "$BWSRV" || { cat /tmp/bw.0-2.srv; fail "ib_write_bw server on C"; }
 grep -E '^ *65536 ' /tmp/bw.0-2.cli
+echo "before: $BW_BEFORE"
+echo "after:  $(fwd_state)"
 
 step "B (slot 1: 0x8003), no member of 0x8001, on pkey_index 1 -> C: no completion, no data, counted"
 GIB=$(host_gid 1 "$BA")

@@ -162,6 +162,23 @@ ring_delta "stalled receiver"
 [ "$(d_ms tbrdma1 rx_full_ppm)" -ge 500 ] ||
 	fail "stalled receiver: its RX ring full only $(d_ms tbrdma1 rx_full_ppm) ms"
 [ "$(cnt tbrdma1 1 1 rx_nobuf)" = 0 ] || fail "frames dropped for lack of a buffer: the wire must wait"
+# the stalled receiver's rail full of other frames (routed ones here, as RDMA data or IP would fill
+# it; 8 fill its RX ring, 6 its TX ring, 40 last ~5 drains): 2 of the 8 TX descriptors stay for
+# management, so a sweep datagram still goes out at once (--once: no retry of a full ring; before
+# TBR_LINK_MGMT_TX_RESERVE: ENOBUFS)
+mgmt_listen_start tbrdma1 1
+"$CTL" mgmt-send tbrdma0 1 fill --pdf 4 --repeat 40 > /tmp/fill.log 2>&1 &
+fill=$!
+rail1_credits() { "$CTL" links > /tmp/links; [ "$(cnt tbrdma0 1 1 credits)" -le "$1" ]; }
+wait_for 10 rail1_credits 2
+"$CTL" mgmt-send tbrdma0 1 vl15 --once ||
+	fail "a management datagram refused with the TX ring full of other frames: $(grep "rail dev=tbrdma0 link=1 id=1 " /tmp/links)"
+"$CTL" links > /tmp/links	# the fill may have ended: then more are free
+[ "$(cnt tbrdma0 1 1 credits)" -ge 1 ] ||
+	fail "routed frames took a management descriptor: $(grep "rail dev=tbrdma0 link=1 id=1 " /tmp/links)"
+mgmt_listen_wait
+grep -q "text=vl15$" /tmp/mgmt.out || fail "the management datagram did not arrive: $(cat /tmp/mgmt.out)"
+wait "$fill" || fail "routed frames not sent: $(cat /tmp/fill.log)"
 # a starved sender: one frame every 100 ms, taken at once: both rings empty, never full
 "$CTL" rail-set tbrdma0 1 1 --rx-hold-us 0 || fail "rail-set failed"
 sleep 0.3
