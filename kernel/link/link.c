@@ -38,6 +38,58 @@ static bool fault_rail_stuck;
 module_param(fault_rail_stuck, bool, 0600);
 MODULE_PARM_DESC(fault_rail_stuck, "test only: the next rail removal finds a TX frame that never comes back (one shot)");
 
+/* ---- capture tap --------------------------------------------------------- */
+
+DEFINE_STATIC_KEY_FALSE(tbr_link_tap_key);
+
+void tbr_link_tap_set(struct tbr_dev *tdev, struct tbr_link_tap *tap)
+{
+	if (tap) {
+		rcu_assign_pointer(tdev->rails.tap, tap);
+		static_branch_inc(&tbr_link_tap_key);
+		return;
+	}
+	if (!rcu_access_pointer(tdev->rails.tap))
+		return;
+	RCU_INIT_POINTER(tdev->rails.tap, NULL);
+	static_branch_dec(&tbr_link_tap_key);
+	synchronize_rcu();	/* the bh readers (rx) included */
+}
+
+/*
+ * link->lock held: post @f (code @pdf, @len bytes) on @rail, its copy to
+ * the tap taken before (once posted, the backend may own the page).
+ */
+static noinline int tbr_tap_post(struct tbr_rail *rail, struct tbr_frame *f,
+				 u8 pdf, u32 len)
+{
+	struct tbr_link_tap *tap;
+	void *cookie = NULL;
+	int err;
+
+	rcu_read_lock();
+	tap = rcu_dereference(rail->link->tdev->rails.tap);
+	if (tap)
+		cookie = tap->tx(tap, rail, pdf, f->buf, len);
+	err = rail->ops->tx(rail, f);
+	if (cookie)
+		tap->tx_done(tap, cookie, !err);
+	rcu_read_unlock();
+	return err;
+}
+
+static noinline void tbr_tap_rx(struct tbr_rail *rail, u8 pdf, const void *buf,
+				u32 len)
+{
+	struct tbr_link_tap *tap;
+
+	rcu_read_lock();
+	tap = rcu_dereference(rail->link->tdev->rails.tap);
+	if (tap)
+		tap->rx(tap, rail, pdf, buf, len);
+	rcu_read_unlock();
+}
+
 /* ---- observers ---------------------------------------------------------- */
 
 /* Changed under tbr_ctl_mutex, read under it or (rx) under RCU. */
@@ -366,6 +418,8 @@ static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
 		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		return;
 	}
+	if (static_branch_unlikely(&tbr_link_tap_key))
+		tbr_tap_rx(rail, eof, buf, size);
 	if (unlikely(READ_ONCE(link->trust) != TBR_TRUST_USED)) {
 		/* held: not to a QP, tbrN, tbrdmad or the next hop */
 		tbr_rail_count(rail, TBR_CNT_HELD_DROPS, 1);
@@ -544,7 +598,10 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	f->eof = pdf;
 	f->flags = 0;
 	f->callback = tbr_tx_done;
-	err = rail->ops->tx(rail, f);
+	if (static_branch_unlikely(&tbr_link_tap_key))
+		err = tbr_tap_post(rail, f, pdf, len);
+	else
+		err = rail->ops->tx(rail, f);
 	if (err) {
 		tbr_tx_frame_back_locked(rail, f);
 		tbr_rail_count(rail, err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
