@@ -226,8 +226,10 @@ int verb_capture(int argc, char **argv)
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(ETH_P_ALL);
 	sll.sll_ifindex = mon.ifindex;
-	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0 || (r = link_up(fd, mon.ifname, true))) {
+	/* up first: a packet socket bound to a down device reports ENETDOWN once */
+	if ((r = link_up(fd, mon.ifname, true)) || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
 		fprintf(stderr, "tbctl: %s: %s\n", mon.ifname, strerror(r ? -r : errno));
+		link_up(fd, mon.ifname, false);
 		close(fd);
 		return EXIT_ERROR;
 	}

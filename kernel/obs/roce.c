@@ -206,7 +206,7 @@ u32 tbr_cap_rewrite(u8 *out, const struct tbr_cap_ends *e, u32 rail, bool tx,
 	u32 dlen, ulen, pad, psn;
 	struct tbr_hdr h;
 	u8 *p, *ip, *udp;
-	bool v4;
+	bool v4, re;
 	u8 op;
 
 	if (pdf == TBR_PDF_NET && len >= ETH_HLEN) {
@@ -216,6 +216,8 @@ u32 tbr_cap_rewrite(u8 *out, const struct tbr_cap_ends *e, u32 rail, bool tx,
 	if (pdf != TBR_PDF_DATA || tbr_frame_parse(buf, len, &h))
 		return tbr_cap_raw(out, e, rail, tx, pdf, buf, len);
 	op = tbr_cap_opcode(&h);
+	/* on an ACK the flag means another thing (protocol.md 1.1) */
+	re = (h.flags & TBR_F_RETRANS) && h.opcode != TBR_OP_ACK;
 	data = h.payload;
 	dlen = h.opcode == TBR_OP_ACK ? 0 : h.paylen;	/* no SACK bitmap */
 	if (op >= IBO_UD_SEND_ONLY && dlen >= TBR_UD_ADDR_LEN) {
@@ -249,7 +251,7 @@ u32 tbr_cap_rewrite(u8 *out, const struct tbr_cap_ends *e, u32 rail, bool tx,
 
 	ulen = p - udp;
 	put_unaligned_be16(TBR_CAP_SPORT_BASE | rail |
-			   (h.flags & TBR_F_RETRANS ? TBR_CAP_SPORT_RETRANS : 0), udp);
+			   (re ? TBR_CAP_SPORT_RETRANS : 0), udp);
 	put_unaligned_be16(TBR_CAP_UDP_DPORT, udp + 2);
 	put_unaligned_be16(ulen, udp + 4);
 	put_unaligned_be16(0, udp + 6);
@@ -260,7 +262,7 @@ u32 tbr_cap_rewrite(u8 *out, const struct tbr_cap_ends *e, u32 rail, bool tx,
 		iph->version = 4;
 		iph->ihl = 5;
 		iph->tot_len = htons(ulen + sizeof(*iph));
-		iph->id = htons(rail);
+		iph->id = htons(rail | (re ? 0x10 : 0));
 		iph->frag_off = htons(IP_DF);
 		iph->ttl = 64;
 		iph->protocol = IPPROTO_UDP;
@@ -283,7 +285,7 @@ u32 tbr_cap_rewrite(u8 *out, const struct tbr_cap_ends *e, u32 rail, bool tx,
 		memset(ip6, 0, sizeof(*ip6));
 		ip6->version = 6;
 		/* flow label: the rail, bit 4 a retransmission */
-		ip6->flow_lbl[2] = rail | (h.flags & TBR_F_RETRANS ? 0x10 : 0);
+		ip6->flow_lbl[2] = rail | (re ? 0x10 : 0);
 		ip6->payload_len = htons(ulen);
 		ip6->nexthdr = IPPROTO_UDP;
 		ip6->hop_limit = 64;
