@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "genl-family.h"
+#include "genl.h"
 #include "tbctl.h"
 
 #define CAP_BUF		65536
@@ -38,6 +38,7 @@ static void on_signal(int sig)
 }
 
 struct cap_new {
+	uint32_t snaplen;
 	char ifname[IF_NAMESIZE];
 	int ifindex;
 };
@@ -54,32 +55,20 @@ static int cap_new_reply(struct nl_msg *m, void *arg)
 	return NL_OK;
 }
 
-/* the device's monitor over genl: 0, or EXIT_ERROR with the reason printed */
-static int monitor_new(const char *dev, uint32_t snaplen, struct cap_new *c)
+static int cap_new_fill(struct nl_msg *m, void *arg)
 {
-	struct nl_sock *sk;
-	struct nl_msg *msg;
-	char err[256] = "";
-	int fam, k;
+	return nla_put_u32(m, TBRDMA_ATTR_SNAPLEN, ((struct cap_new *)arg)->snaplen);
+}
 
-	k = tbr_genl_open(&sk, &fam, TBRDMA_GENL_NAME, 5, err, sizeof(err));
-	if (k == -ENOENT) {
-		fprintf(stderr, "tbctl: the tbrdma kernel module is not loaded (modprobe tbrdma)\n");
-		return EXIT_ERROR;
-	} else if (k < 0) {
-		fprintf(stderr, "tbctl: %s\n", err[0] ? err : strerror(-k));
-		return EXIT_ERROR;
-	}
-	msg = tbr_genl_msg(fam, TBRDMA_CMD_CAPTURE_NEW, NLM_F_ACK, 0);
-	if (!msg || nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, dev) < 0 ||
-	    nla_put_u32(msg, TBRDMA_ATTR_SNAPLEN, snaplen) < 0) {
-		fprintf(stderr, "tbctl: out of memory\n");
-		nlmsg_free(msg);
-		nl_socket_free(sk);
-		return EXIT_ERROR;
-	}
-	k = tbr_genl_request(sk, msg, cap_new_reply, c, err, sizeof(err));	/* frees msg */
-	nl_socket_free(sk);
+/* the device's monitor over genl: 0, or EXIT_ERROR with the reason printed */
+static int monitor_new(const char *dev, struct cap_new *c)
+{
+	char err[256] = "";
+	int k;
+
+	k = tbctl_genl(TBRDMA_CMD_CAPTURE_NEW, dev, cap_new_fill, cap_new_reply, c, err, sizeof(err));
+	if (k > 0)
+		return k;
 	if (k == 0 && !c->ifindex)
 		k = -EBADMSG;
 	if (k < 0) {
@@ -212,7 +201,8 @@ int verb_capture(int argc, char **argv)
 	if (!dev[0] || strlen(dev) >= 32)
 		return usage_error("capture: bad DEVICE \"%s\"", dev);
 
-	r = monitor_new(dev, (uint32_t)snap, &mon);
+	mon.snaplen = (uint32_t)snap;
+	r = monitor_new(dev, &mon);
 	if (r)
 		return r;
 	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));

@@ -33,42 +33,37 @@ enum {
 
 #define IB_BTH_LEN	12
 
-static bool tbr_cap_mtu_sized(u32 n)
-{
-	return n >= 256 && n <= TBR_MTU_MAX && is_power_of_2(n);
-}
+/* First, Middle, Last, Only of the multi-frame opcodes */
+enum { POS_FIRST, POS_MIDDLE, POS_LAST, POS_ONLY };
+static const u8 tbr_cap_pos_op[TBR_OP_READ_RESP + 1][4] = {
+	[TBR_OP_SEND] = { IBO_SEND_FIRST, IBO_SEND_MIDDLE, IBO_SEND_LAST, IBO_SEND_ONLY },
+	[TBR_OP_SEND_IMM] = { IBO_SEND_FIRST, IBO_SEND_MIDDLE, IBO_SEND_LAST_IMM,
+			      IBO_SEND_ONLY_IMM },
+	[TBR_OP_SEND_INV] = { IBO_SEND_FIRST, IBO_SEND_MIDDLE, IBO_SEND_LAST_INV,
+			      IBO_SEND_ONLY_INV },
+	[TBR_OP_WRITE] = { IBO_WRITE_FIRST, IBO_WRITE_MIDDLE, IBO_WRITE_LAST, IBO_WRITE_ONLY },
+	[TBR_OP_WRITE_IMM] = { IBO_WRITE_FIRST, IBO_WRITE_MIDDLE, IBO_WRITE_LAST_IMM,
+			       IBO_WRITE_ONLY_IMM },
+	[TBR_OP_READ_RESP] = { IBO_READ_RESP_FIRST, IBO_READ_RESP_MIDDLE, IBO_READ_RESP_LAST,
+			       IBO_READ_RESP_ONLY },
+};
 
-/* The IB opcode of @h, a frame of @paylen payload bytes. */
+/* The IB opcode of @h. */
 static u8 tbr_cap_opcode(const struct tbr_hdr *h)
 {
 	bool first = h->offset == 0;
 	bool last = (u64)h->offset + h->paylen >= h->msg_len;
 
 	switch (h->opcode) {
-	case TBR_OP_SEND:
-		return first && last ? IBO_SEND_ONLY : first ? IBO_SEND_FIRST :
-		       last ? IBO_SEND_LAST : IBO_SEND_MIDDLE;
-	case TBR_OP_SEND_IMM:
-		return first && last ? IBO_SEND_ONLY_IMM : first ? IBO_SEND_FIRST :
-		       last ? IBO_SEND_LAST_IMM : IBO_SEND_MIDDLE;
-	case TBR_OP_SEND_INV:
-		return first && last ? IBO_SEND_ONLY_INV : first ? IBO_SEND_FIRST :
-		       last ? IBO_SEND_LAST_INV : IBO_SEND_MIDDLE;
-	case TBR_OP_WRITE:
-		return first && last ? IBO_WRITE_ONLY : first ? IBO_WRITE_FIRST :
-		       last ? IBO_WRITE_LAST : IBO_WRITE_MIDDLE;
-	case TBR_OP_WRITE_IMM:
-		return first && last ? IBO_WRITE_ONLY_IMM : first ? IBO_WRITE_FIRST :
-		       last ? IBO_WRITE_LAST_IMM : IBO_WRITE_MIDDLE;
-	case TBR_OP_READ_REQ:
-		return IBO_READ_REQ;
 	case TBR_OP_READ_RESP:
 		/* no total length on the wire: a full-MTU frame is not the last */
-		if (first)
-			return tbr_cap_mtu_sized(h->paylen) ? IBO_READ_RESP_FIRST :
-							      IBO_READ_RESP_ONLY;
-		return tbr_cap_mtu_sized(h->paylen) ? IBO_READ_RESP_MIDDLE :
-						      IBO_READ_RESP_LAST;
+		last = !(h->paylen >= 256 && is_power_of_2(h->paylen));
+		fallthrough;
+	case TBR_OP_SEND ... TBR_OP_WRITE_IMM:
+		return tbr_cap_pos_op[h->opcode][first ? (last ? POS_ONLY : POS_FIRST) :
+						 (last ? POS_LAST : POS_MIDDLE)];
+	case TBR_OP_READ_REQ:
+		return IBO_READ_REQ;
 	case TBR_OP_CMP_SWAP:
 		return IBO_CMP_SWAP;
 	case TBR_OP_FETCH_ADD:
