@@ -77,6 +77,7 @@ for r in 0 1; do "$CTL" rail-set tbrdma0 1 $r --drop 10 || fail "rail-set --drop
 srv rping -s -a 10.88.0.2 -C 20 -v
 cli rping rping -c -a 10.88.0.2 -C 20 -v
 for r in 0 1; do "$CTL" rail-set tbrdma0 1 $r --drop 0; done
+"$CTL" mgmt-send tbrdma0 1 capture-check-mgmt > /dev/null || fail "mgmt-send failed"
 kill -INT "$CAP" 2> /dev/null || echo "tbctl capture ended before ^C"
 wait "$CAP" || { cat /tmp/cap.log; fail "tbctl capture failed"; }
 cat /tmp/cap.log
@@ -102,6 +103,11 @@ grep -qP "\t100\t0x0*1\t" /tmp/cap.fields || fail "no UD SEND to QP1 (CM MADs)"
 for r in 49152 49153; do
 	grep -qP "\t$r\t" /tmp/cap.fields || fail "no rail $((r - 49152)) in the UDP source ports"
 done
+# a management datagram: ethertype 0x88B6, tagged code 2 (MGMT), once
+n=$(tshark -r "$PCAP" -Y 'eth.type == 0x88b6 && frame contains "capture-check-mgmt"' 2> /dev/null | wc -l)
+[ "$n" = 1 ] || fail "the management datagram shows $n times, not once"
+tshark -r "$PCAP" -Y 'eth.type == 0x88b6' -T fields -e data.data 2> /dev/null |
+	grep -qE "^020[01]0100" || fail "the management datagram's tag is not MGMT, rail 0 or 1, sent"
 # IP over tbr0 (perftest's TCP handshake) shows as it is
 [ "$(tshark -r "$PCAP" -Y "tcp.port == 18515" 2> /dev/null | wc -l)" -gt 0 ] ||
 	fail "perftest's TCP connection (IP over the rails) not in the capture"
