@@ -106,8 +106,8 @@ done
 # a management datagram: ethertype 0x88B6, tagged code 2 (MGMT), once
 n=$(tshark -r "$PCAP" -Y 'eth.type == 0x88b6 && frame contains "capture-check-mgmt"' 2> /dev/null | wc -l)
 [ "$n" = 1 ] || fail "the management datagram shows $n times, not once"
-tshark -r "$PCAP" -Y 'eth.type == 0x88b6' -T fields -e data.data 2> /dev/null |
-	grep -qE "^020[01]0100" || fail "the management datagram's tag is not MGMT, rail 0 or 1, sent"
+tshark -r "$PCAP" -Y 'eth.type == 0x88b6' -T fields -e data.data > /tmp/cap.mgmt 2> /dev/null
+grep -qE "^020[01]0100" /tmp/cap.mgmt || fail "the management datagram's tag is not MGMT, rail 0 or 1, sent"
 # IP over tbr0 (perftest's TCP handshake) shows as it is
 [ "$(tshark -r "$PCAP" -Y "tcp.port == 18515" 2> /dev/null | wc -l)" -gt 0 ] ||
 	fail "perftest's TCP connection (IP over the rails) not in the capture"
