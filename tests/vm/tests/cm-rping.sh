@@ -103,6 +103,10 @@ grep -qP "\t100\t0x0*1\t" /tmp/cap.fields || fail "no UD SEND to QP1 (CM MADs)"
 for r in 49152 49153; do
 	grep -qP "\t$r\t" /tmp/cap.fields || fail "no rail $((r - 49152)) in the UDP source ports"
 done
+# nothing malformed (headers and lengths as Wireshark expects them); expert errors counted
+n=$(tshark -r "$PCAP" -Y '_ws.malformed' 2> /dev/null | wc -l)
+[ "$n" = 0 ] || fail "$n frames malformed for tshark: $(tshark -r "$PCAP" -Y _ws.malformed 2>&1 | head -3)"
+echo "tshark expert errors: $(tshark -r "$PCAP" -Y '_ws.expert.severity == error' 2> /dev/null | wc -l)"
 # a management datagram: ethertype 0x88B6, tagged code 2 (MGMT), once
 n=$(tshark -r "$PCAP" -Y 'eth.type == 0x88b6 && frame contains "capture-check-mgmt"' 2> /dev/null | wc -l)
 [ "$n" = 1 ] || fail "the management datagram shows $n times, not once"
