@@ -37,7 +37,7 @@ struct tbr_cap {
 	struct tbr_link_tap tap;
 	struct tbr_dev *tdev;
 	struct net_device *ndev;
-	u32 snaplen;			/* 0: whole frames */
+	u32 snaplen;			/* 0: whole frames; READ_ONCE */
 	struct sk_buff_head q;
 	struct work_struct work;
 	atomic_long_t dropped;		/* queue full, or no memory */
@@ -52,7 +52,7 @@ static struct sk_buff *tbr_cap_skb(struct tbr_cap *cap, struct tbr_rail *rail,
 	struct sk_buff *skb;
 	u64 guid = rail->link->peer_guid;
 	u8 peer[ETH_ALEN];
-	u32 n;
+	u32 n, snaplen;
 
 	/* the peer's tbrN MAC: the EUI-48 of its GUID (docs/architecture.md) */
 	peer[0] = (guid >> 56) ^ 0x02;
@@ -72,8 +72,9 @@ static struct sk_buff *tbr_cap_skb(struct tbr_cap *cap, struct tbr_rail *rail,
 	if (!skb)
 		return NULL;
 	n = tbr_cap_rewrite(skb->data, &e, rail->id, tx, pdf, buf, len);
-	if (cap->snaplen && n > cap->snaplen)
-		n = cap->snaplen;
+	snaplen = READ_ONCE(cap->snaplen);
+	if (snaplen && n > snaplen)
+		n = snaplen;
 	skb_put(skb, n);
 	skb->dev = cap->ndev;
 	skb->protocol = eth_hdr(skb)->h_proto;
@@ -201,8 +202,11 @@ struct net_device *tbr_cap_new(struct tbr_dev *tdev, u32 snaplen)
 	int err;
 
 	lockdep_assert_held(&tbr_ctl_mutex);
-	if (tdev->capdev)
+	if (tdev->capdev) {
+		cap = netdev_priv(tdev->capdev);
+		WRITE_ONCE(cap->snaplen, snaplen);
 		return tdev->capdev;
+	}
 	if (!strncmp(ibname, "tbrdma", 6) && strlen(ibname) < IFNAMSIZ - 1)
 		snprintf(name, sizeof(name), "tbrmon%s", ibname + 6);
 	ndev = alloc_netdev(sizeof(*cap), name, NET_NAME_ENUM, tbr_cap_setup);

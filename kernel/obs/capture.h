@@ -15,7 +15,8 @@ struct tbr_link_observer;
 
 /*
  * Make @tdev's monitor (or find the one it has), in its tbrN's network
- * namespace, down. @snaplen: the bytes kept of each frame, 0 all.
+ * namespace, down. @snaplen: the bytes kept of each frame from now on, 0
+ * all (the last request's applies).
  * Context "process", tbr_ctl_mutex held (not RTNL). A reference-free
  * pointer: valid while tbr_ctl_mutex is held.
  */

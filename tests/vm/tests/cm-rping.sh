@@ -116,6 +116,20 @@ grep -qE "^020[01]0100" /tmp/cap.mgmt || fail "the management datagram's tag is 
 [ "$(tshark -r "$PCAP" -Y "tcp.port == 18515" 2> /dev/null | wc -l)" -gt 0 ] ||
 	fail "perftest's TCP connection (IP over the rails) not in the capture"
 
+step "capture: snap length"
+"$TBR_TOP/build/tbctl/tbctl" capture -w "$VM_OUT/snap.pcap" -s 128 -c 30 2> /tmp/cap.log &
+CAP=$!
+wait_for 10 grep -q capturing /tmp/cap.log
+pair_run -x ib_write_bw -F -s 16384 -n 10
+wait "$CAP" || { cat /tmp/cap.log; fail "tbctl capture -c 30 failed"; }
+tshark -r "$VM_OUT/snap.pcap" -T fields -e frame.cap_len -e frame.len > /tmp/snap.fields 2> /dev/null
+[ "$(wc -l < /tmp/snap.fields)" = 30 ] || fail "-c 30: $(wc -l < /tmp/snap.fields) frames in the file"
+# (the kernel cuts them: the file's frame length is the cut one, docs/capture.md)
+awk '$1 > 128 || $2 > 128 { bad++ } $1 == 128 { cut++ } END { exit !(bad == 0 && cut > 0) }' \
+	/tmp/snap.fields || fail "not cut at 128 bytes: $(sort -u /tmp/snap.fields | xargs)"
+echo "snap length 128: 30 frames, $(awk '$1 == 128' /tmp/snap.fields | wc -l) of them cut to 128 bytes"
+# the next capture without -s takes whole frames again (the last request's length applies)
+
 step "rmmod with the CM modules loaded"
 rmmod tbrdma || fail "rmmod tbrdma failed"
 lsmod | grep -q '^rdma_cm' || fail "rdma_cm was unloaded too"
