@@ -128,7 +128,7 @@ tshark -r "$VM_OUT/snap.pcap" -T fields -e frame.cap_len -e frame.len > /tmp/sna
 awk '$1 > 128 || $2 > 128 { bad++ } $1 == 128 { cut++ } END { exit !(bad == 0 && cut > 0) }' \
 	/tmp/snap.fields || fail "not cut at 128 bytes: $(sort -u /tmp/snap.fields | xargs)"
 echo "snap length 128: 30 frames, $(awk '$1 == 128' /tmp/snap.fields | wc -l) of them cut to 128 bytes"
-# the next capture without -s takes whole frames again (the last request's length applies)
+# (a later capture's own -s replaces the monitor's: the last request's length applies)
 
 step "rmmod with the CM modules loaded"
 rmmod tbrdma || fail "rmmod tbrdma failed"
