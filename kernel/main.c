@@ -15,6 +15,7 @@
 
 #include "tbrdma.h"
 #include "ctl/ctl.h"
+#include "obs/capture.h"
 #include "backends/backends.h"
 #include "core/tbr_eth_wire.h"
 #include "core/tbr_nego.h"
@@ -48,6 +49,7 @@ static int __init tbr_init(void)
 		return err;
 	tbr_link_observer_add(&tbr_trace_observer);
 	tbr_link_observer_add(&tbr_netdev_observer);
+	tbr_link_observer_add(&tbr_cap_observer);
 	err = tbr_sysfs_init();
 	if (err)
 		goto err_backends;
@@ -70,6 +72,7 @@ err_devs:
 err_sysfs:
 	tbr_sysfs_exit();
 err_backends:
+	tbr_link_observer_del(&tbr_cap_observer);
 	tbr_link_observer_del(&tbr_netdev_observer);
 	tbr_link_observer_del(&tbr_trace_observer);
 	tbr_ctl_exit();
@@ -83,6 +86,7 @@ static void __exit tbr_exit(void)
 	tbr_nl_exit();
 	tbr_ctl_del_all();
 	tbr_sysfs_exit();
+	tbr_link_observer_del(&tbr_cap_observer);
 	tbr_link_observer_del(&tbr_netdev_observer);
 	tbr_link_observer_del(&tbr_trace_observer);
 	tbr_ctl_exit();

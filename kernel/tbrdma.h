@@ -110,6 +110,7 @@ struct tbr_dev {
 	struct ib_device ibdev;		/* must be first: ib_alloc_device */
 	struct net_device *netdev;	/* tbrN: the RoCE netdev (GIDs) */
 	struct tbr_rails rails;		/* links, rails, control plane (link/link.h) */
+	struct net_device *capdev;	/* tbrmonN (obs/capture.c); tbr_ctl_mutex */
 	const struct tbr_xport_ops *xport;	/* NULL: no transport yet */
 	atomic64_t xcnt_retired[TBR_XCNT_MAX];	/* of destroyed QPs */
 	spinlock_t xstall_lock;		/* xstalled (inside qp->lock) */

@@ -11,35 +11,23 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "genl-family.h"
+#include "genl.h"
 #include "tbctl.h"
+
+static int eth_fill(struct nl_msg *m, void *ifname)
+{
+	return nla_put_string(m, TBRDMA_ATTR_ETH_IFNAME, ifname);
+}
 
 static int eth_cmd(uint8_t cmd, const char *ifname, const char *dev)
 {
 	const char *action = cmd == TBRDMA_CMD_ETH_BIND ? "bind" : "unbind";
-	struct nl_sock *sk;
-	struct nl_msg *msg;
 	char err[256] = "";
-	int fam, k;
+	int k;
 
-	k = tbr_genl_open(&sk, &fam, TBRDMA_GENL_NAME, 0, err, sizeof(err));
-	if (k == -ENOENT) {
-		fprintf(stderr, "tbctl: the tbrdma kernel module is not loaded (modprobe tbrdma)\n");
-		return EXIT_ERROR;
-	} else if (k < 0) {
-		fprintf(stderr, "tbctl: %s\n", err[0] ? err : strerror(-k));
-		return EXIT_ERROR;
-	}
-	msg = tbr_genl_msg(fam, cmd, NLM_F_ACK, 0);
-	if (!msg || nla_put_string(msg, TBRDMA_ATTR_DEV_NAME, dev) < 0 ||
-	    nla_put_string(msg, TBRDMA_ATTR_ETH_IFNAME, ifname) < 0) {
-		fprintf(stderr, "tbctl: out of memory\n");
-		nlmsg_free(msg);
-		nl_socket_free(sk);
-		return EXIT_ERROR;
-	}
-	k = tbr_genl_request(sk, msg, NULL, NULL, err, sizeof(err));	/* frees msg */
-	nl_socket_free(sk);
+	k = tbctl_genl(cmd, dev, eth_fill, NULL, (void *)ifname, err, sizeof(err));
+	if (k > 0)
+		return k;
 	if (k < 0) {
 		fprintf(stderr, "tbctl: eth %s %s %s: %s%s%s\n", action, ifname, dev,
 			k == -EPERM ? "permission denied (root only)" : strerror(-k),

@@ -34,6 +34,9 @@ static void help(void)
 	       "                                   the ones read first (-v: all of them)\n"
 	       "  eth bind|unbind IFNAME [DEVICE]  NIC carries DEVICE's eth rails, or not (root)\n"
 	       "  doctor                           checks of what tbrdma needs, with fixes\n"
+	       "  capture -w FILE [-i DEVICE] [-c COUNT] [-s SNAPLEN] [--rail N] [--qpn N]\n"
+	       "                                   the device's frames as RoCE v2 into a pcap\n"
+	       "                                   file, until COUNT or ^C (root)\n"
 	       "  version                          tbctl's and tbrdmad's versions\n\n"
 	       "Options:\n"
 	       "  --socket PATH   tbrdmad's socket (default $TBCTL_SOCKET or %s)\n"
@@ -75,6 +78,7 @@ static const struct {
 	{ "counters", verb_counters },
 	{ "eth", verb_eth },
 	{ "doctor", verb_doctor },
+	{ "capture", verb_capture },
 	{ "version", verb_version },
 };
 
@@ -92,13 +96,25 @@ int main(int argc, char **argv)
 	};
 	const char *env = getenv("TBCTL_SOCKET"), *nc = getenv("NO_COLOR");
 	char *verb_argv[16];
-	int c, n = 0;
+	int c, n = 0, v, gargc = argc;
+
+	/* capture has options of its own: tbctl's end at its verb */
+	for (v = 1; v < argc; v++) {
+		if (!strcmp(argv[v], "--socket")) {
+			v++;
+			continue;
+		}
+		if (argv[v][0] != '-')
+			break;
+	}
+	if (v < argc && !strcmp(argv[v], "capture"))
+		gargc = v;
 
 	if (env && env[0])
 		arg.socket = env;
 	arg.color = isatty(STDOUT_FILENO) && !(nc && nc[0]);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hv", opts, NULL)) != -1) {
+	while ((c = getopt_long(gargc, argv, ":hv", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SOCKET:
 			if (!optarg[0])
@@ -118,6 +134,8 @@ int main(int argc, char **argv)
 			return usage_error("unknown option %s", argv[optind - 1]);
 		}
 	}
+	if (gargc < argc)
+		return verb_capture(argc - gargc, argv + gargc);
 	for (int i = optind; i < argc; i++) {
 		if (n >= (int)(sizeof(verb_argv) / sizeof(verb_argv[0])))
 			return usage_error("too many arguments");

@@ -99,5 +99,6 @@ int verb_partitions(int argc, char **argv);
 int verb_counters(int argc, char **argv);
 int verb_eth(int argc, char **argv);
 int verb_doctor(int argc, char **argv);
+int verb_capture(int argc, char **argv);
 
 int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -39,6 +39,7 @@
 
 #include "tbrdma.h"
 #include "ctl/ctl.h"
+#include "obs/capture.h"
 #include "uapi/tbrdma-netlink.h"
 
 static struct genl_family tbr_genl;
@@ -122,6 +123,7 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_PKEYS]		= { .type = NLA_NESTED },
 	[TBRDMA_ATTR_PKEY]		= { .type = NLA_U16 },
 	[TBRDMA_ATTR_LINKS_HELD]	= { .type = NLA_U32 },
+	[TBRDMA_ATTR_SNAPLEN]		= { .type = NLA_U32 },
 };
 
 /* ---- message builders ----------------------------------------------------- */
@@ -751,6 +753,57 @@ out:
 	return err;
 }
 
+/* the device's capture monitor, made (or the one it has) down: its name */
+static int tbr_nl_capture_new(struct sk_buff *skb, struct genl_info *info)
+{
+	struct net_device *ndev;
+	struct tbr_dev *tdev;
+	struct sk_buff *msg;
+	u32 snaplen = 0;
+	void *hdr;
+	int err;
+
+	if (info->attrs[TBRDMA_ATTR_SNAPLEN])
+		snaplen = nla_get_u32(info->attrs[TBRDMA_ATTR_SNAPLEN]);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	ndev = IS_ERR(tdev) ? ERR_CAST(tdev) : tbr_cap_new(tdev, snaplen);
+	if (IS_ERR(ndev)) {
+		err = PTR_ERR(ndev);
+		goto err;
+	}
+	hdr = genlmsg_put_reply(msg, info, &tbr_genl, 0, TBRDMA_CMD_CAPTURE_NEW);
+	if (!hdr || nla_put_string(msg, TBRDMA_ATTR_NETDEV_NAME, ndev->name) ||
+	    nla_put_u32(msg, TBRDMA_ATTR_NETDEV_IFINDEX, ndev->ifindex)) {
+		err = -EMSGSIZE;
+		goto err;
+	}
+	mutex_unlock(&tbr_ctl_mutex);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	mutex_unlock(&tbr_ctl_mutex);
+	nlmsg_free(msg);
+	return err;
+}
+
+static int tbr_nl_capture_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct tbr_dev *tdev;
+	int err;
+
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	err = IS_ERR(tdev) ? PTR_ERR(tdev) : tbr_cap_del(tdev);
+	if (err == -ENOENT)
+		GENL_SET_ERR_MSG(info, "the device has no capture monitor");
+	mutex_unlock(&tbr_ctl_mutex);
+	return err;
+}
+
 static const struct genl_small_ops tbr_genl_ops[] = {
 	{
 		.cmd = TBRDMA_CMD_DEV_GET,
@@ -783,6 +836,16 @@ static const struct genl_small_ops tbr_genl_ops[] = {
 	{
 		.cmd = TBRDMA_CMD_MGMT_SEND,
 		.doit = tbr_nl_mgmt_send,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_CAPTURE_NEW,
+		.doit = tbr_nl_capture_new,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = TBRDMA_CMD_CAPTURE_DEL,
+		.doit = tbr_nl_capture_del,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

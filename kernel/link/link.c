@@ -366,6 +366,8 @@ static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
 		tbr_rail_count(rail, TBR_CNT_RX_ERRORS, 1);
 		return;
 	}
+	if (static_branch_unlikely(&tbr_link_tap_key))
+		tbr_tap_rx(rail, eof, buf, size);
 	if (unlikely(READ_ONCE(link->trust) != TBR_TRUST_USED)) {
 		/* held: not to a QP, tbrN, tbrdmad or the next hop */
 		tbr_rail_count(rail, TBR_CNT_HELD_DROPS, 1);
@@ -547,7 +549,10 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	f->eof = pdf;
 	f->flags = 0;
 	f->callback = tbr_tx_done;
-	err = rail->ops->tx(rail, f);
+	if (static_branch_unlikely(&tbr_link_tap_key))
+		err = tbr_tap_post(rail, f, pdf, len);
+	else
+		err = rail->ops->tx(rail, f);
 	if (err) {
 		tbr_tx_frame_back_locked(rail, f);
 		tbr_rail_count(rail, err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :

@@ -26,6 +26,7 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
+#include <linux/jump_label.h>
 #include <linux/types.h>
 
 #include "tbr_limits.h"
@@ -308,6 +309,7 @@ struct tbr_rails {
 	struct list_head routed;	/* tbr_ctl_mutex; readers RCU */
 	struct tbr_fwd_table __rcu *fwd;	/* replaced whole (route.c) */
 	const struct tbr_link_router *router;	/* route.c's hooks (route.h) */
+	struct tbr_link_tap __rcu *tap;	/* a capture (tbr_link_tap_set) */
 	/*
 	 * The sum of every link's counters, the loopback link's included,
 	 * since the device was made (links come and go with their rails):
@@ -367,6 +369,40 @@ void tbr_link_observer_add(struct tbr_link_observer *obs);
 void tbr_link_observer_del(struct tbr_link_observer *obs);
 /* For the device registry: tells every observer. tbr_ctl_mutex held. */
 void tbr_link_notify_dev(struct tbr_dev *tdev, enum tbr_obs_event ev);
+
+/* ---- capture tap (obs/capture.c, docs/capture.md) ------------------------- */
+
+/*
+ * Whoever captures a device's frames (its monitor netdev) sees every frame
+ * one of its rails sends or receives, each once, in the order of its rail:
+ *  tx   "any", link->lock held (IRQs off): @buf, @len bytes with code @pdf,
+ *       is about to be posted on @rail; the callee copies it and returns a
+ *       cookie, or NULL.
+ *  tx_done  "any", link->lock held, right after the post: @cookie's frame
+ *       went out (@sent) or was refused.
+ *  rx   "bh", as a frame's callback: @buf arrived on @rail (before it is
+ *       handed up, which may write it).
+ * The loopback link's frames (no rail) are not seen. Calls happen only
+ * while tbr_link_tap_key is on: a tap holds it on (static_branch_inc) while
+ * it is set, so a device nobody captures pays one patched-out jump per
+ * frame.
+ */
+struct tbr_link_tap {
+	void *(*tx)(struct tbr_link_tap *tap, struct tbr_rail *rail, u8 pdf,
+		    const void *buf, u32 len);
+	void (*tx_done)(struct tbr_link_tap *tap, void *cookie, bool sent);
+	void (*rx)(struct tbr_link_tap *tap, struct tbr_rail *rail, u8 pdf,
+		   const void *buf, u32 len);
+};
+
+DECLARE_STATIC_KEY_FALSE(tbr_link_tap_key);
+
+/*
+ * Set (@tap) or clear (NULL) @tdev's tap. Callers serialize (the monitor's
+ * open and stop, under RTNL); clearing waits until no tap call runs.
+ * Context "process".
+ */
+void tbr_link_tap_set(struct tbr_dev *tdev, struct tbr_link_tap *tap);
 
 /* ---- forwarding (route.c, docs/protocol.md 7) ------------------------------ */
 

@@ -254,6 +254,14 @@ int tbr_rail_alloc_frames(struct tbr_rail *rail);
 void tbr_rail_free_frames(struct tbr_rail *rail);
 void tbr_rail_ring_acct_start_locked(struct tbr_rail *rail);
 
+/*
+ * tap.c, for link.c while tbr_link_tap_key is on: post @f (code @pdf, @len
+ * bytes) on @rail with the tap's copy taken first (link->lock held), and a
+ * received frame to the tap ("bh").
+ */
+int tbr_tap_post(struct tbr_rail *rail, struct tbr_frame *f, u8 pdf, u32 len);
+void tbr_tap_rx(struct tbr_rail *rail, u8 pdf, const void *buf, u32 len);
+
 /* link->lock held: the ring's level changed at @now (ktime_get_ns()). */
 static inline void tbr_rail_tx_acct_locked(struct tbr_rail *rail, u64 now)
 {

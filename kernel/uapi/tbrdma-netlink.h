@@ -56,6 +56,11 @@ enum tbrdma_cmd {
 					 * partitions (P_Keys), placed in the
 					 * table by the kernel (docs/netlink.md) */
 	TBRDMA_CMD_PKEY_GET,		/* DEV_NAME; reply: PKEYS, one per slot */
+	TBRDMA_CMD_CAPTURE_NEW,		/* admin: DEV_NAME [, SNAPLEN]: the device's
+					 * capture monitor tbrmonN (made down, or the
+					 * one it has); reply: NETDEV_NAME,
+					 * NETDEV_IFINDEX (docs/capture.md) */
+	TBRDMA_CMD_CAPTURE_DEL,		/* admin: DEV_NAME: remove it */
 	__TBRDMA_CMD_MAX,
 };
 #define TBRDMA_CMD_MAX (__TBRDMA_CMD_MAX - 1)
@@ -126,6 +131,7 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_RX_EMPTY_PPM,	/* u32: ... every RX buffer was posted */
 	TBRDMA_ATTR_RX_MEAN_PPM,	/* u32: RX buffers not posted on average, of rx_depth */
 	TBRDMA_ATTR_RX_HOLD_US,		/* u32: emu: the receiver gives buffers back late */
+	TBRDMA_ATTR_SNAPLEN,		/* u32: capture: bytes kept per frame, 0 all */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)

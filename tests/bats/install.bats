@@ -196,7 +196,7 @@ files() {
 		c() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _tbctl
 		      echo "$*|$(printf "%s\n" "${COMPREPLY[@]}" | sort | xargs)"; }
 		c tbctl ra; c tbctl ""; c tbctl --j; c tbctl --json rail ""; c tbctl rail en
-		c tbctl eth ""; c tbctl eth bind lo' _ "$D"
+		c tbctl eth ""; c tbctl eth bind lo; c tbctl capture -w f --r; c tbctl capture -w f -c 1 -' _ "$D"
 	assert_success
 	assert_line "tbctl ra|rail rails"
 	# every verb of tbctl --help (sorted), whatever verbs are added later
@@ -210,6 +210,8 @@ files() {
 	assert_line "tbctl rail en|enable"
 	assert_line "tbctl eth |bind unbind"
 	assert_line "tbctl eth bind lo|lo"
+	assert_line "tbctl capture -w f --r|--rail"
+	assert_line --regexp "^tbctl capture -w f -c 1 -\|.*--qpn.*-w"
 }
 
 @test "socket activation: the installed tbrdmad serves a socket passed by LISTEN_FDS" {

@@ -168,6 +168,26 @@ setup() {
 	assert_failure 1
 }
 
+@test "capture: argument errors -> exit 2; the kernel module absent -> exit 1 with a hint" {
+	local args
+	for args in "capture" "capture -w" "capture -i tbrdma0" "capture -w f -c 0" "capture -w f -c x" \
+		"capture -w f -s 10" "capture -w f --rail 16" "capture -w f --qpn 0x1000000" \
+		"capture -w f extra" "capture -w f -x" "capture -w f -i 0123456789abcdef0123456789abcdef" \
+		"--json capture" "capture --socket x -w f"; do
+		# shellcheck disable=SC2086
+		run "$TBCTL" $args
+		[ "$status" = 2 ] || fail "tbctl $args: exit $status, expected 2 ($output)"
+		[[ "$output" == *"--help"* ]] || fail "tbctl $args: no pointer to --help: $output"
+	done
+	if lsmod 2> /dev/null | grep -q '^tbrdma '; then
+		skip "tbrdma is loaded on this host"
+	fi
+	run "$TBCTL" capture -w "$D/x.pcap" -c 1
+	assert_failure 1
+	assert_output --partial "not loaded"
+	[ ! -e "$D/x.pcap" ] || fail "a pcap file was written without a monitor"
+}
+
 @test "--json error replies are valid JSON too" {
 	run --separate-stderr "$TBCTL" --json rail disable tbrdma0 1 0
 	assert_failure 1
@@ -200,7 +220,7 @@ setup() {
 	run "$TBCTL" --help
 	assert_success
 	for v in status devices links rails "rail disable" sweep fabric peers counters "eth bind" \
-		version; do
+		capture version; do
 		assert_output --partial "$v"
 	done
 }
