@@ -36,14 +36,20 @@ static struct tbe_peer *tbe_peer_find(struct tbe_bind *bind, u64 guid)
  * With a fabric key: whether the unicast @hello (payload @p, @plen bytes)
  * from @smac proves its sender holds the key, answering one of our last two
  * nonces (docs/eth.md "Authenticated links"). A hello that does not is
- * refused and counted. Softirq; takes bind->lock briefly.
+ * refused and counted; one without a MAC or with a wrong one also takes the
+ * peer of that GUID and MAC (if any) out of "hears us", so a rail that came
+ * up before (a peer that lost the key at a rotation) goes down even while
+ * data keeps it fresh. An old nonce (-ESTALE) only costs that hello.
+ * Softirq, RCU read side; takes bind->lock.
  */
 static bool tbe_rx_hello_proven(struct tbe_bind *bind, const u8 *smac,
 				const struct tbr_eth_hdr *h, const u8 *p,
 				u32 plen, const struct tbr_eth_hello *hello)
 {
+	struct tbe_peer *peer;
 	struct tbr_auth a;
 	unsigned long flags;
+	bool cut = false;
 	u64 cur, prev;
 	int err;
 
@@ -62,6 +68,19 @@ static bool tbe_rx_hello_proven(struct tbe_bind *bind, const u8 *smac,
 			    err == -ENOKEY ? "no fabric key" :
 			    err == -ESTALE ? "answers an old nonce (replayed)" :
 			    "wrong fabric key");
+	if (err == -ESTALE)
+		return false;
+	spin_lock_irqsave(&bind->lock, flags);
+	peer = tbe_peer_find(bind, h->src);
+	if (peer && ether_addr_equal(peer->mac, smac) &&
+	    (peer->hears_us || peer->proven)) {
+		peer->hears_us = false;
+		peer->proven = false;
+		cut = true;
+	}
+	spin_unlock_irqrestore(&bind->lock, flags);
+	if (cut)
+		mod_delayed_work(tbe_wq, &bind->work, 0);
 	return false;
 }
 

@@ -106,7 +106,7 @@ void tbr_eth_hello_build(u8 *buf, u32 session, u32 peer_session,
  * proves the sender holds the key now: with a key configured, only such a
  * HELLO makes a peer one that hears us (and gets HEARS_YOU back).
  */
-#define TBR_ETH_NONCE_MS	10000	/* = TBR_ETH_PERIOD_MAX */
+#define TBR_ETH_NONCE_MS	20000	/* twice TBR_ETH_PERIOD_MAX */
 
 /* Adds the auth part to the HELLO at @buf (TBR_ETH_HELLO_AUTH_LEN bytes). */
 void tbr_eth_hello_auth_build(u8 *buf, u64 nonce, u64 peer_nonce, u32 flags);
