@@ -9,6 +9,10 @@
 # goes to the spoofer, the link keeps its one rail to tbrdma1's MAC, the spoofs are counted
 # (rx_foreign) and tbrdmad/tbctl show that count (counters, rails, --json) beside the rails'
 # fragmentation counters; an eth rail does not join a link reached over another backend (emu).
+# Fabric key (issue 46, docs/eth.md "Authenticated links"): with a key on tbrdma0 and tbrdma1, a
+# keyless station claiming a host two hops away (routed through tbrdma1) is refused and counted
+# (auth_refused, logged), is never told HEARS_YOU and receives no frame but hellos, and gets no
+# link, while tests/progs/integrity's verified RC traffic tbrdma0 -> tbrdma1 goes on.
 # vm-kernel: 6.1 6.12
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -154,5 +158,49 @@ head -1 /tmp/rails | grep -q 'FRAG-TX .*FRAG-DROPS .*RX-FOREIGN' || fail "tbctl 
 	fail "tbctl counters: no line for NIC xa with its RX-FOREIGN"
 kill -TERM "${PID[0]}"
 wait "${PID[0]}" || fail "tbrdmad exit"
+
+step "fabric key: a keyless station claiming a host two hops away is refused; RC traffic goes on"
+PROG=$TBR_TOP/build/progs/integrity
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > /tmp/fabric.key
+"$CTL" auth-key tbrdma0 /tmp/fabric.key || fail "auth-key tbrdma0"
+h1 "$CTL" auth-key "$d1" /tmp/fabric.key || fail "auth-key $d1"
+"$CTL" devs tbrdma0 | grep -q " auth=1 auth_refused=" || { "$CTL" devs; fail "tbrdma0: no key"; }
+# a first key cycles the eth rail once (an end with a key takes no peer as hearing it until the
+# peer's hello proves the key); it comes back proven by both ends, within a few 100 ms periods
+h1_up() { h1 "$CTL" links "$d1" | grep -q "^link dev=$d1 .*rails_up=1 "; }
+sleep 1
+wait_for 15 links_up tbrdma0 1
+wait_for 15 h1_up
+sleep 1
+links_up tbrdma0 1 && h1_up || fail "the keyed rail did not stay up"
+g2=0200000000000046			# a host tbrdma0 reaches through tbrdma1
+"$CTL" route-set tbrdma0 1 "$g2,$g1,2" || fail "route-set"
+refused() { "$CTL" devs tbrdma0 | sed -n 's/^dev dev=tbrdma0 .* auth_refused=\([0-9]*\).*/\1/p'; }
+r0=$(refused)
+h1 "$PROG" -d "$d1" -g "$GID1" server > /tmp/isrv.log 2>&1 &
+isrv=$!
+wait_for 10 h1 sh -c "[ -n \"\$(ss -ltnH)\" ]"
+"$PROG" -d tbrdma0 -g "$GID0" --seed 46 --until-signal client 10.88.0.2 > /tmp/icli.log 2>&1 &
+icli=$!
+sleep 1
+spy python3 "$PEER" spoof xc "$g2" --target "$g0" --time 6 > /tmp/imp.out 2>&1 ||
+	{ cat /tmp/imp.out; fail "the impostor failed"; }
+cat /tmp/imp.out
+kill -USR1 "$icli"
+wait "$icli" || { tail -20 /tmp/icli.log; tail -20 /tmp/isrv.log; fail "integrity failed beside the impostor"; }
+wait "$isrv" || { tail -20 /tmp/isrv.log; fail "integrity server failed"; }
+grep -q "integrity client: ok" /tmp/icli.log || fail "integrity client did not finish"
+grep -q "integrity server: ok" /tmp/isrv.log || fail "integrity server did not finish"
+tail -1 /tmp/icli.log
+r1=$(refused)
+echo "auth_refused $r0 -> $r1"
+[ -n "$r1" ] && [ "$r1" -gt "$r0" ] || fail "the impostor's hellos were not counted"
+grep -q ' frames_for_me=0 hears_me=0 ' /tmp/imp.out || fail "the impostor was taken as a peer or got frames"
+"$CTL" links tbrdma0 | tee /tmp/links
+grep -q "peer=$g2 " /tmp/links && fail "tbrdma0 has a link or rail to the impostor's GUID"
+links_up tbrdma0 1 || fail "the link to tbrdma1 lost its rail"
+"$CTL" eth tbrdma0 | grep -q "^eth dev=tbrdma0 ifname=xa .* auth_refused=[1-9]" ||
+	{ "$CTL" eth tbrdma0; fail "xa: auth_refused not counted"; }
+klog_has "xa: refused a hello from $g2 .*: no fabric key" || fail "the refusal was not logged"
 rmmod tbrdma || fail "rmmod"
 echo "eth-harden: ok"
