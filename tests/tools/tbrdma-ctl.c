@@ -185,20 +185,21 @@ static void print_dev(struct nlattr **tb, const char *kind)
 
 static const char *const trust_names[] = { "used", "held", "rejected" };
 
-/* a device's links held now, and its held counters (docs/sweep.md "Trust") */
+/* a device's links held now, its held counters (docs/sweep.md "Trust"), its fabric key */
 static void print_held(struct nlattr **tb)
 {
 	struct nlattr *st[TBRDMA_STAT_MAX + 1];
 
-	printf(" links_held=%u auth=%u auth_refused=%" PRIu64,
-	       tbr_nla_u32(tb, TBRDMA_ATTR_LINKS_HELD),
+	printf(" links_held=%u", tbr_nla_u32(tb, TBRDMA_ATTR_LINKS_HELD));
+	if (tbr_genl_parse_stats(tb[TBRDMA_ATTR_STATS], st) >= 0)
+		printf(" held=%" PRIu64 " held_drops=%" PRIu64,
+		       st[TBRDMA_STAT_HELD] ? (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD]) : 0,
+		       st[TBRDMA_STAT_HELD_DROPS] ?
+		       (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD_DROPS]) : 0);
+	/* the fabric key (docs/netlink.md "Authenticated links"): set, and peers refused */
+	printf(" auth=%u auth_refused=%" PRIu64,
 	       tb[TBRDMA_ATTR_AUTH_KEYED] ? nla_get_u8(tb[TBRDMA_ATTR_AUTH_KEYED]) : 0,
 	       tbr_nla_u64(tb, TBRDMA_ATTR_AUTH_REFUSED));
-	if (tbr_genl_parse_stats(tb[TBRDMA_ATTR_STATS], st) < 0)
-		return;
-	printf(" held=%" PRIu64 " held_drops=%" PRIu64,
-	       st[TBRDMA_STAT_HELD] ? (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD]) : 0,
-	       st[TBRDMA_STAT_HELD_DROPS] ? (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD_DROPS]) : 0);
 }
 
 static int dev_cb(struct nl_msg *m, void *arg)
