@@ -9,7 +9,7 @@ int tbr_auth_sign(const struct tbr_auth *a, const u8 *data, u32 len, u8 *mac)
 {
 	if (!a || !a->ops)
 		return -ENOKEY;
-	return a->ops->mac(a->ctx, TBR_AUTH_CUR, data, len, mac);
+	return a->ops->mac(a->ctx, TBR_AUTH_SIGN, data, len, mac);
 }
 
 /* Constant time: how many bytes differ must not show in the time taken. */

@@ -20,18 +20,26 @@
 #define TBR_AUTH_KEY_MIN	16	/* bytes, as tbrdmad's FabricKeyFile */
 #define TBR_AUTH_KEY_MAX	256
 
-/* Key slots: a rotation keeps the previous key for a grace period. */
+/*
+ * Key slots. A rotation keeps the previous key: it still signs for a grace
+ * period G (so peers that do not have the new key yet take our HELLOs) and
+ * is still accepted for 2G (so peers that took the new key up to G after us
+ * and sign with their previous one, ours, are taken until they switch).
+ * Every host of a fabric must take the new key within G of the first.
+ */
 enum {
-	TBR_AUTH_CUR = 0,
-	TBR_AUTH_PREV = 1,
-	TBR_AUTH_SLOTS,
+	TBR_AUTH_CUR = 0,	/* the newest key: accepted */
+	TBR_AUTH_PREV = 1,	/* the one before: accepted for 2G */
+	TBR_AUTH_SLOTS,		/* (slots tbr_auth_verify() tries) */
+	TBR_AUTH_SIGN = TBR_AUTH_SLOTS,	/* the key to sign with: PREV for G, then CUR */
 };
 
 struct tbr_auth_ops {
 	/*
-	 * HMAC-SHA256 of @len bytes at @data under key @slot into @out
-	 * (TBR_AUTH_MAC_LEN bytes): 0, or -ENOKEY when the slot holds no key
-	 * (none configured, or the previous key's grace is over). Any context
+	 * HMAC-SHA256 of @len bytes at @data under key @slot (TBR_AUTH_CUR,
+	 * TBR_AUTH_PREV, TBR_AUTH_SIGN) into @out (TBR_AUTH_MAC_LEN bytes):
+	 * 0, or -ENOKEY when the slot holds no key (none configured, or the
+	 * previous key's grace is over). Any context
 	 * the caller of tbr_auth_sign()/tbr_auth_verify() is in.
 	 */
 	int (*mac)(void *ctx, unsigned int slot, const u8 *data, u32 len,
@@ -43,7 +51,7 @@ struct tbr_auth {
 	void *ctx;
 };
 
-/* MAC of @data under the current key into @mac: 0 or -ENOKEY. */
+/* MAC of @data under the signing key (TBR_AUTH_SIGN) into @mac: 0 or -ENOKEY. */
 int tbr_auth_sign(const struct tbr_auth *a, const u8 *data, u32 len, u8 *mac);
 
 /*

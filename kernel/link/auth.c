@@ -5,9 +5,9 @@
  * FabricKeyFile in over genl (ctl/route_nl.c, admin only); it is never read
  * back. Each key is an HMAC-SHA256 transform keyed once at set time, so the
  * HELLOs' MACs (any context, softirq included: shash never sleeps) only
- * read it. A new key makes the current one the previous one, accepted for
- * a grace period, so the peers can follow one by one without a link going
- * down.
+ * read it. A new key makes the current one the previous one, which still
+ * signs for a grace period and is accepted for twice as long (tbr_auth.h),
+ * so the peers can follow one by one without a link going down.
  *
  * Locks: the key set is replaced whole under tbr_ctl_mutex and read under
  * RCU; a replaced set is freed after a grace period (synchronize_rcu, in
@@ -22,7 +22,8 @@
 
 struct tbr_auth_keys {
 	struct crypto_shash *tfm[TBR_AUTH_SLOTS];	/* [CUR] set; [PREV] may be NULL */
-	unsigned long prev_until;	/* jiffies: the previous key's grace ends */
+	unsigned long sign_prev_until;	/* jiffies: [PREV] signs until then */
+	unsigned long prev_until;	/* jiffies: [PREV] is accepted until then */
 };
 
 static struct tbr_auth_keys *tbr_auth_keys(struct tbr_dev *tdev)
@@ -69,14 +70,16 @@ int tbr_link_auth_set(struct tbr_dev *tdev, const u8 *key, u32 len,
 		if (old && grace_ms) {
 			k->tfm[TBR_AUTH_PREV] = old->tfm[TBR_AUTH_CUR];
 			old->tfm[TBR_AUTH_CUR] = NULL;
-			k->prev_until = jiffies + msecs_to_jiffies(grace_ms);
+			k->sign_prev_until = jiffies + msecs_to_jiffies(grace_ms);
+			k->prev_until = jiffies + 2 * msecs_to_jiffies(grace_ms);
 		}
 	}
 	rcu_assign_pointer(tdev->rails.auth, k);
 	pr_info("tbrdma: %s: fabric key %s%s\n", tbr_dev_name(tdev),
 		!len ? "cleared: links are not authenticated" :
 		old ? "rotated" : "set: links are authenticated",
-		len && old && grace_ms ? ", the previous one accepted for its grace period" : "");
+		len && old && grace_ms ?
+		", the previous one signs for the grace period, accepted twice as long" : "");
 	if (old) {
 		synchronize_rcu();	/* no MAC under @old any more */
 		crypto_free_shash(old->tfm[TBR_AUTH_CUR]);
@@ -109,9 +112,13 @@ static int tbr_link_auth_mac(void *ctx, unsigned int slot, const u8 *data,
 
 	rcu_read_lock();
 	k = rcu_dereference(tdev->rails.auth);
+	if (k && slot == TBR_AUTH_SIGN)	/* the previous key, in its grace */
+		slot = k->tfm[TBR_AUTH_PREV] &&
+		       time_before(jiffies, k->sign_prev_until) ?
+		       TBR_AUTH_PREV : TBR_AUTH_CUR;
 	tfm = k && slot < TBR_AUTH_SLOTS ? k->tfm[slot] : NULL;
 	if (tfm && slot == TBR_AUTH_PREV && time_after_eq(jiffies, k->prev_until))
-		tfm = NULL;	/* its grace period is over */
+		tfm = NULL;	/* accepted no more */
 	if (tfm) {
 		SHASH_DESC_ON_STACK(desc, tfm);
 

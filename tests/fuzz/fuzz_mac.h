@@ -4,8 +4,8 @@
  * fuzzers of the authenticated HELLOs (tbr_auth.h): fast and deterministic,
  * and, like a MAC, different for any two inputs of one length that differ
  * in a byte (FNV-1a is a bijection of its state per step), so "a changed
- * byte fails the check" is a property a fuzzer can assert. Key slot 0 only
- * (slot 1: no previous key).
+ * byte fails the check" is a property a fuzzer can assert. One key: it
+ * signs (TBR_AUTH_SIGN) and is the current one; no previous key.
  */
 #ifndef FUZZ_MAC_H
 #define FUZZ_MAC_H
@@ -19,7 +19,7 @@ static int fuzz_mac(void *ctx, unsigned int slot, const u8 *data, u32 len, u8 *o
 	unsigned int i, r;
 	uint64_t h;
 
-	if (slot != TBR_AUTH_CUR)
+	if (slot != TBR_AUTH_CUR && slot != TBR_AUTH_SIGN)
 		return -ENOKEY;
 	for (r = 0; r < TBR_AUTH_MAC_LEN / 8; r++) {
 		h = 0xcbf29ce484222325ULL ^ (uint64_t)(uintptr_t)ctx ^ r;

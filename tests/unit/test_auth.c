@@ -13,9 +13,13 @@
 #include "tbr_eth_wire.h"
 #include "tbr_nego.h"
 
-/* One host's keys: the current one and, in its grace period, the previous. */
+/*
+ * One host's keys: the current one and, in its grace period, the previous;
+ * @sign: the slot it signs with (the previous one early in the grace).
+ */
 struct keys {
 	const char *key[TBR_AUTH_SLOTS];	/* NULL: none */
+	unsigned int sign;
 };
 
 static int host_mac(void *ctx, unsigned int slot, const u8 *data, u32 len,
@@ -24,6 +28,8 @@ static int host_mac(void *ctx, unsigned int slot, const u8 *data, u32 len,
 	struct keys *k = ctx;
 	gcry_md_hd_t h;
 
+	if (slot == TBR_AUTH_SIGN)
+		slot = k->sign;
 	if (slot >= TBR_AUTH_SLOTS || !k->key[slot])
 		return -ENOKEY;
 	if (gcry_md_open(&h, GCRY_MD_SHA256, GCRY_MD_FLAG_HMAC))
@@ -42,7 +48,8 @@ static const struct tbr_auth_ops host_ops = { .mac = host_mac };
 
 static struct keys k_one = { { KEY1, NULL } };
 static struct keys k_two = { { KEY2, NULL } };
-static struct keys k_rot = { { KEY2, KEY1 } };	/* rotated from KEY1, in grace */
+static struct keys k_rot = { { KEY2, KEY1 } };	/* rotated from KEY1, late in grace */
+static struct keys k_rot_early = { { KEY2, KEY1 }, TBR_AUTH_PREV };	/* early: signs KEY1 */
 static struct keys k_none = { { NULL, NULL } };
 
 static struct tbr_eth_hdr h_unused;	/* a header the test does not look at */
@@ -226,6 +233,15 @@ static void test_nego_rotation(void **state)
 	/* grace over: the old key is refused */
 	n = nego_reply(w, 7, &k_one, 0x2222);
 	assert_int_equal(nego_check(w, n, &k_two, 7), -EKEYREJECTED);
+	/* early in its grace a rotated host signs with the previous key: taken by
+	 * a host that has not rotated yet, and by one that has */
+	n = nego_reply(w, 7, &k_rot_early, 0x2222);
+	assert_int_equal(nego_check(w, n, &k_one, 7), 0);
+	assert_int_equal(nego_check(w, n, &k_rot, 7), 0);
+	/* later it signs with the new one: only hosts that have it take it */
+	n = nego_reply(w, 7, &k_rot, 0x2222);
+	assert_int_equal(nego_check(w, n, &k_one, 7), -EKEYREJECTED);
+	assert_int_equal(nego_check(w, n, &k_rot_early, 7), 0);
 }
 
 /* ---- eth HELLO ------------------------------------------------------------ */

@@ -12,7 +12,8 @@
 # Fabric key (issue 46, docs/eth.md "Authenticated links"): with a key on tbrdma0 and tbrdma1, a
 # keyless station claiming a host two hops away (routed through tbrdma1) is refused and counted
 # (auth_refused, logged), is never told HEARS_YOU and receives no frame but hellos, and gets no
-# link, while tests/progs/integrity's verified RC traffic tbrdma0 -> tbrdma1 goes on.
+# link, while tests/progs/integrity's verified RC traffic tbrdma0 -> tbrdma1 goes on. A new key
+# given to tbrdma0, then 1 s later to tbrdma1: no rail or link goes down, no hello is refused.
 # vm-kernel: 6.1 6.12
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -202,5 +203,29 @@ links_up tbrdma0 1 || fail "the link to tbrdma1 lost its rail"
 "$CTL" eth tbrdma0 | grep -q "^eth dev=tbrdma0 ifname=xa .* auth_refused=[1-9]" ||
 	{ "$CTL" eth tbrdma0; fail "xa: auth_refused not counted"; }
 klog_has "xa: refused a hello from $g2 .*: no fabric key" || fail "the refusal was not logged"
+
+step "fabric key rotation, one host after the other: no rail goes down, no hello refused"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > /tmp/fabric2.key
+"$CTL" events > /tmp/rot0.events 2>&1 &
+ev0=$!
+ip netns exec h1 "$CTL" events > /tmp/rot1.events 2>&1 &
+ev1=$!
+refused1() { h1 "$CTL" devs "$d1" | sed -n 's/^dev dev=[^ ]* .* auth_refused=\([0-9]*\).*/\1/p'; }
+sleep 0.5
+r2=$(refused) q2=$(refused1)
+# grace 2 s: each host signs with the old key 2 s more and takes it 4 s more
+"$CTL" auth-key tbrdma0 /tmp/fabric2.key 2000 || fail "rotating tbrdma0's key"
+sleep 1
+h1 "$CTL" auth-key "$d1" /tmp/fabric2.key 2000 || fail "rotating $d1's key"
+sleep 5
+kill "$ev0" "$ev1"
+wait "$ev0" "$ev1" 2> /dev/null
+cat /tmp/rot0.events /tmp/rot1.events
+grep -q 'what=down' /tmp/rot0.events /tmp/rot1.events && fail "a rail or link went down in the rotation"
+links_up tbrdma0 1 && h1_up || fail "the rail is not up after the rotation"
+r3=$(refused)
+[ "$r3" = "$r2" ] || fail "tbrdma0 refused hellos in the rotation (auth_refused $r2 -> $r3)"
+q3=$(refused1)
+[ -n "$q3" ] && [ "$q3" = "$q2" ] || fail "$d1 refused hellos in the rotation (auth_refused $q2 -> $q3)"
 rmmod tbrdma || fail "rmmod"
 echo "eth-harden: ok"
