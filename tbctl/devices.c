@@ -12,10 +12,13 @@ static void row(struct libscols_line *l, json_object *d, const char *array)
 	cell(l, 5, "%s", jbool(d, "host") ? "yes" : "no");
 	cell(l, 6, "%lld", (long long)jint(d, "links"));
 	cell(l, 7, "%lld", (long long)jint(d, "rails_up"));
+	/* "key", or "none" (trusted cables); and the peers refused for want of it */
+	cell(l, 8, "%s", jbool(d, "auth") ? "key" : "none");
+	cell(l, 9, "%lld", (long long)jint(d, "auth_refused"));
 }
 
 static const char *const columns[] = { "DEVICE", "INDEX", "NETDEV", "IFINDEX", "GUID", "HOST",
-				       "LINKS", "RAILS-UP" };
+				       "LINKS", "RAILS-UP", "AUTH", "AUTH-REFUSED" };
 static const char *const arrays[] = { "devices", NULL };
 
 /* also status' table of devices */

@@ -37,6 +37,7 @@ int config_init(Config *c)
 		.hello_usec = 1 * USEC_PER_SEC,
 		.dead_usec = 4 * USEC_PER_SEC,
 		.map_keep_days = 30,
+		.link_key_grace_ms = 60000,
 	};
 	if (!c->socket_path || !c->state_dir || !c->family || !c->pool || !c->pool6)
 		return -ENOMEM;
@@ -188,6 +189,12 @@ static int assign(Config *c, const char *key, const char *v, const char *fname, 
 		if (v[0] && v[0] != '/')
 			goto bad;
 		return config_set_str(&c->fabric_key_file, v);
+	} else if (!strcmp(key, "LinkKeyGraceSec")) {
+		unsigned sec;
+
+		k = parse_uint(v, 10, 86400, &sec);
+		if (k >= 0)
+			c->link_key_grace_ms = sec * 1000;
 	} else if (!strcmp(key, "MapKeepDays")) {
 		k = parse_count(v, &c->map_keep_days);
 	} else {

@@ -27,6 +27,7 @@ typedef struct Config {
 	uint64_t hello_usec;	/* HelloSec= light sweep period */
 	uint64_t dead_usec;	/* DeadSec= a host not heard of for this long is gone */
 	char *fabric_key_file;	/* FabricKeyFile= ("" / unset: no fabric key) */
+	uint32_t link_key_grace_ms;	/* LinkKeyGraceSec= the kernel's previous key stays good */
 	unsigned map_keep_days;	/* MapKeepDays= guid2addr entries of hosts gone this long expire */
 	PartitionConfig partitions;	/* [Partition] sections (the master publishes them) */
 } Config;

@@ -215,6 +215,8 @@ static int fill_device(Model *m, struct nlattr **tb)
 	d->host = tb[TBRDMA_ATTR_HOST] != NULL;
 	d->links = tbr_nla_u32(tb, TBRDMA_ATTR_LINKS);
 	d->rails_up = tbr_nla_u32(tb, TBRDMA_ATTR_RAILS_UP);
+	d->auth = tb[TBRDMA_ATTR_AUTH_KEYED] && nla_get_u8(tb[TBRDMA_ATTR_AUTH_KEYED]);
+	d->auth_refused = tbr_nla_u64(tb, TBRDMA_ATTR_AUTH_REFUSED);
 	return 0;
 }
 
@@ -435,6 +437,23 @@ int kernel_link_trust(Kernel *k, const char *device, uint32_t link, uint8_t trus
 		return -ENOMEM;
 	}
 	return request(k, TBRDMA_CMD_LINK_TRUST, 0, m, NULL, &ctx, msg, msglen);
+}
+
+int kernel_auth_key_set(Kernel *k, const char *device, const uint8_t *key, size_t len,
+			uint32_t grace_ms, char *msg, size_t msglen)
+{
+	struct dump_ctx ctx = { 0 };
+	struct nl_msg *m = tbr_genl_msg(k->family, TBRDMA_CMD_AUTH_KEY_SET, NLM_F_ACK, 512);
+	int r;
+
+	if (!m || nla_put_string(m, TBRDMA_ATTR_DEV_NAME, device) < 0 ||
+	    (key && nla_put(m, TBRDMA_ATTR_AUTH_KEY, (int)len, key) < 0) ||
+	    nla_put_u32(m, TBRDMA_ATTR_AUTH_GRACE_MS, grace_ms) < 0) {
+		nlmsg_free(m);
+		return -ENOMEM;
+	}
+	r = request(k, TBRDMA_CMD_AUTH_KEY_SET, 0, m, NULL, &ctx, msg, msglen);
+	return r;
 }
 
 /* ---- events ------------------------------------------------------------------------------ */

@@ -59,6 +59,10 @@ int kernel_route_set(Kernel *k, const char *device, uint32_t version,
  * "Trust"); 0 or -errno with the kernel's message in @msg */
 int kernel_link_trust(Kernel *k, const char *device, uint32_t link, uint8_t trust, char *msg,
 		      size_t msglen);
+/* AUTH_KEY_SET: @device's fabric key := @key (@len bytes; NULL: none), the previous one accepted
+ * @grace_ms more (docs/netlink.md); 0 or -errno with the kernel's message in @msg */
+int kernel_auth_key_set(Kernel *k, const char *device, const uint8_t *key, size_t len,
+			uint32_t grace_ms, char *msg, size_t msglen);
 /* PKEY_SET: @device's partitions := the @n P_Keys (docs/netlink.md); 0 or -errno with the
  * kernel's message in @msg */
 int kernel_pkey_set(Kernel *k, const char *device, const uint16_t *keys, unsigned n, char *msg,

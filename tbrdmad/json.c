@@ -133,6 +133,8 @@ json_object *json_device(const Device *d)
 	json_object_object_add(o, "host", json_object_new_boolean(d->host));
 	add_u32(o, "links", d->links);
 	add_u32(o, "rails_up", d->rails_up);
+	json_object_object_add(o, "auth", json_object_new_boolean(d->auth));
+	json_object_object_add(o, "auth_refused", json_object_new_int64((int64_t)d->auth_refused));
 	return o;
 }
 

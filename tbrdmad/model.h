@@ -24,6 +24,8 @@ typedef struct Device {
 	uint64_t guid;
 	bool host;
 	uint32_t links, rails_up;
+	bool auth;		/* a fabric key is set: links authenticate (docs/protocol.md) */
+	uint64_t auth_refused;	/* peers refused: no proof of the fabric key */
 } Device;
 
 typedef struct Link {

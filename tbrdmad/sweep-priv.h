@@ -48,6 +48,10 @@ struct Sweep {
 	uint64_t route_errors;		/* ROUTE_SETs that failed */
 	uint32_t held_logged[FABRIC_NEIGH_MAX];	/* held links reported once (ids, 0 free) */
 	uint64_t confirmed;		/* held links confirmed (LINK_TRUST) */
+	/* authenticated links (docs/sweep.md "Trust"): the fabric key in the kernel */
+	bool key_set;			/* AUTH_KEY_SET succeeded for the device of key_dev_index */
+	uint32_t key_dev_index;
+	uint64_t key_errors;		/* AUTH_KEY_SETs that failed */
 	/* partitions (docs/sweep.md "Partitions") */
 	uint16_t pkeys[PARTITIONS_MAX];	/* what the kernel was given (PKEY_SET) */
 	unsigned n_pkeys;

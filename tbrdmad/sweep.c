@@ -492,6 +492,32 @@ static void partition(Sweep *s, const Device *d, uint64_t master)
 	log_info("sweep: partitions: %u P_Key(s):%s", n, n ? line : " none (this host talks to nobody)");
 }
 
+/* The fabric key of FabricKeyFile= to the kernel (AUTH_KEY_SET), once per device (a module
+ * reload makes a new one, without a key): with it the kernel's link HELLOs carry a MAC, and a
+ * peer that cannot prove the key gets no link (docs/protocol.md "Authenticated links"). A new key
+ * (a new file, tbrdmad restarted) replaces the kernel's, which accepts the previous one for
+ * LinkKeyGraceSec more, so the hosts can follow one by one without a link going down. Without
+ * FabricKeyFile= nothing is sent: the kernel's links stay in the trusted-cable mode. */
+static void link_key(Sweep *s, const Device *d)
+{
+	char msg[256] = "";
+	int r;
+
+	if (!s->auth || (s->key_set && s->key_dev_index == d->index))
+		return;
+	r = kernel_auth_key_set(&s->m->kernel, s->device, s->auth->key, s->auth->key_len,
+				s->m->config.link_key_grace_ms, msg, sizeof(msg));
+	if (r < 0) {
+		if (!s->key_errors++)
+			log_warning_errno(r, "sweep: handing the fabric key to %s: %m%s%s", s->device,
+					  msg[0] ? ": " : "", msg);
+		return;
+	}
+	s->key_set = true;
+	s->key_dev_index = d->index;
+	log_info("sweep: %s's links authenticated with the fabric key", s->device);
+}
+
 /* One sweep: the phases in order, then our database to every neighbour. */
 static void run(Sweep *s)
 {
@@ -504,6 +530,7 @@ static void run(Sweep *s)
 	d = discover(s, now);
 	if (!d)
 		return;
+	link_key(s, d);
 	if (!listening(s, now)) {
 		master = elect(s);
 		dirty = assign(s, master, guids, &n);

@@ -356,6 +356,8 @@ static int tbe_nl_put_bind(struct sk_buff *skb, struct tbe_bind *bind)
 	    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_HELLO_RX, atomic64_read(&bind->hello_rx),
 			      TBRDMA_ATTR_PAD) ||
 	    nla_put_u64_64bit(skb, TBRDMA_ATTR_ETH_RX_FOREIGN, atomic64_read(&bind->rx_foreign),
+			      TBRDMA_ATTR_PAD) ||
+	    nla_put_u64_64bit(skb, TBRDMA_ATTR_AUTH_REFUSED, atomic64_read(&bind->auth_refused),
 			      TBRDMA_ATTR_PAD))
 		return -EMSGSIZE;
 	return 0;

@@ -44,6 +44,9 @@ struct tbe_peer {
 	bool ack_ride;			/* its hellos say TBR_ETH_ACK_RIDE */
 	u32 bundle_max;			/* its hellos' (lockless: late, a drop) */
 	bool restart;			/* session or MAC changed: cycle */
+	/* authenticated links (fabric key), bind->lock */
+	u64 nonce;			/* its hellos' (0: none heard) */
+	bool proven;			/* its last unicast hello proved the key */
 	/* tbr_ctl_mutex */
 	struct tbr_rail *rail;
 	/* rings, lock; mac also bind->lock (pinned, see tbe_rx_hello) */
@@ -79,6 +82,10 @@ struct tbe_bind {
 	struct delayed_work work;
 	atomic64_t hello_tx, hello_rx;
 	atomic64_t rx_foreign;		/* frames dropped: not from the peer's MAC */
+	atomic64_t auth_refused;	/* unicast hellos without proof of the key */
+	/* our hello nonces: [0] current, [1] the one before (bind->lock) */
+	u64 nonce[2];
+	unsigned long nonce_at;		/* jiffies [0] was drawn */
 	u32 speed_mbps;			/* the netdev's (ethtool), 0 unknown; RTNL */
 };
 
@@ -117,7 +124,7 @@ int tbe_fill_info(struct tbr_rail *rail, struct sk_buff *msg);
 void tbe_tx_tasklet(struct tasklet_struct *t);
 void tbe_tx_retry(struct work_struct *work);
 void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_session,
-		    u8 flags);
+		    u64 peer_nonce, u8 flags);
 
 /* eth_rx.c: the packet handler */
 int tbe_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,

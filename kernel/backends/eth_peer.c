@@ -11,6 +11,7 @@
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
 #include <linux/netdevice.h>
+#include <linux/random.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -157,20 +158,32 @@ static void tbe_bind_sync(struct tbe_bind *bind)
 		    !READ_ONCE(bind->gone);
 	unsigned long now = jiffies, flags;
 	u32 max_frame = tbe_dev_max_frame(dev);
+	bool keyed = tbr_link_auth_keyed(bind->tdev);
 	struct tbe_peer *peer;
 
 	bind->max_frame = max_frame;
+	/* a new hello nonce every TBR_ETH_NONCE_MS; the one before still answers */
+	spin_lock_irqsave(&bind->lock, flags);
+	if (!bind->nonce[0] ||
+	    time_after_eq(now, bind->nonce_at + msecs_to_jiffies(TBR_ETH_NONCE_MS))) {
+		bind->nonce[1] = bind->nonce[0];
+		bind->nonce[0] = get_random_u64() | 1;
+		bind->nonce_at = now;
+	}
+	spin_unlock_irqrestore(&bind->lock, flags);
 	/* peers are only ever added meanwhile (RX); freed under the mutex */
 	list_for_each_entry_rcu(peer, &bind->peers, node,
 				lockdep_is_held(&tbr_ctl_mutex)) {
-		bool heard, hears, restart, want, frag;
+		bool heard, hears, restart, want, frag, proven;
 		u32 frame, tx_max, feat;
 
 		spin_lock_irqsave(&bind->lock, flags);
 		heard = peer->session &&
 			time_before(now, READ_ONCE(peer->heard_at) +
 					 tbe_dead_after(peer->period_ms));
-		hears = heard && peer->hears_us &&
+		/* with a fabric key, only a peer that proved it hears us */
+		proven = peer->proven;
+		hears = heard && peer->hears_us && (!keyed || proven) &&
 			time_before(now, READ_ONCE(peer->hears_at) +
 					 tbe_dead_after(peer->period_ms));
 		peer->heard = heard;
@@ -224,28 +237,34 @@ static void tbe_bind_sync(struct tbe_bind *bind)
 			}
 			peer->rail = rail;
 		}
+		/* its GUID is the key holder's: never held (link.c) */
+		peer->rail->auth = keyed && proven;
 		tbe_peer_start(peer, frame, tx_max, feat);
 	}
 	tbe_bind_expire(bind, now);
 	if (!oper || max_frame < TBE_FRAME_MIN)
 		return;
-	tbe_send_hello(bind, dev->broadcast, 0, 0, 0);
+	tbe_send_hello(bind, dev->broadcast, 0, 0, 0, 0);
 	list_for_each_entry_rcu(peer, &bind->peers, node,
 				lockdep_is_held(&tbr_ctl_mutex)) {
-		u8 mac[ETH_ALEN];
+		u8 mac[ETH_ALEN], hears_you;
+		u64 nonce;
 		u32 session;
 		bool heard;
 
 		spin_lock_irqsave(&bind->lock, flags);
 		heard = peer->heard;
 		session = peer->session;
+		nonce = peer->nonce;
+		/* "I hear you" only to a peer that proved the key, if we have one */
+		hears_you = !keyed || peer->proven ? TBR_ETH_HEARS_YOU : 0;
 		spin_unlock_irqrestore(&bind->lock, flags);
 		if (!heard)
 			continue;
 		spin_lock_irqsave(&peer->lock, flags);
 		ether_addr_copy(mac, peer->mac);
 		spin_unlock_irqrestore(&peer->lock, flags);
-		tbe_send_hello(bind, mac, peer->guid, session, TBR_ETH_HEARS_YOU);
+		tbe_send_hello(bind, mac, peer->guid, session, nonce, hears_you);
 	}
 }
 

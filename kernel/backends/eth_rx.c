@@ -32,24 +32,87 @@ static struct tbe_peer *tbe_peer_find(struct tbe_bind *bind, u64 guid)
 	return NULL;
 }
 
+/*
+ * With a fabric key: whether the unicast @hello (payload @p, @plen bytes)
+ * from @smac proves its sender holds the key, answering one of our last two
+ * nonces (docs/eth.md "Authenticated links"). A hello that does not is
+ * refused and counted; one without a MAC or with a wrong one also takes the
+ * peer of that GUID and MAC (if any) out of "hears us", so a rail that came
+ * up before (a peer that lost the key at a rotation) goes down even while
+ * data keeps it fresh. An old nonce (-ESTALE) only costs that hello.
+ * Softirq, RCU read side; takes bind->lock.
+ */
+static bool tbe_rx_hello_proven(struct tbe_bind *bind, const u8 *smac,
+				const struct tbr_eth_hdr *h, const u8 *p,
+				u32 plen, const struct tbr_eth_hello *hello)
+{
+	struct tbe_peer *peer;
+	struct tbr_auth a;
+	unsigned long flags;
+	bool cut = false;
+	u64 cur, prev;
+	int err;
+
+	spin_lock_irqsave(&bind->lock, flags);
+	cur = bind->nonce[0];
+	prev = bind->nonce[1];
+	spin_unlock_irqrestore(&bind->lock, flags);
+	tbr_link_auth_get(bind->tdev, &a);
+	err = tbr_eth_hello_verify(&a, smac, h, p, plen, hello, cur, prev);
+	if (!err)
+		return true;
+	atomic64_inc(&bind->auth_refused);
+	tbr_link_auth_refused(bind->tdev);
+	pr_warn_ratelimited("tbrdma: %s: %s: refused a hello from %016llx (%pM): %s\n",
+			    tbr_dev_name(bind->tdev), bind->dev->name, h->src, smac,
+			    err == -ENOKEY ? "no fabric key" :
+			    err == -ESTALE ? "answers an old nonce (replayed)" :
+			    "wrong fabric key");
+	if (err == -ESTALE)
+		return false;
+	spin_lock_irqsave(&bind->lock, flags);
+	peer = tbe_peer_find(bind, h->src);
+	if (peer && ether_addr_equal(peer->mac, smac) &&
+	    (peer->hears_us || peer->proven)) {
+		peer->hears_us = false;
+		peer->proven = false;
+		cut = true;
+	}
+	spin_unlock_irqrestore(&bind->lock, flags);
+	if (cut)
+		mod_delayed_work(tbe_wq, &bind->work, 0);
+	return false;
+}
+
 static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 			 const struct tbr_eth_hdr *h)
 {
 	const u8 *smac = eth_hdr(skb)->h_source;
-	u8 buf[TBR_ETH_HELLO_LEN];
+	u8 buf[TBR_ETH_HELLO_AUTH_LEN];
 	struct tbr_eth_hello hello;
 	struct tbe_peer *peer;
-	bool changed = false;
+	bool changed = false, keyed, proven = false;
 	unsigned long flags;
-	u32 session, frame;
+	u32 session, frame, plen;
 	const u8 *p;
 	u64 src = h->src;
 	bool reasm, ride;
 
-	p = skb_header_pointer(skb, TBR_ETH_HDR_LEN, sizeof(buf), buf);
-	if (!p || tbr_eth_hello_parse(h, p, sizeof(buf), bind->guid,
+	/* the auth part when it is there; older peers send 16 bytes */
+	plen = min_t(u32, h->len, sizeof(buf));
+	if (plen < TBR_ETH_HELLO_LEN)
+		return;
+	p = skb_header_pointer(skb, TBR_ETH_HDR_LEN, plen, buf);
+	if (!p || tbr_eth_hello_parse(h, p, plen, bind->guid,
 				      bind->session, &hello))
 		return;
+	keyed = tbr_link_auth_keyed(bind->tdev);
+	if (keyed && hello.unicast) {
+		/* a unicast hello that does not prove the key changes nothing */
+		proven = tbe_rx_hello_proven(bind, smac, h, p, plen, &hello);
+		if (!proven)
+			return;
+	}
 	session = hello.session;
 	frame = hello.max_frame;
 	reasm = hello.flags & TBR_ETH_REASSEMBLES;
@@ -79,6 +142,7 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 		spin_unlock(&peer->lock);
 		peer->restart = true;
 		peer->hears_us = false;
+		peer->proven = false;
 		changed = true;
 	}
 	if (!peer) {
@@ -118,6 +182,13 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 			peer->restart = true;
 		peer->session = session;
 		peer->hears_us = false;
+		peer->proven = false;
+		changed = true;
+	}
+	if (hello.auth)
+		peer->nonce = hello.nonce;	/* what our unicast hellos answer */
+	if (keyed && hello.unicast && proven != peer->proven) {
+		peer->proven = proven;
 		changed = true;
 	}
 	/* a new frame size or capability: the state pass resizes or cycles */

@@ -187,11 +187,20 @@ void tbe_tx_retry(struct work_struct *work)
 	tasklet_schedule(&peer->tx_tasklet);
 }
 
+/*
+ * A hello to @mac (@dst 0: broadcast). With a fabric key it carries the
+ * auth part: our current nonce, the peer's @peer_nonce it answers and the
+ * MAC (docs/eth.md "Authenticated links"). tbr_ctl_mutex held (the work).
+ */
 void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_session,
-		    u8 flags)
+		    u64 peer_nonce, u8 flags)
 {
-	u8 hello[TBR_ETH_HELLO_LEN];
+	u8 hello[TBR_ETH_HELLO_AUTH_LEN];
+	u32 len = TBR_ETH_HELLO_LEN;
 	struct sk_buff *skb;
+	struct tbr_auth a;
+	unsigned long irq;
+	u64 nonce;
 
 	if (!netif_running(bind->dev))	/* closed: nobody to greet */
 		return;
@@ -200,8 +209,19 @@ void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_sess
 	flags |= TBR_ETH_ACK_RIDE;	/* the transport takes TBR_F_ACK frames */
 	tbr_eth_hello_build(hello, bind->session, peer_session, bind->max_frame,
 			    tbe_period(), tbe_dev_bundle_max(bind->dev), flags);
+	if (tbr_link_auth_keyed(bind->tdev)) {
+		spin_lock_irqsave(&bind->lock, irq);
+		nonce = bind->nonce[0];
+		spin_unlock_irqrestore(&bind->lock, irq);
+		tbr_eth_hello_auth_build(hello, nonce, dst ? peer_nonce : 0,
+					 TBR_ETH_AUTH_MAC);
+		tbr_link_auth_get(bind->tdev, &a);
+		if (!tbr_eth_hello_sign(&a, bind->dev->dev_addr, bind->guid, dst,
+					hello))
+			len = TBR_ETH_HELLO_AUTH_LEN;
+	}
 	skb = tbe_skb(bind, mac, TBR_ETH_HELLO, dst, 0, NULL, 0, hello,
-		      sizeof(hello), GFP_KERNEL);
+		      len, GFP_KERNEL);
 	if (!skb)
 		return;
 	skb->priority = TC_PRIO_CONTROL;	/* ahead of bulk frames */

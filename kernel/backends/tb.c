@@ -158,6 +158,7 @@ static void tbt_hello_work(struct work_struct *work)
 {
 	struct tbt_conn *conn = container_of(work, struct tbt_conn, hello_work.work);
 	struct tbr_nego_msg req, ans;
+	bool keyed;
 	int ret;
 
 	mutex_lock(&conn->lock);
@@ -174,6 +175,13 @@ static void tbt_hello_work(struct work_struct *work)
 	req = conn->local;
 	req.seq = ++conn->seq;
 	mutex_unlock(&conn->lock);
+	keyed = tbr_link_auth_keyed(conn->tdev);
+	if (keyed) {
+		/* a fresh challenge: the reply must prove the key over it */
+		req.auth = true;
+		req.auth_flags = TBR_NEGO_AUTH_MAC;
+		req.nonce = get_random_u64();
+	}
 
 	ret = tbt_request(conn, &req, &ans);
 	tbt_trace_nego(conn, ret ? 0 : ans.guid, "hello", ret ? ret :
@@ -184,8 +192,12 @@ static void tbt_hello_work(struct work_struct *work)
 		mutex_unlock(&conn->lock);
 		return;
 	}
-	if (!ret && ans.type == TBR_NEGO_HELLO_REPLY && ans.status == TBR_NEGO_ST_OK) {
+	if (ret == -ENOKEY || ret == -ESTALE || ret == -EKEYREJECTED) {
+		/* a reply that does not prove the key: as if none came */
+		tbt_auth_refused(conn, ans.guid, ret);
+	} else if (!ret && ans.type == TBR_NEGO_HELLO_REPLY && ans.status == TBR_NEGO_ST_OK) {
 		conn->hello_sent = true;
+		conn->peer_proven = keyed;
 		if (!conn->hello_rcvd) {
 			/* the peer's own HELLO will follow; keep its values */
 			conn->remote = ans;
@@ -194,6 +206,9 @@ static void tbt_hello_work(struct work_struct *work)
 		} else {
 			conn->hello_sent = false;	/* contradicts its HELLO */
 		}
+	} else if (!ret && ans.status == TBR_NEGO_ST_AUTH) {
+		dev_warn(&conn->svc->dev, "tbrdma: peer requires a fabric key, we have none\n");
+		conn->retries = TBT_HELLO_RETRIES;
 	} else if (!ret && (ans.status == TBR_NEGO_ST_VERSION ||
 			    ans.status == TBR_NEGO_ST_REFUSED)) {
 		dev_warn(&conn->svc->dev, "tbrdma: peer refused our HELLO (status %u)\n",
@@ -223,6 +238,14 @@ static void tbt_connect(struct tbt_conn *conn)
 			 "tbrdma: refused peer GUID %016llx: ours, or not the one another cable to this host negotiated\n",
 			 conn->remote.guid);
 		tbt_trace_nego(conn, conn->remote.guid, "agree", -EPERM, 0);
+		return;
+	}
+	if (tbr_link_auth_keyed(conn->tdev) && !conn->peer_proven) {
+		/* the key came after our HELLO was answered: say it again */
+		tbt_auth_refused(conn, conn->remote.guid, -EACCES);
+		tbt_trace_nego(conn, conn->remote.guid, "agree", -EACCES, 0);
+		conn->hello_sent = false;
+		mod_delayed_work(system_long_wq, &conn->hello_work, 0);
 		return;
 	}
 	if (tbr_nego_agree(&conn->local, &conn->remote, TBT_FRAME_MAX,
@@ -372,8 +395,11 @@ static void tbt_up_work(struct work_struct *work)
 	if (conn->connected && conn->peer_ready && !conn->rails_up &&
 	    !conn->stopping && !conn->suspended) {
 		mutex_lock(&tbr_ctl_mutex);
-		for (i = 0; i < conn->nrails; i++)
+		for (i = 0; i < conn->nrails; i++) {
+			/* its GUID is the key holder's: never held (link.c) */
+			conn->rails[i].rail->auth = conn->peer_proven;
 			tbr_rail_up(conn->rails[i].rail);
+		}
 		mutex_unlock(&tbr_ctl_mutex);
 		conn->rails_up = true;
 	}
@@ -540,9 +566,10 @@ out:
 static int tbt_handle(const void *buf, size_t size, void *data)
 {
 	const struct tbt_pkt *p = buf;
-	struct tbr_nego_msg m, r;
+	struct tbr_nego_msg m;
 	struct tbt_conn *conn;
 	unsigned int nw;
+	bool keyed;
 	u64 route;
 	u8 sn;
 	int err;
@@ -582,7 +609,7 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		atomic_inc(&tbt_nego_bad);
 		/* answer only what is clearly a request of another version */
 		if (err == -EPROTONOSUPPORT && m.type == TBR_NEGO_HELLO) {
-			tbt_respond_status(conn, m.seq, TBR_NEGO_ST_VERSION, sn);
+			tbt_respond_status(conn, m.seq, TBR_NEGO_ST_VERSION, sn, nw);
 			dev_warn(&conn->svc->dev,
 				 "tbrdma: peer negotiation version %u.%u, we speak %u.%u\n",
 				 m.ver_major, m.ver_minor, TBR_NEGO_VER_MAJOR,
@@ -593,7 +620,7 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		goto out;
 	}
 	if (READ_ONCE(conn->stopping) || READ_ONCE(conn->suspended)) {
-		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_BUSY, sn);
+		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_BUSY, sn, nw);
 		goto out;
 	}
 	if (m.guid == tbr_dev_guid(conn->tdev)) {
@@ -602,7 +629,14 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		dev_warn_ratelimited(&conn->svc->dev,
 				     "tbrdma: refused a %s claiming our own GUID %016llx\n",
 				     tbr_nego_type_name(m.type), m.guid);
-		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_REFUSED, sn);
+		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_REFUSED, sn, nw);
+		goto out;
+	}
+	keyed = tbr_link_auth_keyed(conn->tdev);
+	if (m.type == TBR_NEGO_HELLO && keyed && !m.auth) {
+		/* a keyless (or older) peer: it cannot prove the key */
+		tbt_auth_refused(conn, m.guid, -EACCES);
+		tbt_respond_hello(conn, &m, TBR_NEGO_ST_AUTH, sn, nw);
 		goto out;
 	}
 	spin_lock_bh(&conn->ev_lock);
@@ -623,14 +657,10 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		break;
 	}
 	spin_unlock_bh(&conn->ev_lock);
-	if (m.type == TBR_NEGO_HELLO) {
-		r = conn->local;	/* fixed since probe */
-		r.type = TBR_NEGO_HELLO_REPLY;
-		r.seq = m.seq;
-		tbt_respond(conn, &r, sn);
-	} else {
-		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_OK, sn);
-	}
+	if (m.type == TBR_NEGO_HELLO)
+		tbt_respond_hello(conn, &m, TBR_NEGO_ST_OK, sn, nw);
+	else
+		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_OK, sn, nw);
 	queue_work(tbt_wq, &conn->event_work);
 out:
 	mutex_unlock(&tbt_lock);

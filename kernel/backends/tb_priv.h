@@ -108,6 +108,7 @@ struct tbt_conn {
 	struct tbr_nego_msg remote;	/* the peer's HELLO (or reply) */
 	struct tbr_nego_result res;
 	bool hello_sent;		/* our HELLO was answered OK */
+	bool peer_proven;		/* ... by a reply proving the fabric key */
 	bool hello_rcvd;		/* the peer's HELLO arrived */
 	bool peer_ready;		/* the peer's READY arrived */
 	bool connected;			/* rails set up, paths on */
@@ -171,18 +172,37 @@ struct tbt_pkt {
 	u32 route_lo;
 	u32 length_sn;
 	uuid_t uuid;
-	u32 body[TBR_NEGO_WORDS];
+	u32 body[TBR_NEGO_AUTH_WORDS];	/* TBR_NEGO_WORDS sent without a key */
 };
 /* words in CPU order: the Thunderbolt control channel swaps them to the wire's big endian */
-static_assert(sizeof(struct tbt_pkt) == (3 + 4 + TBR_NEGO_WORDS) * sizeof(u32));
+static_assert(sizeof(struct tbt_pkt) == (3 + 4 + TBR_NEGO_AUTH_WORDS) * sizeof(u32));
 
 /* tb_msg.c: negotiation messages on the XDomain control channel */
 extern const uuid_t tbt_proto_uuid;
 /* fills version, our GUID and both host UUIDs */
 void tbt_msg_init(struct tbt_conn *conn, struct tbr_nego_msg *m, u8 type);
-/* answer a request from the protocol handler; conn->lock held */
-void tbt_respond(struct tbt_conn *conn, const struct tbr_nego_msg *m, u8 sn);
-void tbt_respond_status(struct tbt_conn *conn, u32 seq, u32 status, u8 sn);
+/*
+ * answer a request of @nw words from the protocol handler, at least as long
+ * (the requester takes no shorter answer); a HELLO_REPLY with auth words and
+ * TBR_NEGO_AUTH_MAC is signed with the fabric key; tbt_lock held
+ */
+void tbt_respond(struct tbt_conn *conn, const struct tbr_nego_msg *m, u8 sn,
+		 unsigned int nw);
+void tbt_respond_status(struct tbt_conn *conn, u32 seq, u32 status, u8 sn,
+			unsigned int nw);
+/*
+ * answer the peer's HELLO @m with our parameters and @status; a HELLO with
+ * auth words gets them back: its nonce answered, signed with the fabric key
+ * if we hold one (else "no key"); tbt_lock held
+ */
+void tbt_respond_hello(struct tbt_conn *conn, const struct tbr_nego_msg *m,
+		       u32 status, u8 sn, unsigned int nw);
+/*
+ * a peer that could not prove the fabric key (@err: tbr_nego_verify()'s, or
+ * -EACCES: it sent no challenge, or our key came later) is refused: logged,
+ * counted (the device's auth_refused); any context but hard IRQ
+ */
+void tbt_auth_refused(struct tbt_conn *conn, u64 guid, int err);
 /* send @req, decode the answer into @ans; no lock held, process context */
 int tbt_request(struct tbt_conn *conn, const struct tbr_nego_msg *req,
 		struct tbr_nego_msg *ans);

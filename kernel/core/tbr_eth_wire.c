@@ -58,6 +58,18 @@ int tbr_eth_hello_parse(const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
 	out->unicast = h->dst != 0;
 	out->hears_us = out->unicast && (out->flags & TBR_ETH_HEARS_YOU) &&
 			out->peer_session == session;
+	out->auth = h->len >= TBR_ETH_HELLO_AUTH_LEN &&
+		    plen >= TBR_ETH_HELLO_AUTH_LEN;
+	if (out->auth) {
+		out->nonce = tbr_get_be64(p + 16);
+		out->peer_nonce = tbr_get_be64(p + 24);
+		out->auth_flags = tbr_get_be32(p + 32);
+		memcpy(out->mac, p + TBR_ETH_HELLO_MAC_OFF, TBR_AUTH_MAC_LEN);
+	} else {
+		out->nonce = 0;
+		out->peer_nonce = 0;
+		out->auth_flags = 0;
+	}
 	return 0;
 }
 
@@ -71,6 +83,57 @@ void tbr_eth_hello_build(u8 *buf, u32 session, u32 peer_session,
 	buf[12] = flags;
 	buf[13] = 0;
 	tbr_put_be16((u16)bundle_max, buf + 14);
+}
+
+void tbr_eth_hello_auth_build(u8 *buf, u64 nonce, u64 peer_nonce, u32 flags)
+{
+	tbr_put_be64(nonce, buf + 16);
+	tbr_put_be64(peer_nonce, buf + 24);
+	tbr_put_be32(flags, buf + 32);
+	tbr_put_be32(0, buf + 36);
+	memset(buf + TBR_ETH_HELLO_MAC_OFF, 0, TBR_AUTH_MAC_LEN);
+}
+
+/* What the MAC covers (tbr_eth_wire.h). */
+#define TBR_ETH_MAC_IN	(16 + 8 + 16 + TBR_ETH_HELLO_MAC_OFF)
+
+static void tbr_eth_mac_input(u8 *buf, const u8 *smac, u64 src, u64 dst,
+			      const u8 *p)
+{
+	memcpy(buf, TBR_ETH_MAC_LABEL, 16);
+	memcpy(buf + 16, smac, 6);
+	buf[22] = 0;
+	buf[23] = 0;
+	tbr_put_be64(src, buf + 24);
+	tbr_put_be64(dst, buf + 32);
+	memcpy(buf + 40, p, TBR_ETH_HELLO_MAC_OFF);
+}
+
+int tbr_eth_hello_sign(const struct tbr_auth *a, const u8 *smac, u64 src,
+		       u64 dst, u8 *p)
+{
+	u8 buf[TBR_ETH_MAC_IN];
+
+	tbr_eth_mac_input(buf, smac, src, dst, p);
+	return tbr_auth_sign(a, buf, sizeof(buf), p + TBR_ETH_HELLO_MAC_OFF);
+}
+
+int tbr_eth_hello_verify(const struct tbr_auth *a, const u8 *smac,
+			 const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
+			 const struct tbr_eth_hello *hello, u64 cur, u64 prev)
+{
+	u8 buf[TBR_ETH_MAC_IN];
+
+	if (!hello->unicast || h->type != TBR_ETH_HELLO)
+		return -EINVAL;
+	if (!hello->auth || !(hello->auth_flags & TBR_ETH_AUTH_MAC) ||
+	    plen < TBR_ETH_HELLO_AUTH_LEN)
+		return -ENOKEY;
+	if (!hello->peer_nonce ||
+	    (hello->peer_nonce != cur && hello->peer_nonce != prev))
+		return -ESTALE;
+	tbr_eth_mac_input(buf, smac, h->src, h->dst, p);
+	return tbr_auth_verify(a, buf, sizeof(buf), hello->mac);
 }
 
 int tbr_eth_frame_check(const struct tbr_eth_hdr *h, u64 self)

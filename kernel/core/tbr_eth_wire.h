@@ -16,6 +16,7 @@
 #define TBR_ETH_WIRE_H
 
 #include "tbr_os.h"
+#include "tbr_auth.h"
 
 /*
  * The frames' ethertype: IEEE 802 "local experimental ethertype 1", for
@@ -28,6 +29,10 @@
 #define TBR_ETH_FRAG		3
 #define TBR_ETH_HDR_LEN		24
 #define TBR_ETH_HELLO_LEN	16
+#define TBR_ETH_HELLO_AUTH_LEN	72	/* with the auth part (fabric key) */
+#define TBR_ETH_HELLO_MAC_OFF	40	/* the MAC in a HELLO with it */
+#define TBR_ETH_AUTH_MAC	0x1	/* auth flags: the sender holds a key */
+#define TBR_ETH_MAC_LABEL	"tbrdma eth mac1"	/* 16 bytes with its NUL */
 #define TBR_ETH_FRAG_HDR_LEN	8
 #define TBR_ETH_HEARS_YOU	0x01	/* hello flag (unicast only) */
 #define TBR_ETH_REASSEMBLES	0x02	/* hello flag: send me FRAGs */
@@ -58,6 +63,12 @@ struct tbr_eth_hello {
 				 * TBR_ETH_ACK_RIDE; others ignored */
 	bool unicast;		/* dst was our GUID */
 	bool hears_us;		/* unicast, HEARS_YOU, for our current session */
+	/* the auth part (HELLO of TBR_ETH_HELLO_AUTH_LEN bytes or more) */
+	bool auth;		/* present */
+	u32 auth_flags;		/* TBR_ETH_AUTH_MAC */
+	u64 nonce;		/* the sender's current one */
+	u64 peer_nonce;		/* unicast: the receiver's nonce it answers */
+	u8 mac[TBR_AUTH_MAC_LEN];
 };
 
 /*
@@ -78,6 +89,47 @@ int tbr_eth_hello_parse(const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
 			u64 self, u32 session, struct tbr_eth_hello *out);
 void tbr_eth_hello_build(u8 *buf, u32 session, u32 peer_session,
 			 u32 max_frame, u32 period_ms, u32 bundle_max, u8 flags);
+
+/*
+ * The auth part of a HELLO (docs/eth.md "Authenticated links"), after the
+ * 16 bytes above; a receiver without it ignores it (the header's len):
+ *   16  8  the sender's nonce (random, renewed every TBR_ETH_NONCE_MS)
+ *   24  8  unicast: the receiver's nonce it answers (the latest heard); 0
+ *   32  4  auth flags: TBR_ETH_AUTH_MAC, the sender holds a fabric key and
+ *          bytes 40-71 are the MAC
+ *   36  4  reserved, sent 0 (covered by the MAC)
+ *   40 32  HMAC-SHA256 under the fabric key of TBR_ETH_MAC_LABEL, the
+ *          sender's Ethernet address (6 bytes, 2 zero), the header's src
+ *          and dst GUIDs (8 each) and bytes 0-39 of the HELLO (sessions,
+ *          parameters, flags, both nonces)
+ * A unicast HELLO with a MAC over one of the receiver's last two nonces
+ * proves the sender holds the key now: with a key configured, only such a
+ * HELLO makes a peer one that hears us (and gets HEARS_YOU back).
+ */
+#define TBR_ETH_NONCE_MS	20000	/* twice TBR_ETH_PERIOD_MAX */
+
+/* Adds the auth part to the HELLO at @buf (TBR_ETH_HELLO_AUTH_LEN bytes). */
+void tbr_eth_hello_auth_build(u8 *buf, u64 nonce, u64 peer_nonce, u32 flags);
+
+/*
+ * Sign the HELLO at @p (TBR_ETH_HELLO_AUTH_LEN bytes, auth part with
+ * TBR_ETH_AUTH_MAC) that station @smac sends with header GUIDs @src, @dst:
+ * the MAC goes into bytes 40-71. 0 or -ENOKEY.
+ */
+int tbr_eth_hello_sign(const struct tbr_auth *a, const u8 *smac, u64 src,
+		       u64 dst, u8 *p);
+
+/*
+ * Check a unicast HELLO (@h, payload @p of @plen bytes, parsed into
+ * @hello) that came from station @smac, against our nonces @cur and @prev
+ * (0: none): 0 if its MAC under our current or previous key covers one of
+ * them; -ENOKEY: no MAC (the sender holds no key, or is older); -ESTALE:
+ * it answers another nonce (recorded earlier); -EKEYREJECTED: a wrong MAC;
+ * -EINVAL: not a unicast HELLO.
+ */
+int tbr_eth_hello_verify(const struct tbr_auth *a, const u8 *smac,
+			 const struct tbr_eth_hdr *h, const u8 *p, u32 plen,
+			 const struct tbr_eth_hello *hello, u64 cur, u64 prev);
 
 /*
  * A FRAME with header @h received by device @self: 0 if it is addressed to

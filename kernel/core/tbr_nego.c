@@ -63,7 +63,7 @@ static int check_values(const struct tbr_nego_msg *m)
 
 	if (m->guid == 0 || m->guid == U64_MAX)
 		return -ERANGE;
-	if (m->status > TBR_NEGO_ST_REFUSED)
+	if (m->status > TBR_NEGO_ST_AUTH)
 		return -ERANGE;
 	if (m->type == TBR_NEGO_READY &&
 	    (!m->ready_rails || m->ready_rails > TBR_NEGO_MAX_RAILS))
@@ -96,17 +96,27 @@ static int check_values(const struct tbr_nego_msg *m)
 	return 0;
 }
 
-int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw)
+static void mac_pack(const u8 *mac, u32 *w)
 {
 	unsigned int i;
 
-	if (nw < TBR_NEGO_WORDS || !m->type || m->type > TBR_NEGO_TYPE_MAX ||
+	for (i = 0; i < TBR_AUTH_MAC_LEN / 4; i++)
+		w[i] = tbr_get_be32(mac + 4 * i);
+}
+
+int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw)
+{
+	unsigned int i, len = TBR_NEGO_WORDS;
+
+	if (m->auth && has_params(m->type))
+		len = TBR_NEGO_AUTH_WORDS;
+	if (nw < len || !m->type || m->type > TBR_NEGO_TYPE_MAX ||
 	    m->ver_major != TBR_NEGO_VER_MAJOR || check_values(m))
 		return -EINVAL;
-	memset(w, 0, TBR_NEGO_WORDS * sizeof(*w));
+	memset(w, 0, len * sizeof(*w));
 	w[0] = TBR_NEGO_MAGIC;
 	w[1] = (u32)m->ver_major << 24 | (u32)m->ver_minor << 16 |
-	       (u32)m->type << 8 | TBR_NEGO_WORDS;
+	       (u32)m->type << 8 | len;
 	w[2] = m->seq;
 	w[3] = m->status;
 	w[4] = (u32)(m->guid >> 32);
@@ -121,10 +131,18 @@ int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw)
 		w[18] = m->frame_size;
 		for (i = 0; i < m->nhops; i++)
 			w[19 + i / 2] |= (u32)m->hopid[i] << (i & 1 ? 0 : 16);
+		if (len == TBR_NEGO_AUTH_WORDS) {
+			w[TBR_NEGO_AUTH_OFF] = m->auth_flags;
+			w[TBR_NEGO_AUTH_OFF + 1] = (u32)(m->nonce >> 32);
+			w[TBR_NEGO_AUTH_OFF + 2] = (u32)m->nonce;
+			w[TBR_NEGO_AUTH_OFF + 3] = (u32)(m->peer_nonce >> 32);
+			w[TBR_NEGO_AUTH_OFF + 4] = (u32)m->peer_nonce;
+			mac_pack(m->mac, &w[TBR_NEGO_MAC_OFF]);
+		}
 	} else if (m->type == TBR_NEGO_READY) {
 		w[14] = m->ready_rails;
 	}
-	return TBR_NEGO_WORDS;
+	return len;
 }
 
 int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m)
@@ -174,12 +192,69 @@ int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m)
 			v = w[19 + i / 2];
 			m->hopid[i] = (u16)(i & 1 ? v : v >> 16);
 		}
+		if (len >= TBR_NEGO_AUTH_WORDS) {
+			v = TBR_NEGO_AUTH_OFF;
+			m->auth = true;
+			m->auth_flags = w[v];
+			m->nonce = (u64)w[v + 1] << 32 | w[v + 2];
+			m->peer_nonce = (u64)w[v + 3] << 32 | w[v + 4];
+			for (i = 0; i < TBR_AUTH_MAC_LEN / 4; i++)
+				tbr_put_be32(w[TBR_NEGO_MAC_OFF + i], m->mac + 4 * i);
+		}
 	} else if (m->type == TBR_NEGO_READY) {
 		if (w[14] > TBR_NEGO_MAX_RAILS)
 			return -ERANGE;
 		m->ready_rails = (u8)w[14];
 	}
 	return check_values(m);
+}
+
+/* What the MAC covers: the label and words 0-31 as big-endian bytes. */
+#define TBR_NEGO_MAC_IN	(16 + TBR_NEGO_MAC_OFF * 4)
+
+static void mac_input(const u32 *w, u8 *buf)
+{
+	unsigned int i;
+
+	memcpy(buf, TBR_NEGO_MAC_LABEL, 16);
+	for (i = 0; i < TBR_NEGO_MAC_OFF; i++)
+		tbr_put_be32(w[i], buf + 16 + 4 * i);
+}
+
+static bool has_auth_words(const u32 *w, unsigned int nw)
+{
+	return nw >= TBR_NEGO_AUTH_WORDS &&
+	       (w[1] & 0xff) >= TBR_NEGO_AUTH_WORDS &&
+	       has_params((u8)(w[1] >> 8));
+}
+
+int tbr_nego_sign(const struct tbr_auth *a, u32 *w, unsigned int nw)
+{
+	u8 buf[TBR_NEGO_MAC_IN], mac[TBR_AUTH_MAC_LEN];
+	int ret;
+
+	if (!has_auth_words(w, nw) || !(w[TBR_NEGO_AUTH_OFF] & TBR_NEGO_AUTH_MAC))
+		return -EINVAL;
+	mac_input(w, buf);
+	ret = tbr_auth_sign(a, buf, sizeof(buf), mac);
+	if (ret)
+		return ret;
+	mac_pack(mac, &w[TBR_NEGO_MAC_OFF]);
+	return 0;
+}
+
+int tbr_nego_verify(const struct tbr_auth *a, const u32 *w, unsigned int nw,
+		    const struct tbr_nego_msg *m, u64 nonce)
+{
+	u8 buf[TBR_NEGO_MAC_IN];
+
+	if (!m->auth || !(m->auth_flags & TBR_NEGO_AUTH_MAC) ||
+	    !has_auth_words(w, nw))
+		return -ENOKEY;
+	if (m->peer_nonce != nonce)
+		return -ESTALE;
+	mac_input(w, buf);
+	return tbr_auth_verify(a, buf, sizeof(buf), m->mac);
 }
 
 static u32 min_u32(u32 a, u32 b)

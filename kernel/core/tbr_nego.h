@@ -28,8 +28,26 @@
  *  word 17  TX ring size [31:16], RX ring size [15:0]
  *  word 18  frame size in bytes
  *  words 19-26 transmit HopIDs, two per word (rail 2i [31:16], 2i+1 [15:0])
+ *  --- HELLO / HELLO_REPLY, minor version 1, with a fabric key (TBR_NEGO_AUTH_WORDS)
+ *  word 27  auth flags: TBR_NEGO_AUTH_MAC, the sender holds a fabric key
+ *           (a HELLO: prove you hold it too; a reply: words 32-39 are its MAC)
+ *  words 28-29 sender's nonce, random, new in every message
+ *  words 30-31 the nonce answered (a HELLO_REPLY: its HELLO's; a HELLO: 0)
+ *  words 32-39 HMAC-SHA256 under the fabric key of TBR_NEGO_MAC_LABEL and
+ *           words 0-31 as big-endian bytes (GUIDs, host UUIDs, parameters,
+ *           instance, both nonces), 32 bytes packed big endian
  *  --- READY only
  *  word 14  rails whose paths are enabled on the sender
+ *
+ * Authentication (docs/protocol.md "Authenticated links"): both ends say
+ * HELLO, so each HELLO is a challenge (its nonce) that the other end's
+ * HELLO_REPLY answers with a MAC over that nonce, its own, its GUID and its
+ * parameters: a reply proves the replier holds the key now, a recorded one
+ * answers an old nonce. A sender with a key sends HELLO and HELLO_REPLY at
+ * TBR_NEGO_AUTH_WORDS (and takes answers only that long); a replier answers
+ * a HELLO at the HELLO's size, so a keyless new peer says "no key" (flags 0)
+ * instead of timing out; one with a key answers a short HELLO (a keyless
+ * peer) with TBR_NEGO_ST_AUTH.
  *
  * Every message is sent at its full fixed size (TBR_NEGO_WORDS): the XDomain
  * core matches a response only when it is at least as long as the buffer the
@@ -42,14 +60,20 @@
 #define TBR_NEGO_H
 
 #include "tbr_os.h"
+#include "tbr_auth.h"
 
 #define TBR_NEGO_MAGIC		0x5442524eu	/* "TBRN" */
 #define TBR_NEGO_VER_MAJOR	2	/* 2: ring frames with SOF PDF != EOF PDF */
-#define TBR_NEGO_VER_MINOR	0
+#define TBR_NEGO_VER_MINOR	1	/* 1: the auth words */
 
 #define TBR_NEGO_HDR_WORDS	14
 #define TBR_NEGO_MAX_RAILS	16		/* = TBR_LINK_MAX_RAILS */
 #define TBR_NEGO_WORDS		(TBR_NEGO_HDR_WORDS + 5 + TBR_NEGO_MAX_RAILS / 2)
+#define TBR_NEGO_AUTH_OFF	TBR_NEGO_WORDS		/* the auth words' first */
+#define TBR_NEGO_MAC_OFF	(TBR_NEGO_AUTH_OFF + 5)	/* the MAC's first word */
+#define TBR_NEGO_AUTH_WORDS	(TBR_NEGO_MAC_OFF + TBR_AUTH_MAC_LEN / 4)
+#define TBR_NEGO_MAC_LABEL	"tbrdma nego mac1"	/* 16 bytes */
+#define TBR_NEGO_AUTH_MAC	0x1	/* auth flags: the sender holds a key */
 #define TBR_NEGO_MAX_WORDS	59	/* 6-bit XDomain length minus our UUID */
 
 enum tbr_nego_type {
@@ -67,6 +91,7 @@ enum tbr_nego_status {
 	TBR_NEGO_ST_INVALID = 2,	/* malformed or out-of-range values */
 	TBR_NEGO_ST_BUSY = 3,		/* not ready (e.g. module going away) */
 	TBR_NEGO_ST_REFUSED = 4,	/* parameters cannot be agreed on */
+	TBR_NEGO_ST_AUTH = 5,		/* a fabric key is required (minor 1) */
 };
 
 /* capabilities word (also the prtcstns of our XDomain service) */
@@ -107,15 +132,22 @@ struct tbr_nego_msg {
 	u16 hopid[TBR_NEGO_MAX_RAILS];	/* sender's transmit (out) HopIDs */
 	/* READY */
 	u8 ready_rails;
+	/* HELLO / HELLO_REPLY: the auth words (words 27-39) */
+	bool auth;			/* sent / present */
+	u32 auth_flags;			/* TBR_NEGO_AUTH_MAC */
+	u64 nonce;			/* the sender's */
+	u64 peer_nonce;			/* the one answered */
+	u8 mac[TBR_AUTH_MAC_LEN];
 };
 
 /* Fills version and magic-independent defaults for @type. */
 void tbr_nego_init(struct tbr_nego_msg *m, u8 type);
 
 /*
- * Encode @m into @w (at least TBR_NEGO_WORDS words). Returns the number of
- * words (always TBR_NEGO_WORDS) or -EINVAL when @m itself is out of range
- * (the same checks the decoder applies).
+ * Encode @m into @w (at least TBR_NEGO_WORDS words, TBR_NEGO_AUTH_WORDS with
+ * @m->auth). Returns the number of words (TBR_NEGO_WORDS, or
+ * TBR_NEGO_AUTH_WORDS for a HELLO or HELLO_REPLY with @m->auth) or -EINVAL
+ * when @m itself is out of range (the same checks the decoder applies).
  */
 int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw);
 
@@ -126,6 +158,23 @@ int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw);
  * -ERANGE (a value out of range: rails, HopIDs, ring or frame size, speed).
  */
 int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m);
+
+/*
+ * Sign the encoded HELLO or HELLO_REPLY at @w (@nw words) with the auth
+ * words and TBR_NEGO_AUTH_MAC: its MAC goes into words 32-39. 0, -EINVAL
+ * (no auth words or flag), -ENOKEY (no key).
+ */
+int tbr_nego_sign(const struct tbr_auth *a, u32 *w, unsigned int nw);
+
+/*
+ * Check the HELLO_REPLY at @w (@nw words, decoded into @m) to our HELLO
+ * whose nonce was @nonce: 0 if it is signed with our current or previous
+ * key and answers @nonce; -ENOKEY: it carries no MAC (the peer holds no key,
+ * or is older); -ESTALE: it answers another nonce (a recorded reply);
+ * -EKEYREJECTED: a wrong MAC (another key).
+ */
+int tbr_nego_verify(const struct tbr_auth *a, const u32 *w, unsigned int nw,
+		    const struct tbr_nego_msg *m, u64 nonce);
 
 /* What both ends agreed on. */
 struct tbr_nego_result {

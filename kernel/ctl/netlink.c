@@ -124,6 +124,11 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_PKEY]		= { .type = NLA_U16 },
 	[TBRDMA_ATTR_LINKS_HELD]	= { .type = NLA_U32 },
 	[TBRDMA_ATTR_SNAPLEN]		= { .type = NLA_U32 },
+	[TBRDMA_ATTR_AUTH_KEY]		= NLA_POLICY_RANGE(NLA_BINARY, TBR_AUTH_KEY_MIN,
+							   TBR_AUTH_KEY_MAX),
+	[TBRDMA_ATTR_AUTH_GRACE_MS]	= { .type = NLA_U32 },
+	[TBRDMA_ATTR_AUTH_KEYED]	= { .type = NLA_U8 },
+	[TBRDMA_ATTR_AUTH_REFUSED]	= { .type = NLA_U64 },
 };
 
 /* ---- message builders ----------------------------------------------------- */
@@ -201,6 +206,9 @@ static int tbr_put_dev(struct sk_buff *msg, struct tbr_dev *tdev)
 	    nla_put_u32(msg, TBRDMA_ATTR_LINKS, nlinks) ||
 	    nla_put_u32(msg, TBRDMA_ATTR_RAILS_UP, tdev->rails.rails_up) ||
 	    nla_put_u32(msg, TBRDMA_ATTR_LINKS_HELD, held) ||
+	    nla_put_u8(msg, TBRDMA_ATTR_AUTH_KEYED, tbr_link_auth_keyed(tdev)) ||
+	    nla_put_u64_64bit(msg, TBRDMA_ATTR_AUTH_REFUSED,
+			      tbr_link_auth_refused_count(tdev), TBRDMA_ATTR_PAD) ||
 	    tbr_put_stats(msg, tdev->rails.cnt))	/* the device's totals */
 		return -EMSGSIZE;
 	/* frames the device sent to itself (loop.c); the link is the device's */

@@ -139,6 +139,7 @@ int tbr_ctl_dev_del(struct tbr_dev *tdev)
 	if (WARN_ON(!list_empty(&tdev->rails.links)))
 		return -EBUSY;
 	tbr_route_flush(tdev);		/* its routed links go with the rails */
+	tbr_link_auth_release(tdev);
 	list_del(&tdev->rails.node);
 	tbr_link_notify_dev(tdev, TBR_OBS_DEL);
 	tbr_dev_destroy(tdev);

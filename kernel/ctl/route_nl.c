@@ -288,6 +288,33 @@ out:
 	return err;
 }
 
+/*
+ * AUTH_KEY_SET: the device's fabric key (docs/protocol.md "Authenticated
+ * links"), from tbrdmad's FabricKeyFile: AUTH_KEY becomes the current key
+ * and the current one is accepted AUTH_GRACE_MS more (a rotation, no link
+ * goes down); without AUTH_KEY, no key. Admin only; the key is never read
+ * back. Context "process"; takes tbr_ctl_mutex.
+ */
+static int tbr_nl_auth_key_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *k = info->attrs[TBRDMA_ATTR_AUTH_KEY];
+	u32 grace = 60000;
+	struct tbr_dev *tdev;
+	int err;
+
+	if (info->attrs[TBRDMA_ATTR_AUTH_GRACE_MS])
+		grace = nla_get_u32(info->attrs[TBRDMA_ATTR_AUTH_GRACE_MS]);
+	mutex_lock(&tbr_ctl_mutex);
+	tdev = tbr_nl_dev(info, TBRDMA_ATTR_DEV_NAME);
+	err = IS_ERR(tdev) ? PTR_ERR(tdev) :
+	      tbr_link_auth_set(tdev, k ? nla_data(k) : NULL, k ? nla_len(k) : 0,
+				grace);
+	mutex_unlock(&tbr_ctl_mutex);
+	if (err && !IS_ERR(tdev))
+		GENL_SET_ERR_MSG(info, "cannot key hmac(sha256)");
+	return err;
+}
+
 const struct genl_small_ops tbr_route_nl_ops[] = {
 	{
 		.cmd = TBRDMA_CMD_ROUTE_SET,
@@ -311,6 +338,11 @@ const struct genl_small_ops tbr_route_nl_ops[] = {
 	{
 		.cmd = TBRDMA_CMD_PKEY_GET,
 		.doit = tbr_nl_pkey_get,
+	},
+	{
+		.cmd = TBRDMA_CMD_AUTH_KEY_SET,
+		.doit = tbr_nl_auth_key_set,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 const unsigned int tbr_route_nl_n_ops = ARRAY_SIZE(tbr_route_nl_ops);

@@ -844,7 +844,8 @@ void tbr_rail_up(struct tbr_rail *rail)
 	if (rail->up)
 		return;
 	judge = !link->judged;
-	if (judge)
+	/* a peer that proved the fabric key for its GUID is never held */
+	if (judge && !rail->auth)
 		held = tbr_link_claims_routed(link->tdev, link->peer_guid);
 	tbr_rail_post_rx(rail);
 	spin_lock_irqsave(&link->lock, flags);

@@ -317,6 +317,9 @@ struct tbr_rails {
 	 */
 	atomic64_t cnt[TBR_CNT_MAX];
 	bool host;			/* the module's own device (tbrdma0) */
+	/* fabric keys (link/auth.c): replaced whole under tbr_ctl_mutex */
+	struct tbr_auth_keys __rcu *auth;
+	atomic64_t auth_refused;	/* peers refused: no proof of the key */
 	unsigned int slot;		/* GUID derivation: 0 host, lowest free */
 	bool dying;
 };

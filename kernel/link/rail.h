@@ -21,6 +21,7 @@
 
 #include "link/link.h"
 #include "core/tbr_ring_acct.h"
+#include "core/tbr_auth.h"
 
 struct tbr_backend_ctl;
 
@@ -240,7 +241,38 @@ struct tbr_rail {
 	 */
 	struct tbr_ring_acct tx_acct, rx_acct;
 	u32 rx_posted;		/* RX buffers the backend holds (link->lock) */
+	/*
+	 * Its peer proved the fabric key for the GUID it claims (link/auth.c):
+	 * set by the backend before tbr_rail_up(); a link judged at an
+	 * authenticated rail is used at once, never held.
+	 */
+	bool auth;
 };
+
+/*
+ * Authenticated links (link/auth.c, docs/protocol.md "Authenticated
+ * links"): the device's fabric keys, which tbrdmad hands in over genl
+ * (never read back), and what the backends' HELLOs sign and check with.
+ *  tbr_link_auth_set()      "process", tbr_ctl_mutex held: @key (@len
+ *                           bytes, TBR_AUTH_KEY_MIN..MAX) becomes the
+ *                           current key, the current one the previous,
+ *                           accepted @grace_ms more; @len 0: no key
+ *                           (trusted-cable mode). 0, -EINVAL, -ENOMEM, or
+ *                           the crypto API's error (no hmac(sha256)).
+ *  tbr_link_auth_release()  "process", tbr_ctl_mutex held: the device goes.
+ *  tbr_link_auth_keyed()    "any": whether a key is configured.
+ *  tbr_link_auth_get()      "any": the key holder for the codecs
+ *                           (tbr_auth.h); its MACs take RCU inside.
+ *  tbr_link_auth_refused()  "any": a peer that could not prove the key was
+ *                           refused; counted, the device's auth_refused.
+ */
+int tbr_link_auth_set(struct tbr_dev *tdev, const u8 *key, u32 len,
+		      u32 grace_ms);
+void tbr_link_auth_release(struct tbr_dev *tdev);
+bool tbr_link_auth_keyed(struct tbr_dev *tdev);
+void tbr_link_auth_get(struct tbr_dev *tdev, struct tbr_auth *a);
+void tbr_link_auth_refused(struct tbr_dev *tdev);
+u64 tbr_link_auth_refused_count(struct tbr_dev *tdev);
 
 /*
  * The rail's TX and RX ring figures since it last came up, or false (and

@@ -61,6 +61,9 @@ enum tbrdma_cmd {
 					 * one it has); reply: NETDEV_NAME,
 					 * NETDEV_IFINDEX (docs/capture.md) */
 	TBRDMA_CMD_CAPTURE_DEL,		/* admin: DEV_NAME: remove it */
+	TBRDMA_CMD_AUTH_KEY_SET,	/* admin: DEV_NAME [, AUTH_KEY, AUTH_GRACE_MS]:
+					 * the fabric key links authenticate with
+					 * (absent: none); never read back */
 	__TBRDMA_CMD_MAX,
 };
 #define TBRDMA_CMD_MAX (__TBRDMA_CMD_MAX - 1)
@@ -132,6 +135,11 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_RX_MEAN_PPM,	/* u32: RX buffers not posted on average, of rx_depth */
 	TBRDMA_ATTR_RX_HOLD_US,		/* u32: emu: the receiver gives buffers back late */
 	TBRDMA_ATTR_SNAPLEN,		/* u32: capture: bytes kept per frame, 0 all */
+	TBRDMA_ATTR_AUTH_KEY,		/* binary, 16..256 bytes: AUTH_KEY_SET's key */
+	TBRDMA_ATTR_AUTH_GRACE_MS,	/* u32: the previous key is accepted this long
+					 * more (AUTH_KEY_SET; default 60000) */
+	TBRDMA_ATTR_AUTH_KEYED,		/* u8: device: 1 a fabric key is set */
+	TBRDMA_ATTR_AUTH_REFUSED,	/* u64: device: peers refused, no proof of the key */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)

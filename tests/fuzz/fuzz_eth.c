@@ -17,21 +17,67 @@
  * frame only at the offset reached with the same id, length and code; a
  * completed frame is exactly the bytes of its pieces, in order; at most two
  * drops per piece, and the state is idle after a drop or a completion.
+ * A HELLO's auth part (fabric key): the MAC check takes a hello only
+ * unicast, with the flag, answering one of our two nonces; a hello signed
+ * with the (stand-in) key checks, and fails with any byte it covers
+ * changed or from another station.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tbr_eth_wire.h"
 #include "fuzz_input.h"
+#include "fuzz_mac.h"
 
 #define SELF		0x0123456789abcdefULL	/* this binding's device GUID */
 #define SESSION		0x5eed1234U		/* and its session */
 #define MAX_FRAMES	64
 
+static const uint8_t smac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+static const uint8_t other[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x56 };
+#define NONCE_CUR	0x1111111111111111ULL
+#define NONCE_PREV	0x2222222222222222ULL
+
+static void hello_auth_check(const struct tbr_eth_hdr *h, const uint8_t *p, uint32_t plen,
+			     const struct tbr_eth_hello *m, uint8_t *buf)
+{
+	struct tbr_eth_hello m2;
+	struct tbr_eth_hdr hh;
+	unsigned int i;
+	int rc;
+
+	rc = tbr_eth_hello_verify(&fuzz_auth, smac, h, p, plen, m, NONCE_CUR, NONCE_PREV);
+	if (!rc && (!m->unicast || !m->auth || !(m->auth_flags & TBR_ETH_AUTH_MAC) ||
+		    (m->peer_nonce != NONCE_CUR && m->peer_nonce != NONCE_PREV)))
+		abort();
+	if (rc && rc != -ENOKEY && rc != -ESTALE && rc != -EKEYREJECTED && rc != -EINVAL)
+		abort();
+	if (!m->unicast)
+		return;
+	hh = *h;
+	hh.len = TBR_ETH_HELLO_AUTH_LEN;
+	/* our own hello (with the auth part), signed: checks; from another station or changed: fails */
+	tbr_eth_hello_auth_build(buf, m->nonce, NONCE_PREV, TBR_ETH_AUTH_MAC);
+	if (tbr_eth_hello_sign(&fuzz_auth, smac, hh.src, hh.dst, buf) ||
+	    tbr_eth_hello_parse(&hh, buf, TBR_ETH_HELLO_AUTH_LEN, SELF, SESSION, &m2) ||
+	    tbr_eth_hello_verify(&fuzz_auth, smac, &hh, buf, TBR_ETH_HELLO_AUTH_LEN, &m2,
+				 NONCE_CUR, NONCE_PREV))
+		abort();
+	if (!tbr_eth_hello_verify(&fuzz_auth, other, &hh, buf, TBR_ETH_HELLO_AUTH_LEN, &m2,
+				  NONCE_CUR, NONCE_PREV))
+		abort();
+	i = (unsigned int)(m->nonce % TBR_ETH_HELLO_MAC_OFF);
+	buf[i] ^= 0x80;
+	if (!tbr_eth_hello_parse(&hh, buf, TBR_ETH_HELLO_AUTH_LEN, SELF, SESSION, &m2) &&
+	    !tbr_eth_hello_verify(&fuzz_auth, smac, &hh, buf, TBR_ETH_HELLO_AUTH_LEN, &m2,
+				  NONCE_CUR, NONCE_PREV))
+		abort();
+}
+
 static void hello_check(const struct tbr_eth_hdr *h, const uint8_t *p, uint32_t plen)
 {
 	struct tbr_eth_hello m, m2;
-	uint8_t buf[TBR_ETH_HELLO_LEN];
+	uint8_t buf[TBR_ETH_HELLO_AUTH_LEN];
 
 	memset(&m, 0, sizeof(m));	/* padding: compared with memcmp below */
 	memset(&m2, 0, sizeof(m2));
@@ -43,11 +89,19 @@ static void hello_check(const struct tbr_eth_hdr *h, const uint8_t *p, uint32_t 
 	    (m.hears_us && (!m.unicast || !(m.flags & TBR_ETH_HEARS_YOU) ||
 			    m.peer_session != SESSION)))
 		abort();
+	if (m.auth != (h->len >= TBR_ETH_HELLO_AUTH_LEN && plen >= TBR_ETH_HELLO_AUTH_LEN))
+		abort();
 	tbr_eth_hello_build(buf, m.session, m.peer_session, m.max_frame, m.period_ms,
 			    m.bundle_max, m.flags);
-	if (tbr_eth_hello_parse(h, buf, sizeof(buf), SELF, SESSION, &m2) ||
+	if (m.auth) {
+		tbr_eth_hello_auth_build(buf, m.nonce, m.peer_nonce, m.auth_flags);
+		memcpy(buf + TBR_ETH_HELLO_MAC_OFF, m.mac, TBR_AUTH_MAC_LEN);
+	}
+	if (tbr_eth_hello_parse(h, buf, m.auth ? TBR_ETH_HELLO_AUTH_LEN : TBR_ETH_HELLO_LEN,
+				SELF, SESSION, &m2) ||
 	    memcmp(&m, &m2, sizeof(m)))
 		abort();
+	hello_auth_check(h, p, plen, &m, buf);
 }
 
 /* one peer's reassembly, as eth_rx_frag keeps it, and the shadow model */

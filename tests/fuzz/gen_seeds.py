@@ -166,6 +166,12 @@ def eth_seeds(outdir):
         "frame_truncated": hdr(2, 100, dst=self_guid, pdf=0x11) + bytes(10),
         "bad_version": hdr(1, 16, version=2) + hello(7),
         "header_only_short": hdr(2, 0)[:20],
+        # the auth part (fabric key): nonce, the nonce answered, flags, reserved, MAC
+        "hello_auth_unicast": hdr(1, 72, dst=self_guid) + hello(7, session, 4096, 1000, 1)
+        + struct.pack(">QQII", 0xB0B0, 0x1111111111111111, 1, 0) + bytes(range(32)),
+        "hello_auth_bcast_nokey": hdr(1, 72) + hello(7) + struct.pack(">QQII", 0xB0B0, 0, 0, 0)
+        + bytes(32),
+        "hello_auth_cut": hdr(1, 40, dst=self_guid) + hello(7, session) + struct.pack(">QQ", 1, 2),
     }
 
     def frag(fid, off, total, data, pdf=0x11):

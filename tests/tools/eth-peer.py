@@ -10,8 +10,11 @@ target binding (GUID, MAC, session) from its broadcast hellos, then:
   flood IFNAME N       N peers at once for --time s; prints "accepted GUID" / "ignored GUID"
   spoof IFNAME GUID    claim GUID (a real peer's): hellos (broadcast, and unicast HEARS_YOU with
                        the target's session) and DATA/MGMT/NET frames to the target, for --time s;
-                       prints "spoof sent=N hellos=N for_me=N": for_me counts tbrdma frames
-                       addressed to this interface's MAC (a link that moved here would send some)
+                       prints "spoof sent=N hellos=N frames_for_me=N hears_me=N for_me=N": for_me
+                       counts tbrdma frames addressed to this interface's MAC (a link that moved
+                       here would send some), frames_for_me those of them that are not hellos,
+                       hears_me the unicast hellos saying HEARS_YOU to the claimed GUID (a binding
+                       that took it as a peer)
 
 Options: --period MS (hello period, default 100), --wait S, --time S, --target GUID (default:
 the first GUID heard)."""
@@ -41,6 +44,8 @@ class Seg:
         self.tsession = 0
         self.answered = set()   # our GUIDs the target sent a unicast hello to
         self.for_me = 0
+        self.frames_for_me = 0  # of for_me: not hellos
+        self.hears_me = 0       # unicast hellos to us with HEARS_YOU
 
     def send(self, dst_mac, typ, src, dst, payload, pdf=0):
         hdr = struct.pack("!BBBBHHQQ", 1, typ, pdf, 0, len(payload), 0, src, dst)
@@ -65,8 +70,11 @@ class Seg:
                 continue
             if dmac == self.mac:
                 self.for_me += 1
+                self.frames_for_me += typ != HELLO
             if typ != HELLO or len(buf) < 14 + 24 + 16:
                 continue
+            if dmac == self.mac and dst and buf[14 + 24 + 12] & HEARS_YOU:
+                self.hears_me += 1
             if self.want and src != self.want:
                 continue
             session = struct.unpack_from("!I", buf, 38)[0]
@@ -138,7 +146,8 @@ def main():
                 seg.send(seg.tmac, FRAME, victim, seg.tguid, os.urandom(64), pdf << 4 | pdf)
                 sent += 1
         seg.poll(a.period / 1000)
-        print(f"spoof sent={sent} hellos={hellos} for_me={seg.for_me}", flush=True)
+        print(f"spoof sent={sent} hellos={hellos} frames_for_me={seg.frames_for_me} "
+              f"hears_me={seg.hears_me} for_me={seg.for_me}", flush=True)
     return rc
 
 

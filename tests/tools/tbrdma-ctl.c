@@ -47,6 +47,7 @@ static void usage(FILE *f)
 "  cables                                 list emulated cables\n"
 "  links [DEV]                            links and their rails, with state and counters\n"
 "  link-trust DEV LINK used|held|rejected the sweep's decision on a held link (docs/sweep.md)\n"
+"  auth-key DEV [KEYFILE [GRACE_MS]]      the fabric key links authenticate with (none: no key)\n"
 "  rail-set DEV LINK RAIL [--drop PCT] [--dup PCT] [--reorder N] [--delay-us US]\n"
 "                         [--rate BPS[k|M|G]] [--rx-hold-us US] [--cut | --restore]\n"
 "                                         fault knobs of an emu rail (both directions)\n"
@@ -184,17 +185,21 @@ static void print_dev(struct nlattr **tb, const char *kind)
 
 static const char *const trust_names[] = { "used", "held", "rejected" };
 
-/* a device's links held now, and its held counters (docs/sweep.md "Trust") */
+/* a device's links held now, its held counters (docs/sweep.md "Trust"), its fabric key */
 static void print_held(struct nlattr **tb)
 {
 	struct nlattr *st[TBRDMA_STAT_MAX + 1];
 
 	printf(" links_held=%u", tbr_nla_u32(tb, TBRDMA_ATTR_LINKS_HELD));
-	if (tbr_genl_parse_stats(tb[TBRDMA_ATTR_STATS], st) < 0)
-		return;
-	printf(" held=%" PRIu64 " held_drops=%" PRIu64,
-	       st[TBRDMA_STAT_HELD] ? (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD]) : 0,
-	       st[TBRDMA_STAT_HELD_DROPS] ? (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD_DROPS]) : 0);
+	if (tbr_genl_parse_stats(tb[TBRDMA_ATTR_STATS], st) >= 0)
+		printf(" held=%" PRIu64 " held_drops=%" PRIu64,
+		       st[TBRDMA_STAT_HELD] ? (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD]) : 0,
+		       st[TBRDMA_STAT_HELD_DROPS] ?
+		       (uint64_t)nla_get_u64(st[TBRDMA_STAT_HELD_DROPS]) : 0);
+	/* the fabric key (docs/netlink.md "Authenticated links"): set, and peers refused */
+	printf(" auth=%u auth_refused=%" PRIu64,
+	       tb[TBRDMA_ATTR_AUTH_KEYED] ? nla_get_u8(tb[TBRDMA_ATTR_AUTH_KEYED]) : 0,
+	       tbr_nla_u64(tb, TBRDMA_ATTR_AUTH_REFUSED));
 }
 
 static int dev_cb(struct nl_msg *m, void *arg)
@@ -635,6 +640,33 @@ static int cmd_link_trust(int argc, char **argv)
 	return request(m, NULL, NULL);
 }
 
+/* the key of KEYFILE (a trailing newline is not part of it, as tbrdmad reads it), or none */
+static int cmd_auth_key(int argc, char **argv)
+{
+	unsigned char key[257];
+	struct nl_msg *m;
+	size_t n = 0;
+	FILE *f;
+
+	if (argc < 2 || argc > 4)
+		die_usage("needs DEV [KEYFILE [GRACE_MS]]");
+	m = msg_new(TBRDMA_CMD_AUTH_KEY_SET, NLM_F_ACK);
+	nla_put_string(m, TBRDMA_ATTR_DEV_NAME, argv[1]);
+	if (argc >= 3) {
+		f = fopen(argv[2], "rb");
+		if (!f)
+			fail("%s: %s", argv[2], strerror(errno));
+		n = fread(key, 1, sizeof(key), f);
+		fclose(f);
+		if (n && key[n - 1] == '\n')
+			n--;
+		nla_put(m, TBRDMA_ATTR_AUTH_KEY, (int)n, key);
+	}
+	if (argc == 4)
+		nla_put_u32(m, TBRDMA_ATTR_AUTH_GRACE_MS, parse_u32(argv[3], "GRACE_MS", UINT32_MAX));
+	return request(m, NULL, NULL);
+}
+
 static int cmd_route_set(int argc, char **argv)
 {
 	struct nl_msg *m;
@@ -932,14 +964,15 @@ static int eth_cb(struct nl_msg *m, void *arg)
 	if (!tb || filtered(tb))
 		return NL_OK;
 	printf("eth dev=%s ifname=%s ifindex=%u state=%s max_frame=%u peers=%u hello_tx=%" PRIu64
-	       " hello_rx=%" PRIu64 " rx_foreign=%" PRIu64 "\n",
+	       " hello_rx=%" PRIu64 " rx_foreign=%" PRIu64 " auth_refused=%" PRIu64 "\n",
 	       tbr_nla_str(tb, TBRDMA_ATTR_DEV_NAME, "?"), tbr_nla_str(tb, TBRDMA_ATTR_ETH_IFNAME, "?"),
 	       tbr_nla_u32(tb, TBRDMA_ATTR_ETH_IFINDEX), state_name(tb),
 	       tbr_nla_u32(tb, TBRDMA_ATTR_MAX_FRAME),
 	       tbr_nla_u32(tb, TBRDMA_ATTR_ETH_PEERS),
 	       tbr_nla_u64(tb, TBRDMA_ATTR_ETH_HELLO_TX),
 	       tbr_nla_u64(tb, TBRDMA_ATTR_ETH_HELLO_RX),
-	       tbr_nla_u64(tb, TBRDMA_ATTR_ETH_RX_FOREIGN));
+	       tbr_nla_u64(tb, TBRDMA_ATTR_ETH_RX_FOREIGN),
+	       tbr_nla_u64(tb, TBRDMA_ATTR_AUTH_REFUSED));
 	return NL_OK;
 }
 
@@ -1005,6 +1038,7 @@ static const struct {
 	{ "eth", cmd_eth },
 	{ "route-set", cmd_route_set },
 	{ "link-trust", cmd_link_trust },
+	{ "auth-key", cmd_auth_key },
 	{ "routes", cmd_routes },
 	{ "route-wait", cmd_route_wait },
 };

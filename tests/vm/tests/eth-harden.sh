@@ -9,6 +9,11 @@
 # goes to the spoofer, the link keeps its one rail to tbrdma1's MAC, the spoofs are counted
 # (rx_foreign) and tbrdmad/tbctl show that count (counters, rails, --json) beside the rails'
 # fragmentation counters; an eth rail does not join a link reached over another backend (emu).
+# Fabric key (issue 46, docs/eth.md "Authenticated links"): with a key on tbrdma0 and tbrdma1, a
+# keyless station claiming a host two hops away (routed through tbrdma1) is refused and counted
+# (auth_refused, logged), is never told HEARS_YOU and receives no frame but hellos, and gets no
+# link, while tests/progs/integrity's verified RC traffic tbrdma0 -> tbrdma1 goes on. A new key
+# given to tbrdma0, then 1 s later to tbrdma1: no rail or link goes down, no hello is refused.
 # vm-kernel: 6.1 6.12
 # vm-timeout: 240
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -127,7 +132,7 @@ wait "$SPOOF" || { cat /tmp/spoof.out; fail "spoofer failed"; }
 cat /tmp/spoof.out
 grep -q ' for_me=0$' /tmp/spoof.out || fail "tbrdma frames went to the spoofer"
 "$CTL" eth tbrdma0 | tee /tmp/eth
-foreign=$(sed -n 's/^eth dev=tbrdma0 ifname=xa .* rx_foreign=\([0-9]*\)$/\1/p' /tmp/eth)
+foreign=$(sed -n 's/^eth dev=tbrdma0 ifname=xa .* rx_foreign=\([0-9]*\) .*/\1/p' /tmp/eth)
 [ -n "$foreign" ] && [ "$foreign" -gt 0 ] || fail "spoofed frames not counted (rx_foreign=$foreign)"
 "$CTL" links tbrdma0 | tee /tmp/links
 [ "$(grep -c "^  rail dev=tbrdma0 .*peer=$g1 " /tmp/links)" = 1 ] || fail "the link to $g1 has not one rail"
@@ -154,5 +159,73 @@ head -1 /tmp/rails | grep -q 'FRAG-TX .*FRAG-DROPS .*RX-FOREIGN' || fail "tbctl 
 	fail "tbctl counters: no line for NIC xa with its RX-FOREIGN"
 kill -TERM "${PID[0]}"
 wait "${PID[0]}" || fail "tbrdmad exit"
+
+step "fabric key: a keyless station claiming a host two hops away is refused; RC traffic goes on"
+PROG=$TBR_TOP/build/progs/integrity
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > /tmp/fabric.key
+"$CTL" auth-key tbrdma0 /tmp/fabric.key || fail "auth-key tbrdma0"
+h1 "$CTL" auth-key "$d1" /tmp/fabric.key || fail "auth-key $d1"
+"$CTL" devs tbrdma0 | grep -q " auth=1 auth_refused=" || { "$CTL" devs; fail "tbrdma0: no key"; }
+# a first key cycles the eth rail once (an end with a key takes no peer as hearing it until the
+# peer's hello proves the key); it comes back proven by both ends, within a few 100 ms periods
+h1_up() { h1 "$CTL" links "$d1" | grep -q "^link dev=$d1 .*rails_up=1 "; }
+sleep 1
+wait_for 15 links_up tbrdma0 1
+wait_for 15 h1_up
+sleep 1
+links_up tbrdma0 1 && h1_up || fail "the keyed rail did not stay up"
+g2=0200000000000046			# a host tbrdma0 reaches through tbrdma1
+"$CTL" route-set tbrdma0 1 "$g2,$g1,2" || fail "route-set"
+refused() { "$CTL" devs tbrdma0 | sed -n 's/^dev dev=tbrdma0 .* auth_refused=\([0-9]*\).*/\1/p'; }
+r0=$(refused)
+h1 "$PROG" -d "$d1" -g "$GID1" server > /tmp/isrv.log 2>&1 &
+isrv=$!
+wait_for 10 h1 sh -c "[ -n \"\$(ss -ltnH)\" ]"
+"$PROG" -d tbrdma0 -g "$GID0" --seed 46 --until-signal client 10.88.0.2 > /tmp/icli.log 2>&1 &
+icli=$!
+sleep 1
+spy python3 "$PEER" spoof xc "$g2" --target "$g0" --time 6 > /tmp/imp.out 2>&1 ||
+	{ cat /tmp/imp.out; fail "the impostor failed"; }
+cat /tmp/imp.out
+kill -USR1 "$icli"
+wait "$icli" || { tail -20 /tmp/icli.log; tail -20 /tmp/isrv.log; fail "integrity failed beside the impostor"; }
+wait "$isrv" || { tail -20 /tmp/isrv.log; fail "integrity server failed"; }
+grep -q "integrity client: ok" /tmp/icli.log || fail "integrity client did not finish"
+grep -q "integrity server: ok" /tmp/isrv.log || fail "integrity server did not finish"
+tail -1 /tmp/icli.log
+r1=$(refused)
+echo "auth_refused $r0 -> $r1"
+[ -n "$r1" ] && [ "$r1" -gt "$r0" ] || fail "the impostor's hellos were not counted"
+grep -q ' frames_for_me=0 hears_me=0 ' /tmp/imp.out || fail "the impostor was taken as a peer or got frames"
+"$CTL" links tbrdma0 | tee /tmp/links
+grep -q "peer=$g2 " /tmp/links && fail "tbrdma0 has a link or rail to the impostor's GUID"
+links_up tbrdma0 1 || fail "the link to tbrdma1 lost its rail"
+"$CTL" eth tbrdma0 | grep -q "^eth dev=tbrdma0 ifname=xa .* auth_refused=[1-9]" ||
+	{ "$CTL" eth tbrdma0; fail "xa: auth_refused not counted"; }
+klog_has "xa: refused a hello from $g2 .*: no fabric key" || fail "the refusal was not logged"
+
+step "fabric key rotation, one host after the other: no rail goes down, no hello refused"
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > /tmp/fabric2.key
+"$CTL" events > /tmp/rot0.events 2>&1 &
+ev0=$!
+ip netns exec h1 "$CTL" events > /tmp/rot1.events 2>&1 &
+ev1=$!
+refused1() { h1 "$CTL" devs "$d1" | sed -n 's/^dev dev=[^ ]* .* auth_refused=\([0-9]*\).*/\1/p'; }
+sleep 0.5
+r2=$(refused) q2=$(refused1)
+# grace 2 s: each host signs with the old key 2 s more and takes it 4 s more
+"$CTL" auth-key tbrdma0 /tmp/fabric2.key 2000 || fail "rotating tbrdma0's key"
+sleep 1
+h1 "$CTL" auth-key "$d1" /tmp/fabric2.key 2000 || fail "rotating $d1's key"
+sleep 5
+kill "$ev0" "$ev1"
+wait "$ev0" "$ev1" 2> /dev/null || true
+cat /tmp/rot0.events /tmp/rot1.events
+grep -q 'what=down' /tmp/rot0.events /tmp/rot1.events && fail "a rail or link went down in the rotation"
+links_up tbrdma0 1 && h1_up || fail "the rail is not up after the rotation"
+r3=$(refused)
+[ "$r3" = "$r2" ] || fail "tbrdma0 refused hellos in the rotation (auth_refused $r2 -> $r3)"
+q3=$(refused1)
+[ -n "$q3" ] && [ "$q3" = "$q2" ] || fail "$d1 refused hellos in the rotation (auth_refused $q2 -> $q3)"
 rmmod tbrdma || fail "rmmod"
 echo "eth-harden: ok"

@@ -11,6 +11,10 @@
 #    cable claiming another GUID and one naming another host's UUID are refused and counted
 #    (tb_state nego_bad=5, nego_refused=5 more than before); the link never goes down, no WARN,
 #    and ib_write_bw still runs across.
+# 3. Fabric key (issue 46, docs/protocol.md 9): a has a key, b reloads tbrdma without one: b's
+#    HELLO is answered with status AUTH, b's answer to a's HELLO proves nothing: both refused,
+#    counted on a (auth_refused), logged on both, no rail comes up; b takes the key: the rails
+#    come back (proven by both ends, used at once), and the last step's ib_write_bw runs over them.
 # vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 2
@@ -111,6 +115,43 @@ rails_up_is 4 || { "$CTL" links; fail "the link lost rails"; }
 [ "$(connects)" = "$n_conn" ] || { dmesg | grep 'rail(s)'; fail "the link was torn down and set up again"; }
 vm_signal checked
 vm_wait "$other.checked" 60
+
+step "fabric key: b without it is refused and counted; with it on both ends the rails come back"
+echo "tbrdma-vm-test-fabric-key-of-issue-46" > /tmp/fabric.key
+refused() { "$CTL" devs tbrdma0 | sed -n 's/^dev dev=tbrdma0 .* auth_refused=\([0-9]*\).*/\1/p'; }
+no_rails() { ! "$CTL" links tbrdma0 | grep -q 'rails_up=[1-9]'; }
+if [ "$VM_ROLE" = a ]; then
+	"$CTL" auth-key tbrdma0 /tmp/fabric.key || fail "auth-key"
+	vm_signal keyed
+	some_refused() { [ "$(refused)" -gt 0 ]; }
+	wait_for 60 some_refused
+	vm_wait b.refused 90
+	no_rails || { "$CTL" links; fail "a has rails to a peer without the key"; }
+	echo "auth_refused=$(refused)"
+	dmesg | grep 'refused peer' | tail -3
+	klog_has 'tbrdma: refused peer [0-9a-f]*: it holds no fabric key' || fail "a did not log b's keyless answer"
+	klog_has 'tbrdma: refused peer [0-9a-f]*: a fabric key is required' || fail "a did not log b's keyless HELLO"
+else
+	vm_wait a.keyed 60
+	rmmod tbrdma || fail "rmmod tbrdma"
+	insmod "$TBR_KO_DIR/tbrdma/tbrdma.ko" "${TB_LOAD_ARGS[@]}" || fail "tbrdma does not load again"
+	wait_for 60 klog_has 'tbrdma: peer requires a fabric key, we have none'
+	sleep 3
+	no_rails || { "$CTL" links; fail "b has rails without the key"; }
+	vm_signal refused
+	"$CTL" auth-key tbrdma0 /tmp/fabric.key || fail "auth-key"
+	ip link set tbr0 up
+	ip addr add "$ME/24" dev tbr0
+fi
+wait_for 90 rails_up_is 4
+wait_for 20 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
+wait_for 20 gid_index tbrdma0 "$ME"
+GID=$(gid_index tbrdma0 "$ME")
+"$CTL" links tbrdma0 | grep -q '^link dev=tbrdma0 .* trust=used ' || { "$CTL" links; fail "the proven link is not used"; }
+"$CTL" devs tbrdma0 | grep -q ' auth=1 ' || fail "no key"
+vm_signal keyed_up
+vm_wait "$other.keyed_up" 120
+ping -c 2 -W 5 "$PEER" > /dev/null || fail "no IP over the keyed rails"
 
 step "the link still carries RDMA"
 # (perf_pair's -u: guest.sh's PAIR_ACK_TIMEOUT; 14 ended in RETRY_EXC_ERR on the debug kernel at
