@@ -46,11 +46,11 @@ static const struct tbr_auth_ops host_ops = { .mac = host_mac };
 #define KEY1	"fabric-key-one-0123456789"
 #define KEY2	"fabric-key-two-0123456789"
 
-static struct keys k_one = { { KEY1, NULL } };
-static struct keys k_two = { { KEY2, NULL } };
-static struct keys k_rot = { { KEY2, KEY1 } };	/* rotated from KEY1, late in grace */
-static struct keys k_rot_early = { { KEY2, KEY1 }, TBR_AUTH_PREV };	/* early: signs KEY1 */
-static struct keys k_none = { { NULL, NULL } };
+static struct keys k_one = { .key = { KEY1, NULL } };
+static struct keys k_two = { .key = { KEY2, NULL } };
+static struct keys k_rot = { .key = { KEY2, KEY1 } };	/* rotated from KEY1, late in grace */
+static struct keys k_rot_early = { .key = { KEY2, KEY1 }, .sign = TBR_AUTH_PREV };	/* early: signs KEY1 */
+static struct keys k_none = { .key = { NULL, NULL } };
 
 static struct tbr_eth_hdr h_unused;	/* a header the test does not look at */
 
