@@ -344,7 +344,8 @@ struct tbr_mw_state {
 	 */
 	struct tbr_qp *qp;
 	u32 mr_key;		/* the MR's key at bind: stale after its dereg
-				 * or rereg, and so is the window */
+				 * or rereg, and so is the window
+				 */
 	u64 addr;
 	u64 length;		/* 0: no access (an unbound type 1 window) */
 	int access;		/* IB_ACCESS_REMOTE_* */

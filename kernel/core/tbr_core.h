@@ -146,12 +146,14 @@ struct tbr_send_wr {
 	const void *inline_data;	/* TBR_WR_INLINE: copied at post */
 	u32 inline_len;
 	u64 remote_addr;		/* WRITE*, READ, atomics; LOCAL: the
-					 * cookie handed to ops->local */
+					 * cookie handed to ops->local
+					 */
 	u32 rkey;
 	u32 imm;			/* *_IMM: host order; SEND_INV: the
 					 * rkey the responder invalidates
 					 * (a SEND_INV is always fenced: it
-					 * waits for earlier READ/ATOMICs) */
+					 * waits for earlier READ/ATOMICs)
+					 */
 	u64 compare_add;		/* CMP_SWAP: compare; FETCH_ADD: add */
 	u64 swap;			/* CMP_SWAP: swap */
 	/* UD only (from the address handle) */
@@ -160,7 +162,8 @@ struct tbr_send_wr {
 	u16 conn_id;
 	u16 pkey_index;			/* GSI (cfg.gsi): the slot of the
 					 * table whose P_Key the datagram
-					 * carries; other QPs send with their own */
+					 * carries; other QPs send with their own
+					 */
 };
 
 /* A receive WQE handed to the core by ops->get_recv(). */
@@ -301,12 +304,14 @@ struct tbr_tqp_counters {
 	u64 uc_msgs_dropped;	/* UC messages lost or abandoned */
 	u64 ud_drops;		/* UD datagrams dropped (no WQE, bad qkey) */
 	u64 spurious_retransmits; /* fast retransmits the peer reported as
-				   * duplicates (DSACK): reordering, not loss */
+				   * duplicates (DSACK): reordering, not loss
+				   */
 	u64 read_hole_rtx;	/* READ chunks re-requested by the hole timer */
 	u64 tail_probes;	/* tail loss probes sent (tbr_req_loss.c) */
 	u64 cwnd_cuts;		/* congestion window halvings (bursts lost) */
 	u64 pkey_violations;	/* frames whose P_Key does not match the
-				 * QP's (dropped, tbr_tqp_rx) */
+				 * QP's (dropped, tbr_tqp_rx)
+				 */
 };
 
 /* Creation-time configuration. */
@@ -358,7 +363,8 @@ struct tbr_tqp_conn {
 	u8 retry_cnt;		/* 0..7 retries after the first transmission;
 				 * a timeout after which nothing could be
 				 * sent again (rails full) is no retry, up to
-				 * TBR_BLOCKED_RTO_MAX in a row */
+				 * TBR_BLOCKED_RTO_MAX in a row
+				 */
 	u8 rnr_retry;		/* 0..6 retries, 7 = infinite */
 	u64 min_rnr_timer_ns;	/* responder: wait asked for in RNR NAKs */
 	u64 ack_delay_ns;	/* responder: max ACK coalescing delay */

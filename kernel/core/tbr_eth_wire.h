@@ -37,7 +37,8 @@
 #define TBR_ETH_HEARS_YOU	0x01	/* hello flag (unicast only) */
 #define TBR_ETH_REASSEMBLES	0x02	/* hello flag: send me FRAGs */
 #define TBR_ETH_ACK_RIDE	0x04	/* hello flag: my transport takes ACKs
-					 * riding on data frames (TBR_F_ACK) */
+					 * riding on data frames (TBR_F_ACK)
+					 */
 #define TBR_ETH_PERIOD_MIN	50	/* ms; a peer's period is clamped into this */
 #define TBR_ETH_PERIOD_MAX	10000
 #define TBR_ETH_FRAME_MAX	4144	/* TBR_FRAME_SIZE_MAX */
@@ -58,9 +59,11 @@ struct tbr_eth_hello {
 	u32 max_frame;		/* largest frame the sender receives, <= 4144 */
 	u32 period_ms;		/* sender's period, clamped to 50..10000 */
 	u32 bundle_max;		/* largest bundle it takes (bytes after the
-				 * Ethernet header); 0: one frame per packet */
+				 * Ethernet header); 0: one frame per packet
+				 */
 	u8 flags;		/* TBR_ETH_HEARS_YOU, TBR_ETH_REASSEMBLES,
-				 * TBR_ETH_ACK_RIDE; others ignored */
+				 * TBR_ETH_ACK_RIDE; others ignored
+				 */
 	bool unicast;		/* dst was our GUID */
 	bool hears_us;		/* unicast, HEARS_YOU, for our current session */
 	/* the auth part (HELLO of TBR_ETH_HELLO_AUTH_LEN bytes or more) */

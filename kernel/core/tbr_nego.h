@@ -100,7 +100,8 @@ enum tbr_nego_status {
 #define TBR_NEGO_CAP_MULTI	0x4	/* more than one DMA path per XDomain */
 #define TBR_NEGO_CAP_SPLIT	0x8	/* frames above the ring frame as head + tail */
 #define TBR_NEGO_CAP_ACK_RIDE	0x10	/* transport takes ACKs riding on data
-					 * frames (TBR_F_ACK) */
+					 * frames (TBR_F_ACK)
+					 */
 
 /* Limits a decoder enforces (hostile peer). */
 #define TBR_NEGO_HOPID_MIN	8	/* first HopID usable for DMA paths */

@@ -26,7 +26,8 @@ struct tbr_swqe {
 	u32 npsn;		/* PSNs the message occupies (>= 1) */
 	u32 rmsn;
 	u32 wmsn;		/* msn on the wire: TBR_WR_LOCAL takes none,
-				 * so it differs from the WR's queue index */
+				 * so it differs from the WR's queue index
+				 */
 	u32 remote_qpn;		/* UD */
 	u32 qkey;		/* UD */
 	u16 conn_id;		/* UD */
@@ -115,7 +116,8 @@ struct tbr_tqp {
 	u8 error;
 	u8 tx_blocked;		/* last tx_alloc() failed */
 	u16 rx_ops;		/* bit op: frames of opcode op valid for
-				 * the QP's type (tbr_tqp_rx) */
+				 * the QP's type (tbr_tqp_rx)
+				 */
 	u16 pkey_index;		/* slot of cfg.pkeys (tbr_tqp_set_pkey_index) */
 	const u16 *pkey_slot;	/* that slot's P_Key (tbr_tqp_pkey()) */
 	u16 rx_pkey_index;	/* GSI: slot the frame being taken matched */
@@ -174,16 +176,19 @@ struct tbr_tqp {
 	u32 retries_left;
 	u64 rtx_mark;		/* cnt.retransmits at the last counted RTO */
 	u32 blocked_rtos;	/* RTOs in a row with the tx path full and
-				 * nothing sent again: not counted as retries */
+				 * nothing sent again: not counted as retries
+				 */
 	u32 rnr_left;
 	u64 rto_deadline;	/* TBR_NO_DEADLINE: not armed */
 	u64 pto_deadline;	/* tail loss probe, TBR_NO_DEADLINE: not armed */
 	u8 tlp_sent;		/* probes sent since the last progress */
 	u8 untimed;		/* the ACK or response being taken answers a
-				 * retransmission: no RTT or lateness sample */
+				 * retransmission: no RTT or lateness sample
+				 */
 	u8 tail_flags;		/* TBR_F_* of the last new frame sent */
 	u8 acked_by_ride;	/* the last ACK rode on a data frame: the
-				 * peer holds ACKs for its answers (3.3) */
+				 * peer holds ACKs for its answers (3.3)
+				 */
 	u64 rnr_until;		/* TBR_NO_DEADLINE: not waiting */
 	u8 rtx_active;		/* retransmission sweep in progress */
 	u8 halted;		/* fatal NAK received: start no new WR */
@@ -226,11 +231,14 @@ struct tbr_tqp {
 	 */
 	u8 ack_deferred;	/* the owed ACK waits for a data frame */
 	u8 pp_score;		/* answers in time (+1) and misses (-1), 0 to
-				 * TBR_PP_SCORE_MAX; held when >= TBR_PP_SCORE_MIN */
+				 * TBR_PP_SCORE_MAX; held when >= TBR_PP_SCORE_MIN
+				 */
 	u64 ack_owed_at;	/* a message's end asked for an ACK; or
-				 * TBR_NO_DEADLINE once answered */
+				 * TBR_NO_DEADLINE once answered
+				 */
 	u64 pp_gap;		/* time from there to our answer: the longest
-				 * recent one (decays by 1/8 per shorter one) */
+				 * recent one (decays by 1/8 per shorter one)
+				 */
 	u64 rnr_nak_at;		/* last RNR NAK time */
 	u32 rnr_nak_msn;
 	u8 rnr_nak_valid;
@@ -415,15 +423,18 @@ bool tbr_resp_job_before(const struct tbr_tqp *qp, u32 psn);
 void tbr_resp_exec(struct tbr_tqp *qp);
 /* tbr_resp_job.c: a READ request @d PSNs into the window, in slot @s: the
  * PSNs it takes (> 0), 0 when no job is free (the requester retransmits),
- * -EINVAL when malformed */
+ * -EINVAL when malformed
+ */
 int tbr_resp_read_req(struct tbr_tqp *qp, struct tbr_rmsg *s,
 		      const struct tbr_hdr *h, s32 d);
 /* tbr_resp_job.c: an ATOMIC request in slot @s: TBR_TAKEN, or
- * TBR_NOT_TAKEN when no job is free */
+ * TBR_NOT_TAKEN when no job is free
+ */
 int tbr_resp_atomic(struct tbr_tqp *qp, struct tbr_rmsg *s,
 		    const struct tbr_hdr *h);
 /* tbr_resp_job.c: a frame behind the window: answered again (READ from
- * memory, ATOMIC from the replay cache) or re-ACKed; 0 or -EINVAL */
+ * memory, ATOMIC from the replay cache) or re-ACKed; 0 or -EINVAL
+ */
 int tbr_resp_dup(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
 /* tbr_resp_job.c: send what the executed jobs owe, as credits allow */
 void tbr_resp_send_jobs(struct tbr_tqp *qp);
@@ -535,7 +546,8 @@ static inline bool tbr_wr_is_atomic(u8 op)
 }
 
 /* tbr_req_loss.c: the SACK word @nv at PSN @base delivered frames: RTTs,
- * delivery order, reordering measured */
+ * delivery order, reordering measured
+ */
 void tbr_req_delivered(struct tbr_tqp *qp, u32 base, u64 nv, u64 now);
 /* tbr_req_loss.c: a flight ended (the window's start moved past it) */
 void tbr_req_round(struct tbr_tqp *qp);
@@ -548,12 +560,14 @@ void tbr_req_requested(struct tbr_tqp *qp, u32 base, u64 v);
 /* tbr_req_loss.c: resend the data frames deemed lost by now */
 void tbr_req_rack(struct tbr_tqp *qp, u64 now);
 /* tbr_req_loss.c: a response at @psn for READ/ATOMIC @w; holes before it
- * are checked later, like data frames; and the verdicts on them */
+ * are checked later, like data frames; and the verdicts on them
+ */
 void tbr_req_rd_hole_check(struct tbr_tqp *qp, struct tbr_swqe *w,
 			   u32 psn, u64 now);
 void tbr_req_rd_hole(struct tbr_tqp *qp, u64 now);
 /* tbr_req_loss.c: arm the tail loss probe after a transmission or progress
- * (through tbr_req_tlp_arm()), and send it when due */
+ * (through tbr_req_tlp_arm()), and send it when due
+ */
 void tbr_req_tlp_set(struct tbr_tqp *qp, u64 now);
 void tbr_req_tlp(struct tbr_tqp *qp, u64 now);
 

@@ -753,7 +753,8 @@ void tbr_resp_pump(struct tbr_tqp *qp, u64 now)
 		tbr_resp_send_jobs(qp);
 	if (!qp->error && qp->ack_pending && now >= qp->ack_deadline) {
 		/* no answer came in time: one down (TBR_PP_SCORE_MAX misses in a row
-		 * end the ping-pong); a late answer still counts and lengthens the wait */
+		 * end the ping-pong); a late answer still counts and lengthens the wait
+		 */
 		if (qp->ack_deferred) {
 			if (qp->pp_score)
 				qp->pp_score--;

@@ -49,7 +49,8 @@ enum tbr_route_verdict {
 	TBR_ROUTE_LOCAL,	/* for us: deliver the inner frame */
 	TBR_ROUTE_FORWARD,	/* for another host: decrement, look up, send */
 	TBR_ROUTE_DROP_HOPS,	/* hop limit 0, above TBR_ROUTE_HOPS_MAX, or 1
-				 * and not for us */
+				 * and not for us
+				 */
 	TBR_ROUTE_DROP_LOOP,	/* our own frame came back (or a forged source) */
 };
 

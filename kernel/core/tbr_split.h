@@ -32,11 +32,14 @@ enum tbr_split_act {
 	TBR_SPLIT_DELIVER,	/* a frame of its own: up with its PDF */
 	TBR_SPLIT_HOLD,		/* a head: keep the buffer (now st->held) */
 	TBR_SPLIT_JOIN,		/* a tail: out->head's head_len bytes go in
-				 * front of it; up with out->pdf */
+				 * front of it; up with out->pdf
+				 */
 	TBR_SPLIT_DISCARD,	/* unusable (a lone tail, a bad head): back
-				 * to the ring, counted in out->errors */
+				 * to the ring, counted in out->errors
+				 */
 	TBR_SPLIT_BAD,		/* the ring reported it damaged: back to the
-				 * ring as such */
+				 * ring as such
+				 */
 };
 
 struct tbr_split_out {

@@ -71,12 +71,14 @@ enum tbr_op {
 #define TBR_F_SOLICITED		0x02	/* SEND*: solicited event */
 #define TBR_F_RETRANS		0x04	/* retransmitted copy (informational) */
 #define TBR_F_ORDERED		0x08	/* WRITE*: place only after every
-					 * earlier PSN (follows a READ/ATOMIC) */
+					 * earlier PSN (follows a READ/ATOMIC)
+					 */
 #define TBR_F_ACK		0x10	/* SEND*, WRITE: a cumulative ACK of
 					 * the other direction rides along
 					 * (TBR_PB_ACK_LEN bytes after the
 					 * extension); only to a peer that
-					 * said it takes them */
+					 * said it takes them
+					 */
 #define TBR_F_ALL		0x1f
 
 /*
@@ -132,7 +134,8 @@ struct tbr_hdr {
 	u32 psn;
 	u16 npkey;	/* the sender's P_Key inverted, as on the wire: a
 			 * zeroed header carries the default P_Key 0xffff
-			 * (tbr_hdr_pkey() gives the P_Key) */
+			 * (tbr_hdr_pkey() gives the P_Key)
+			 */
 
 	u32 msn;	/* message sequence number (per QP, per direction) */
 	u32 offset;	/* byte offset of the payload in the message */
@@ -150,7 +153,8 @@ struct tbr_hdr {
 	u8 syndrome;	/* ACK */
 	u8 nwords;	/* ACK: bitmap words */
 	u32 epsn;	/* ACK, or a TBR_F_ACK frame's piggybacked ACK:
-			 * the sender's next expected PSN */
+			 * the sender's next expected PSN
+			 */
 	u32 aux;	/* ACK: RNR NAK wait in microseconds */
 
 	u32 hdr_len;		/* base + extension bytes */

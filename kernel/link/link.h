@@ -155,7 +155,8 @@ struct tbr_link {
 	void *upper_priv;	/* for the transport, untouched here */
 	u32 cwnd_hint;		/* for the transport: the congestion window its
 				 * last RC QP over this link ended with (PSNs),
-				 * 0 none; READ_ONCE/WRITE_ONCE, untouched here */
+				 * 0 none; READ_ONCE/WRITE_ONCE, untouched here
+				 */
 	u64 srtt_hint;		/* the same for the smoothed RTT (ns) */
 	void *obs_priv;		/* for the observers (sysfs), untouched here */
 	const struct tbr_link_ops *ops;	/* NULL: frames go over the rails */

@@ -138,7 +138,8 @@ struct tbrdma_send_wqe {
 	__u32 mr_lkey;		/* BIND_MW */
 	__u32 mw_access;	/* BIND_MW */
 	__u16 pkey_index;	/* QP1 (GSI, kernel only): the P_Key slot it
-				 * goes with; ignored for every other QP */
+				 * goes with; ignored for every other QP
+				 */
 	__u16 rsvd;
 	/* struct tbrdma_sge sge[num_sge] or __u8 inline_data[inline_len] */
 };

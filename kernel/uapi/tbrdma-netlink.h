@@ -32,13 +32,15 @@ enum tbrdma_cmd {
 	TBRDMA_CMD_EMU_CABLE_NEW,	/* admin: DEV_NAME, PEER_DEV_NAME, RAIL_COUNT
 					 * [, DEPTH] [, PEER_GUID: the GUID the
 					 * second device claims, test only];
-					 * reply: CABLE_ID */
+					 * reply: CABLE_ID
+					 */
 	TBRDMA_CMD_EMU_CABLE_DEL,	/* admin: CABLE_ID */
 	TBRDMA_CMD_LINK_GET,		/* dump */
 	TBRDMA_CMD_RAIL_GET,		/* dump */
 	TBRDMA_CMD_RAIL_SET,		/* admin: DEV_NAME, LINK_ID, RAIL_ID, knobs */
 	TBRDMA_CMD_MGMT_SEND,		/* admin: DEV_NAME, LINK_ID|PEER_GUID, MGMT_DATA
-					 * [, PDF] */
+					 * [, PDF]
+					 */
 	TBRDMA_CMD_MGMT_RECV,		/* event, group "mgmt" */
 	TBRDMA_CMD_DEV_EVENT,		/* event, group "events" */
 	TBRDMA_CMD_LINK_EVENT,		/* event, group "events" */
@@ -48,22 +50,27 @@ enum tbrdma_cmd {
 	TBRDMA_CMD_ETH_UNBIND,		/* admin: DEV_NAME, ETH_IFNAME */
 	TBRDMA_CMD_ETH_GET,		/* dump: eth bindings */
 	TBRDMA_CMD_ROUTE_SET,		/* admin: DEV_NAME, ROUTE_VERSION [, ROUTES]:
-					 * the forwarding table, replaced whole */
+					 * the forwarding table, replaced whole
+					 */
 	TBRDMA_CMD_ROUTE_GET,		/* DEV_NAME; reply: ROUTE_VERSION, ROUTES */
 	TBRDMA_CMD_LINK_TRUST,		/* admin: DEV_NAME, LINK_ID|PEER_GUID, TRUST:
-					 * the sweep's decision on a held link */
+					 * the sweep's decision on a held link
+					 */
 	TBRDMA_CMD_PKEY_SET,		/* admin: DEV_NAME [, PKEYS]: the port's
 					 * partitions (P_Keys), placed in the
-					 * table by the kernel (docs/netlink.md) */
+					 * table by the kernel (docs/netlink.md)
+					 */
 	TBRDMA_CMD_PKEY_GET,		/* DEV_NAME; reply: PKEYS, one per slot */
 	TBRDMA_CMD_CAPTURE_NEW,		/* admin: DEV_NAME [, SNAPLEN]: the device's
 					 * capture monitor tbrmonN (made down, or the
 					 * one it has); reply: NETDEV_NAME,
-					 * NETDEV_IFINDEX (docs/capture.md) */
+					 * NETDEV_IFINDEX (docs/capture.md)
+					 */
 	TBRDMA_CMD_CAPTURE_DEL,		/* admin: DEV_NAME: remove it */
 	TBRDMA_CMD_AUTH_KEY_SET,	/* admin: DEV_NAME [, AUTH_KEY, AUTH_GRACE_MS]:
 					 * the fabric key links authenticate with
-					 * (absent: none); never read back */
+					 * (absent: none); never read back
+					 */
 	__TBRDMA_CMD_MAX,
 };
 #define TBRDMA_CMD_MAX (__TBRDMA_CMD_MAX - 1)
@@ -118,13 +125,15 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_ROUTE_NEXT_HOP,	/* u64: the neighbour's GUID frames leave to */
 	TBRDMA_ATTR_ROUTE_HOPS,		/* u32: 1..TBRDMA_ROUTE_HOPS_MAX */
 	TBRDMA_ATTR_PDF,		/* u8: MGMT_SEND's frame code, 2 (MGMT, default) or
-					 * 4 (a routed frame, whole: tests of forwarding) */
+					 * 4 (a routed frame, whole: tests of forwarding)
+					 */
 	TBRDMA_ATTR_TRUST,		/* u8: enum tbrdma_trust (link; LINK_TRUST) */
 	TBRDMA_ATTR_LINKS_HELD,		/* u32: links held or rejected (device) */
 	TBRDMA_ATTR_LANE_MBPS,		/* u32: rail: its medium's speed per lane, Mb/s */
 	TBRDMA_ATTR_LANES,		/* u32: rail: its medium's lanes (absent: unknown) */
 	TBRDMA_ATTR_PKEYS,		/* nest of PKEY (PKEY_SET: a set; PKEY_GET:
-					 * the table, slot by slot, 0 = empty) */
+					 * the table, slot by slot, 0 = empty)
+					 */
 	TBRDMA_ATTR_PKEY,		/* u16: a P_Key, bit 15 full membership */
 	TBRDMA_ATTR_RING_MS,		/* u32: rail: ms its ring figures cover (since up) */
 	TBRDMA_ATTR_TX_FULL_PPM,	/* u32: share of that time its TX ring was full */
@@ -137,7 +146,8 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_SNAPLEN,		/* u32: capture: bytes kept per frame, 0 all */
 	TBRDMA_ATTR_AUTH_KEY,		/* binary, 16..256 bytes: AUTH_KEY_SET's key */
 	TBRDMA_ATTR_AUTH_GRACE_MS,	/* u32: the previous key is accepted this long
-					 * more (AUTH_KEY_SET; default 60000) */
+					 * more (AUTH_KEY_SET; default 60000)
+					 */
 	TBRDMA_ATTR_AUTH_KEYED,		/* u8: device: 1 a fabric key is set */
 	TBRDMA_ATTR_AUTH_REFUSED,	/* u64: device: peers refused, no proof of the key */
 	__TBRDMA_ATTR_MAX,
