@@ -131,6 +131,7 @@ if [ "$VM_ROLE" = a ]; then
 	dmesg | grep 'refused peer' | tail -3
 	klog_has 'tbrdma: refused peer [0-9a-f]*: it holds no fabric key' || fail "a did not log b's keyless answer"
 	klog_has 'tbrdma: refused peer [0-9a-f]*: a fabric key is required' || fail "a did not log b's keyless HELLO"
+	vm_signal checked_keyless	# only now may b take the key (its rails then come up)
 else
 	vm_wait a.keyed 60
 	rmmod tbrdma || fail "rmmod tbrdma"
@@ -139,6 +140,7 @@ else
 	sleep 3
 	no_rails || { "$CTL" links; fail "b has rails without the key"; }
 	vm_signal refused
+	vm_wait a.checked_keyless 90
 	"$CTL" auth-key tbrdma0 /tmp/fabric.key || fail "auth-key"
 	ip link set tbr0 up
 	ip addr add "$ME/24" dev tbr0
