@@ -14,7 +14,9 @@
  * Negotiation (one "conn" per service, i.e. per XDomain, i.e. per cable):
  * both kernels send HELLO (kernel/core/tbr_nego.h: device GUID, rails
  * wanted, transmit HopIDs, ring and frame sizes, E2E, link speed/lanes) as
- * XDomain requests and answer the peer's HELLO with HELLO_REPLY. With both
+ * XDomain requests and answer the peer's HELLO with HELLO_REPLY (the
+ * peer's requests come in through tb_events.c's protocol handler, which
+ * answers them and queues the conn's event_work). With both
  * HELLOs answered, each side allocates, per agreed rail, a TX and an RX
  * ring, the input HopID the peer transmits on, joins the link of the peer's
  * GUID (so every cable to the same peer joins one link), starts the rings,
@@ -101,8 +103,6 @@ static unsigned int tb_ring_size = 256;
 module_param(tb_ring_size, uint, 0644);
 MODULE_PARM_DESC(tb_ring_size, "Thunderbolt ring descriptors (power of two, 16..4096)");
 
-static LIST_HEAD(tbt_conns);
-static DEFINE_MUTEX(tbt_lock);
 /*
  * Removed conns whose remove_work has not finished: a new conn's HELLO
  * waits for them (tbt_hello_work), so a service bound again after an unbind
@@ -112,22 +112,8 @@ static DEFINE_MUTEX(tbt_lock);
  * and a remove_work may need tb->lock.
  */
 static atomic_t tbt_removing = ATOMIC_INIT(0);
-/*
- * Ordered: event_work, up_work, down_work and remove_work of every conn,
- * one at a time, so the rail works never overlap while one has conn->lock
- * dropped around a path call, and a remove_work runs after them; drained at
- * module unload, after the last remove queued its remove_work.
- */
-static struct workqueue_struct *tbt_wq;
 static struct tb_property_dir *tbt_dir;
 static bool tbt_dir_registered, tbt_handler_registered, tbt_driver_registered;
-/*
- * negotiation packets from peers (tb_state): malformed ones, well-formed ones
- * refused, and HELLOs that came before our service for their XDomain probed
- */
-static atomic_t tbt_nego_bad = ATOMIC_INIT(0);
-static atomic_t tbt_nego_refused = ATOMIC_INIT(0);
-static atomic_t tbt_nego_early = ATOMIC_INIT(0);
 
 /* ---- negotiation -------------------------------------------------------- */
 
@@ -430,248 +416,6 @@ static void tbt_down_work(struct work_struct *work)
 	mutex_unlock(&conn->lock);
 }
 
-/* tbt_lock held */
-static struct tbt_conn *tbt_find(u64 route, const struct tbr_nego_msg *m)
-{
-	struct tbt_conn *c;
-
-	list_for_each_entry(c, &tbt_conns, node) {
-		if (c->xd->route != route)
-			continue;
-		if (m && (memcmp(m->initiator, c->xd->remote_uuid, 16) ||
-			  memcmp(m->target, c->xd->local_uuid, 16)))
-			continue;
-		return c;
-	}
-	return NULL;
-}
-
-/* tbt_lock held */
-static bool tbt_route_known(u64 route)
-{
-	struct tbt_conn *c;
-
-	list_for_each_entry(c, &tbt_conns, node)
-		if (c->xd->route == route)
-			return true;
-	return false;
-}
-
-/*
- * The peer's requests, recorded by tbt_handle() (already answered): the
- * negotiation state changes they cause. Process context.
- */
-static void tbt_event_work(struct work_struct *work)
-{
-	struct tbt_conn *conn = container_of(work, struct tbt_conn, event_work);
-	bool hello, ready, bye;
-	struct tbr_nego_msg m;
-	u64 rguid, bguid;
-	u8 rrails;
-	u32 bseq;
-
-	spin_lock_bh(&conn->ev_lock);
-	hello = conn->ev_hello;
-	ready = conn->ev_ready;
-	bye = conn->ev_bye;
-	m = conn->ev_msg;
-	rguid = conn->ev_ready_guid;
-	rrails = conn->ev_ready_rails;
-	bguid = conn->ev_bye_guid;
-	bseq = conn->ev_bye_seq;
-	conn->ev_hello = conn->ev_ready = conn->ev_bye = false;
-	spin_unlock_bh(&conn->ev_lock);
-
-	mutex_lock(&conn->lock);
-	if (conn->stopping || conn->suspended)
-		goto out;
-	if (hello && conn->connected && m.guid != conn->remote.guid) {
-		/*
-		 * Connected, and a HELLO claims another GUID on the same
-		 * XDomain: a peer that really changed its device would have
-		 * removed its service first (a new conn). Refused.
-		 */
-		atomic_inc(&tbt_nego_refused);
-		dev_warn_ratelimited(&conn->svc->dev,
-				     "tbrdma: refused a HELLO from %016llx: connected to %016llx\n",
-				     m.guid, conn->remote.guid);
-		hello = false;
-	} else if (hello && conn->connected && m.seq > conn->peer_hello_seq &&
-		   m.instance == conn->remote.instance) {
-		/*
-		 * A later HELLO of the same peer instance (its counter goes on):
-		 * a retry whose first try we took but whose answer it missed. It
-		 * is answered; tearing down here would make the peer's
-		 * reconnect look like a restart to us, and so on forever.
-		 */
-		conn->peer_hello_seq = m.seq;
-		hello = false;
-	} else if (hello && conn->connected && m.instance &&
-		   m.instance == conn->remote.instance) {
-		/* an old HELLO of the instance we are connected to: a replay */
-		atomic_inc(&tbt_nego_refused);
-		dev_warn_ratelimited(&conn->svc->dev,
-				     "tbrdma: refused a replayed HELLO (sequence %u, at %u)\n",
-				     m.seq, conn->peer_hello_seq);
-		hello = false;
-	}
-	if (hello) {
-		/* a restarted peer counts from 1 again (reload: new conn; resume) */
-		if (conn->connected || (conn->hello_rcvd && conn->remote.guid != m.guid)) {
-			/* the peer started over (reload, resume): so do we */
-			conn->pending = m;
-			conn->have_pending = true;
-			queue_work(tbt_wq, &conn->down_work);
-			goto out;
-		}
-		if (conn->hello_sent && conn->remote.guid != m.guid)
-			conn->hello_sent = false;	/* answered by someone else */
-		conn->remote = m;
-		conn->peer_hello_seq = m.seq;
-		conn->hello_rcvd = true;
-		if (conn->hello_sent)
-			queue_work(tbt_wq, &conn->up_work);
-		else
-			mod_delayed_work(system_long_wq, &conn->hello_work, 0);
-	}
-	if (ready && rguid == conn->remote.guid && conn->hello_rcvd) {
-		conn->peer_ready = true;
-		conn->peer_rails = rrails;	/* 1..TBR_NEGO_MAX_RAILS (decoded) */
-		queue_work(tbt_wq, &conn->up_work);
-	}
-	if (bye && bguid == conn->remote.guid && conn->hello_rcvd &&
-	    bseq <= conn->peer_hello_seq) {
-		/* the peer's BYE follows its HELLO in its sequence: an old one */
-		atomic_inc(&tbt_nego_refused);
-		dev_warn_ratelimited(&conn->svc->dev,
-				     "tbrdma: refused a replayed BYE (sequence %u, at %u)\n",
-				     bseq, conn->peer_hello_seq);
-	} else if (bye && bguid == conn->remote.guid) {
-		queue_work(tbt_wq, &conn->down_work);
-	}
-out:
-	mutex_unlock(&conn->lock);
-}
-
-/*
- * XDomain packets with our protocol UUID, on the control channel's RX path
- * (process context; the thunderbolt core delivers every control packet,
- * including the host router's answers to path setup, through it, so this
- * must not wait for conn->lock). Requests (HELLO, READY, BYE) are answered
- * here from data fixed at probe and recorded for tbt_event_work; answers
- * (HELLO_REPLY, STATUS) are left to the XDomain core (return 0), which
- * hands them to the tb_xdomain_request() waiting for them. tbt_lock keeps
- * the conn from being freed meanwhile.
- */
-static int tbt_handle(const void *buf, size_t size, void *data)
-{
-	const struct tbt_pkt *p = buf;
-	struct tbr_nego_msg m;
-	struct tbt_conn *conn;
-	unsigned int nw;
-	bool keyed;
-	u64 route;
-	u8 sn;
-	int err;
-
-	if (size < offsetof(struct tbt_pkt, body) + 4 * sizeof(u32)) {
-		atomic_inc(&tbt_nego_bad);
-		return 0;
-	}
-	nw = min_t(size_t, (size - offsetof(struct tbt_pkt, body)) / 4,
-		   TBR_NEGO_MAX_WORDS);
-	route = ((u64)p->route_hi << 32 | p->route_lo) & ~BIT_ULL(63);
-	sn = (p->length_sn & TBT_SN_MASK) >> TBT_SN_SHIFT;
-	err = tbr_nego_decode(p->body, nw, &m);
-	if (!err && (m.type == TBR_NEGO_HELLO_REPLY || m.type == TBR_NEGO_STATUS))
-		return 0;
-
-	mutex_lock(&tbt_lock);
-	conn = tbt_find(route, err ? NULL : &m);
-	if (!conn) {
-		/*
-		 * Malformed; or a HELLO on a route no conn of ours has yet: the
-		 * peer's service probed before ours for that XDomain (a normal
-		 * race on every plug; the peer retries every second), not a
-		 * refusal; or on a conn's route but not from the XDomain
-		 * (UUIDs) it names: refused.
-		 */
-		if (err)
-			atomic_inc(&tbt_nego_bad);
-		else if (m.type == TBR_NEGO_HELLO && !tbt_route_known(route))
-			atomic_inc(&tbt_nego_early);
-		else
-			atomic_inc(&tbt_nego_refused);
-		mutex_unlock(&tbt_lock);
-		return 0;
-	}
-	if (err) {
-		atomic_inc(&tbt_nego_bad);
-		/* answer only what is clearly a request of another version */
-		if (err == -EPROTONOSUPPORT && m.type == TBR_NEGO_HELLO) {
-			tbt_respond_status(conn, m.seq, TBR_NEGO_ST_VERSION, sn, nw);
-			dev_warn(&conn->svc->dev,
-				 "tbrdma: peer negotiation version %u.%u, we speak %u.%u\n",
-				 m.ver_major, m.ver_minor, TBR_NEGO_VER_MAJOR,
-				 TBR_NEGO_VER_MINOR);
-		} else {
-			dev_dbg(&conn->svc->dev, "tbrdma: bad negotiation packet: %d\n", err);
-		}
-		goto out;
-	}
-	if (READ_ONCE(conn->stopping) || READ_ONCE(conn->suspended)) {
-		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_BUSY, sn, nw);
-		goto out;
-	}
-	if (m.guid == tbr_dev_guid(conn->tdev)) {
-		/* our own GUID from the other end: a loop or a liar */
-		atomic_inc(&tbt_nego_refused);
-		dev_warn_ratelimited(&conn->svc->dev,
-				     "tbrdma: refused a %s claiming our own GUID %016llx\n",
-				     tbr_nego_type_name(m.type), m.guid);
-		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_REFUSED, sn, nw);
-		goto out;
-	}
-	keyed = tbr_link_auth_keyed(conn->tdev);
-	if (m.type == TBR_NEGO_HELLO && keyed && !m.auth) {
-		/* a keyless (or older) peer: it cannot prove the key */
-		tbt_auth_refused(conn, m.guid, -EACCES);
-		tbt_respond_hello(conn, &m, TBR_NEGO_ST_AUTH, sn, nw);
-		goto out;
-	}
-	spin_lock_bh(&conn->ev_lock);
-	switch (m.type) {
-	case TBR_NEGO_HELLO:
-		conn->ev_msg = m;
-		conn->ev_hello = true;
-		break;
-	case TBR_NEGO_READY:
-		conn->ev_ready_guid = m.guid;
-		conn->ev_ready_rails = m.ready_rails;
-		conn->ev_ready = true;
-		break;
-	case TBR_NEGO_BYE:
-		conn->ev_bye_guid = m.guid;
-		conn->ev_bye_seq = m.seq;
-		conn->ev_bye = true;
-		break;
-	}
-	spin_unlock_bh(&conn->ev_lock);
-	if (m.type == TBR_NEGO_HELLO)
-		tbt_respond_hello(conn, &m, TBR_NEGO_ST_OK, sn, nw);
-	else
-		tbt_respond_status(conn, m.seq, TBR_NEGO_ST_OK, sn, nw);
-	queue_work(tbt_wq, &conn->event_work);
-out:
-	mutex_unlock(&tbt_lock);
-	return 1;
-}
-
-static struct tb_protocol_handler tbt_handler = {
-	.uuid = &tbt_proto_uuid,
-	.callback = tbt_handle,
-};
-
 /* ---- service driver --------------------------------------------------------- */
 
 /* A negotiation instance: random, never 0 (0 is "not sent") */
@@ -728,6 +472,7 @@ static int tbt_probe(struct tb_service *svc, const struct tb_service_id *id)
 	INIT_DELAYED_WORK(&conn->ready_work, tbt_ready_work);
 	INIT_WORK(&conn->down_work, tbt_down_work);
 	INIT_WORK(&conn->remove_work, tbt_remove_work);
+	INIT_WORK(&conn->rekey_work, tbt_rekey_work);
 
 	/* firmware CM (ICM): one DMA tunnel per XDomain, so one rail */
 	fw_cm = tbr_tb_fw_cm(xd);
@@ -794,6 +539,8 @@ static void tbt_conn_stop(struct tbt_conn *conn, bool bye, struct work_struct *s
 		cancel_work_sync(&conn->up_work);
 	if (self != &conn->down_work)
 		cancel_work_sync(&conn->down_work);
+	if (self != &conn->rekey_work)
+		cancel_work_sync(&conn->rekey_work);
 	cancel_delayed_work_sync(&conn->hello_work);
 	cancel_delayed_work_sync(&conn->ready_work);
 	mutex_lock(&conn->lock);
@@ -976,6 +723,7 @@ static int tbt_start(void)
 	if (ret)
 		goto err_driver;
 	tbt_dir_registered = true;
+	tbt_key_watch(true);
 	pr_info("tbrdma: tb: service driver registered, XDomain property directory \"%s\" (protocol %u, caps %#x)\n",
 		TBT_KEY, TBT_PRTCID, tbt_caps());
 	return 0;
@@ -1002,6 +750,7 @@ static void tbt_stop(void)
 	if (tbt_dir_registered)
 		tb_unregister_property_dir(TBT_KEY, tbt_dir);
 	tbt_dir_registered = false;
+	tbt_key_watch(false);	/* before any conn goes */
 	if (tbt_driver_registered)
 		tb_unregister_service_driver(&tbt_driver);	/* removes every conn */
 	tbt_driver_registered = false;
@@ -1021,5 +770,6 @@ const struct tbr_backend tbr_tb_backend = {
 	.rail_ops = &tbt_rail_ops,
 	.start = tbt_start,
 	.stop = tbt_stop,
+	.key_set = tbt_key_set,
 	.busy_poll = tbr_tb_busy_poll,
 };

@@ -151,6 +151,7 @@ struct tbt_conn {
 	struct work_struct down_work;
 	struct work_struct remove_work;	/* tbt_remove(): stop and free */
 	struct delayed_work ready_work;	/* READY until answered */
+	struct work_struct rekey_work;	/* a key came: an unproven peer goes */
 };
 
 /*
@@ -176,6 +177,25 @@ struct tbt_pkt {
 };
 /* words in CPU order: the Thunderbolt control channel swaps them to the wire's big endian */
 static_assert(sizeof(struct tbt_pkt) == (3 + 4 + TBR_NEGO_AUTH_WORDS) * sizeof(u32));
+
+/*
+ * tb_events.c: the conns (tbt_lock), the ordered workqueue of their event,
+ * up, down, rekey and remove works, and the negotiation counters of tb_state
+ */
+extern struct list_head tbt_conns;
+extern struct mutex tbt_lock;
+extern struct workqueue_struct *tbt_wq;
+extern atomic_t tbt_nego_bad, tbt_nego_refused, tbt_nego_early;
+
+/* tb_events.c: the protocol handler (registered by tb.c) and its event_work */
+extern struct tb_protocol_handler tbt_handler;
+void tbt_event_work(struct work_struct *work);
+/* tb_events.c: conn->rekey_work (tbt_wq, no lock held) */
+void tbt_rekey_work(struct work_struct *work);
+/* tbr_backend key_set (tbr_ctl_mutex held): every keyed conn's rekey_work */
+void tbt_key_set(struct tbr_dev *tdev);
+/* key_set acts from tb.c's start to its stop; off: no key work left. Process, no lock held */
+void tbt_key_watch(bool on);
 
 /* tb_msg.c: negotiation messages on the XDomain control channel */
 extern const uuid_t tbt_proto_uuid;

@@ -47,6 +47,8 @@ int tbr_ctl_init(const struct tbr_backend *const *backends, unsigned int n);
 void tbr_ctl_start(void);
 void tbr_ctl_stop(void);
 void tbr_ctl_exit(void);
+/* tbr_ctl_mutex held: @tdev's fabric key changed, every backend is told. */
+void tbr_ctl_key_set(struct tbr_dev *tdev);
 /* The backends' table, for the family's commands (netlink.c). */
 unsigned int tbr_ctl_backends(const struct tbr_backend *const **backends);
 

@@ -2,8 +2,9 @@
 /*
  * tbrdma: the device registry. The list of devices (tbrdma0, made at module
  * load, and those made over genl), their creation and deletion, and the
- * table of rail backends, whose hooks it runs at module load and unload and
- * when a device goes (a backend removes that device's rails). Everything
+ * table of rail backends, whose hooks it runs at module load and unload,
+ * when a device goes (a backend removes that device's rails) and when its
+ * fabric key changes. Everything
  * runs under tbr_ctl_mutex; observers (link.h) hear of every device.
  */
 #include <linux/mutex.h>
@@ -83,6 +84,16 @@ static void tbr_ctl_dev_rails_gone(struct tbr_dev *tdev)
 	for (i = 0; i < tbr_nbackends; i++)
 		if (tbr_backends[i]->dev_gone)
 			tbr_backends[i]->dev_gone(tdev);
+}
+
+void tbr_ctl_key_set(struct tbr_dev *tdev)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&tbr_ctl_mutex);
+	for (i = 0; i < tbr_nbackends; i++)
+		if (tbr_backends[i]->key_set)
+			tbr_backends[i]->key_set(tdev);
 }
 
 struct tbr_dev *tbr_ctl_dev_find(const char *name)

@@ -309,6 +309,8 @@ static int tbr_nl_auth_key_set(struct sk_buff *skb, struct genl_info *info)
 	err = IS_ERR(tdev) ? PTR_ERR(tdev) :
 	      tbr_link_auth_set(tdev, k ? nla_data(k) : NULL, k ? nla_len(k) : 0,
 				grace);
+	if (!err)
+		tbr_ctl_key_set(tdev);	/* links up before the key: checked */
 	mutex_unlock(&tbr_ctl_mutex);
 	if (err && !IS_ERR(tdev))
 		GENL_SET_ERR_MSG(info, "cannot key hmac(sha256)");

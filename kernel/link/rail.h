@@ -104,6 +104,11 @@ struct tbr_rail_ops {
  *  stop      module unload, before any device goes: every rail down.
  *  dev_gone  @tdev is being deleted: remove its rails ("process",
  *            tbr_ctl_mutex held).
+ *  key_set   @tdev's fabric key was set, rotated or cleared (link/auth.c):
+ *            with a key, a backend whose rails are checked only when they
+ *            come up takes down those of a peer that has not proven the
+ *            key and negotiates again ("process", tbr_ctl_mutex held, so
+ *            the work is queued).
  *  exit      module unload, after every device went.
  *  ctl       what the control plane asks of the backend (ctl/ctl.h: its
  *            own genl commands, its attributes in rail dumps); the link
@@ -120,6 +125,7 @@ struct tbr_backend {
 	int (*start)(void);
 	void (*stop)(void);
 	void (*dev_gone)(struct tbr_dev *tdev);
+	void (*key_set)(struct tbr_dev *tdev);
 	void (*exit)(void);
 	const struct tbr_backend_ctl *ctl;
 	void (*busy_poll)(u32 cookie, bool (*end)(void *arg), void *arg);
