@@ -3,6 +3,8 @@
 # Priority=255. Without a key it takes the master role (the threat); with FabricKeyFile= on the
 # four, the rogue without the key, then with a wrong key, changes neither the master nor any
 # address nor the host list, and host 1 counts its datagrams in sweeps.rx_unauthenticated.
+# Each keyed daemon hands the key to its kernel device (AUTH_KEY_SET: `devs` auth=1), the keyless
+# rogue's device has none.
 # Without a key, forged records injected from h4's device are refused or harmless (validation).
 # vm-timeout: 420
 . "$TBR_TOP/tests/vm/lib/guest.sh"
@@ -110,6 +112,13 @@ chmod 0600 /tmp/fabric.key
 for ((h = 0; h < N; h++)); do start_d "$h" /tmp/keyed.conf; done
 wait_for 20 agree 4 || { dump_all; fail "no agreement with the fabric key"; }
 grep -q "authenticated (HMAC-SHA256" /tmp/tbrdmad-0.log || fail "no key in use"
+# tbrdmad hands the key to its kernel device (genl AUTH_KEY_SET): the links' HELLOs are keyed
+dev_keyed() { "$CTL" devs "tbrdma$1" | grep -q ' auth=1 '; }
+for ((h = 0; h < N; h++)); do
+	wait_for 10 dev_keyed "$h" || { "$CTL" devs; fail "tbrdmad did not give tbrdma$h the key"; }
+	grep -q "sweep: tbrdma$h's links authenticated with the fabric key" "/tmp/tbrdmad-$h.log" ||
+		fail "host $h did not log the key handed to its links"
+done
 MK=$(master_of 0)
 declare -a AK
 for ((h = 0; h < N; h++)); do AK[$h]=$(addr_of "$h"); done
@@ -128,6 +137,12 @@ for cf in /tmp/rogue.conf /tmp/wrongkey.conf; do
 	done
 	echo "$cf: rogue ignored, host 1 counted $(($(unauth) - u0)) unauthenticated datagram(s)"
 	kill -TERM "${PID[4]}"; wait "${PID[4]}" || true
+	# the keyless daemon gave its device no key; the wrong key went to it (the device keeps it)
+	if [ "$cf" = /tmp/rogue.conf ]; then
+		"$CTL" devs tbrdma4 | grep -q ' auth=0 ' || { "$CTL" devs; fail "the keyless rogue's device has a key"; }
+	else
+		dev_keyed 4 || { "$CTL" devs; fail "tbrdmad did not give tbrdma4 its (wrong) key"; }
+	fi
 done
 for ((h = 0; h < N; h++)); do kill -TERM "${PID[$h]}"; done
 for ((h = 0; h < N; h++)); do wait "${PID[$h]}" || true; done

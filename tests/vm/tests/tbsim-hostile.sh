@@ -126,7 +126,10 @@ if [ "$VM_ROLE" = a ]; then
 	"$CTL" auth-key tbrdma0 /tmp/fabric.key || fail "auth-key"
 	vm_signal keyed
 	some_refused() { [ "$(refused)" -gt 0 ]; }
-	wait_for 60 some_refused
+	# (on failure: the tasks blocked in the kernel, and tbrdma's negotiation state)
+	diag() { echo w > /proc/sysrq-trigger; cat /sys/module/tbrdma/parameters/tb_state; dmesg | tail -n 80; }
+	within 60 some_refused
+	unset -f diag
 	vm_wait b.refused 90
 	no_rails || { "$CTL" links; fail "a has rails to a peer without the key"; }
 	echo "auth_refused=$(refused)"
