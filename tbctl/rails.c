@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* tbctl rails [DEVICE]: one line per rail (ring pair), like `ip link`: by default what is read
  * first (a terminal's width): state, the speed its medium trained at (Gb/s, lanes x per lane;
- * SLOW: a Thunderbolt cable below the others, see docs/json.md), credits, ring occupancy since
+ * SLOW: a Thunderbolt cable below what both hosts showed, see docs/json.md), credits, ring occupancy since
  * the rail came up (TX-FULL: the share of time its TX ring was full, credit-stalled; RX-EMPTY:
  * the share its RX ring had every buffer posted, nothing arriving), frames and losses. -v adds
  * the cut flag, the rest of the ring figures (TX-EMPTY, TX-MEAN, RX-FULL: no buffer left to
@@ -49,7 +49,7 @@ static void c_cut(struct libscols_line *l, size_t col, json_object *o, const cha
 	cell(l, col, "%s", jbool(o, "cut") ? "yes" : "no");
 }
 
-/* what the medium trained at: "40 (2x20)", SLOW when below the others */
+/* what the medium trained at: "40 (2x20)", SLOW when below what both ends showed (tbrdmad) */
 static void c_speed(struct libscols_line *l, size_t col, json_object *o, const char *key)
 {
 	if (jget(o, "lanes"))
