@@ -69,10 +69,11 @@ klog_has() { dmesg | grep -c -- "$1" > /dev/null; }
 # tbr_trace_start DAT EVENT...: record the tbrdma tracepoints EVENT... (kernel/tbr_trace.h,
 # docs/tracing.md) with `trace-cmd record` (Debian's trace-cmd, the host's: the guest's root is
 # the host's) into DAT until tbr_trace_stop DAT REPORT, which stops it (SIGINT, as ^C), writes
-# `trace-cmd report` into REPORT and fails when the ring buffer lost events (record's per-CPU
-# overrun, report's EVENTS DROPPED). Enabling patches the tracepoints' static keys: do it while
-# their code does not run (no traffic yet), as harness_keys_steady's note says why; this waits
-# until trace-cmd has enabled every EVENT
+# `trace-cmd report` into REPORT and fails when the ring buffer lost events (the per-CPU overrun
+# and dropped events that `trace-cmd report --stat` shows from the file, report's EVENTS
+# DROPPED). Enabling patches the tracepoints' static keys: do it while their code does not run
+# (no traffic yet), as harness_keys_steady's note says why; this waits until trace-cmd has
+# enabled every EVENT
 TBR_TRACEFS=/sys/kernel/tracing
 tbr_trace_start() {
 	local dat=$1 e args=() i
@@ -102,11 +103,13 @@ tbr_trace_stop() {
 	local dat=$1 report=$2 lost
 	kill -INT "$TBR_TRACE_PID"
 	wait "$TBR_TRACE_PID" || { cat "$dat.log"; fail "trace-cmd record failed"; }
-	lost=$(awk '/^ *overrun:/ { n += $2 } END { print n + 0 }' "$dat.log")
-	grep -q 'overrun:' "$dat.log" || { cat "$dat.log"; fail "trace-cmd record printed no statistics"; }
-	[ "$lost" = 0 ] || fail "the trace ring buffer lost $lost events (trace-cmd record's overrun)"
 	trace-cmd report -i "$dat" > "$report" 2> "$report.err" ||
 		{ cat "$report.err"; fail "trace-cmd report -i $dat failed"; }
+	# the per-CPU ring buffer statistics record kept at its end
+	trace-cmd report -i "$dat" --stat > "$dat.stat" 2>&1 || { cat "$dat.stat"; fail "trace-cmd report --stat failed"; }
+	grep -q '^ *overrun:' "$dat.stat" || { cat "$dat.stat"; fail "trace-cmd report --stat: no overrun figures"; }
+	lost=$(awk '/^ *overrun:/ { n += $2 } /^ *dropped events:/ { n += $3 } END { print n + 0 }' "$dat.stat")
+	[ "$lost" = 0 ] || fail "the trace ring buffer lost $lost events (trace-cmd report --stat: overrun, dropped)"
 	! grep -q 'EVENTS DROPPED' "$report" || fail "trace-cmd report: $(grep -m1 'EVENTS DROPPED' "$report")"
 }
 

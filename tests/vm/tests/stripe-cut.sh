@@ -80,6 +80,7 @@ done
 
 step "tracepoints (trace-cmd): rail down, retransmissions, rail up, in that order"
 tbr_trace_stop /tmp/trace.dat /tmp/trace.log
+cp /tmp/trace.dat.stat "$VM_OUT/trace-stat.txt"
 echo "trace-cmd report: $(grep -c ': tbr_' /tmp/trace.log) events; the first:"
 # trace-cmd report pads the event name ("tbr_rail_down:        tbrdma0 ...")
 grep -m3 ': tbr_' /tmp/trace.log

@@ -237,6 +237,7 @@ cat /tmp/unplug.journal
 grep -q 'event: ' /tmp/unplug.journal || fail "the unplug's kernel event is not in the journal"
 grep -q 'FABRIC UP: .* 1 host(s), 0 link(s)' /tmp/unplug.journal || fail "no sweep of the unplug logged"
 doctor_expect ports fail '^tbrdma0 port 1 DOWN .*: no rail up$' '^tbctl links and tbctl rails say which link or rail is down'
+doctor_check peers fail '^no XDomain: no host at the other end' '^plug the cable into the other host'
 dmesg | grep -E 'tbsim: (cable|link)|down' | tail -5 || true
 vm_signal unplugged
 vm_wait "$other.unplugged" 60
