@@ -108,12 +108,14 @@ void model_flag_slow(Model *m, uint32_t (*peer_lane_mbps)(void *ctx, const Rail 
 		uint32_t best, peer;
 
 		r->slow = false;
+		r->expect_mbps = 0;
 		if (strcmp(r->backend, "tb") || !r->lanes)
 			continue;
 		best = model_best_lane_mbps(m, r->device);
 		peer = peer_lane_mbps ? peer_lane_mbps(ctx, r) : 0;
 		if (peer && peer < best)
 			best = peer;
+		r->expect_mbps = best;
 		r->slow = r->lanes < 2 || r->lane_mbps < best;
 	}
 }

@@ -60,6 +60,7 @@ typedef struct Rail {
 	uint64_t eth_rx_foreign;		/* its binding's (EthBinding), shared by its rails */
 	uint32_t lane_mbps, lanes;		/* what its medium trained at; lanes 0 unknown */
 	bool slow;				/* a tb cable below what both ends showed (model_flag_slow) */
+	uint32_t expect_mbps;			/* that bound, per lane: tb rails only, else 0 */
 	bool has_ring;				/* ring occupancy since the rail came up */
 	uint32_t ring_ms;			/* the time it covers */
 	uint32_t tx_full_ppm, tx_empty_ppm, tx_mean_ppm;	/* shares of it, mean level */

@@ -225,6 +225,9 @@ static void test_flag_slow(void **state)
 	assert_false(m.rails[0].slow);	/* B advertised 10: both ends do 10, the cable is not slow */
 	assert_false(m.rails[1].slow);
 	assert_true(m.rails[2].slow);	/* both ends showed 20 */
+	assert_int_equal(m.rails[0].expect_mbps, 10000);
+	assert_int_equal(m.rails[2].expect_mbps, 20000);
+	assert_int_equal(m.rails[4].expect_mbps, 0);
 	assert_true(m.rails[3].slow);	/* one lane, whatever the speed */
 	assert_false(m.rails[4].slow);	/* not Thunderbolt */
 	assert_false(m.rails[5].slow);
@@ -232,6 +235,7 @@ static void test_flag_slow(void **state)
 	 * before, so the cable to B is flagged */
 	model_flag_slow(&m, NULL, NULL);
 	assert_true(m.rails[0].slow);
+	assert_int_equal(m.rails[0].expect_mbps, 20000);
 	assert_false(m.rails[1].slow);
 	assert_true(m.rails[2].slow);
 	/* the peer advertises more than this host did: this host's best is the bound */
