@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* tbctl rails [DEVICE]: one line per rail (ring pair), like `ip link`: by default what is read
  * first (a terminal's width): state, the speed its medium trained at (Gb/s, lanes x per lane;
- * SLOW: a Thunderbolt cable below the others, see docs/json.md), credits, ring occupancy since
- * the rail came up (TX-FULL: the share of time its TX ring was full, credit-stalled; RX-EMPTY:
- * the share its RX ring had every buffer posted, nothing arriving), frames and losses. -v adds
- * the cut flag, the rest of the ring figures (TX-EMPTY, TX-MEAN, RX-FULL: no buffer left to
- * receive into, RX-MEAN), the eth backend's fragmentation and, for an eth rail, the frames its
- * NIC dropped as not from a peer's MAC (rx_foreign: the NIC's count, shared by its rails);
- * --json all of it. */
+ * SLOW: a Thunderbolt cable below what both hosts showed, see docs/json.md), credits, ring
+ * occupancy since the rail came up (TX-FULL: the share of time its TX ring was full,
+ * credit-stalled; RX-EMPTY: the share its RX ring had every buffer posted, nothing arriving),
+ * frames and losses. -v adds the cut flag, what a tb cable should have trained at (EXPECT: two
+ * lanes at the best per-lane speed both hosts showed), the rest of the ring figures (TX-EMPTY,
+ * TX-MEAN, RX-FULL: no buffer left to receive into, RX-MEAN), the eth backend's fragmentation
+ * and, for an eth rail, the frames its NIC dropped as not from a peer's MAC (rx_foreign: the
+ * NIC's count, shared by its rails); --json all of it. */
 #include <inttypes.h>
 
 #include "tbctl.h"
@@ -49,13 +50,23 @@ static void c_cut(struct libscols_line *l, size_t col, json_object *o, const cha
 	cell(l, col, "%s", jbool(o, "cut") ? "yes" : "no");
 }
 
-/* what the medium trained at: "40 (2x20)", SLOW when below the others */
+/* what the medium trained at: "40 (2x20)", SLOW when below what both ends showed (tbrdmad) */
 static void c_speed(struct libscols_line *l, size_t col, json_object *o, const char *key)
 {
 	if (jget(o, "lanes"))
 		cell(l, col, "%g (%lldx%g)%s", (double)jint(o, "lane_mbps") * jint(o, "lanes") / 1000,
 		     (long long)jint(o, "lanes"), (double)jint(o, "lane_mbps") / 1000,
 		     jbool(o, "slow") ? " SLOW" : "");
+	else
+		cell(l, col, "-");
+}
+
+/* what both ends showed they do (tbrdmad's bound for SLOW): 2 lanes x the per-lane figure */
+static void c_expect(struct libscols_line *l, size_t col, json_object *o, const char *key)
+{
+	if (jget(o, "expected_lane_mbps"))
+		cell(l, col, "%g (2x%g)", (double)jint(o, "expected_lane_mbps") * 2 / 1000,
+		     (double)jint(o, "expected_lane_mbps") / 1000);
 	else
 		cell(l, col, "-");
 }
@@ -105,6 +116,7 @@ static const Column columns[] = {
 	{ "STATE", false, c_state, NULL },
 	{ "CUT", true, c_cut, NULL },
 	{ "GB/S", false, c_speed, NULL },
+	{ "EXPECT", true, c_expect, NULL },
 	{ "PEER", false, c_peer, NULL },
 	{ "CREDITS", false, c_credits, NULL },
 	{ "TX-FULL", false, c_ring, "tx_full" },

@@ -286,32 +286,6 @@ static int fill_rail(Model *m, struct nlattr **tb)
 	return 0;
 }
 
-/*
- * Flag the Thunderbolt rails whose cable trained below what the hosts show
- * they support: on one lane (every Thunderbolt 3 / USB4 port bonds two), or
- * at a lower speed per lane than another cable of the same device trained
- * at. The peer's port maxima are not exchanged: a host whose every cable
- * trained low is not flagged beyond the lane count.
- */
-static void model_flag_slow(Model *m)
-{
-	for (size_t i = 0; i < m->n_rails; i++) {
-		Rail *r = &m->rails[i];
-		uint32_t best = 0;
-
-		if (strcmp(r->backend, "tb") || !r->lanes)
-			continue;
-		for (size_t j = 0; j < m->n_rails; j++) {
-			const Rail *o = &m->rails[j];
-
-			if (!strcmp(o->backend, "tb") && o->lanes && !strcmp(o->device, r->device) &&
-			    o->lane_mbps > best)
-				best = o->lane_mbps;
-		}
-		r->slow = r->lanes < 2 || r->lane_mbps < best;
-	}
-}
-
 static int fill_eth(Model *m, struct nlattr **tb)
 {
 	EthBinding *e = model_add_eth(m);
@@ -359,7 +333,6 @@ int kernel_dump(Kernel *k, Model *m, const char *device, char *msg, size_t msgle
 
 		r->eth_rx_foreign = e ? e->rx_foreign : 0;
 	}
-	model_flag_slow(&new);
 	model_replace(m, &new);
 	return 0;
 }

@@ -189,6 +189,8 @@ json_object *json_rail(const Rail *r)
 	json_object_object_add(o, "gbps", r->lanes ?
 			       json_object_new_double((double)r->lane_mbps * r->lanes / 1000) : NULL);
 	json_object_object_add(o, "slow", json_object_new_boolean(r->slow));
+	json_object_object_add(o, "expected_lane_mbps",
+			       r->expect_mbps ? json_object_new_int64(r->expect_mbps) : NULL);
 	if (r->has_ring) {
 		k = json_object_new_object();
 		json_object_object_add(k, "seconds", json_object_new_double(r->ring_ms / 1000.0));

@@ -127,6 +127,8 @@ int manager_sync(Manager *m)
 		m->kernel_lost = true;
 		goto out;
 	}
+	/* what the cables trained at against what both ends showed (the peers' RAILS adverts) */
+	model_flag_slow(&m->model, m->sweep ? sweep_peer_lane_mbps : NULL, m->sweep);
 	if (!m->kernel_present)
 		log_info("kernel: family %s present, %zu device(s), %zu link(s), %zu rail(s)%s%s",
 			 m->config.family, m->model.n_devices, m->model.n_links, m->model.n_rails,

@@ -86,3 +86,36 @@ const EthBinding *model_find_eth(const Model *m, const char *device, const char 
 			return &m->eth[i];
 	return NULL;
 }
+
+uint32_t model_best_lane_mbps(const Model *m, const char *device)
+{
+	uint32_t best = 0;
+
+	for (size_t i = 0; i < m->n_rails; i++) {
+		const Rail *r = &m->rails[i];
+
+		if (!strcmp(r->backend, "tb") && r->lanes && !strcmp(r->device, device) &&
+		    r->lane_mbps > best)
+			best = r->lane_mbps;
+	}
+	return best;
+}
+
+void model_flag_slow(Model *m, uint32_t (*peer_lane_mbps)(void *ctx, const Rail *r), void *ctx)
+{
+	for (size_t i = 0; i < m->n_rails; i++) {
+		Rail *r = &m->rails[i];
+		uint32_t best, peer;
+
+		r->slow = false;
+		r->expect_mbps = 0;
+		if (strcmp(r->backend, "tb") || !r->lanes)
+			continue;
+		best = model_best_lane_mbps(m, r->device);
+		peer = peer_lane_mbps ? peer_lane_mbps(ctx, r) : 0;
+		if (peer && peer < best)
+			best = peer;
+		r->expect_mbps = best;
+		r->slow = r->lanes < 2 || r->lane_mbps < best;
+	}
+}

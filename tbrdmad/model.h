@@ -59,7 +59,8 @@ typedef struct Rail {
 	uint8_t eth_peer_mac[6];
 	uint64_t eth_rx_foreign;		/* its binding's (EthBinding), shared by its rails */
 	uint32_t lane_mbps, lanes;		/* what its medium trained at; lanes 0 unknown */
-	bool slow;				/* a tb cable below the others (model_flag_slow) */
+	bool slow;				/* a tb cable below what both ends showed (model_flag_slow) */
+	uint32_t expect_mbps;			/* that bound, per lane: tb rails only, else 0 */
 	bool has_ring;				/* ring occupancy since the rail came up */
 	uint32_t ring_ms;			/* the time it covers */
 	uint32_t tx_full_ppm, tx_empty_ppm, tx_mean_ppm;	/* shares of it, mean level */
@@ -100,4 +101,14 @@ const Device *model_find_device(const Model *m, const char *name);
 const Link *model_find_link(const Model *m, const char *device, uint32_t id);
 const Rail *model_find_rail(const Model *m, const char *device, uint32_t link, uint32_t id);
 const EthBinding *model_find_eth(const Model *m, const char *device, const char *ifname);
+/*
+ * Flags (Rail.slow) the Thunderbolt rails whose cable trained below what both hosts show they
+ * support: on one lane (every Thunderbolt 3 / USB4 port bonds two), or at fewer Mb/s per lane
+ * than the best of the device's tb rails here AND the best the peer at the other end advertised
+ * for its own (@peer_lane_mbps(@ctx, rail): its RAILS messages, 0 unknown). Without the peer's
+ * figure (an older daemon, no advert yet, no lookup), this host's best alone.
+ */
+void model_flag_slow(Model *m, uint32_t (*peer_lane_mbps)(void *ctx, const Rail *r), void *ctx);
+/* the best per-lane Mb/s of @device's Thunderbolt rails (what its ports trained at), 0 none */
+uint32_t model_best_lane_mbps(const Model *m, const char *device);
 

@@ -5,7 +5,7 @@
  *
  *   0  u32 magic "TBSW"     4 u8 sweep header version (1)   5 u8 type (2 = RAILS)
  *   6  u8 RAILS version (1) 7 u8 n_rails (0..16)            8 u64 sender GUID
- *   16 u32 sender's link id 20 u32 link max frame           24..31 zero
+ *   16 u32 sender's link id 20 u32 link max frame           24 u32 best lane Mb/s  28..31 zero
  *   per rail: u8 id, u8 flags, u8 lanes, u8 zero, u32 max frame
  *
  * The decoder takes bytes from any peer: every length, count and id is checked before use.
@@ -37,6 +37,7 @@ int rails_encode(const RailsMsg *m, uint8_t *buf, size_t len)
 	be_put64(buf + 8, m->sender);
 	be_put32(buf + 16, m->link);
 	be_put32(buf + 20, m->max_frame);
+	be_put32(buf + 24, m->best_lane_mbps);
 	for (unsigned i = 0; i < m->n_rails; i++) {
 		const RailAdv *r = &m->rails[i];
 		uint8_t *p = buf + RAILS_HDR_LEN + i * RAILS_ENTRY_LEN;
@@ -78,6 +79,7 @@ int rails_decode(RailsMsg *m, const uint8_t *buf, size_t len, char *why, size_t 
 	m->sender = be_get64(buf + 8);
 	m->link = be_get32(buf + 16);
 	m->max_frame = be_get32(buf + 20);
+	m->best_lane_mbps = be_get32(buf + 24);	/* 0 from senders before it (zero there) */
 	if (!m->sender)
 		return failf(why, whylen, -EBADMSG, "sender GUID 0");
 	for (unsigned i = 0; i < m->n_rails; i++) {

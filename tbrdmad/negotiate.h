@@ -34,6 +34,9 @@ typedef struct RailsMsg {
 	uint64_t sender;		/* the sender's device GUID */
 	uint32_t link;			/* the sender's link id (informational) */
 	uint32_t max_frame;		/* the sender's link max frame, 0 unknown */
+	uint32_t best_lane_mbps;	/* the best Mb/s per lane any Thunderbolt rail of the
+					 * sender's device trained at (what its ports showed they
+					 * do; model_flag_slow), 0 unknown or none */
 	uint8_t n_rails;
 	RailAdv rails[RAILS_MAX];
 } RailsMsg;

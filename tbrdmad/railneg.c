@@ -102,6 +102,7 @@ static void build_local(RailNeg *n, const Device *d, const Link *lk, LinkNeg *l)
 	m->sender = d->guid;
 	m->link = lk->id;
 	m->max_frame = lk->has_max_frame ? lk->max_frame : 0;
+	m->best_lane_mbps = model_best_lane_mbps(mo, d->name);
 	for (size_t i = 0; i < mo->n_rails && m->n_rails < RAILS_MAX; i++) {
 		const Rail *r = &mo->rails[i];
 		RailAdv *a;
@@ -240,6 +241,7 @@ int railneg_recv(RailNeg *n, uint32_t link, uint64_t peer, const uint8_t *data, 
 	RailsMsg msg;
 	LinkNeg *l;
 	char why[128], g[17];
+	bool changed;
 	int r;
 
 	if (!n)
@@ -260,10 +262,21 @@ int railneg_recv(RailNeg *n, uint32_t link, uint64_t peer, const uint8_t *data, 
 	if (!l || l->peer != peer)
 		return 0;	/* a link the model does not have yet: its advert comes again */
 	l->rx++;
+	changed = !l->have_peer || l->peer_msg.best_lane_mbps != msg.best_lane_mbps;
 	l->peer_msg = msg;
 	l->have_peer = true;
 	agree(n, l, true);
+	if (changed)	/* the slow flags compare with the peer's best */
+		model_flag_slow(&n->m->model, railneg_peer_lane_mbps, n);
 	return 0;
+}
+
+uint32_t railneg_peer_lane_mbps(void *ctx, const Rail *r)
+{
+	RailNeg *n = ctx;
+	LinkNeg *l = n && !strcmp(r->device, n->device) ? find(n, r->link) : NULL;
+
+	return l && l->have_peer && l->peer == r->peer_guid ? l->peer_msg.best_lane_mbps : 0;
 }
 
 void railneg_link_json(RailNeg *n, const Link *lk, json_object *o)
@@ -294,6 +307,8 @@ void railneg_link_json(RailNeg *n, const Link *lk, json_object *o)
 		json_object_object_add(j, "lanes", l->agreed.lanes ?
 				       json_object_new_int(l->agreed.lanes) : NULL);
 	}
+	json_object_object_add(j, "peer_lane_mbps", l->have_peer && l->peer_msg.best_lane_mbps ?
+			       json_object_new_int64(l->peer_msg.best_lane_mbps) : NULL);
 	a = json_object_new_array();
 	for (unsigned i = 0; i < RAILS_MAX; i++)
 		if (l->cut_by_us & (1u << i))

@@ -706,3 +706,10 @@ Sweep *sweep_free(Sweep *s)
 	free(s);
 	return NULL;
 }
+
+uint32_t sweep_peer_lane_mbps(void *ctx, const Rail *r)
+{
+	Sweep *s = ctx;
+
+	return s ? railneg_peer_lane_mbps(s->neg, r) : 0;
+}

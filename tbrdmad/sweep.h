@@ -29,3 +29,5 @@ void sweep_routes_json(Sweep *s, json_object *reply);
 void sweep_partitions_json(Sweep *s, json_object *reply);
 /* adds the link's rail negotiation ("negotiation", docs/json.md) to its links JSON object */
 void sweep_link_json(Sweep *s, const Link *l, json_object *o);
+/* model_flag_slow's lookup (@ctx the Sweep): the best Mb/s per lane the peer advertised */
+uint32_t sweep_peer_lane_mbps(void *ctx, const Rail *r);

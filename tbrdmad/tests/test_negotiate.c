@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "fabric.h"
+#include "model.h"
 #include "negotiate.h"
 
 static RailsMsg msg(uint64_t sender, uint32_t max_frame, unsigned n, const RailAdv *rails)
@@ -38,6 +40,7 @@ static void test_roundtrip(void **state)
 	int len;
 
 	(void)state;
+	a.best_lane_mbps = 20000;
 	len = rails_encode(&a, buf, sizeof(buf));
 	assert_int_equal(len, RAILS_HDR_LEN + 3 * RAILS_ENTRY_LEN);
 	assert_int_equal(buf[5], SWEEP_TYPE_RAILS);
@@ -45,6 +48,7 @@ static void test_roundtrip(void **state)
 	assert_true(b.sender == a.sender);
 	assert_int_equal(b.link, 3);
 	assert_int_equal(b.max_frame, 8192);
+	assert_int_equal(b.best_lane_mbps, 20000);
 	assert_int_equal(b.n_rails, 3);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(b.rails[i].id, r[i].id);
@@ -52,6 +56,10 @@ static void test_roundtrip(void **state)
 		assert_int_equal(b.rails[i].lanes, r[i].lanes);
 		assert_int_equal(b.rails[i].max_frame, r[i].max_frame);
 	}
+	/* a sender from before best_lane_mbps left bytes 24..27 zero: unknown */
+	memset(buf + 24, 0, 4);
+	assert_int_equal(rails_decode(&b, buf, (size_t)len, why, sizeof(why)), 0);
+	assert_int_equal(b.best_lane_mbps, 0);
 	/* zero rails is a valid advertisement (a link whose rails are all gone) */
 	a.n_rails = 0;
 	len = rails_encode(&a, buf, sizeof(buf));
@@ -175,12 +183,80 @@ static void test_agree(void **state)
 	assert_int_equal(x.lanes, 255);
 }
 
+/* model_flag_slow: a tb cable is slow below what both ends showed, not below this host's best */
+static void add_rail(Model *m, const char *dev, uint32_t link, uint64_t peer, const char *backend,
+		     uint32_t lane_mbps, uint32_t lanes)
+{
+	Rail *r = model_add_rail(m);
+
+	assert_non_null(r);
+	snprintf(r->device, sizeof(r->device), "%s", dev);
+	r->link = link;
+	r->peer_guid = peer;
+	snprintf(r->backend, sizeof(r->backend), "%s", backend);
+	r->lane_mbps = lane_mbps;
+	r->lanes = lanes;
+	r->slow = true;		/* every call sets it */
+}
+
+/* the peers' adverts by link: link 1 (peer B) 10 Gb/s per lane, link 2 (peer C) unknown, link 3
+ * (peer D) 20 */
+static uint32_t peer_best(void *ctx, const Rail *r)
+{
+	const uint32_t *by_link = ctx;
+
+	return r->link < 4 ? by_link[r->link] : 0;
+}
+
+static void test_flag_slow(void **state)
+{
+	uint32_t adverts[4] = { 0, 10000, 0, 20000 };
+	Model m = { 0 };
+
+	(void)state;
+	add_rail(&m, "tbrdma0", 1, 0xb, "tb", 10000, 2);	/* to B: B's best is 10 */
+	add_rail(&m, "tbrdma0", 2, 0xc, "tb", 20000, 2);	/* to C: this host does 20 */
+	add_rail(&m, "tbrdma0", 3, 0xd, "tb", 10000, 2);	/* to D: D showed 20 too */
+	add_rail(&m, "tbrdma0", 3, 0xd, "tb", 20000, 1);	/* one lane */
+	add_rail(&m, "tbrdma0", 4, 0xe, "emu", 0, 0);
+	add_rail(&m, "tbrdma1", 1, 0xf, "tb", 10000, 2);	/* another device: its own best */
+	assert_int_equal(model_best_lane_mbps(&m, "tbrdma0"), 20000);
+	model_flag_slow(&m, peer_best, adverts);
+	assert_false(m.rails[0].slow);	/* B advertised 10: both ends do 10, the cable is not slow */
+	assert_false(m.rails[1].slow);
+	assert_true(m.rails[2].slow);	/* both ends showed 20 */
+	assert_int_equal(m.rails[0].expect_mbps, 10000);
+	assert_int_equal(m.rails[2].expect_mbps, 20000);
+	assert_int_equal(m.rails[4].expect_mbps, 0);
+	assert_true(m.rails[3].slow);	/* one lane, whatever the speed */
+	assert_false(m.rails[4].slow);	/* not Thunderbolt */
+	assert_false(m.rails[5].slow);
+	/* no adverts (no lookup, or a peer daemon from before them): this host's best alone, as
+	 * before, so the cable to B is flagged */
+	model_flag_slow(&m, NULL, NULL);
+	assert_true(m.rails[0].slow);
+	assert_int_equal(m.rails[0].expect_mbps, 20000);
+	assert_false(m.rails[1].slow);
+	assert_true(m.rails[2].slow);
+	/* the peer advertises more than this host did: this host's best is the bound */
+	adverts[1] = 40000;
+	model_flag_slow(&m, peer_best, adverts);
+	assert_true(m.rails[0].slow);
+	m.rails[1].lane_mbps = 10000;	/* now no cable here trained above 10 */
+	m.rails[3].lane_mbps = 10000;
+	model_flag_slow(&m, peer_best, adverts);
+	assert_false(m.rails[0].slow);
+	assert_false(m.rails[2].slow);
+	model_clear(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_agree),
+		cmocka_unit_test(test_flag_slow),
 	};
 
 	return cmocka_run_group_tests_name("tbrdmad_negotiate", tests, NULL, NULL);

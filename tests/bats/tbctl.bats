@@ -472,9 +472,33 @@ canned() {
 	assert_success
 	assert_line --index 0 --regexp '^DEVICE .* STATE +CUT +GB/S .* TX-FULL +TX-EMPTY +TX-MEAN +RX-FULL +RX-EMPTY +RX-MEAN .* FRAG-TX +FRAG-RX +FRAG-DROPS +RX-FOREIGN$'
 	assert_line --regexp '^tbrdma0 +1 +0 +tb +up +no .* 42\.1% +5\.1% +87\.3% +0\.0% +99\.9% +0\.0% .* -$'
-	assert_line --regexp '^tbrdma0 +1 +1 +eth +down +yes .* 77 +0 +0 +4$'
+	assert_line --regexp '^tbrdma0 +1 +0 +tb +up +no +40 \(2x20\) +40 \(2x20\) +02a1b2fffec3d4e5 '
+	assert_line --regexp '^tbrdma0 +1 +1 +eth +down +yes +10 \(1x10\) +- .* 77 +0 +0 +4$'
 	run --separate-stderr "$TBCTL" --socket "$sock" --json rails
 	assert_success
 	echo "$output" | jq -e '.rails[0].ring.tx_full == 0.4213 and .rails[1].ring == null'
+	kill "$pid"
+}
+
+@test "rails: a slow cable: SLOW below what both hosts showed, EXPECT with -v, expected_lane_mbps in --json" {
+	local sock pid
+	# link 1 at 2 x 20; link 2 at 2 x 10 where both hosts showed 20 per lane: SLOW; link 3 at
+	# 2 x 10 to a peer that showed 10 (tbrdmad's model_flag_slow, test_negotiate): not slow
+	canned rails-slow-reply
+	run "$TBCTL" --socket "$sock" rails
+	assert_success
+	assert_line --regexp '^tbrdma0 +1 +0 +tb +up +40 \(2x20\) +02a1b2fffec3d4e5 '
+	assert_line --regexp '^tbrdma0 +2 +0 +tb +up +20 \(2x10\) SLOW +02a1b2fffec3d4e6 '
+	assert_line --regexp '^tbrdma0 +3 +0 +tb +up +20 \(2x10\) +02a1b2fffec3d4e7 '
+	[ "$(grep -c SLOW <<< "$output")" = 1 ]
+	run "$TBCTL" --socket "$sock" rails -v
+	assert_success
+	assert_line --index 0 --regexp '^DEVICE .* STATE +CUT +GB/S +EXPECT +PEER '
+	assert_line --regexp '^tbrdma0 +1 +0 +tb +up +no +40 \(2x20\) +40 \(2x20\) +02a1b2fffec3d4e5 '
+	assert_line --regexp '^tbrdma0 +2 +0 +tb +up +no +20 \(2x10\) SLOW +40 \(2x20\) +02a1b2fffec3d4e6 '
+	assert_line --regexp '^tbrdma0 +3 +0 +tb +up +no +20 \(2x10\) +20 \(2x10\) +02a1b2fffec3d4e7 '
+	run --separate-stderr "$TBCTL" --socket "$sock" --json rails
+	assert_success
+	echo "$output" | jq -e '[.rails[] | [.slow, .expected_lane_mbps]] == [[false, 20000], [true, 20000], [false, 10000]]'
 	kill "$pid"
 }

@@ -174,11 +174,41 @@ static ssize_t deauthorization_show(struct device *dev, struct device_attribute 
 }
 static DEVICE_ATTR_RO(deauthorization);
 
+/*
+ * boot_acl: domain.c shows it only when the connection manager has boot ACL
+ * entries (tb->nboot_acl, and only icm.c sets it: Titan Ridge's firmware
+ * reports 16), one comma-separated UUID per entry, empty ones "". The
+ * stand-in's ACL is empty and read-only (nothing is pre-approved at boot).
+ */
+#define TBSIM_NBOOT_ACL 16
+
+static ssize_t boot_acl_show(struct device *dev, struct device_attribute *a, char *buf)
+{
+	int i, n = 0;
+
+	for (i = 0; i < TBSIM_NBOOT_ACL; i++)
+		n += sysfs_emit_at(buf, n, "%s", i < TBSIM_NBOOT_ACL - 1 ? "," : "\n");
+	return n;
+}
+static DEVICE_ATTR_RO(boot_acl);
+
 static struct attribute *domain_attrs[] = {
 	&dev_attr_security.attr, &dev_attr_iommu_dma_protection.attr,
-	&dev_attr_deauthorization.attr, NULL,
+	&dev_attr_deauthorization.attr, &dev_attr_boot_acl.attr, NULL,
 };
-ATTRIBUTE_GROUPS(domain);
+
+static umode_t domain_attr_is_visible(struct kobject *kobj, struct attribute *attr, int n)
+{
+	if (attr == &dev_attr_boot_acl.attr && tbsim_fw_cm != TBSIM_CM_ICM_TR)
+		return 0;
+	return attr->mode;
+}
+
+static const struct attribute_group domain_group = {
+	.attrs = domain_attrs,
+	.is_visible = domain_attr_is_visible,
+};
+__ATTRIBUTE_GROUPS(domain);
 
 static void domain_release(struct device *dev)
 {

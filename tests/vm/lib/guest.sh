@@ -66,33 +66,51 @@ vm_wait() {
 # grep -c reads to the end (and the guests' /dev has no fd/ for a process substitution)
 klog_has() { dmesg | grep -c -- "$1" > /dev/null; }
 
-# tbr_trace_start FILE EVENT...: record the tbrdma tracepoints EVENT... (kernel/tbr_trace.h,
-# docs/tracing.md) from tracefs's trace_pipe into FILE until tbr_trace_stop, which fails when the
-# ring buffer lost events (overrun). Enabling patches the tracepoints' static keys: do it while
-# their code does not run (no traffic yet), as harness_keys_steady's note says why
+# tbr_trace_start DAT EVENT...: record the tbrdma tracepoints EVENT... (kernel/tbr_trace.h,
+# docs/tracing.md) with `trace-cmd record` (Debian's trace-cmd, the host's: the guest's root is
+# the host's) into DAT until tbr_trace_stop DAT REPORT, which stops it (SIGINT, as ^C), writes
+# `trace-cmd report` into REPORT and fails when the ring buffer lost events (the per-CPU overrun
+# and dropped events that `trace-cmd report --stat` shows from the file, report's EVENTS
+# DROPPED). Enabling patches the tracepoints' static keys: do it while their code does not run
+# (no traffic yet), as harness_keys_steady's note says why; this waits until trace-cmd has
+# enabled every EVENT
 TBR_TRACEFS=/sys/kernel/tracing
 tbr_trace_start() {
-	local f=$1 e
+	local dat=$1 e args=() i
 	shift
+	command -v trace-cmd > /dev/null || fail "trace-cmd missing (the host's: make deps)"
 	[ -d $TBR_TRACEFS/events ] || mount -t tracefs nodev $TBR_TRACEFS
 	[ -d $TBR_TRACEFS/events/tbrdma ] || fail "no tbrdma tracepoints in $TBR_TRACEFS/events"
-	echo 0 > $TBR_TRACEFS/events/tbrdma/enable
-	echo 8192 > $TBR_TRACEFS/buffer_size_kb
-	: > $TBR_TRACEFS/trace
 	for e; do
-		echo 1 > "$TBR_TRACEFS/events/tbrdma/$e/enable" || fail "no tracepoint tbrdma:$e"
+		[ -d "$TBR_TRACEFS/events/tbrdma/$e" ] || fail "no tracepoint tbrdma:$e"
+		args+=(-e "tbrdma:$e")
 	done
-	cat $TBR_TRACEFS/trace_pipe > "$f" &
+	rm -f "$dat" "$dat".cpu*
+	trace-cmd record -b 8192 -o "$dat" "${args[@]}" > "$dat.log" 2>&1 &
 	TBR_TRACE_PID=$!
+	for ((i = 0; i < 300; i++)); do
+		for e; do
+			[ "$(cat "$TBR_TRACEFS/events/tbrdma/$e/enable")" = 1 ] || continue 2
+		done
+		[ "$(cat $TBR_TRACEFS/tracing_on)" = 1 ] && return 0
+		kill -0 "$TBR_TRACE_PID" 2> /dev/null || { cat "$dat.log"; fail "trace-cmd record ended"; }
+		sleep 0.1
+	done
+	cat "$dat.log"
+	fail "trace-cmd record did not enable $* in 30 s"
 }
 tbr_trace_stop() {
-	echo 0 > $TBR_TRACEFS/events/tbrdma/enable
-	sleep 1		# the reader drains what is left
-	kill "$TBR_TRACE_PID"
-	wait "$TBR_TRACE_PID" 2> /dev/null || true
-	local lost
-	lost=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' $TBR_TRACEFS/per_cpu/cpu*/stats)
-	[ "$lost" = 0 ] || fail "the trace ring buffer lost $lost events"
+	local dat=$1 report=$2 lost
+	kill -INT "$TBR_TRACE_PID"
+	wait "$TBR_TRACE_PID" || { cat "$dat.log"; fail "trace-cmd record failed"; }
+	trace-cmd report -i "$dat" > "$report" 2> "$report.err" ||
+		{ cat "$report.err"; fail "trace-cmd report -i $dat failed"; }
+	# the per-CPU ring buffer statistics record kept at its end
+	trace-cmd report -i "$dat" --stat > "$dat.stat" 2>&1 || { cat "$dat.stat"; fail "trace-cmd report --stat failed"; }
+	grep -q '^ *overrun:' "$dat.stat" || { cat "$dat.stat"; fail "trace-cmd report --stat: no overrun figures"; }
+	lost=$(awk '/^ *overrun:/ { n += $2 } /^ *dropped events:/ { n += $3 } END { print n + 0 }' "$dat.stat")
+	[ "$lost" = 0 ] || fail "the trace ring buffer lost $lost events (trace-cmd report --stat: overrun, dropped)"
+	! grep -q 'EVENTS DROPPED' "$report" || fail "trace-cmd report: $(grep -m1 'EVENTS DROPPED' "$report")"
 }
 
 # harness_keys_steady: the boot arguments that keep the guest from patching hot kernel text at run

@@ -4,12 +4,14 @@
 # ib_read_lat and rping with 10% of the frames dropped; tshark (the host's Debian package: the
 # guest's root is the host's) decodes the file as RoCE v2: BTH opcodes, QPNs and PSNs as perftest
 # printed them, CM MADs to QP1, marked retransmissions after the drops, frames on both rails, none
-# twice or out of order per rail (tests/vm/lib/capture-check). Last, rmmod tbrdma while ib_cm,
+# twice or out of order per rail (tests/vm/lib/capture-check; the steps are tests/vm/lib/capture.sh,
+# which rail-612 runs on 6.12 too). Last, rmmod tbrdma while ib_cm,
 # rdma_cm and rdma_ucm stay loaded (the MAD agents hold QP1 until the device unregisters). No perftest -R: Debian 12's perftest 4.5-0.17 crashes in its rdma_cm
 # retry whenever its client's REQ beats the server's listen (docs/testing.md, flakes).
 # vm-timeout: 300
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
+. "$TBR_TOP/tests/vm/lib/capture.sh"
 
 pair_up 2
 modprobe rdma_ucm
@@ -52,83 +54,7 @@ srv rdma_server -s 10.88.0.2
 cli rdma_client rdma_client -s 10.88.0.2
 tail -2 /tmp/cli.log
 
-step "capture: tbctl capture during ib_write_bw, ib_read_lat and rping with drops"
-command -v tshark > /dev/null || fail "tshark missing (the host's: make deps)"
-CHECK=$TBR_TOP/tests/vm/lib/capture-check
-MAC0=$(cat /sys/class/net/tbr0/address)
-PCAP=$VM_OUT/capture.pcap
-"$TBR_TOP/build/tbctl/tbctl" capture -w "$PCAP" -i tbrdma0 2> /tmp/cap.log &
-CAP=$!
-wait_for 10 grep -q capturing /tmp/cap.log
-ip link show tbrmon0 | grep -q 'link/ether' || fail "no Ethernet monitor tbrmon0: $(ip link show tbrmon0)"
-# perf NAME: the client's local and remote QPN and PSN of the last pair_run (0x-prefixed hex)
-perf() {
-	sed -n 's/.*local address: .*QPN \(0x[0-9a-f]*\) PSN \(0x[0-9a-f]*\).*/\1 \2/p' /tmp/cli.log | head -1
-	sed -n 's/.*remote address: .*QPN \(0x[0-9a-f]*\) PSN \(0x[0-9a-f]*\).*/\1 \2/p' /tmp/cli.log | head -1
-}
-pair_run -x ib_write_bw -F -s 16384 -n 20
-read -r wlq wlp wrq wrp <<< "$(perf | tr '\n' ' ')"
-pair_run -x ib_read_lat -F -s 64 -n 20
-read -r rlq rlp rrq rrp <<< "$(perf | tr '\n' ' ')"
-echo "ib_write_bw: local QPN $wlq PSN $wlp, remote QPN $wrq PSN $wrp; ib_read_lat: $rlq $rlp / $rrq $rrp"
-[ -n "$wrp" ] || fail "no QPN/PSN in ib_write_bw's output"
-[ -n "$rrp" ] || fail "no QPN/PSN in ib_read_lat's output"
-for r in 0 1; do "$CTL" rail-set tbrdma0 1 $r --drop 10 || fail "rail-set --drop failed"; done
-srv rping -s -a 10.88.0.2 -C 20 -v
-cli rping rping -c -a 10.88.0.2 -C 20 -v
-for r in 0 1; do "$CTL" rail-set tbrdma0 1 $r --drop 0; done
-"$CTL" mgmt-send tbrdma0 1 capture-check-mgmt > /dev/null || fail "mgmt-send failed"
-kill -INT "$CAP" 2> /dev/null || echo "tbctl capture ended before ^C"
-wait "$CAP" || { cat /tmp/cap.log; fail "tbctl capture failed"; }
-cat /tmp/cap.log
-ip link show tbrmon0 | grep -q 'state DOWN' || fail "tbrmon0 still up after the capture: $(ip link show tbrmon0)"
-tshark -r "$PCAP" -Y infiniband -T fields -E separator=/t -e frame.number -e eth.src \
-	-e udp.srcport -e infiniband.bth.opcode -e infiniband.bth.destqp -e infiniband.bth.psn \
-	> /tmp/cap.fields 2> /tmp/tshark.err || { cat /tmp/tshark.err; fail "tshark could not read $PCAP"; }
-tshark -r "$PCAP" > /tmp/cap.txt 2> /dev/null
-echo "tshark: $(wc -l < /tmp/cap.txt) frames, $(wc -l < /tmp/cap.fields) RoCE v2; the first RoCE ones:"
-awk '/RRoCE/ && n++ < 4' /tmp/cap.txt
-# ib_write_bw: RDMA WRITE First..Only (6-10) to the server's QP from the client's PSN, ACKs (17)
-# back to the client's QP
-"$CHECK" flow /tmp/cap.fields "$MAC0" "$wrq" "$wlp" 6 7 8 9 10 || fail "ib_write_bw's frames"
-grep -qP "\t17\t0x0*${wlq#0x}\t" /tmp/cap.fields || fail "no ACK to QPN $wlq"
-# ib_read_lat: RDMA READ Request (12) from the client's PSN, Read Response Only (16) back
-"$CHECK" flow /tmp/cap.fields "$MAC0" "$rrq" "$rlp" 12 || fail "ib_read_lat's requests"
-grep -qP "\t16\t0x0*${rlq#0x}\t" /tmp/cap.fields || fail "no READ Response Only to QPN $rlq"
-# rdma_cm: MADs on QP1 as UD SEND Only (100)
-grep -qP "\t100\t0x0*1\t" /tmp/cap.fields || fail "no UD SEND to QP1 (CM MADs)"
-"$CHECK" retrans /tmp/cap.fields "$MAC0" || fail "retransmissions"
-"$CHECK" order /tmp/cap.fields || fail "frames twice or out of order"
-# the rail in the UDP source port: 49152 + rail
-for r in 49152 49153; do
-	grep -qP "\t$r\t" /tmp/cap.fields || fail "no rail $((r - 49152)) in the UDP source ports"
-done
-# nothing malformed (headers and lengths as Wireshark expects them); expert errors counted
-n=$(tshark -r "$PCAP" -Y '_ws.malformed' 2> /dev/null | wc -l)
-[ "$n" = 0 ] || fail "$n frames malformed for tshark: $(tshark -r "$PCAP" -Y _ws.malformed 2>&1 | head -3)"
-echo "tshark expert errors: $(tshark -r "$PCAP" -Y '_ws.expert.severity == error' 2> /dev/null | wc -l)"
-# a management datagram: ethertype 0x88B6, tagged code 2 (MGMT), once
-n=$(tshark -r "$PCAP" -Y 'eth.type == 0x88b6 && frame contains "capture-check-mgmt"' 2> /dev/null | wc -l)
-[ "$n" = 1 ] || fail "the management datagram shows $n times, not once"
-tshark -r "$PCAP" -Y 'eth.type == 0x88b6' -T fields -e data.data > /tmp/cap.mgmt 2> /dev/null
-grep -qE "^020[01]0100" /tmp/cap.mgmt || fail "the management datagram's tag is not MGMT, rail 0 or 1, sent"
-# IP over tbr0 (perftest's TCP handshake) shows as it is
-[ "$(tshark -r "$PCAP" -Y "tcp.port == 18515" 2> /dev/null | wc -l)" -gt 0 ] ||
-	fail "perftest's TCP connection (IP over the rails) not in the capture"
-
-step "capture: snap length"
-"$TBR_TOP/build/tbctl/tbctl" capture -w "$VM_OUT/snap.pcap" -s 128 -c 30 2> /tmp/cap.log &
-CAP=$!
-wait_for 10 grep -q capturing /tmp/cap.log
-pair_run -x ib_write_bw -F -s 16384 -n 10
-wait "$CAP" || { cat /tmp/cap.log; fail "tbctl capture -c 30 failed"; }
-tshark -r "$VM_OUT/snap.pcap" -T fields -e frame.cap_len -e frame.len > /tmp/snap.fields 2> /dev/null
-[ "$(wc -l < /tmp/snap.fields)" = 30 ] || fail "-c 30: $(wc -l < /tmp/snap.fields) frames in the file"
-# (the kernel cuts them: the file's frame length is the cut one, docs/capture.md)
-awk '$1 > 128 || $2 > 128 { bad++ } $1 == 128 { cut++ } END { exit !(bad == 0 && cut > 0) }' \
-	/tmp/snap.fields || fail "not cut at 128 bytes: $(sort -u /tmp/snap.fields | xargs)"
-echo "snap length 128: 30 frames, $(awk '$1 == 128' /tmp/snap.fields | wc -l) of them cut to 128 bytes"
-# (a later capture's own -s replaces the monitor's: the last request's length applies)
+capture_steps
 
 step "rmmod with the CM modules loaded"
 rmmod tbrdma || fail "rmmod tbrdma failed"

@@ -1,9 +1,9 @@
 # Rail failure: 4 emulated rails, 1 GiB of verified WRITE/READ/SEND traffic (tests/progs/integrity)
 # running; rails are cut one by one down to one, then all restored. The transfer completes
 # verified with zero error completions, and the counters show the traffic moved: the last rail
-# carried alone, and the restored rails carried again. The tbrdma tracepoints, recorded through
-# tracefs all along, show the cut rails going down, retransmissions after that, and the rails
-# coming back up, in that order.
+# carried alone, and the restored rails carried again. The tbrdma tracepoints, recorded with
+# `trace-cmd record` all along and read back with `trace-cmd report`, show the cut rails going
+# down, retransmissions after that, and the rails coming back up, in that order.
 # vm-timeout: 900
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
@@ -36,7 +36,7 @@ advance() {
 
 pair_up 4
 # before any traffic: enabling patches the tracepoints' static keys (tbr_trace_start)
-tbr_trace_start /tmp/trace.log tbr_rail_down tbr_rail_up tbr_qp_retransmit tbr_qp_timeout
+tbr_trace_start /tmp/trace.dat tbr_rail_down tbr_rail_up tbr_qp_retransmit tbr_qp_timeout
 step "integrity: 1024 MiB over 4 rails, seed $SEED"
 h1 "$PROG" -d tbrdma1 -g "$GID1" --timeout "$ACK_TIMEOUT" server > /tmp/srv.log 2>&1 &
 srv=$!
@@ -78,18 +78,21 @@ for r in 1 2 3; do
 	[ "$(rail_tx "$r")" -gt $((before[$r] + 100)) ] || fail "restored rail $r carried nothing"
 done
 
-step "tracepoints: rail down, retransmissions, rail up, in that order"
-tbr_trace_stop
-grep -c . /tmp/trace.log | sed 's/$/ events recorded/'
-grep -m1 -n 'tbr_rail_down: tbrdma0 link 1 rail 3 ' /tmp/trace.log ||
+step "tracepoints (trace-cmd): rail down, retransmissions, rail up, in that order"
+tbr_trace_stop /tmp/trace.dat /tmp/trace.log
+cp /tmp/trace.dat.stat "$VM_OUT/trace-stat.txt"
+echo "trace-cmd report: $(grep -c ': tbr_' /tmp/trace.log) events; the first:"
+# trace-cmd report pads the event name ("tbr_rail_down:        tbrdma0 ...")
+grep -m3 ': tbr_' /tmp/trace.log
+grep -m1 -nE 'tbr_rail_down: +tbrdma0 link 1 rail 3 ' /tmp/trace.log ||
 	{ head -5 /tmp/trace.log; fail "no tbr_rail_down event for the cut of rail 3"; }
-awk '/tbr_rail_down: tbrdma0 link 1 rail 3 / && !down { down = NR }
-	down && /tbr_qp_retransmit: tbrdma[01] qpn/ && !rtx { rtx = NR; print NR ": " $0 }
-	rtx && /tbr_rail_up: tbrdma0 link 1 rail 1 / && !up { up = NR; print NR ": " $0 }
+awk '/tbr_rail_down: +tbrdma0 link 1 rail 3 / && !down { down = NR }
+	down && /tbr_qp_retransmit: +tbrdma[01] qpn/ && !rtx { rtx = NR; print NR ": " $0 }
+	rtx && /tbr_rail_up: +tbrdma0 link 1 rail 1 / && !up { up = NR; print NR ": " $0 }
 	END { exit !(down && rtx && up) }' /tmp/trace.log ||
 	fail "no retransmission after the cut, or no rail up after that ($(grep -c tbr_qp_retransmit /tmp/trace.log) retransmit events)"
-grep -c 'tbr_rail_down: tbrdma0 link 1 rail [123] ' /tmp/trace.log | grep -qx 3 ||
-	fail "expected 3 rail down events on tbrdma0, got $(grep -c 'tbr_rail_down: tbrdma0' /tmp/trace.log)"
+grep -cE 'tbr_rail_down: +tbrdma0 link 1 rail [123] ' /tmp/trace.log | grep -qx 3 ||
+	fail "expected 3 rail down events on tbrdma0, got $(grep -cE 'tbr_rail_down: +tbrdma0' /tmp/trace.log)"
 "$CTL" links tbrdma0 | sed 's/ drop_ppm.* tx_frames=/ tx_frames=/; s/ rx_frames.*//'
 rdma statistic show link tbrdma0/1
 echo "stripe-cut: ok"

@@ -9,7 +9,8 @@
 #     refused (the core's line, its "failed to enable DMA paths"), tbrdma's rail goes on carrying;
 #  3. thunderbolt-net holding the tunnel, tbrdma second: tbrdma says once why it has no rail, IP
 #     over thunderbolt0 goes on; thunderbolt-net unloaded, tbrdma takes the tunnel by itself;
-#     tbrdma unloads at once;
+#     tbrdma unloads at once; `tbctl doctor` says so: the firmware CM told by the domain's boot_acl,
+#     its tunnel check FAIL with the hint (thunderbolt-net holding the tunnel), PASS once free;
 #  4. one host ICM whose CM tbrdma cannot recognise (fw_cm_needs_uuid, test only), the other the
 #     software CM: both ask for 2 rails, the ICM end keeps the 1 it got (-EOPNOTSUPP on rail 1),
 #     its READY says 1 and the software-CM end tears its second rail down: 1 rail on both ends,
@@ -30,6 +31,7 @@ other=b
 PROG=$TBR_TOP/build/progs/integrity
 ST=/sys/module/tbrdma/parameters/tb_state
 PATHS=/sys/module/thunderbolt/parameters/paths
+TBCTL=$TBR_TOP/build/tbctl/tbctl	# (no tbrdmad here: doctor's daemon check FAILs too)
 npaths() { grep -c . "$PATHS"; }
 # integrity TAG MIB: a verified transfer over tbrdma0 (b serves, a sends and checks)
 integrity() {
@@ -56,6 +58,8 @@ tbsim_load cable_mac=52:54: fw_cm=2
 klog_has 'tbsim: domain .*, firmware (icm_tr: Titan Ridge and later) connection manager' ||
 	fail "the stand-in is not in icm_tr mode"
 [ "$(cat $TBD/domain0/security)" = user ] || fail "security $(cat $TBD/domain0/security)"
+# as icm.c on Titan Ridge: 16 boot ACL entries (domain.c shows boot_acl only for such a CM)
+[ "$(cat $TBD/domain0/boot_acl)" = ",,,,,,,,,,,,,,," ] || fail "boot_acl $(cat $TBD/domain0/boot_acl)"
 wait_for 60 xd_dev
 XD=$(xd_dev)
 [ "$(cat "$XD/rx_lanes")" = 2 ] || fail "lanes $(cat "$XD/rx_lanes"): a 2-lane link would make 2 rails under a software CM"
@@ -107,10 +111,14 @@ sleep 5
 grep -q 'services=1 rails=0' $ST || fail "tb_state: $(cat $ST)"
 [ "$(npaths)" = 1 ] || fail "not only thunderbolt-net's path pair: $(cat $PATHS)"
 ping -c 2 -W 5 "$TN_PEER" > /dev/null || fail "IP over thunderbolt0 stopped when tbrdma came"
+doctor_expect thunderbolt pass '^loaded; domain0: firmware connection manager \(boot_acl\), security user$' ''
+doctor_check tunnel fail "^thunderbolt-net holds 0-1's one DMA tunnel \\(firmware connection manager\\)$" \
+	'^modprobe -r thunderbolt_net and blacklist it, or run tbrdma.s eth backend over thunderbolt0'
 sync_step checked3
 # thunderbolt-net lets the tunnel go: tbrdma, which waits for xd->ntunnels to be 0, takes it
 rmmod thunderbolt_net || fail "rmmod thunderbolt_net"
 tb_up 1 freed
+doctor_expect tunnel pass "^thunderbolt-net bound to no peer \\(the firmware connection manager's one DMA tunnel per peer is tbrdma's\\)$" ''
 [ "$(dmesg | grep -c 'tbrdma: no rails:')" = 1 ] || fail "the no-rails line is not said exactly once"
 perf_pair w3 ib_write_bw -s 65536 -n 50
 timeout 30 rmmod tbrdma || fail "rmmod tbrdma hangs or fails"
