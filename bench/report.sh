@@ -600,6 +600,32 @@ $(stripe_md)
 
 $(png stripe.png "striping efficiency")
 
+### Unequal rails (issue 49)
+
+Not measured by \`make bench\`: tests/vm/tests/stripe-ratio.sh measures it in every run (one VM,
+4 emu rails of 8 descriptors, RDMA WRITE 64 KiB, tests/progs/write_bw's median of 6 parts), the
+selection before issue 49 first (\`stripe_by_rate=N\`: the rail with the most free descriptors,
+COUNT/2 messages) and then striping by drain rate (docs/architecture.md "Striping by drain
+rate"), in the same boot. Ratio = WRITE payload rate / the sum of the caps (which count every
+byte of a frame, its header too); the transport's retransmissions (of them spurious: DSACKed)
+and retransmit timeouts in that step. 2026-12-07, commit a1363c1, beside another VM test (-j 2):
+
+| caps (Mbit/s) | even selection | by drain rate |
+|---|---:|---:|
+| 2 + 8 (1:4) | 0.93 of 1.19 MiB/s: 0.780 (227 resent, 203 spurious, 2 timeouts) | 1.18: 0.990 (0 resent) |
+| 2, 2, 4, 8 (1:1:2:4) | 1.42 of 1.91 MiB/s: 0.745 (506, 461, 2) | 1.88: 0.986 (36, 20, 1) |
+
+Earlier the same day with faster caps: 5 + 20 even 0.826, 0.795, 0.826 (172-581 spurious
+retransmissions), by rate 0.990, 0.990 and once 0.909; 3, 3, 6, 12 even 0.797, 0.772, by rate
+0.989, 0.961. The even selection fills the slow rail's whole ring, whose frames then arrive
+ring times late (35-99 ms), beyond RACK's widest reordering window (33 ms at the QP timeout 14):
+the transport resends them. By drain rate, frames arrive at most about one frame time of the
+slowest rail out of order, and nothing is resent for reordering. The 0.909 run had no frame
+resent: at 20 Mbit/s the fast rail's 6 data descriptors hold 10 ms of frames, and beside
+another VM the guest did not always refill them in time (the chunks rose from 2.46 to 2.82
+MiB/s); with the fastest rail at 8 Mbit/s (25 ms, as the equal step's rails) the test asserts
+>= 0.95.
+
 ## 5. Multi-hop: 1, 2 and 3 hops in one boot (issue 15)
 
     BENCH_STEPS=hops make bench     (bench/vm/hops.sh; docs/bench/hops.csv, docs/bench/hops.env)
