@@ -615,6 +615,21 @@ and retransmit timeouts in that step. 2026-12-07, commit a1363c1, beside another
 | 2 + 8 (1:4) | 0.93 of 1.19 MiB/s: 0.780 (227 resent, 203 spurious, 2 timeouts) | 1.18: 0.990 (0 resent) |
 | 2, 2, 4, 8 (1:1:2:4) | 1.42 of 1.91 MiB/s: 0.745 (506, 461, 2) | 1.88: 0.986 (36, 20, 1) |
 
+The test as it stands (QP timeout 16, each step's reference: the same rails with the sum of
+the caps split evenly, measured just before), three runs at load 5-8 with guest stalls of up to
+690 ms (shares of the sum of the caps; by rate / reference in brackets):
+
+| caps (Mbit/s) | even selection | reference | by drain rate |
+|---|---:|---:|---:|
+| 2 + 8 | 0.814, 0.847, 0.881 | 0.914, 0.965, 0.982 | 0.973, 0.990, 0.940 (1.064, 1.026, 0.957) |
+| 2, 2, 4, 8 | 0.965, 0.944, 0.912 | 0.960, 0.986, 0.991 | 0.949, 0.939, 0.991 (0.989, 0.952, 1.000) |
+
+With timeout 16 RACK's widest window is 134 ms, beyond the 99 ms a 2 Mbit/s rail's full ring
+holds, so the even selection loses less than at 14 (0.91-0.97 at 1:1:2:4, 0.81-0.88 at 1:4,
+resending 11-70 frames a step). Under load the margin over 0.95 is thin (0.952, 0.957): with striping by rate every
+rail holds about what the fast rail's 6 data descriptors drain in (25-29 ms), half what the
+reference's equal rails hold (50 ms), so a guest stall empties them sooner.
+
 Earlier the same day with faster caps: 5 + 20 even 0.826, 0.795, 0.826 (172-581 spurious
 retransmissions), by rate 0.990, 0.990 and once 0.909; 3, 3, 6, 12 even 0.797, 0.772, by rate
 0.989, 0.961. The even selection fills the slow rail's whole ring, whose frames then arrive
