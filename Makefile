@@ -70,13 +70,15 @@ check:
 
 # the VM runs make check leaves out for its time budget (docs/testing.md): the Thunderbolt
 # stand-in's tests on 6.12 too, tbsim-unplug's unplug at every step of setup and teardown,
-# route-ring's RDMA between every pair of its five hosts, and stripe-faults' full 1 GiB
+# route-ring's RDMA between every pair of its five hosts, stripe-faults' and stripe-unequal-cut's
+# full 1 GiB
 check-long: all
 	@VM_ENV=ROUTE_RING_ALL_PAIRS ROUTE_RING_ALL_PAIRS=1 $(TOP)/tests/vm/run route-ring
 	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run tbsim-unplug
 	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run --kernel 6.12 \
 		tbsim-unplug tbsim-icm tbsim-framing tbsim-cable tbsim-hostile tbsim-systemd tbsim-pair
 	@VM_ENV=FAULTS_MIB FAULTS_MIB=1024 $(TOP)/tests/vm/run stripe-faults
+	@VM_ENV=UNEQUAL_MIB UNEQUAL_MIB=1024 $(TOP)/tests/vm/run stripe-unequal-cut
 .PHONY: check-long
 
 # libFuzzer targets of tests/fuzz (clang, ASan+UBSan): builds them all, runs each for FUZZ_SECONDS

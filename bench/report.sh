@@ -600,6 +600,50 @@ $(stripe_md)
 
 $(png stripe.png "striping efficiency")
 
+### Unequal rails (issue 49)
+
+Not measured by \`make bench\`: tests/vm/tests/stripe-ratio.sh measures it in every run (one VM,
+4 emu rails of 8 descriptors, RDMA WRITE 64 KiB, tests/progs/write_bw's median of 6 parts), the
+selection before issue 49 first (\`stripe_by_rate=N\`: the rail with the most free descriptors,
+COUNT/2 messages) and then striping by drain rate (docs/architecture.md "Striping by drain
+rate"), in the same boot. Ratio = WRITE payload rate / the sum of the caps (which count every
+byte of a frame, its header too); the transport's retransmissions (of them spurious: DSACKed)
+and retransmit timeouts in that step. 2026-12-07, commit a1363c1, beside another VM test (-j 2):
+
+| caps (Mbit/s) | even selection | by drain rate |
+|---|---:|---:|
+| 2 + 8 (1:4) | 0.93 of 1.19 MiB/s: 0.780 (227 resent, 203 spurious, 2 timeouts) | 1.18: 0.990 (0 resent) |
+| 2, 2, 4, 8 (1:1:2:4) | 1.42 of 1.91 MiB/s: 0.745 (506, 461, 2) | 1.88: 0.986 (36, 20, 1) |
+
+The test as it stands (QP timeout 16, each step's reference: the same rails with the sum of
+the caps split evenly, measured just before), three runs at load 5-8 with guest stalls of up to
+690 ms (shares of the sum of the caps; by rate / reference in brackets):
+
+| caps (Mbit/s) | even selection | reference | by drain rate |
+|---|---:|---:|---:|
+| 2 + 8 | 0.814, 0.847, 0.881 | 0.914, 0.965, 0.982 | 0.973, 0.990, 0.940 (1.064, 1.026, 0.957) |
+| 2, 2, 4, 8 | 0.965, 0.944, 0.912 | 0.960, 0.986, 0.991 | 0.949, 0.939, 0.991 (0.989, 0.952, 1.000) |
+
+With timeout 16 RACK's widest window is 134 ms, beyond the 99 ms a 2 Mbit/s rail's full ring
+holds, so the even selection loses less than at 14 (0.91-0.97 at 1:1:2:4, 0.81-0.88 at 1:4,
+resending 11-70 frames a step). Under load the margin over 0.95 is thin (0.952, 0.957): with striping by rate every
+rail holds about what the fast rail's 6 data descriptors drain in (25-29 ms), half what the
+reference's equal rails hold (50 ms), so a guest stall empties them sooner.
+
+Earlier the same day with faster caps: 5 + 20 even 0.826, 0.795, 0.826 (172-581 spurious
+retransmissions), by rate 0.990, 0.990 and once 0.909; 3, 3, 6, 12 even 0.797, 0.772, by rate
+0.989, 0.961. The even selection fills the slow rail's whole ring, whose frames then arrive
+ring times late (35-99 ms), beyond RACK's widest reordering window (33 ms at the QP timeout 14):
+the transport resends them. By drain rate, frames arrive at most about one frame time of the
+slowest rail out of order, and nothing is resent for reordering. The 0.909 run had no frame
+resent: at 20 Mbit/s the fast rail's 6 data descriptors hold 10 ms of frames, and beside
+another VM the guest did not always refill them in time (the chunks rose from 2.46 to 2.82
+MiB/s); so the fastest rail is at 8 Mbit/s (25 ms, as the equal step's rails). On a host at load
+~8 the guest moved one 8 Mbit/s rail at only 0.86 of its cap and its stalls fired the 67 ms
+retransmit timer (0.822 and 0.881 of the caps by drain rate in two runs), so the test asserts
+>= 0.95 of a reference measured just before (the same rails with the sum of the caps split
+evenly) with the QP timeout 16, and prints the shares of the caps.
+
 ## 5. Multi-hop: 1, 2 and 3 hops in one boot (issue 15)
 
     BENCH_STEPS=hops make bench     (bench/vm/hops.sh; docs/bench/hops.csv, docs/bench/hops.env)

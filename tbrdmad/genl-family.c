@@ -117,6 +117,7 @@ static const TbrCounter counters[TBRDMA_STAT_MAX + 1] = {
 	[TBRDMA_STAT_HELD_DROPS] = { "held_drops", "HELD-DROPS" },
 	[TBRDMA_STAT_FWD_DROP_RPF] = { "fwd_drop_rpf", "FWD-DROP-RPF" },
 	[TBRDMA_STAT_PKEY_VIOLATIONS] = { "pkey_violations", "PKEY-VIOL" },
+	[TBRDMA_STAT_RATE_WAITS] = { "rate_waits", "RATE-WAITS" },
 };
 
 const TbrCounter *tbr_counter(unsigned stat)

@@ -129,6 +129,7 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_AUTH_GRACE_MS]	= { .type = NLA_U32 },
 	[TBRDMA_ATTR_AUTH_KEYED]	= { .type = NLA_U8 },
 	[TBRDMA_ATTR_AUTH_REFUSED]	= { .type = NLA_U64 },
+	[TBRDMA_ATTR_DRAIN_RATE]	= { .type = NLA_U32 },
 };
 
 /* ---- message builders ----------------------------------------------------- */
@@ -161,6 +162,7 @@ static const u8 tbr_stat_attr[TBR_CNT_MAX] = {
 	[TBR_CNT_HELD_DROPS]	= TBRDMA_STAT_HELD_DROPS,
 	[TBR_CNT_FWD_DROP_RPF]	= TBRDMA_STAT_FWD_DROP_RPF,
 	[TBR_CNT_PKEY_VIOLATIONS] = TBRDMA_STAT_PKEY_VIOLATIONS,
+	[TBR_CNT_RATE_WAITS]	= TBRDMA_STAT_RATE_WAITS,
 };
 
 static int tbr_put_stats_as(struct sk_buff *msg, int attr, atomic64_t *cnt)
@@ -571,6 +573,7 @@ static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
 	unsigned int credits = READ_ONCE(rail->tx_free);
 	const struct tbr_backend_ctl *ctl;
 	struct tbr_ring_occ tx, rx;
+	u32 drain;
 
 	if (tbr_put_rail(skb, rail) ||
 	    nla_put_u32(skb, TBRDMA_ATTR_TX_DEPTH, rail->tx_depth) ||
@@ -593,6 +596,10 @@ static int tbr_put_rail_full(struct sk_buff *skb, struct tbr_rail *rail)
 	if (rail->lanes &&
 	    (nla_put_u32(skb, TBRDMA_ATTR_LANE_MBPS, rail->lane_mbps) ||
 	     nla_put_u32(skb, TBRDMA_ATTR_LANES, rail->lanes)))
+		return -EMSGSIZE;
+	/* the drain rate striping goes by (link/stripe.c), once measured */
+	drain = tbr_rail_drain_rate(rail);
+	if (drain && nla_put_u32(skb, TBRDMA_ATTR_DRAIN_RATE, drain))
 		return -EMSGSIZE;
 	/* the backend's own: eth its netdev, emu its fault knobs and cut state */
 	ctl = rail->backend->ctl;

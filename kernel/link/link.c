@@ -320,6 +320,8 @@ static void tbr_tx_frame_back_locked(struct tbr_rail *rail, struct tbr_frame *f)
 {
 	if (rail->ops->tx_release)
 		rail->ops->tx_release(rail, f);
+	rail->stripe.out -= f->lk_len;
+	f->lk_len = 0;
 	list_add(&f->list, &rail->tx_pool);
 	if (++rail->tx_free == rail->tx_depth && rail->removing)
 		complete(&rail->tx_idle);
@@ -474,6 +476,8 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 			tbr_rail_count(rail, TBR_CNT_MGMT_TX, 1);
 	}
 	spin_lock_irqsave(&link->lock, flags);
+	if (!canceled && !(f->flags & TBR_FRAME_CANCELED))
+		tbr_rail_tx_done_locked(rail, f, ktime_get_ns());
 	tbr_tx_frame_back_locked(rail, f);
 	wake = link->stalled && rail->up;
 	if (wake)
@@ -493,47 +497,39 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 }
 
 /*
- * Reserve a TX frame on the best rail: round robin from the cursor, the up
- * rail with the most free descriptors wins (first in round-robin order among
- * equals). Only a management datagram (@mgmt) may take a rail's last
- * TBR_LINK_MGMT_TX_RESERVE descriptors (a quarter of a small ring at most).
- * link->lock held.
+ * Reserve a TX frame on the rail stripe.c picks (by drain rate; only a
+ * management datagram, @mgmt, may take a rail's last
+ * TBR_LINK_MGMT_TX_RESERVE descriptors). link->lock held.
  */
 static struct tbr_frame *tbr_link_reserve_locked(struct tbr_link *link, u32 len,
 						  bool mgmt, int *err)
 {
-	struct tbr_rail *best = NULL, *r;
-	bool fits = false;
+	struct tbr_rail *best;
 	struct tbr_frame *f;
-	unsigned int i, keep;
+	u64 now;
 
 	if (link->gone || !link->rails_up || link->trust != TBR_TRUST_USED) {
 		*err = -ENETDOWN;
 		return NULL;
 	}
-	for (i = 0; i < TBR_LINK_MAX_RAILS; i++) {
-		r = link->rails[(link->rr + i) % TBR_LINK_MAX_RAILS];
-		if (!r || !r->up || len > r->tx_max)
-			continue;
-		fits = true;
-		keep = mgmt ? 0 : min(TBR_LINK_MGMT_TX_RESERVE, r->tx_depth / 4);
-		if (r->tx_free > keep && (!best || r->tx_free > best->tx_free))
-			best = r;
-	}
-	if (!fits) {
-		*err = -EMSGSIZE;	/* no up rail carries frames this big */
-		return NULL;
-	}
+	now = ktime_get_ns();
+	best = tbr_link_pick_locked(link, len, mgmt, now, err);
 	if (!best) {
+		if (*err == -EMSGSIZE)
+			return NULL;
+		/* the next TX completion on an up rail wakes the transport */
 		link->stalled = true;
-		tbr_link_count(link, TBR_CNT_CREDIT_STALLS, 1);
+		tbr_link_count(link, *err == -EAGAIN ? TBR_CNT_RATE_WAITS :
+						       TBR_CNT_CREDIT_STALLS, 1);
 		*err = -ENOBUFS;
 		return NULL;
 	}
 	f = list_first_entry(&best->tx_pool, struct tbr_frame, list);
 	list_del(&f->list);
 	best->tx_free--;
-	tbr_rail_tx_acct_locked(best, ktime_get_ns());
+	f->lk_len = len;
+	best->stripe.out += len;
+	tbr_rail_tx_acct_locked(best, now);
 	link->rr = (best->id + 1) % TBR_LINK_MAX_RAILS;
 	return f;
 }
@@ -549,6 +545,10 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	f->eof = pdf;
 	f->flags = 0;
 	f->callback = tbr_tx_done;
+	rail->stripe.out += len;
+	rail->stripe.out -= f->lk_len;
+	f->lk_len = len;
+	f->lk_time = ktime_get_ns();
 	if (static_branch_unlikely(&tbr_link_tap_key))
 		err = tbr_tap_post(rail, f, pdf, len);
 	else
@@ -856,6 +856,7 @@ void tbr_rail_up(struct tbr_rail *rail)
 	rail->up = true;
 	up = ++link->rails_up;
 	tbr_rail_ring_acct_start_locked(rail);
+	tbr_stripe_reset(&rail->stripe);	/* a cable may come back at another speed */
 	spin_unlock_irqrestore(&link->lock, flags);
 
 	if (held) {

@@ -90,6 +90,7 @@ enum tbr_cnt {
 	TBR_CNT_HELD_DROPS,	/* came in on a held or rejected link: dropped */
 	TBR_CNT_FWD_DROP_RPF,	/* came in: not the link the table reaches its source by */
 	TBR_CNT_PKEY_VIOLATIONS, /* came in: a QP refused it for its P_Key */
+	TBR_CNT_RATE_WAITS,	/* TX waited for a faster rail's descriptor (stripe.c) */
 	TBR_CNT_MAX
 };
 

@@ -21,6 +21,7 @@
 
 #include "link/link.h"
 #include "core/tbr_ring_acct.h"
+#include "core/tbr_stripe.h"
 #include "core/tbr_auth.h"
 
 struct tbr_backend_ctl;
@@ -44,6 +45,8 @@ struct tbr_frame {
 	tbr_frame_cb callback;
 	struct list_head list;	/* owned by the backend while posted */
 	u64 bk_time;		/* backend scratch while posted */
+	u64 lk_time;		/* link layer: TX posted at (ns) */
+	u32 lk_len;		/* link layer: TX bytes counted in the rail's stripe.out */
 	struct tbr_rail *rail;	/* rail layer: the pool this frame belongs to */
 };
 
@@ -246,6 +249,8 @@ struct tbr_rail {
 	 * empty: every buffer posted, nothing waiting to be handed up).
 	 */
 	struct tbr_ring_acct tx_acct, rx_acct;
+	/* its TX bytes out and measured drain rate, for striping (stripe.c; link->lock) */
+	struct tbr_stripe stripe;
 	u32 rx_posted;		/* RX buffers the backend holds (link->lock) */
 	/*
 	 * Its peer proved the fabric key for the GUID it claims (link/auth.c):
@@ -291,6 +296,19 @@ bool tbr_rail_ring_occ(struct tbr_rail *rail, struct tbr_ring_occ *tx,
 int tbr_rail_alloc_frames(struct tbr_rail *rail);
 void tbr_rail_free_frames(struct tbr_rail *rail);
 void tbr_rail_ring_acct_start_locked(struct tbr_rail *rail);
+/*
+ * stripe.c, link->lock held: the rail a frame of @len goes on (@mgmt: a
+ * management datagram, which may take the reserved descriptors and never
+ * waits for a faster rail), or NULL with *@err -EMSGSIZE (no up rail
+ * carries it), -ENOBUFS (no descriptor) or -EAGAIN (one, but a faster
+ * rail's frees first);
+ * a TX frame of @rail completed at @now, for its drain rate; the rail's
+ * drain rate in bytes per ms, 0 not measured ("any", takes link->lock).
+ */
+struct tbr_rail *tbr_link_pick_locked(struct tbr_link *link, u32 len, bool mgmt,
+				      u64 now, int *err);
+void tbr_rail_tx_done_locked(struct tbr_rail *rail, struct tbr_frame *f, u64 now);
+u32 tbr_rail_drain_rate(struct tbr_rail *rail);
 
 /*
  * tap.c, for link.c while tbr_link_tap_key is on: post @f (code @pdf, @len

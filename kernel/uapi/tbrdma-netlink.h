@@ -150,6 +150,7 @@ enum tbrdma_attr {
 					 */
 	TBRDMA_ATTR_AUTH_KEYED,		/* u8: device: 1 a fabric key is set */
 	TBRDMA_ATTR_AUTH_REFUSED,	/* u64: device: peers refused, no proof of the key */
+	TBRDMA_ATTR_DRAIN_RATE,		/* u32: rail: its TX ring's measured drain rate, kB/s (absent: not yet) */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)
@@ -185,6 +186,7 @@ enum tbrdma_stat {
 	TBRDMA_STAT_HELD_DROPS,		/* came in on a held or rejected link, dropped */
 	TBRDMA_STAT_FWD_DROP_RPF,	/* came in, dropped: source not reached over this link */
 	TBRDMA_STAT_PKEY_VIOLATIONS,	/* came in, dropped: P_Key not the QP's partition */
+	TBRDMA_STAT_RATE_WAITS,		/* a TX frame waited for a faster rail's descriptor */
 	__TBRDMA_STAT_MAX,
 };
 #define TBRDMA_STAT_MAX (__TBRDMA_STAT_MAX - 1)

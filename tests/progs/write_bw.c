@@ -123,7 +123,7 @@ int main(int argc, char **argv)
 	char *end, done = 'd';
 	void *buf;
 
-	while ((c = getopt(argc, argv, "d:g:p:s:n:w:c:")) != -1) {
+	while ((c = getopt(argc, argv, "d:g:p:s:n:w:c:t:")) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
 		case 'g': gid_index = atoi(optarg); break;
@@ -132,11 +132,12 @@ int main(int argc, char **argv)
 		case 'n': count = strtol(optarg, &end, 0); if (*end) goto usage; break;
 		case 'w': window = atoi(optarg); break;
 		case 'c': chunks = atoi(optarg); break;
+		case 't': rc_timeout = atoi(optarg); break;	/* the QP's local ACK timeout */
 		default: goto usage;
 		}
 	}
 	if (window < 1 || window > MAX_WINDOW || chunks < 1 || chunks > MAX_CHUNKS ||
-	    count < chunks || optind >= argc)
+	    count < chunks || rc_timeout < 1 || rc_timeout > 31 || optind >= argc)
 		goto usage;
 	is_server = !strcmp(argv[optind], "server");
 	if (!is_server && (strcmp(argv[optind], "client") || optind + 1 >= argc))
@@ -184,7 +185,8 @@ int main(int argc, char **argv)
 	return 0;
 usage:
 	fprintf(stderr, "usage: write_bw [-d DEV] [-g GID_INDEX] [-p PORT] [-s SIZE] [-n COUNT]\n"
-		"                [-w WINDOW (1-%d)] [-c CHUNKS (1-%d, <= COUNT)] server|client SERVER_IPV4\n",
+		"                [-w WINDOW (1-%d)] [-c CHUNKS (1-%d, <= COUNT)] [-t ACK_TIMEOUT (1-31, 14)]\n"
+		"                server|client SERVER_IPV4\n",
 		MAX_WINDOW, MAX_CHUNKS);
 	return 2;
 }

@@ -284,6 +284,8 @@ static int rail_cb(struct nl_msg *m, void *arg)
 	if (tb[TBRDMA_ATTR_LANES])
 		printf(" lane_mbps=%u lanes=%u", tbr_nla_u32(tb, TBRDMA_ATTR_LANE_MBPS),
 		       nla_get_u32(tb[TBRDMA_ATTR_LANES]));
+	if (tb[TBRDMA_ATTR_DRAIN_RATE])
+		printf(" drain_kBps=%u", nla_get_u32(tb[TBRDMA_ATTR_DRAIN_RATE]));
 	if (tb[TBRDMA_ATTR_ETH_IFNAME]) {
 		const unsigned char *mac = tb[TBRDMA_ATTR_ETH_PEER_MAC] &&
 			nla_len(tb[TBRDMA_ATTR_ETH_PEER_MAC]) == 6 ?
