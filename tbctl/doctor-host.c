@@ -257,6 +257,27 @@ next:
 	check_set(c, hint ? RESULT_FAIL : RESULT_PASS, hint ? hint : "", "%s", msg);
 }
 
+/* The carrier of the netdev thunderbolt-net made on service @svc: 1, 0, or -1 (none, or down). */
+static int tbnet_carrier(const char *svc)
+{
+	char p[PATH_MAX + 600], v[8];
+	struct dirent **e;
+	int n, carrier = -1;
+
+	snprintf(p, sizeof(p), "%s/net", svc);
+	n = scandir(p, &e, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		if (carrier < 0 && e[i]->d_name[0] != '.' &&
+		    snprintf(p, sizeof(p), "%s/net/%s/carrier", svc, e[i]->d_name) < (int)sizeof(p) &&
+		    read_line_file(p, v, sizeof(v)))
+			carrier = v[0] == '1';
+		free(e[i]);
+	}
+	if (n >= 0)
+		free(e);
+	return carrier;
+}
+
 void check_tunnel(Doctor *d, Check *c)
 {
 	char msg[400] = "", svc[PATH_MAX + 256], drv[64];
@@ -276,6 +297,14 @@ void check_tunnel(Doctor *d, Check *c)
 		if (d->fw_cm == 0) {
 			snprintf(msg + len, sizeof(msg) - len, "%sthunderbolt-net bound to %s too: the software connection manager gives each its own tunnel",
 				 len ? "; " : "", d->xdomains[i]);
+			continue;
+		}
+		if (d->fw_cm > 0 && tbnet_carrier(svc) == 0) {
+			/* refused by the firmware (or not logged in yet): the tunnel is not its own */
+			snprintf(msg + len, sizeof(msg) - len, "%sthunderbolt-net bound to %s without a tunnel (no carrier): it takes the one DMA tunnel if tbrdma lets go",
+				 len ? "; " : "", d->xdomains[i]);
+			if (r == RESULT_PASS)
+				r = RESULT_WARN;
 			continue;
 		}
 		snprintf(msg + len, sizeof(msg) - len, d->fw_cm > 0 ?

@@ -233,10 +233,11 @@ json() {
 	hint service | grep -q '^modprobe tbrdma'
 }
 
-@test "doctor: firmware CM with thunderbolt-net holding the tunnel: FAIL; software CM: PASS; unknown: WARN" {
+@test "doctor: firmware CM with thunderbolt-net holding the tunnel: FAIL; refused it: WARN; software CM: PASS; unknown: WARN" {
 	put "$T/domain0/boot_acl" ",,,,,,,,,,,,,,,"
 	put "$T/domain0/deauthorization" 0
 	service 0-1.2 network thunderbolt-net
+	put "$T/0-1.2/net/thunderbolt0/carrier" 1
 	run "$TBCTL" doctor
 	assert_failure 1
 	assert_line "PASS  thunderbolt  loaded; domain0: firmware connection manager (boot_acl), security user"
@@ -244,6 +245,12 @@ json() {
 	[ "$(hint tunnel)" = "modprobe -r thunderbolt_net and blacklist it, or run tbrdma's eth backend over thunderbolt0 (docs/thunderbolt.md)" ]
 	[ "$(grep -c '^FAIL' <<< "$output")" = 1 ]
 	json tunnel | jq -e '.result == "fail" and (.hint | test("modprobe -r thunderbolt_net"))'
+	# bound second, the firmware refused its tunnel (no carrier): tbrdma's, a warning, exit 0
+	put "$T/0-1.2/net/thunderbolt0/carrier" 0
+	run "$TBCTL" doctor
+	assert_success
+	assert_line "WARN  tunnel       thunderbolt-net bound to 0-1 without a tunnel (no carrier): it takes the one DMA tunnel if tbrdma lets go"
+	json tunnel | jq -e '.result == "warn" and (.hint | test("modprobe -r thunderbolt_net"))'
 	# the firmware CM without thunderbolt-net: tbrdma has the tunnel
 	rm -rf "${R:?}/$T/0-1.2"
 	run "$TBCTL" doctor

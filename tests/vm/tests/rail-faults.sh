@@ -163,11 +163,13 @@ ring_delta "stalled receiver"
 	fail "stalled receiver: its RX ring full only $(d_ms tbrdma1 rx_full_ppm) ms"
 [ "$(cnt tbrdma1 1 1 rx_nobuf)" = 0 ] || fail "frames dropped for lack of a buffer: the wire must wait"
 # the stalled receiver's rail full of other frames (routed ones here, as RDMA data or IP would fill
-# it; 8 fill its RX ring, 6 its TX ring, 40 last ~5 drains): 2 of the 8 TX descriptors stay for
+# it; 8 fill its RX ring, 6 its TX ring, 160 last ~20 drains, ~6 s: with 40 (1.5 s) a guest of a
+# host at load ~8, where a 1 s sleep took 4.9 s, looked only after the fill had drained, and
+# waited for a full ring in vain): 2 of the 8 TX descriptors stay for
 # management, so a sweep datagram still goes out at once (--once: no retry of a full ring; before
 # TBR_LINK_MGMT_TX_RESERVE: ENOBUFS)
 mgmt_listen_start tbrdma1 1
-"$CTL" mgmt-send tbrdma0 1 fill --pdf 4 --repeat 40 > /tmp/fill.log 2>&1 &
+"$CTL" mgmt-send tbrdma0 1 fill --pdf 4 --repeat 160 > /tmp/fill.log 2>&1 &
 fill=$!
 rail1_credits() { "$CTL" links > /tmp/links; [ "$(cnt tbrdma0 1 1 credits)" -le "$1" ]; }
 wait_for 10 rail1_credits 2
