@@ -42,16 +42,15 @@ static inline bool tbr_resp_write_place(struct tbr_tqp *qp,
 }
 
 /* After a fast path's frame: tbr_resp_ack(), or only note the ACK owed. */
-static inline void tbr_resp_fast_ack(struct tbr_tqp *qp,
-				     const struct tbr_hdr *h, u64 now)
+static inline void tbr_resp_fast_ack(struct tbr_tqp *qp, u8 flags, u64 now)
 {
 	qp->ack_count++;
-	if (!(h->flags & TBR_F_ACKREQ) &&
+	if (!(flags & TBR_F_ACKREQ) &&
 	    qp->ack_count < qp->conn.ack_every &&
 	    qp->ack_deadline != TBR_NO_DEADLINE)
 		qp->ack_pending = 1;
 	else
-		tbr_resp_ack(qp, now, h->flags & TBR_F_ACKREQ);
+		tbr_resp_ack(qp, now, flags & TBR_F_ACKREQ);
 }
 
 /* A whole message in one frame (msg_len == paylen): it never takes a slot. */
@@ -68,7 +67,7 @@ static inline bool tbr_resp_write_fast(struct tbr_tqp *qp,
 	qp->epsn = tbr_psn_add(h->psn, 1);
 	qp->rcv_hi = qp->epsn;
 	qp->emsn++;
-	tbr_resp_fast_ack(qp, h, now);
+	tbr_resp_fast_ack(qp, h->flags, now);
 	return true;
 }
 
@@ -87,6 +86,77 @@ static __always_inline int tbr_resp_rx(struct tbr_tqp *qp,
 	if (h->msg_len == h->paylen && tbr_resp_write_fast(qp, h, now))
 		return 0;
 	return tbr_resp_rx_more(qp, h, now);
+}
+
+/* tbr_resp_rx() for a frame whose fast placement failed (TBR_RAW_UNPLACED) */
+static inline int tbr_resp_rx_unplaced(struct tbr_tqp *qp,
+				       const struct tbr_hdr *h, u64 now)
+{
+	if (h->flags & TBR_F_RETRANS)
+		qp->ack_rtx = 1;
+	return tbr_resp_rx_more(qp, h, now);
+}
+
+/*
+ * tbr_tqp_rx()'s first try, on the frame's bytes before any struct tbr_hdr
+ * is filled: a WRITE that tbr_resp_write_fast() would take (a whole message
+ * in one frame, at the next PSN and MSN, nothing beyond it received, no job
+ * pending, no ACK riding on it), checked as tbr_frame_parse() and
+ * tbr_tqp_rx() check it: length, version, opcode, flags, QPN, connection,
+ * the opcodes the QP takes, P_Key (@pkey_ok: tbr_tqp_rx()'s check), error
+ * state. TBR_RAW_DONE: placed and accounted, as the full path would have;
+ * TBR_RAW_NO: not such a frame, nothing changed (the full path decides);
+ * TBR_RAW_UNPLACED: such a frame whose placement failed, nothing changed:
+ * the full path takes it without trying the fast placement again.
+ */
+enum { TBR_RAW_NO, TBR_RAW_DONE, TBR_RAW_UNPLACED };
+
+static __always_inline int tbr_resp_write_raw(struct tbr_tqp *qp,
+					      const u8 *p, u32 len, u64 now,
+					      bool (*pkey_ok)(struct tbr_tqp *,
+							      u16))
+{
+	const u32 hl = TBR_BASE_HDR_LEN + TBR_EXT_WRITE_LEN;
+	const u8 *e = p + TBR_BASE_HDR_LEN;
+	u32 paylen, psn;
+	u64 va;
+	u8 flags;
+
+	if (len < hl || len > TBR_FRAME_MAX || p[0] != TBR_WIRE_VERSION ||
+	    p[1] != TBR_OP_WRITE)
+		return TBR_RAW_NO;
+	flags = p[2];
+	paylen = tbr_get_be16(p + 6);
+	/* unknown flags or a rider; the length; QPN, connection, opcode */
+	if ((flags & (~TBR_F_ALL | TBR_F_ACK)) || len != hl + paylen ||
+	    !qp->connected || qp->cfg.type != TBR_QPT_RC ||
+	    tbr_get_be32(p + 8) != qp->cfg.qpn ||
+	    (qp->cfg.qpn & ~TBR_QPN_MASK) ||
+	    !((qp->rx_ops >> TBR_OP_WRITE) & 1) ||
+	    tbr_get_be16(p + 4) != qp->conn.conn_id ||
+	    !pkey_ok(qp, tbr_get_pkey(p)) || qp->error)
+		return TBR_RAW_NO;
+	/* tbr_resp_write_fast()'s conditions */
+	psn = tbr_get_be32(p + 12) & TBR_PSN_MASK;
+	if (psn != qp->epsn || qp->rcv_hi != qp->epsn || qp->njobs ||
+	    tbr_get_be32(e) != qp->emsn || tbr_get_be32(e + 4) ||
+	    tbr_get_be32(e + 8) != paylen || paylen > qp->cfg.mtu ||
+	    tbr_resp_slot_of(qp, qp->emsn)->state != TBR_RMSG_FREE)
+		return TBR_RAW_NO;
+	va = tbr_get_be64(e + 16);
+	if (paylen && (va + paylen < va ||
+		       qp->ops->mr_write(qp->ctx, tbr_get_be32(e + 12), va,
+					 p + hl, paylen)))
+		return TBR_RAW_UNPLACED;
+	qp->cnt.rx_frames++;
+	qp->cnt.rx_bytes += paylen;
+	if (flags & TBR_F_RETRANS)
+		qp->ack_rtx = 1;
+	qp->epsn = tbr_psn_add(psn, 1);
+	qp->rcv_hi = qp->epsn;
+	qp->emsn++;
+	tbr_resp_fast_ack(qp, flags, now);
+	return TBR_RAW_DONE;
 }
 
 #endif /* TBR_RESP_FAST_H */

@@ -344,8 +344,15 @@ static bool tbr_tqp_pkey_ok(struct tbr_tqp *qp, u16 pkey)
 int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 {
 	struct tbr_hdr h;
-	int ret;
+	int ret, raw;
 
+	/* the common frame first, from its bytes (tbr_resp_fast.h) */
+	raw = tbr_resp_write_raw(qp, frame, len, now, tbr_tqp_pkey_ok);
+	if (raw == TBR_RAW_DONE) {
+		if (!qp->error)
+			tbr_tqp_pump(qp, now);
+		return 0;
+	}
 	if (tbr_frame_parse_inl(frame, len, &h)) {
 		qp->cnt.rx_malformed++;
 		return -EINVAL;
@@ -383,7 +390,8 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 			if (qp->error)
 				return 0;
 		}
-		ret = tbr_resp_rx(qp, &h, now);
+		ret = raw == TBR_RAW_UNPLACED ? tbr_resp_rx_unplaced(qp, &h, now) :
+		      tbr_resp_rx(qp, &h, now);
 	}
 	/* Either half may have freed window space or queued frames. */
 	if (!qp->error)
