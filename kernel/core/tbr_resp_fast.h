@@ -103,8 +103,8 @@ static inline int tbr_resp_rx_unplaced(struct tbr_tqp *qp,
  * in one frame, at the next PSN and MSN, nothing beyond it received, no job
  * pending, no ACK riding on it), checked as tbr_frame_parse() and
  * tbr_tqp_rx() check it: length, version, opcode, flags, QPN, connection,
- * the opcodes the QP takes, P_Key (@pkey_ok: tbr_tqp_rx()'s check), error
- * state. TBR_RAW_DONE: placed and accounted, as the full path would have;
+ * the opcodes the QP takes, P_Key (tbr_tqp_pkey_ok() of a QP other than
+ * QP1), error state. TBR_RAW_DONE: placed and accounted, as the full path would have;
  * TBR_RAW_NO: not such a frame, nothing changed (the full path decides);
  * TBR_RAW_UNPLACED: such a frame whose placement failed, nothing changed:
  * the full path takes it without trying the fast placement again.
@@ -112,9 +112,7 @@ static inline int tbr_resp_rx_unplaced(struct tbr_tqp *qp,
 enum { TBR_RAW_NO, TBR_RAW_DONE, TBR_RAW_UNPLACED };
 
 static __always_inline int tbr_resp_write_raw(struct tbr_tqp *qp,
-					      const u8 *p, u32 len, u64 now,
-					      bool (*pkey_ok)(struct tbr_tqp *,
-							      u16))
+					      const u8 *p, u32 len, u64 now)
 {
 	const u32 hl = TBR_BASE_HDR_LEN + TBR_EXT_WRITE_LEN;
 	const u8 *e = p + TBR_BASE_HDR_LEN;
@@ -134,7 +132,8 @@ static __always_inline int tbr_resp_write_raw(struct tbr_tqp *qp,
 	    (qp->cfg.qpn & ~TBR_QPN_MASK) ||
 	    !((qp->rx_ops >> TBR_OP_WRITE) & 1) ||
 	    tbr_get_be16(p + 4) != qp->conn.conn_id ||
-	    !pkey_ok(qp, tbr_get_pkey(p)) || qp->error)
+	    qp->cfg.gsi || !tbr_pkey_match(tbr_tqp_pkey(qp), tbr_get_pkey(p)) ||
+	    qp->error)
 		return TBR_RAW_NO;
 	/* tbr_resp_write_fast()'s conditions */
 	psn = tbr_get_be32(p + 12) & TBR_PSN_MASK;

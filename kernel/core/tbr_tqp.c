@@ -341,18 +341,13 @@ static bool tbr_tqp_pkey_ok(struct tbr_tqp *qp, u16 pkey)
 	return true;
 }
 
-int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
+/* Every frame but the one tbr_resp_write_raw() took: parse, check, dispatch. */
+static tbr_noinline int tbr_tqp_rx_full(struct tbr_tqp *qp, const void *frame,
+				    u32 len, u64 now, int raw)
 {
 	struct tbr_hdr h;
-	int ret, raw;
+	int ret;
 
-	/* the common frame first, from its bytes (tbr_resp_fast.h) */
-	raw = tbr_resp_write_raw(qp, frame, len, now, tbr_tqp_pkey_ok);
-	if (raw == TBR_RAW_DONE) {
-		if (!qp->error)
-			tbr_tqp_pump(qp, now);
-		return 0;
-	}
 	if (tbr_frame_parse_inl(frame, len, &h)) {
 		qp->cnt.rx_malformed++;
 		return -EINVAL;
@@ -397,6 +392,18 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	if (!qp->error)
 		tbr_tqp_pump(qp, now);
 	return ret;
+}
+
+int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
+{
+	/* the common frame first, from its bytes (tbr_resp_fast.h) */
+	int raw = tbr_resp_write_raw(qp, frame, len, now);
+
+	if (raw != TBR_RAW_DONE)
+		return tbr_tqp_rx_full(qp, frame, len, now, raw);
+	if (!qp->error)
+		tbr_tqp_pump(qp, now);
+	return 0;
 }
 
 void tbr_tqp_progress(struct tbr_tqp *qp, u64 now)
