@@ -319,6 +319,8 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 	u32 out = (u32)tbr_psn_diff(qp->snd_nxt, qp->una);
 	u32 n = tbr_bm_run(qp->done, w, qp->una, out);
 	u32 i, psn = qp->una;
+	bool cqe = false;	/* a WR retired; c holds the shared fields */
+	struct tbr_cqe c;
 
 	for (i = 0; i < n;) {
 		u32 k = n - i < 64 ? n - i : 64;
@@ -343,6 +345,8 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 		if (wr->status) {
 			u32 st = wr->status;
 
+			if (cqe)
+				qp->rnr_left = qp->conn.rnr_retry;
 			qp->sq_head++;
 			if (wr->rd)
 				qp->rd_out--;
@@ -357,10 +361,23 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 		qp->sq_head++;
 		if (wr->rd)
 			qp->rd_out--;
-		qp->rnr_left = qp->conn.rnr_retry;
-		if (wr->flags & TBR_WR_SIGNALED)
-			tbr_wc_send(qp, wr, TBR_WC_SUCCESS);
+		/* what every success completion of the QP shares, once */
+		if (!cqe) {
+			cqe = true;
+			memset(&c, 0, sizeof(c));
+			c.status = TBR_WC_SUCCESS;
+			c.src_qp = qp->cfg.qpn;
+		}
+		if (wr->flags & TBR_WR_SIGNALED) {
+			c.wr_id = wr->wr_id;
+			c.opcode = tbr_wr_wc_op[wr->opcode];
+			c.byte_len = wr->length;
+			qp->ops->complete(qp->ctx, &c);
+		}
 	}
+	/* a WR retired: the RNR budget is whole again */
+	if (cqe)
+		qp->rnr_left = qp->conn.rnr_retry;
 	return n > 0;
 }
 
