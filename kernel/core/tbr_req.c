@@ -627,7 +627,8 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 		psn = qp->cur_psn;
 		msn = qp->sq_next;
 		rd = tbr_wr_is_rd(w->opcode);
-		for (i = 0; i < n; i++, psn = tbr_psn_add(psn, 1)) {
+		i = 0;
+		do {	/* n >= 1: a READ's n PSNs, else one */
 			u32 p = psn & wmask;
 
 			psn_msn[p] = msn;
@@ -636,7 +637,8 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 			frx[fi >> 6] &= ~(1ull << (fi & 63));
 			if (rd)
 				tbr_bm_set(qp->rdm, p);
-		}
+			psn = tbr_psn_add(psn, 1);
+		} while (++i < n);
 		ret = w->status ? -EIO : tbr_req_xmit(qp, w, qp->cur_psn, n,
 						       false);
 		if (ret == -EAGAIN)
