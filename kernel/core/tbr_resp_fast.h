@@ -142,16 +142,23 @@ static __always_inline int tbr_resp_write_raw(struct tbr_tqp *qp,
 	    tbr_get_be32(e + 8) != paylen || paylen > qp->cfg.mtu ||
 	    tbr_resp_slot_of(qp, qp->emsn)->state != TBR_RMSG_FREE)
 		return TBR_RAW_NO;
+	/*
+	 * Counted before the placement and uncounted if it fails: fewer
+	 * values live across the call (psn is qp->epsn, which it leaves).
+	 */
+	qp->cnt.rx_frames++;
+	qp->cnt.rx_bytes += paylen;
 	va = tbr_get_be64(e + 16);
 	if (paylen && (va + paylen < va ||
 		       qp->ops->mr_write(qp->ctx, tbr_get_be32(e + 12), va,
-					 p + hl, paylen)))
+					 p + hl, paylen))) {
+		qp->cnt.rx_frames--;
+		qp->cnt.rx_bytes -= tbr_get_be16(p + 6);
 		return TBR_RAW_UNPLACED;
-	qp->cnt.rx_frames++;
-	qp->cnt.rx_bytes += paylen;
+	}
 	if (flags & TBR_F_RETRANS)
 		qp->ack_rtx = 1;
-	qp->epsn = tbr_psn_add(psn, 1);
+	qp->epsn = tbr_psn_add(qp->epsn, 1);
 	qp->rcv_hi = qp->epsn;
 	qp->emsn++;
 	tbr_resp_fast_ack(qp, flags, now);
