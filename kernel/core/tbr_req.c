@@ -199,10 +199,8 @@ static __always_inline int tbr_req_xmit(struct tbr_tqp *qp,
 					 struct tbr_swqe *w, u32 psn,
 					 u32 nresp, bool retrans)
 {
-	u32 mtu = qp->cfg.mtu;
-	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
 	u8 flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
-	u32 hl, off, paylen, epsn;
+	u32 hl, off, paylen, epsn, idx, mtu;
 	u8 op, *buf;
 	bool ride;
 	int ret;
@@ -214,10 +212,19 @@ static __always_inline int tbr_req_xmit(struct tbr_tqp *qp,
 		return tbr_req_xmit_hdr(qp, w, psn, nresp, retrans, op, flags);
 
 	/* SEND*, WRITE*: straight into the frame (tbr_wire.h) */
-	off = idx * mtu;
-	paylen = w->length - off;
-	if (paylen > mtu)
-		paylen = mtu;
+	if (w->npsn == 1) {
+		/* a message in one frame (the common one): all of it */
+		off = 0;
+		paylen = w->length;
+		idx = 0;
+	} else {
+		mtu = qp->cfg.mtu;
+		idx = (u32)tbr_psn_diff(psn, w->first_psn);
+		off = idx * mtu;
+		paylen = w->length - off;
+		if (paylen > mtu)
+			paylen = mtu;
+	}
 	if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
 		flags |= TBR_F_ACKREQ;
 	if (w->ordered && (op == TBR_OP_WRITE || op == TBR_OP_WRITE_IMM))
