@@ -634,8 +634,8 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 		psn = qp->cur_psn;
 		msn = qp->sq_next;
 		rd = tbr_wr_is_rd(w->opcode);
-		i = 0;
-		do {	/* n >= 1: a READ's n PSNs, else one */
+		if (n == 1) {
+			/* one PSN (all but a READ): no loop around it */
 			u32 p = psn & wmask;
 
 			psn_msn[p] = msn;
@@ -644,8 +644,17 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 			frx[fi >> 6] &= ~(1ull << (fi & 63));
 			if (rd)
 				tbr_bm_set(qp->rdm, p);
-			psn = tbr_psn_add(psn, 1);
-		} while (++i < n);
+		} else {
+			for (i = 0; i < n; i++, psn = tbr_psn_add(psn, 1)) {
+				u32 p = psn & wmask;
+
+				psn_msn[p] = msn;
+				xts[p] = now;
+				fi = psn & (2 * win - 1);
+				frx[fi >> 6] &= ~(1ull << (fi & 63));
+				tbr_bm_set(qp->rdm, p);	/* a READ's */
+			}
+		}
 		ret = w->status ? -EIO : tbr_req_xmit(qp, w, qp->cur_psn, n,
 						       false);
 		if (ret == -EAGAIN)
