@@ -102,9 +102,11 @@ static inline int tbr_resp_rx_unplaced(struct tbr_tqp *qp,
  * is filled: a WRITE that tbr_resp_write_fast() would take (a whole message
  * in one frame, at the next PSN and MSN, nothing beyond it received, no job
  * pending, no ACK riding on it), checked as tbr_frame_parse() and
- * tbr_tqp_rx() check it: length, version, opcode, flags, QPN, connection,
- * the opcodes the QP takes, P_Key (tbr_tqp_pkey_ok() of a QP other than
- * QP1), error state. TBR_RAW_DONE: placed and accounted, as the full path would have;
+ * tbr_tqp_rx() check it. The caller has seen a frame of at least a WRITE's
+ * header, opcode WRITE, PSN qp->epsn and qp->rcv_hi == qp->epsn; here the
+ * rest: length, version, flags, QPN, connection, the opcodes the QP takes,
+ * P_Key (tbr_tqp_pkey_ok() of a QP other than QP1), error state.
+ * TBR_RAW_DONE: placed and accounted, as the full path would have;
  * TBR_RAW_NO: not such a frame, nothing changed (the full path decides);
  * TBR_RAW_UNPLACED: such a frame whose placement failed, nothing changed:
  * the full path takes it without trying the fast placement again.
@@ -116,12 +118,12 @@ static __always_inline int tbr_resp_write_raw(struct tbr_tqp *qp,
 {
 	const u32 hl = TBR_BASE_HDR_LEN + TBR_EXT_WRITE_LEN;
 	const u8 *e = p + TBR_BASE_HDR_LEN;
-	u32 paylen, psn;
+	u32 paylen;
 	u64 va;
 	u8 flags;
 
-	if (len < hl || len > TBR_FRAME_MAX || p[0] != TBR_WIRE_VERSION ||
-	    p[1] != TBR_OP_WRITE)
+	/* the caller saw len >= hl, opcode WRITE, PSN epsn and rcv_hi epsn */
+	if (len > TBR_FRAME_MAX || p[0] != TBR_WIRE_VERSION)
 		return TBR_RAW_NO;
 	flags = p[2];
 	paylen = tbr_get_be16(p + 6);
@@ -136,8 +138,7 @@ static __always_inline int tbr_resp_write_raw(struct tbr_tqp *qp,
 	    qp->error)
 		return TBR_RAW_NO;
 	/* tbr_resp_write_fast()'s conditions */
-	psn = tbr_get_be32(p + 12) & TBR_PSN_MASK;
-	if (psn != qp->epsn || qp->rcv_hi != qp->epsn || qp->njobs ||
+	if (qp->njobs ||
 	    tbr_get_be32(e) != qp->emsn || tbr_get_be32(e + 4) ||
 	    tbr_get_be32(e + 8) != paylen || paylen > qp->cfg.mtu ||
 	    tbr_resp_slot_of(qp, qp->emsn)->state != TBR_RMSG_FREE)
