@@ -103,8 +103,8 @@ static inline int tbr_resp_rx_unplaced(struct tbr_tqp *qp,
  * in one frame, at the next PSN and MSN, nothing beyond it received, no job
  * pending, no ACK riding on it), checked as tbr_frame_parse() and
  * tbr_tqp_rx() check it. The caller has seen a frame of at least a WRITE's
- * header, opcode WRITE, PSN qp->epsn and qp->rcv_hi == qp->epsn; here the
- * rest: length, version, flags, QPN, connection, the opcodes the QP takes,
+ * header, opcode WRITE, PSN qp->epsn, qp->rcv_hi == qp->epsn and a message
+ * length equal to the payload length; here the rest: length, version, flags, QPN, connection, the opcodes the QP takes,
  * P_Key (tbr_tqp_pkey_ok() of a QP other than QP1), error state.
  * TBR_RAW_DONE: placed and accounted, as the full path would have;
  * TBR_RAW_NO: not such a frame, nothing changed (the full path decides);
@@ -122,7 +122,7 @@ static __always_inline int tbr_resp_write_raw(struct tbr_tqp *qp,
 	u64 va;
 	u8 flags;
 
-	/* the caller saw len >= hl, opcode WRITE, PSN epsn and rcv_hi epsn */
+	/* seen by the caller: len >= hl, WRITE, PSN, rcv_hi, msg_len == paylen */
 	if (len > TBR_FRAME_MAX || p[0] != TBR_WIRE_VERSION)
 		return TBR_RAW_NO;
 	flags = p[2];
@@ -140,7 +140,7 @@ static __always_inline int tbr_resp_write_raw(struct tbr_tqp *qp,
 	/* tbr_resp_write_fast()'s conditions */
 	if (qp->njobs ||
 	    tbr_get_be32(e) != qp->emsn || tbr_get_be32(e + 4) ||
-	    tbr_get_be32(e + 8) != paylen || paylen > qp->cfg.mtu ||
+	    paylen > qp->cfg.mtu ||
 	    tbr_resp_slot_of(qp, qp->emsn)->state != TBR_RMSG_FREE)
 		return TBR_RAW_NO;
 	/*

@@ -412,14 +412,17 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 	const u8 *p = frame;
 
 	/*
-	 * The common frame first, from its bytes: a WRITE at the next PSN with
-	 * nothing received beyond it is tried by tbr_tqp_rx_write(); a frame
-	 * out of order (several rails) or of another kind goes straight to the
-	 * full path, neither paying for the other's tests or saved registers.
+	 * The common frame first, from its bytes: a WRITE of a whole message
+	 * (its length is the frame's payload) at the next PSN with nothing
+	 * received beyond it is tried by tbr_tqp_rx_write(); a frame out of
+	 * order (several rails), of a longer message or of another kind goes
+	 * straight to the full path, neither paying for the other's tests or
+	 * saved registers.
 	 */
 	if (len >= TBR_BASE_HDR_LEN + TBR_EXT_WRITE_LEN && p[1] == TBR_OP_WRITE &&
 	    (tbr_get_be32(p + 12) & TBR_PSN_MASK) == qp->epsn &&
-	    qp->rcv_hi == qp->epsn)
+	    qp->rcv_hi == qp->epsn &&
+	    tbr_get_be32(p + TBR_BASE_HDR_LEN + 8) == tbr_get_be16(p + 6))
 		return tbr_tqp_rx_write(qp, frame, len, now);
 	return tbr_tqp_rx_full(qp, frame, len, now, TBR_RAW_NO);
 }
