@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * tbr_resp_fast.h - the responder's receive entry and its one-frame WRITE
- * fast path, inlined into tbr_tqp_rx() (no call per frame for the common
- * frame); tbr_resp.c uses the same helpers for its multi-frame fast paths.
+ * fast paths, inlined into tbr_tqp.c's receive path (no call per frame for
+ * the common frame): from the frame's bytes (tbr_resp_write_raw()) and from
+ * a parsed header; tbr_resp.c uses the same helpers for its multi-frame fast
+ * paths.
  *
  * Locking: none; the caller serializes all calls for a QP (tbr_core.h).
  */
