@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * tbr_parse.h - the body of tbr_frame_parse(), for the core's receive path
- * (tbr_tqp_rx(), inlined: no call per frame) and tbr_wire.c's
+ * (tbr_tqp_rx_full() in tbr_tqp.c, inlined: no call per frame) and tbr_wire.c's
  * tbr_frame_parse() (everyone else: unit tests, fuzzers, UD demux). One
  * parser, two ways in. Context: any; pure function of its input.
  */

@@ -199,10 +199,8 @@ static __always_inline int tbr_req_xmit(struct tbr_tqp *qp,
 					 struct tbr_swqe *w, u32 psn,
 					 u32 nresp, bool retrans)
 {
-	u32 mtu = qp->cfg.mtu;
-	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
 	u8 flags = retrans ? TBR_F_RETRANS | TBR_F_ACKREQ : 0;
-	u32 hl, off, paylen, epsn;
+	u32 hl, off, paylen, epsn, idx, mtu;
 	u8 op, *buf;
 	bool ride;
 	int ret;
@@ -214,10 +212,19 @@ static __always_inline int tbr_req_xmit(struct tbr_tqp *qp,
 		return tbr_req_xmit_hdr(qp, w, psn, nresp, retrans, op, flags);
 
 	/* SEND*, WRITE*: straight into the frame (tbr_wire.h) */
-	off = idx * mtu;
-	paylen = w->length - off;
-	if (paylen > mtu)
-		paylen = mtu;
+	if (w->npsn == 1) {
+		/* a message in one frame (the common one): all of it */
+		off = 0;
+		paylen = w->length;
+		idx = 0;
+	} else {
+		mtu = qp->cfg.mtu;
+		idx = (u32)tbr_psn_diff(psn, w->first_psn);
+		off = idx * mtu;
+		paylen = w->length - off;
+		if (paylen > mtu)
+			paylen = mtu;
+	}
 	if (idx + 1 == w->npsn && !(w->flags & TBR_WR_MORE))
 		flags |= TBR_F_ACKREQ;
 	if (w->ordered && (op == TBR_OP_WRITE || op == TBR_OP_WRITE_IMM))
@@ -319,6 +326,8 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 	u32 out = (u32)tbr_psn_diff(qp->snd_nxt, qp->una);
 	u32 n = tbr_bm_run(qp->done, w, qp->una, out);
 	u32 i, psn = qp->una;
+	bool cqe = false;	/* a WR retired; c holds the shared fields */
+	struct tbr_cqe c;
 
 	for (i = 0; i < n;) {
 		u32 k = n - i < 64 ? n - i : 64;
@@ -343,6 +352,8 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 		if (wr->status) {
 			u32 st = wr->status;
 
+			if (cqe)
+				qp->rnr_left = qp->conn.rnr_retry;
 			qp->sq_head++;
 			if (wr->rd)
 				qp->rd_out--;
@@ -357,10 +368,23 @@ static bool tbr_req_advance(struct tbr_tqp *qp)
 		qp->sq_head++;
 		if (wr->rd)
 			qp->rd_out--;
-		qp->rnr_left = qp->conn.rnr_retry;
-		if (wr->flags & TBR_WR_SIGNALED)
-			tbr_wc_send(qp, wr, TBR_WC_SUCCESS);
+		/* what every success completion of the QP shares, once */
+		if (!cqe) {
+			cqe = true;
+			memset(&c, 0, sizeof(c));
+			c.status = TBR_WC_SUCCESS;
+			c.src_qp = qp->cfg.qpn;
+		}
+		if (wr->flags & TBR_WR_SIGNALED) {
+			c.wr_id = wr->wr_id;
+			c.opcode = tbr_wr_wc_op[wr->opcode];
+			c.byte_len = wr->length;
+			qp->ops->complete(qp->ctx, &c);
+		}
 	}
+	/* a WR retired: the RNR budget is whole again */
+	if (cqe)
+		qp->rnr_left = qp->conn.rnr_retry;
 	return n > 0;
 }
 
@@ -610,7 +634,8 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 		psn = qp->cur_psn;
 		msn = qp->sq_next;
 		rd = tbr_wr_is_rd(w->opcode);
-		for (i = 0; i < n; i++, psn = tbr_psn_add(psn, 1)) {
+		if (n == 1) {
+			/* one PSN (all but a READ): no loop around it */
 			u32 p = psn & wmask;
 
 			psn_msn[p] = msn;
@@ -619,6 +644,16 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 			frx[fi >> 6] &= ~(1ull << (fi & 63));
 			if (rd)
 				tbr_bm_set(qp->rdm, p);
+		} else {
+			for (i = 0; i < n; i++, psn = tbr_psn_add(psn, 1)) {
+				u32 p = psn & wmask;
+
+				psn_msn[p] = msn;
+				xts[p] = now;
+				fi = psn & (2 * win - 1);
+				frx[fi >> 6] &= ~(1ull << (fi & 63));
+				tbr_bm_set(qp->rdm, p);	/* a READ's */
+			}
 		}
 		ret = w->status ? -EIO : tbr_req_xmit(qp, w, qp->cur_psn, n,
 						       false);

@@ -542,7 +542,7 @@ static tbr_noinline bool tbr_resp_write_frame(struct tbr_tqp *qp,
 	} else {
 		s->rcvd += len;
 	}
-	tbr_resp_fast_ack(qp, h, now);
+	tbr_resp_fast_ack(qp, h->flags, now);
 	return true;
 }
 

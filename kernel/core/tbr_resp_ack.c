@@ -14,9 +14,8 @@ bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 	u32 w = tbr_win(qp);
 	u32 span = (u32)tbr_psn_diff(qp->rcv_hi, qp->epsn);
 	u32 nwords = (span + 63) / 64;
-	struct tbr_hdr h;
 	u32 hl, j;
-	u8 *buf;
+	u8 *buf, *e;
 
 	if (nwords > w / 64)
 		nwords = w / 64;
@@ -26,21 +25,18 @@ bool tbr_resp_send_ack(struct tbr_tqp *qp, u8 syn, u32 psn, u32 aux)
 	buf = tbr_tx_get(qp, hl + 8 * nwords);
 	if (!buf)
 		return false;
-	memset(&h, 0, sizeof(h));
-	h.opcode = TBR_OP_ACK;
-	h.conn_id = qp->conn.conn_id;
-	h.dqpn = qp->conn.dest_qpn;
-	h.psn = psn;
-	h.npkey = (u16)~tbr_tqp_pkey(qp);
-	h.paylen = (u16)(8 * nwords);
-	h.syndrome = syn;
-	h.nwords = (u8)nwords;
-	h.epsn = qp->epsn;
-	h.aux = syn == TBR_SYN_ACK ? qp->dsack : aux;
-	/* the requester takes no timing from an ACK a retransmission made */
-	if (qp->ack_rtx)
-		h.flags = TBR_F_RETRANS;
-	tbr_hdr_build(buf, &h);
+	/* what tbr_hdr_build() writes for an ACK, without a struct tbr_hdr */
+	e = buf + TBR_BASE_HDR_LEN;
+	tbr_put_base(buf, TBR_OP_ACK,
+		     qp->ack_rtx ? TBR_F_RETRANS : 0,	/* no timing from it */
+		     qp->conn.conn_id, (u16)(8 * nwords), qp->conn.dest_qpn,
+		     psn, tbr_tqp_pkey(qp));
+	e[0] = syn;
+	e[1] = (u8)nwords;
+	e[2] = 0;
+	e[3] = 0;
+	tbr_put_be32(qp->epsn & TBR_PSN_MASK, e + 4);
+	tbr_put_be32(syn == TBR_SYN_ACK ? qp->dsack : aux, e + 8);
 	for (j = 0; j < nwords; j++)
 		tbr_put_be64(tbr_bm_get64(qp->rcvd, w,
 					  tbr_psn_add(qp->epsn, 64 * j)),

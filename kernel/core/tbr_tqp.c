@@ -341,7 +341,9 @@ static bool tbr_tqp_pkey_ok(struct tbr_tqp *qp, u16 pkey)
 	return true;
 }
 
-int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
+/* Every frame but the one tbr_resp_write_raw() took: parse, check, dispatch. */
+static tbr_noinline int tbr_tqp_rx_full(struct tbr_tqp *qp, const void *frame,
+				    u32 len, u64 now, int raw)
 {
 	struct tbr_hdr h;
 	int ret;
@@ -383,12 +385,46 @@ int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
 			if (qp->error)
 				return 0;
 		}
-		ret = tbr_resp_rx(qp, &h, now);
+		ret = raw == TBR_RAW_UNPLACED ? tbr_resp_rx_unplaced(qp, &h, now) :
+		      tbr_resp_rx(qp, &h, now);
 	}
 	/* Either half may have freed window space or queued frames. */
 	if (!qp->error)
 		tbr_tqp_pump(qp, now);
 	return ret;
+}
+
+/* tbr_tqp_rx() for a frame that may be the common one (tbr_resp_fast.h) */
+static tbr_noinline int tbr_tqp_rx_write(struct tbr_tqp *qp, const void *frame,
+					 u32 len, u64 now)
+{
+	int raw = tbr_resp_write_raw(qp, frame, len, now);
+
+	if (raw != TBR_RAW_DONE)
+		return tbr_tqp_rx_full(qp, frame, len, now, raw);
+	if (!qp->error)
+		tbr_tqp_pump(qp, now);
+	return 0;
+}
+
+int tbr_tqp_rx(struct tbr_tqp *qp, const void *frame, u32 len, u64 now)
+{
+	const u8 *p = frame;
+
+	/*
+	 * The common frame first, from its bytes: a WRITE of a whole message
+	 * (its length is the frame's payload) at the next PSN with nothing
+	 * received beyond it is tried by tbr_tqp_rx_write(); a frame out of
+	 * order (several rails), of a longer message or of another kind goes
+	 * straight to the full path, neither paying for the other's tests or
+	 * saved registers.
+	 */
+	if (len >= TBR_BASE_HDR_LEN + TBR_EXT_WRITE_LEN && p[1] == TBR_OP_WRITE &&
+	    (tbr_get_be32(p + 12) & TBR_PSN_MASK) == qp->epsn &&
+	    qp->rcv_hi == qp->epsn &&
+	    tbr_get_be32(p + TBR_BASE_HDR_LEN + 8) == tbr_get_be16(p + 6))
+		return tbr_tqp_rx_write(qp, frame, len, now);
+	return tbr_tqp_rx_full(qp, frame, len, now, TBR_RAW_NO);
 }
 
 void tbr_tqp_progress(struct tbr_tqp *qp, u64 now)

@@ -74,6 +74,58 @@ static void test_malformed(void **state)
 	sim_free(s);
 }
 
+/*
+ * The frame the responder places straight from its bytes (a one-frame WRITE
+ * at the expected PSN and MSN, tbr_resp_write_raw()) with one field wrong:
+ * each is refused and counted as the parser and tbr_tqp_rx() count it,
+ * nothing is placed; the same frame intact is then placed.
+ */
+static void test_raw_write_frames(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 94, NULL, NULL);
+	const struct tbr_tqp_counters *c = tbr_tqp_counters(s->ep[1].qp);
+	static uint8_t dst[64];
+	struct tbr_hdr h;
+	uint32_t len, j;
+
+	memset(dst, 0, sizeof(dst));
+	sim_add_mr(&s->ep[1], 0x66, dst, sizeof(dst), SIM_ACC_WRITE);
+	memset(&h, 0, sizeof(h));
+	h.msn = 0;
+	h.msg_len = 16;
+	h.rkey = 0x66;
+	h.va = taddr(dst);
+	len = mk(&h, TBR_OP_WRITE, EPSN, 16);
+	fb[0] = TBR_WIRE_VERSION + 1;		/* another version */
+	assert_int_equal(sim_inject(s, 1, fb, len), -EINVAL);
+	fb[0] = TBR_WIRE_VERSION;
+	fb[2] |= 0x80;				/* an unknown flag */
+	assert_int_equal(sim_inject(s, 1, fb, len), -EINVAL);
+	fb[2] &= (uint8_t)~0x80;
+	assert_int_equal(sim_inject(s, 1, fb, len - 1), -EINVAL); /* short */
+	assert_int_equal(c->rx_malformed, 3);
+	h.dqpn = 0x23;				/* another QP */
+	len = mk(&h, TBR_OP_WRITE, EPSN, 16);
+	assert_int_equal(sim_inject(s, 1, fb, len), -EINVAL);
+	h.dqpn = 0x22;
+	len = mk(&h, TBR_OP_WRITE, EPSN, 16);
+	fb[5] ^= 1;				/* another connection */
+	assert_int_equal(sim_inject(s, 1, fb, len), -EINVAL);
+	fb[5] ^= 1;
+	assert_int_equal(c->rx_invalid, 2);
+	assert_int_equal(c->rx_frames, 0);
+	for (j = 0; j < sizeof(dst); j++)
+		assert_int_equal(dst[j], 0);
+	/* intact: placed */
+	assert_int_equal(sim_inject(s, 1, fb, len), 0);
+	assert_int_equal(c->rx_frames, 1);
+	assert_int_equal(dst[0], 0x5a);
+	assert_int_equal(dst[15], 0x5a);
+	assert_int_equal(dst[16], 0);
+	assert_false(tbr_tqp_in_error(s->ep[1].qp));
+	sim_free(s);
+}
+
 static void test_semantic_garbage(void **state)
 {
 	struct sim *s = tsim(TBR_QPT_RC, 91, NULL, NULL);
@@ -386,6 +438,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_raw_write_frames),
 		cmocka_unit_test(test_semantic_garbage),
 		cmocka_unit_test(test_unaligned_atomic_frame),
 		cmocka_unit_test(test_write_frames_misfit),

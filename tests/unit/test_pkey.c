@@ -196,6 +196,56 @@ static void test_rc_injected(void **state)
 }
 
 /*
+ * The same for the frame the responder places straight from its bytes (a
+ * one-frame WRITE at the expected PSN and MSN, tbr_resp_write_raw()): with
+ * another P_Key, or the default one, refused with -EACCES, counted, nothing
+ * placed; with the QP's own P_Key the same frame is taken and placed.
+ */
+static void test_rc_injected_write(void **state)
+{
+	static uint8_t dst[64];
+	uint8_t fb[TBR_FRAME_MAX];
+	struct tbr_hdr h;
+	struct sim *s;
+	uint32_t hl, j;
+
+	tables(0x8005, 0x8005);
+	s = pk_sim(TBR_QPT_RC, 1);
+	memset(dst, 0, sizeof(dst));
+	sim_add_mr(&s->ep[1], RKEY, dst, sizeof(dst), SIM_ACC_WRITE);
+	memset(&h, 0, sizeof(h));
+	h.opcode = TBR_OP_WRITE;
+	h.conn_id = 7;
+	h.dqpn = 0x22;
+	h.psn = 0xfffff0;
+	h.msn = 0;
+	h.msg_len = 4;
+	h.paylen = 4;
+	h.rkey = RKEY;
+	h.va = taddr(dst);
+	h.npkey = (uint16_t)~0x8006u;
+	hl = tbr_hdr_build(fb, &h);
+	memset(fb + hl, 0xa5, 4);
+	assert_int_equal(sim_inject(s, 1, fb, hl + 4), -EACCES);
+	h.npkey = 0;	/* the default P_Key */
+	tbr_hdr_build(fb, &h);
+	assert_int_equal(sim_inject(s, 1, fb, hl + 4), -EACCES);
+	assert_int_equal(tbr_tqp_counters(s->ep[1].qp)->pkey_violations, 2);
+	assert_int_equal(tbr_tqp_counters(s->ep[1].qp)->rx_frames, 0);
+	for (j = 0; j < sizeof(dst); j++)
+		assert_int_equal(dst[j], 0);
+	/* the QP's own partition: the same frame is placed */
+	h.npkey = (uint16_t)~0x8005u;
+	tbr_hdr_build(fb, &h);
+	assert_int_equal(sim_inject(s, 1, fb, hl + 4), 0);
+	assert_int_equal(tbr_tqp_counters(s->ep[1].qp)->rx_frames, 1);
+	assert_int_equal(dst[0], 0xa5);
+	assert_int_equal(dst[3], 0xa5);
+	assert_int_equal(dst[4], 0);
+	sim_free(s);
+}
+
+/*
  * The table changes under a connected QP (a sweep): slots other than the
  * QP's change and it goes on; its own slot emptied, its peer's frames are
  * refused from the next one on; the slot back, a new QP talks again.
@@ -359,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_rc_members),
 		cmocka_unit_test(test_rc_refused),
 		cmocka_unit_test(test_rc_injected),
+		cmocka_unit_test(test_rc_injected_write),
 		cmocka_unit_test(test_table_change),
 		cmocka_unit_test(test_uc_refused),
 		cmocka_unit_test(test_ud),

@@ -700,6 +700,35 @@ static void test_remote_access_errors(void **state)
 }
 
 /*
+ * A one-frame WRITE the responder cannot place is counted once: the path
+ * that places such a WRITE straight from the frame's bytes
+ * (tbr_resp_write_raw()) counts it before the placement and uncounts it when
+ * that fails, the full path then counts it and NAKs. A clean link: the good
+ * WRITE and the bad one are the responder's only frames counted (whatever
+ * comes after finds the QP in error).
+ */
+static void test_unplaced_write_counted_once(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 31, NULL, NULL);
+	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+	static uint8_t wbuf[4096], loc[64];
+
+	sim_add_mr(b, 0x10, wbuf, sizeof(wbuf), SIM_ACC_WRITE);
+	assert_int_equal(tpost(a, TBR_WR_WRITE, 1, loc, 8, taddr(wbuf), 0x10, 0),
+			 0);
+	assert_int_equal(tpost(a, TBR_WR_WRITE, 2, loc, 16, taddr(wbuf), 0x99, 0),
+			 0);
+	assert_true(sim_run(s, T_SEC));
+	assert_int_equal(a->ncq, 2);
+	assert_int_equal(a->cq[0].status, TBR_WC_SUCCESS);
+	assert_int_equal(a->cq[1].status, TBR_WC_REM_ACCESS_ERR);
+	assert_int_equal(b->qp_error_status, TBR_WC_REM_ACCESS_ERR);
+	assert_int_equal(tbr_tqp_counters(b->qp)->rx_frames, 2);
+	assert_int_equal(tbr_tqp_counters(b->qp)->rx_bytes, 8 + 16);
+	sim_free(s);
+}
+
+/*
  * A refused multi-frame WRITE whose first frame was acknowledged before its
  * last arrived (its frames on two rails, the second 200 us slower: the ACK
  * coalescing delay passes in between): the message still fails with
@@ -1331,6 +1360,7 @@ int main(void)
 		cmocka_unit_test(test_tx_blocked_timeouts),
 		cmocka_unit_test(test_rail_down),
 		cmocka_unit_test(test_remote_access_errors),
+		cmocka_unit_test(test_unplaced_write_counted_once),
 		cmocka_unit_test(test_remote_access_error_after_partial_ack),
 		cmocka_unit_test(test_qp_access_invalid_request),
 		cmocka_unit_test(test_recv_too_small),
