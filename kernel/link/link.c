@@ -116,6 +116,18 @@ void tbr_notify_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32
 	rcu_read_unlock();
 }
 
+/* Context "bh". */
+static void tbr_notify_tx_ready(struct tbr_link *link)
+{
+	struct tbr_link_observer *obs;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(obs, &tbr_observers, node)
+		if (obs->tx_ready)
+			obs->tx_ready(link);
+	rcu_read_unlock();
+}
+
 /* ---- counters ---------------------------------------------------------- */
 
 void tbr_link_count(struct tbr_link *link, enum tbr_cnt c, u64 n)
@@ -390,6 +402,7 @@ static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
 		tbr_rail_count(rail, TBR_CNT_MGMT_RX, 1);
 		fallthrough;
 	case TBR_PDF_NET:
+	case TBR_PDF_NETX:
 		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
 		tbr_rail_count(rail, TBR_CNT_RX_BYTES, size);
 		tbr_notify_rx(rail, link->peer_guid, eof, buf, size);
@@ -489,6 +502,7 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		router = READ_ONCE(link->tdev->rails.router);
 		if (router)
 			router->tx_ready(link);
+		tbr_notify_tx_ready(link);
 	}
 }
 

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * tbrdma: tbrN's private state, shared by verbs/netdev.c (the netdev, legacy
+ * frames, ethtool) and verbs/netx.c (IP packets up to 64 KiB as fragment
+ * frames striped over a link's rails, docs/protocol.md "IP over the
+ * rails").
+ */
+#ifndef TBRDMA_VERBS_NETDEV_H
+#define TBRDMA_VERBS_NETDEV_H
+
+#include <linux/netdevice.h>
+#include <linux/xarray.h>
+#include <net/gro_cells.h>
+
+#include "tbrdma.h"
+
+/*
+ * Wire format: the header of every TBR_PDF_NETX frame, then the bytes
+ * [frag * frag_size, + payload) of one Ethernet frame of @len bytes
+ * (big endian, no padding). Every fragment carries the whole header, so
+ * whichever arrives first sets the packet up.
+ */
+#define TBR_NETX_VERSION	1
+#define TBR_NETX_F_CSUM		0x01	/* bytes csum_start.. to be summed into
+					 * csum_start + csum_offset (as
+					 * CHECKSUM_PARTIAL): not computed yet
+					 */
+#define TBR_NETX_GSO_TCPV4	1	/* gso_type: a TCP super packet, to be */
+#define TBR_NETX_GSO_TCPV6	2	/* cut into gso_size segments if it is */
+#define TBR_NETX_GSO_ECN	0x80	/* forwarded (| ECN: CWR on the first) */
+
+struct tbr_netx_hdr {
+	u8 version;		/* TBR_NETX_VERSION; others: dropped */
+	u8 flags;		/* TBR_NETX_F_* */
+	u8 frag;		/* this fragment, 0 .. nfrags - 1 */
+	u8 nfrags;		/* 1 .. TBR_NETX_FRAGS_MAX */
+	__be32 seq;		/* the packet's number on this link */
+	__be32 len;		/* the whole Ethernet frame */
+	__be16 frag_size;	/* payload of every fragment but the last */
+	__be16 csum_start;	/* from the Ethernet header (F_CSUM) */
+	__be16 csum_offset;
+	__be16 gso_size;	/* 0: not a super packet */
+	u8 gso_type;		/* TBR_NETX_GSO_* */
+	u8 rsvd[3];		/* 0 */
+} __packed;
+
+#define TBR_NETX_HDR_LEN	24
+#define TBR_NETX_FRAGS_MAX	64
+/* a fragment frame: never a tb split frame (a 4096-byte ring frame) */
+#define TBR_NETX_FRAME		4096
+#define TBR_NETX_MTU_MAX	65535
+/* the largest Ethernet frame: a 64 KiB GSO super packet and its headers */
+#define TBR_NETX_PKT_MAX	(65536 + ETH_HLEN + 64)
+/* packets waiting for an earlier one (a reorder window per link) */
+#define TBR_NETX_WIN		512
+/* an incomplete packet is given up after this long (a cut rail lost it) */
+#define TBR_NETX_HOLD_MS	50
+
+struct tbr_netx_slot {
+	struct sk_buff *skb;	/* NULL with nfrags set: allocation failed */
+	u64 have;		/* fragments received, a bit each */
+	unsigned long stamp;	/* jiffies at its first fragment */
+	u32 seq;
+	u16 frag_size;
+	u8 nfrags;		/* 0: free */
+	u8 got;
+};
+
+/*
+ * Per rail link with a peer that takes fragments: made at the link's
+ * first rail up (process), reset at its last down, freed (RCU) when it
+ * goes. The RX side is under @lock; tx_seq under tbrN's TX lock.
+ */
+struct tbr_netx_link {
+	struct rcu_head rcu;
+	struct net_device *ndev;
+	u64 peer_guid;
+	spinlock_t lock;
+	struct timer_list timer;	/* gives incomplete packets up */
+	bool dead;
+	bool synced;			/* next is the peer's */
+	u32 next;			/* the next packet to hand up */
+	u32 hi;				/* one past the newest seen */
+	u32 tx_seq;			/* our next packet (never reset) */
+	struct tbr_netx_slot slot[TBR_NETX_WIN];
+};
+
+enum tbr_netx_cnt {
+	TBR_NETX_TX_PACKETS,	/* packets sent as fragments */
+	TBR_NETX_TX_FRAGS,
+	TBR_NETX_TX_STALLS,	/* a fragment waited for TX descriptors */
+	TBR_NETX_TX_LEGACY,	/* packets sent as one NET frame */
+	TBR_NETX_RX_PACKETS,	/* packets reassembled and handed up */
+	TBR_NETX_RX_FRAGS,
+	TBR_NETX_RX_GSO,	/* of them, super packets */
+	TBR_NETX_RX_REORDERED,	/* completed behind an incomplete earlier one */
+	TBR_NETX_RX_GIVEN_UP,	/* incomplete after TBR_NETX_HOLD_MS, or pushed
+				 * out of the window: dropped
+				 */
+	TBR_NETX_RX_MISSING,	/* numbers never seen (lost whole) */
+	TBR_NETX_RX_LATE,	/* fragments of packets given up */
+	TBR_NETX_RX_BAD,	/* malformed fragments */
+	TBR_NETX_RX_RESYNC,	/* the peer's numbering restarted */
+	TBR_NETX_CNT_MAX
+};
+
+struct tbr_netdev_priv {
+	struct tbr_dev *tdev;		/* set once the ib_device exists */
+	struct gro_cells gcells;
+	struct xarray netx;		/* link id -> struct tbr_netx_link */
+	/* the packet whose fragments wait for TX descriptors (TX lock) */
+	struct sk_buff *pend;
+	struct tbr_link *pend_link;	/* a reference */
+	struct tbr_netx_hdr pend_hdr;
+	u32 pend_frag;
+	u32 mbps;			/* the port's rate (ethtool) */
+	atomic64_t cnt[TBR_NETX_CNT_MAX];
+};
+
+static inline struct tbr_netdev_priv *tbr_netdev_priv(struct net_device *ndev)
+{
+	return netdev_priv(ndev);
+}
+
+/* netx.c */
+bool tbr_netx_takes(struct tbr_netdev_priv *priv, struct tbr_link *link);
+void tbr_netx_xmit(struct net_device *ndev, struct tbr_link *link,
+		   struct sk_buff *skb);
+void tbr_netx_rx(struct net_device *ndev, struct tbr_link *link, u64 src,
+		 const void *data, u32 len);
+void tbr_netx_tx_ready(struct net_device *ndev, struct tbr_link *link);
+void tbr_netx_link_event(struct net_device *ndev, struct tbr_link *link,
+			 enum tbr_obs_event ev);
+void tbr_netx_init(struct net_device *ndev);
+void tbr_netx_fini(struct net_device *ndev);
+/* whether an Ethernet frame from host @src may enter tbrN (netx.c) */
+bool tbr_netx_src_ok(const u8 *data, u32 len, u64 src);
+
+#endif /* TBRDMA_VERBS_NETDEV_H */
