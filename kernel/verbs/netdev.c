@@ -164,7 +164,6 @@ static netdev_features_t tbr_netdev_features_check(struct sk_buff *skb,
 static void tbr_netdev_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32 len)
 {
 	struct net_device *ndev = rail->link->tdev->netdev;
-	struct tbr_netdev_priv *priv;
 	struct sk_buff *skb;
 
 	if (!ndev || (pdf != TBR_PDF_NET && pdf != TBR_PDF_NETX))
@@ -184,8 +183,7 @@ static void tbr_netdev_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *da
 	skb->protocol = eth_type_trans(skb, ndev);
 	ndev->stats.rx_packets++;
 	ndev->stats.rx_bytes += len;
-	priv = tbr_netdev_priv(ndev);
-	gro_cells_receive(&priv->gcells, skb);
+	tbr_netx_rx_one(ndev, skb);
 	return;
 
 drop:
@@ -193,6 +191,8 @@ drop:
 }
 
 static const struct net_device_ops tbr_netdev_ops = {
+	.ndo_open		= tbr_netx_open,
+	.ndo_stop		= tbr_netx_stop,
 	.ndo_start_xmit		= tbr_netdev_xmit,
 	.ndo_features_check	= tbr_netdev_features_check,
 	.ndo_set_mac_address	= eth_mac_addr,
@@ -340,18 +340,14 @@ struct net_device *tbr_netdev_create(const u8 *mac)
 	if (mac)
 		eth_hw_addr_set(ndev, mac);
 	tbr_netx_init(ndev);
-	err = gro_cells_init(&tbr_netdev_priv(ndev)->gcells, ndev);
-	if (err)
-		goto err_free;
 	netif_carrier_off(ndev);
 	err = register_netdev(ndev);
 	if (err)
-		goto err_gro;
+		goto err_free;
 	return ndev;
 
-err_gro:
-	gro_cells_destroy(&tbr_netdev_priv(ndev)->gcells);
 err_free:
+	tbr_netx_fini(ndev);
 	free_netdev(ndev);
 	return ERR_PTR(err);
 }
@@ -370,7 +366,6 @@ void tbr_netdev_destroy(struct net_device *ndev)
 {
 	unregister_netdev(ndev);
 	tbr_netx_fini(ndev);
-	gro_cells_destroy(&tbr_netdev_priv(ndev)->gcells);
 	free_netdev(ndev);
 }
 

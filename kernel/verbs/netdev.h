@@ -10,7 +10,6 @@
 
 #include <linux/netdevice.h>
 #include <linux/xarray.h>
-#include <net/gro_cells.h>
 
 #include "tbrdma.h"
 
@@ -106,7 +105,12 @@ enum tbr_netx_cnt {
 
 struct tbr_netdev_priv {
 	struct tbr_dev *tdev;		/* set once the ib_device exists */
-	struct gro_cells gcells;
+	/*
+	 * frames to hand up, in the order their links' windows released
+	 * them, through one NAPI (GRO): per-CPU queues would reorder them
+	 */
+	struct napi_struct napi;
+	struct sk_buff_head rxq;
 	struct xarray netx;		/* link id -> struct tbr_netx_link */
 	/* the packet whose fragments wait for TX descriptors (TX lock) */
 	struct sk_buff *pend;
@@ -133,6 +137,10 @@ void tbr_netx_link_event(struct net_device *ndev, struct tbr_link *link,
 			 enum tbr_obs_event ev);
 void tbr_netx_init(struct net_device *ndev);
 void tbr_netx_fini(struct net_device *ndev);
+int tbr_netx_open(struct net_device *ndev);
+int tbr_netx_stop(struct net_device *ndev);
+/* hand up @skb, a frame eth_type_trans() took, after those queued before. "bh" */
+void tbr_netx_rx_one(struct net_device *ndev, struct sk_buff *skb);
 /* whether an Ethernet frame from host @src may enter tbrN (netx.c) */
 bool tbr_netx_src_ok(const u8 *data, u32 len, u64 src);
 

@@ -123,16 +123,34 @@ bool tbr_netx_src_ok(const u8 *data, u32 len, u64 src)
 	}
 }
 
+/* what a frame in priv->rxq carries in skb->cb */
+struct tbr_netx_cb {
+	u64 src;		/* the sending host */
+	bool whole;		/* a NET frame, checked and typed */
+};
+
+static struct tbr_netx_cb *tbr_netx_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct tbr_netx_cb) > sizeof(skb->cb));
+	return (struct tbr_netx_cb *)skb->cb;
+}
+
 /*
- * A packet netx.c reassembled from host @src's fragments, offloads set:
- * checked as a frame of one piece is (tbr_netx_src_ok: ARP and ND made
- * linear first, they are small), then up through GRO. Context "bh".
+ * A packet reassembled from host @src's fragments, offloads set: checked
+ * as a frame of one piece is (tbr_netx_src_ok: ARP and ND made linear
+ * first, they are small), then up through GRO. Context: tbrN's NAPI poll.
  */
-static void tbr_netx_deliver_one(struct net_device *ndev, u64 src, struct sk_buff *skb)
+static void tbr_netx_deliver_one(struct net_device *ndev, struct sk_buff *skb)
 {
 	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
+	u64 src = tbr_netx_cb(skb)->src;
 	const struct ethhdr *eth;
 	u32 len = skb->len;
+
+	if (tbr_netx_cb(skb)->whole) {
+		napi_gro_receive(&priv->napi, skb);
+		return;
+	}
 
 	if (!pskb_may_pull(skb, min_t(u32, len, ETH_HLEN + sizeof(struct ipv6hdr))))
 		goto drop;
@@ -150,7 +168,7 @@ static void tbr_netx_deliver_one(struct net_device *ndev, u64 src, struct sk_buf
 	atomic64_inc(&priv->cnt[TBR_NETX_RX_PACKETS]);
 	ndev->stats.rx_packets++;
 	ndev->stats.rx_bytes += len;
-	gro_cells_receive(&priv->gcells, skb);
+	napi_gro_receive(&priv->napi, skb);
 	return;
 
 drop:
@@ -404,13 +422,48 @@ static void tbr_netx_reset_locked(struct tbr_netx_link *nl)
 	nl->hi = 0;
 }
 
-static void tbr_netx_deliver(struct net_device *ndev, struct tbr_netx_link *nl,
+static int tbr_netx_poll(struct napi_struct *napi, int budget)
+{
+	struct tbr_netdev_priv *priv = container_of(napi, struct tbr_netdev_priv, napi);
+	struct sk_buff *skb;
+	int done = 0;
+
+	while (done < budget && (skb = skb_dequeue(&priv->rxq))) {
+		tbr_netx_deliver_one(napi->dev, skb);
+		done++;
+	}
+	if (done < budget)
+		napi_complete_done(napi, done);
+	return done;
+}
+
+/*
+ * The packets @nl's window released (@q) after those released before:
+ * nl->lock held, so the order is the window's.
+ */
+static void tbr_netx_release(struct tbr_netdev_priv *priv, struct tbr_netx_link *nl,
 			     struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 
-	while ((skb = __skb_dequeue(q)))
-		tbr_netx_deliver_one(ndev, nl->peer_guid, skb);
+	if (skb_queue_empty(q))
+		return;
+	skb_queue_walk(q, skb) {
+		tbr_netx_cb(skb)->src = nl->peer_guid;
+		tbr_netx_cb(skb)->whole = false;
+	}
+	spin_lock(&priv->rxq.lock);
+	skb_queue_splice_tail_init(q, &priv->rxq);
+	spin_unlock(&priv->rxq.lock);
+}
+
+void tbr_netx_rx_one(struct net_device *ndev, struct sk_buff *skb)
+{
+	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
+
+	tbr_netx_cb(skb)->whole = true;
+	skb_queue_tail(&priv->rxq, skb);
+	napi_schedule(&priv->napi);
 }
 
 /* When the oldest waiting packet is given up; nl->lock held, nl->next != nl->hi. */
@@ -443,8 +496,9 @@ static void tbr_netx_timer(struct timer_list *t)
 		tbr_netx_skip(priv, nl);
 		tbr_netx_drain(nl, &q);
 	}
+	tbr_netx_release(priv, nl, &q);
 	spin_unlock_bh(&nl->lock);
-	tbr_netx_deliver(nl->ndev, nl, &q);
+	napi_schedule(&priv->napi);
 }
 
 /* A header that describes a packet: its payload @n bytes at its place. */
@@ -549,8 +603,9 @@ void tbr_netx_rx(struct net_device *ndev, struct tbr_link *link, u64 src,
 	if (nl->next != nl->hi && !timer_pending(&nl->timer))
 		mod_timer(&nl->timer, tbr_netx_deadline(nl));
 out:
+	tbr_netx_release(priv, nl, &q);
 	spin_unlock(&nl->lock);
-	tbr_netx_deliver(ndev, nl, &q);
+	napi_schedule(&priv->napi);
 }
 
 /* ---- per link state ------------------------------------------------------ */
@@ -628,7 +683,29 @@ void tbr_netx_link_event(struct net_device *ndev, struct tbr_link *link,
 
 void tbr_netx_init(struct net_device *ndev)
 {
-	xa_init(&tbr_netdev_priv(ndev)->netx);
+	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
+
+	xa_init(&priv->netx);
+	skb_queue_head_init(&priv->rxq);
+	netif_napi_add(ndev, &priv->napi, tbr_netx_poll);
+}
+
+/* ndo_open, ndo_stop (RTNL) */
+int tbr_netx_open(struct net_device *ndev)
+{
+	napi_enable(&tbr_netdev_priv(ndev)->napi);
+	netif_start_queue(ndev);
+	return 0;
+}
+
+int tbr_netx_stop(struct net_device *ndev)
+{
+	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
+
+	netif_stop_queue(ndev);
+	napi_disable(&priv->napi);
+	skb_queue_purge(&priv->rxq);
+	return 0;
 }
 
 /* Context "process": tbrN is unregistered. */
@@ -644,4 +721,6 @@ void tbr_netx_fini(struct net_device *ndev)
 		tbr_netx_link_free(nl);
 	}
 	xa_destroy(&priv->netx);
+	netif_napi_del(&priv->napi);
+	skb_queue_purge(&priv->rxq);
 }

@@ -1,7 +1,7 @@
 # IP over every rail (issue 48): tbr0/tbr1 over 2 emulated rails. Offloads on (SG, TSO, checksum
-# carried), MTU 65520 both ends; ping -s 60000 -M do over IPv4 and IPv6 crosses as fragment
-# frames (ethtool -S counts them); 64 MiB over nc with no fault: both rails carried it, TCP
-# saw no reordering (TcpExtTCPOFOQueue unchanged) and received super packets (ip_rx_gso); then
+# carried); 64 MiB over nc at the default MTU with no fault: TSO super packets crossed whole
+# (ip_rx_gso), both rails carried them, TCP saw no reordering (TcpExtTCPOFOQueue unchanged);
+# MTU 65520 both ends: ping -s 60000 -M do over IPv4 and IPv6 crosses as fragment frames; then
 # 256 MiB over nc, md5-verified, with rail 1 cut and restored and the MTU changed twice under
 # the transfer: the TCP connection survives, retransmissions counted.
 # vm-timeout: 400
@@ -24,6 +24,30 @@ for f in scatter-gather tcp-segmentation-offload tx-checksumming; do
 	grep -q "^$f: on" /tmp/k.txt || { cat /tmp/k.txt; fail "$f not on"; }
 done
 ethtool tbr0 | grep -E "Speed|Link detected"
+head -c 64M /dev/urandom > /tmp/blob || fail "no random data"
+step "64 MiB over nc at MTU 4082 (TSO super packets), no fault: in order, both rails"
+ofo0=$(nst TcpExtTCPOFOQueue)
+gso0=$(st tbr1 ip_rx_gso h1)
+r0a=$(rail_tx 0); r1a=$(rail_tx 1)
+h1 sh -c 'nc -l 10.88.0.2 5001 | md5sum > /tmp/rx1.md5' &
+srv=$!
+wait_for 10 h1 sh -c '[ -n "$(ss -ltnH "sport = :5001")" ]'
+t0=$SECONDS
+nc -N 10.88.0.2 5001 < /tmp/blob || fail "nc client failed"
+wait "$srv" || fail "nc server failed"
+want=$(md5sum < /tmp/blob)
+[ "$(cat /tmp/rx1.md5)" = "$want" ] || fail "64 MiB arrived corrupted"
+echo "64 MiB in $((SECONDS - t0)) s"
+ofo1=$(nst TcpExtTCPOFOQueue)
+h1 ethtool -S tbr1 | grep -E "ip_rx_(packets|gso|reordered|given_up|missing|late|bad)"
+[ "$ofo1" = "$ofo0" ] || fail "TCP saw packets out of order: TCPOFOQueue $ofo0 -> $ofo1"
+[ "$(st tbr1 ip_rx_gso h1)" -gt "$gso0" ] || fail "no super packet received"
+r0b=$(rail_tx 0); r1b=$(rail_tx 1)
+echo "rail frames: rail0 +$((r0b - r0a)) rail1 +$((r1b - r1a))"
+[ $((r0b - r0a)) -gt 2000 ] && [ $((r1b - r1a)) -gt 2000 ] || fail "a rail did not carry its share"
+h1 ethtool -S tbr1 | grep -E "ip_rx_(packets|gso|reordered|given_up|missing|late|bad)"
+
+step "MTU 65520"
 ip link set tbr0 mtu 65520 || fail "MTU 65520 refused"
 h1 ip link set tbr1 mtu 65520 || fail "MTU 65520 refused on tbr1"
 [ "$(cat /sys/class/net/tbr0/mtu)" = 65520 ] || fail "MTU not 65520"
@@ -39,28 +63,6 @@ s1=$(st tbr0 ip_tx_packets_striped)
 [ $((s1 - s0)) -ge 6 ] || fail "the large pings were not sent as fragments ($s0 -> $s1)"
 tail -1 /tmp/ping4
 tail -1 /tmp/ping6
-
-head -c 64M /dev/urandom > /tmp/blob || fail "no random data"
-step "64 MiB over nc, no fault: in order, both rails"
-ofo0=$(nst TcpExtTCPOFOQueue)
-gso0=$(st tbr1 ip_rx_gso h1)
-r0a=$(rail_tx 0); r1a=$(rail_tx 1)
-h1 sh -c 'nc -l 10.88.0.2 5001 | md5sum > /tmp/rx1.md5' &
-srv=$!
-wait_for 10 h1 sh -c '[ -n "$(ss -ltnH "sport = :5001")" ]'
-t0=$SECONDS
-nc -N 10.88.0.2 5001 < /tmp/blob || fail "nc client failed"
-wait "$srv" || fail "nc server failed"
-want=$(md5sum < /tmp/blob)
-[ "$(cat /tmp/rx1.md5)" = "$want" ] || fail "64 MiB arrived corrupted"
-echo "64 MiB in $((SECONDS - t0)) s"
-ofo1=$(nst TcpExtTCPOFOQueue)
-[ "$ofo1" = "$ofo0" ] || fail "TCP saw packets out of order: TCPOFOQueue $ofo0 -> $ofo1"
-[ "$(st tbr1 ip_rx_gso h1)" -gt "$gso0" ] || fail "no super packet received"
-r0b=$(rail_tx 0); r1b=$(rail_tx 1)
-echo "rail frames: rail0 +$((r0b - r0a)) rail1 +$((r1b - r1a))"
-[ $((r0b - r0a)) -gt 2000 ] && [ $((r1b - r1a)) -gt 2000 ] || fail "a rail did not carry its share"
-h1 ethtool -S tbr1 | grep -E "ip_rx_(packets|gso|reordered|given_up|missing|late|bad)"
 
 step "256 MiB over nc: rail 1 cut and restored, MTU 9000 and back under the transfer"
 retr0=$(nstat -az TcpRetransSegs | awk '$1 == "TcpRetransSegs" { print $2 }')
