@@ -287,7 +287,7 @@ void tbr_netx_tx_ready(struct net_device *ndev, struct tbr_link *link)
 	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
 	struct netdev_queue *txq = netdev_get_tx_queue(ndev, 0);
 
-	if (!netif_queue_stopped(ndev))
+	if (!netif_running(ndev) || !netif_queue_stopped(ndev))
 		return;
 	__netif_tx_lock(txq, smp_processor_id());
 	if (priv->pend && priv->pend_link == link)
@@ -703,6 +703,7 @@ int tbr_netx_stop(struct net_device *ndev)
 	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
 
 	netif_stop_queue(ndev);
+	tbr_netx_tx_flush(ndev, NULL);	/* not running: the queue stays stopped */
 	napi_disable(&priv->napi);
 	skb_queue_purge(&priv->rxq);
 	return 0;
