@@ -555,7 +555,7 @@ void tbr_netx_rx(struct net_device *ndev, struct tbr_link *link, u64 src,
 		tbr_netx_count(priv, TBR_NETX_RX_LATE, 1);
 		goto out;	/* of a packet handed up or given up */
 	}
-	if (d < 0 || d >= (1 << 20)) {	/* the peer's numbering restarted */
+	if (d < 0 || d >= 4 * TBR_NETX_WIN) {	/* the peer's numbering restarted */
 		tbr_netx_count(priv, TBR_NETX_RX_RESYNC, 1);
 		tbr_netx_reset_locked(nl);
 		nl->synced = true;
