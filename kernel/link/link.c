@@ -476,7 +476,7 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 	const struct tbr_link_upper_ops *ops;
 	const struct tbr_link_router *router;
 	unsigned long flags;
-	bool wake;
+	bool wake, obs_first = false;
 
 	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
 		tbr_rail_count(rail, TBR_CNT_TX_LOST, 1);
@@ -491,9 +491,20 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 	wake = link->stalled && rail->up;
 	if (wake)
 		link->stalled = false;
+	if (wake) {
+		/*
+		 * the transport and tbrN (an observer) take turns being woken
+		 * first: whoever is first takes the descriptors that came
+		 * free, so a fixed order would starve the other
+		 */
+		obs_first = link->wake_obs_first;
+		link->wake_obs_first = !obs_first;
+	}
 	spin_unlock_irqrestore(&link->lock, flags);
 
 	if (wake) {
+		if (obs_first)
+			tbr_notify_tx_ready(link);
 		rcu_read_lock();
 		ops = rcu_dereference(link->tdev->rails.upper);
 		if (ops && ops->tx_ready)
@@ -502,7 +513,8 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		router = READ_ONCE(link->tdev->rails.router);
 		if (router)
 			router->tx_ready(link);
-		tbr_notify_tx_ready(link);
+		if (!obs_first)
+			tbr_notify_tx_ready(link);
 	}
 }
 

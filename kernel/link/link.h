@@ -157,6 +157,7 @@ struct tbr_link {
 	struct tbr_rail *rails[TBR_LINK_MAX_RAILS];
 	unsigned int nrails, rails_up, rr;
 	bool stalled;		/* an ENOBUFS happened: wake the upper layer */
+	bool wake_obs_first;	/* the next wake: observers before the transport */
 	/* enum tbr_link_trust: written under lock and tbr_ctl_mutex */
 	u8 trust;
 	bool judged;		/* trust set at the first rail up (lock) */

@@ -14,7 +14,7 @@
 . "$TBR_TOP/tests/vm/tests/tbsim.lib"
 other=b
 [ "$VM_ROLE" = a ] || other=a
-LANE=${IP_TBNET_LANE_MBPS:-40}
+LANE=${IP_TBNET_LANE_MBPS:-20}
 
 step "load: stand-in, lanes capped at $LANE Mb/s"
 tbsim_load cable_mac=52:54: lane_mbps="$LANE"
@@ -35,6 +35,7 @@ if [ "$VM_ROLE" = b ]; then
 	perf_pair alone ib_write_bw -s 65536 -D 3
 	perf_pair shared ib_write_bw -s 65536 -D 3
 	vm_wait a.done 200
+	ethtool -S tbr0 | grep -E "ip_rx|rail[01]_rx_frames"
 	exit 0
 fi
 vm_wait b.listening 60
@@ -57,9 +58,12 @@ mt=$(median "${tbr[@]}") mn=$(median "${tn[@]}")
 echo "iperf3 Mb/s, lanes at $LANE: tbr0 ${tbr[*]} (median $mt), thunderbolt0 ${tn[*]} (median $mn)"
 ethtool -S tbr0 | grep -E "ip_tx|rail[01]_tx_frames"
 cat /sys/module/thunderbolt/parameters/stats
+echo "TCP retransmitted segments: $(nstat -az TcpRetransSegs | awk '$1 == "TcpRetransSegs" { print $2 }')"
 echo "ratio: $(awk -v a="$mt" -v b="$mn" 'BEGIN { printf "%.2f", a / b }')"
-[ "$mn" -gt 0 ] || fail "thunderbolt-net moved nothing"
-[ $((mt * 10)) -ge $((mn * 18)) ] || fail "tbr0 ${mt} Mb/s is not 1.8x thunderbolt0's ${mn} Mb/s"
+# the verdicts at the end: b waits in ib_write_bw for the steps below
+verdict=
+[ "$mn" -gt 0 ] || verdict="thunderbolt-net moved nothing"
+[ $((mt * 10)) -ge $((mn * 18)) ] || verdict="tbr0 ${mt} Mb/s is not 1.8x thunderbolt0's ${mn} Mb/s"
 
 step "fair sharing: ib_write_bw and iperf3 over tbr0 at once, each against alone"
 # bw TAG: ib_write_bw's average of run TAG, in 10 kB/s
@@ -77,6 +81,7 @@ print(int(sorted(i["sum"]["bits_per_second"] for i in iv[2:5])[1] / 1e6))' /tmp/
 wa=$(bw alone) ws=$(bw shared)
 echo "ib_write_bw (10 kB/s): alone $wa, beside iperf3 $ws; iperf3 Mb/s: alone $mt, beside ib_write_bw $ts (seconds 3-5)"
 vm_signal done
+[ -z "$verdict" ] || fail "$verdict"
 [ "$wa" -gt 0 ] || fail "ib_write_bw moved nothing"
 [ $((ws * 10)) -ge $((wa * 4)) ] || fail "ib_write_bw got $ws (10 kB/s) beside iperf3, under 40% of $wa alone"
 [ $((ts * 10)) -ge $((mt * 4)) ] || fail "iperf3 got $ts Mb/s beside ib_write_bw, under 40% of $mt alone"
