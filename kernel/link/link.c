@@ -476,8 +476,15 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 	const struct tbr_link_upper_ops *ops;
 	const struct tbr_link_router *router;
 	unsigned long flags;
-	bool wake, obs_first = false;
+	bool wake, obs_first = false, net_wake = false;
 
+	/* tbrN's frames in flight went below its wake mark (link.h) */
+	if (f->eof == TBR_PDF_NETX &&
+	    atomic_dec_return(&link->net_inflight) <= READ_ONCE(link->net_wake_at) &&
+	    READ_ONCE(link->net_wait)) {
+		WRITE_ONCE(link->net_wait, false);
+		net_wake = true;
+	}
 	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
 		tbr_rail_count(rail, TBR_CNT_TX_LOST, 1);
 	} else {
@@ -515,6 +522,8 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 			router->tx_ready(link);
 		if (!obs_first)
 			tbr_notify_tx_ready(link);
+	} else if (net_wake) {
+		tbr_notify_tx_ready(link);
 	}
 }
 
@@ -575,11 +584,15 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	f->eof = pdf;
 	f->flags = 0;
 	f->callback = tbr_tx_done;
+	if (pdf == TBR_PDF_NETX)
+		atomic_inc(&link->net_inflight);
 	if (static_branch_unlikely(&tbr_link_tap_key))
 		err = tbr_tap_post(rail, f, pdf, len);
 	else
 		err = rail->ops->tx(rail, f);
 	if (err) {
+		if (pdf == TBR_PDF_NETX)
+			atomic_dec(&link->net_inflight);
 		tbr_tx_frame_back_locked(rail, f);
 		tbr_rail_count(rail, err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
 						       TBR_CNT_TX_LOST, 1);

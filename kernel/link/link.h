@@ -158,6 +158,16 @@ struct tbr_link {
 	unsigned int nrails, rails_up, rr;
 	bool stalled;		/* an ENOBUFS happened: wake the upper layer */
 	bool wake_obs_first;	/* the next wake: observers before the transport */
+	/*
+	 * tbrN's fragment frames (TBR_PDF_NETX) posted and not completed; when
+	 * tbrN holds back because there are too many, it sets net_wait and
+	 * net_wake_at, and the completion that brings net_inflight down to
+	 * net_wake_at calls the observers' tx_ready (its bound keeps IP from
+	 * filling the rings, so RDMA frames do not queue behind it)
+	 */
+	atomic_t net_inflight;
+	int net_wake_at;
+	bool net_wait;
 	/* enum tbr_link_trust: written under lock and tbr_ctl_mutex */
 	u8 trust;
 	bool judged;		/* trust set at the first rail up (lock) */

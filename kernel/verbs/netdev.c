@@ -487,6 +487,8 @@ static void tbr_netdev_rail_event(struct tbr_rail *rail, enum tbr_obs_event ev)
 
 	if (ev != TBR_OBS_UP && ev != TBR_OBS_DOWN)
 		return;
+	if (ev == TBR_OBS_DOWN && !rail->link->ops && tdev->netdev)
+		tbr_netx_rail_down(tdev->netdev, rail->link);
 	if (tbr_port_rate_update(tdev) && tdev->rails.rails_up)
 		ib_dispatch_event(&iev);
 }

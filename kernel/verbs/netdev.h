@@ -22,9 +22,16 @@
 /* the largest Ethernet frame: a 64 KiB GSO super packet and its headers */
 #define TBR_NETX_PKT_MAX	(65536 + ETH_HLEN + 64)
 /* packets waiting for an earlier one (a reorder window per link) */
-#define TBR_NETX_WIN		512
-/* an incomplete packet is given up after this long (a cut rail lost it) */
-#define TBR_NETX_HOLD_MS	50
+#define TBR_NETX_WIN		1024
+/*
+ * an incomplete packet is given up after this long: rails lose frames
+ * only when cut, and then the packets already seen are given up
+ * TBR_NETX_CUT_MS after the rail went down; this one bounds the wait for
+ * anything else (a fragment queued behind a full ring of another rail
+ * takes long on a slow or rate-capped lane)
+ */
+#define TBR_NETX_HOLD_MS	1000
+#define TBR_NETX_CUT_MS		20
 
 struct tbr_netx_slot {
 	struct sk_buff *skb;	/* NULL with nfrags set: allocation failed */
@@ -49,6 +56,9 @@ struct tbr_netx_link {
 	struct timer_list timer;	/* gives incomplete packets up */
 	bool dead;
 	bool synced;			/* next is the peer's */
+	bool flushing;			/* a rail went down: give up before flush_hi */
+	u32 flush_hi;
+	unsigned long flush_at;		/* jiffies */
 	u32 next;			/* the next packet to hand up */
 	u32 hi;				/* one past the newest seen */
 	u32 tx_seq;			/* our next packet (never reset) */
@@ -106,6 +116,7 @@ void tbr_netx_rx(struct net_device *ndev, struct tbr_link *link, u64 src,
 void tbr_netx_tx_ready(struct net_device *ndev, struct tbr_link *link);
 void tbr_netx_link_event(struct net_device *ndev, struct tbr_link *link,
 			 enum tbr_obs_event ev);
+void tbr_netx_rail_down(struct net_device *ndev, struct tbr_link *link);
 void tbr_netx_init(struct net_device *ndev);
 void tbr_netx_fini(struct net_device *ndev);
 int tbr_netx_open(struct net_device *ndev);

@@ -33,6 +33,15 @@
 static_assert(sizeof(struct tbr_netx_hdr) == TBR_NETX_HDR_LEN);
 static_assert(DIV_ROUND_UP(TBR_NETX_PKT_MAX, 4096) <= 17);
 
+/*
+ * tbrN's fragment frames in flight per up rail of a link, at most: as BQL
+ * bounds a NIC's queue, so that IP does not fill the rings and RDMA's
+ * frames (and IP's own ACKs) do not wait behind a ring of it.
+ */
+static unsigned int tbr_netx_inflight = 64;
+module_param_named(ip_inflight, tbr_netx_inflight, uint, 0644);
+MODULE_PARM_DESC(ip_inflight, "tbrN: fragment frames in flight per rail of a link, at most (default 64)");
+
 static void tbr_netx_count(struct tbr_netdev_priv *priv, enum tbr_netx_cnt c, u64 n)
 {
 	atomic64_add(n, &priv->cnt[c]);
@@ -179,6 +188,26 @@ drop:
 /* ---- transmit ------------------------------------------------------------ */
 
 /*
+ * Whether another fragment may go to @link (tbr_netx_inflight); if not,
+ * the completion that halves what is in flight wakes tbrN (link.c).
+ */
+static bool tbr_netx_room(struct tbr_link *link)
+{
+	int limit = max(READ_ONCE(tbr_netx_inflight), 1U) *
+		    max(READ_ONCE(link->rails_up), 1U);
+
+	if (atomic_read(&link->net_inflight) < limit)
+		return true;
+	WRITE_ONCE(link->net_wake_at, limit / 2);
+	WRITE_ONCE(link->net_wait, true);
+	smp_mb();	/* against tbr_tx_done: its decrement, then net_wait */
+	if (atomic_read(&link->net_inflight) >= limit)
+		return false;
+	WRITE_ONCE(link->net_wait, false);
+	return true;
+}
+
+/*
  * Send the fragments of the pending packet that are left. TX lock held.
  * Rings full: the queue stops until the link's tx_ready; other errors (no
  * rail up, too large) drop the rest (the receiver gives the packet up).
@@ -194,6 +223,11 @@ static void tbr_netx_push(struct net_device *ndev, struct tbr_netdev_priv *priv)
 	while (priv->pend_frag < h->nfrags) {
 		off = priv->pend_frag * fsz;
 		n = min_t(u32, fsz, skb->len - off);
+		if (!tbr_netx_room(priv->pend_link)) {
+			netif_stop_queue(ndev);
+			tbr_netx_count(priv, TBR_NETX_TX_STALLS, 1);
+			return;
+		}
 		buf = tbr_link_tx_alloc(priv->pend_link, TBR_NETX_HDR_LEN + n);
 		if (IS_ERR(buf)) {
 			if (PTR_ERR(buf) == -ENOBUFS) {
@@ -418,6 +452,7 @@ static void tbr_netx_reset_locked(struct tbr_netx_link *nl)
 		if (nl->slot[i].nfrags)
 			tbr_netx_slot_free(&nl->slot[i]);
 	nl->synced = false;
+	nl->flushing = false;
 	nl->next = 0;
 	nl->hi = 0;
 }
@@ -488,7 +523,11 @@ static void tbr_netx_timer(struct timer_list *t)
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&nl->lock);
 	while (!nl->dead && nl->next != nl->hi) {
+		if (nl->flushing && (s32)(nl->flush_hi - nl->next) <= 0)
+			nl->flushing = false;
 		when = tbr_netx_deadline(nl);
+		if (nl->flushing && time_before(nl->flush_at, when))
+			when = nl->flush_at;
 		if (time_before(jiffies, when)) {
 			mod_timer(&nl->timer, when);
 			break;
@@ -679,6 +718,27 @@ void tbr_netx_link_event(struct net_device *ndev, struct tbr_link *link,
 	default:
 		break;
 	}
+}
+
+/*
+ * A rail of @link went down: what was in flight on it is lost, so the
+ * packets seen so far that are still incomplete TBR_NETX_CUT_MS from now
+ * are given up then. Context "process".
+ */
+void tbr_netx_rail_down(struct net_device *ndev, struct tbr_link *link)
+{
+	struct tbr_netx_link *nl = xa_load(&tbr_netdev_priv(ndev)->netx, link->id);
+
+	if (!nl)
+		return;
+	spin_lock_bh(&nl->lock);
+	if (!nl->dead && nl->next != nl->hi) {
+		nl->flushing = true;
+		nl->flush_hi = nl->hi;
+		nl->flush_at = jiffies + msecs_to_jiffies(TBR_NETX_CUT_MS);
+		mod_timer(&nl->timer, nl->flush_at);
+	}
+	spin_unlock_bh(&nl->lock);
 }
 
 void tbr_netx_init(struct net_device *ndev)
