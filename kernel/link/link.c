@@ -600,20 +600,57 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	return err;
 }
 
-void *tbr_link_tx_alloc(struct tbr_link *link, u32 len)
+/* Free TX descriptors over the up rails. link->lock held. */
+static unsigned int tbr_link_free_locked(struct tbr_link *link)
 {
-	struct tbr_frame *f;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < TBR_LINK_MAX_RAILS; i++)
+		if (link->rails[i] && link->rails[i]->up)
+			n += link->rails[i]->tx_free;
+	return n;
+}
+
+/*
+ * @net: tbrN's fragment frame. While tbrN waits for descriptors
+ * (net_starving), the other frames leave it TBR_LINK_NET_SHARE of them, so
+ * a transport that refills the rings at every completion cannot starve IP.
+ */
+static void *tbr_link_tx_alloc_one(struct tbr_link *link, u32 len, bool net)
+{
+	struct tbr_frame *f = NULL;
 	unsigned long flags;
 	int err = 0;
 
-	if (link->ops)
-		return link->ops->tx_alloc(link, len);
 	if (!len || len > TBR_FRAME_SIZE_MAX)
 		return ERR_PTR(-EINVAL);
 	spin_lock_irqsave(&link->lock, flags);
-	f = tbr_link_reserve_locked(link, len, false, &err);
+	if (!net && link->net_starving && link->rails_up &&
+	    tbr_link_free_locked(link) <= TBR_LINK_NET_SHARE) {
+		link->stalled = true;
+		tbr_link_count(link, TBR_CNT_CREDIT_STALLS, 1);
+		err = -ENOBUFS;
+	} else {
+		f = tbr_link_reserve_locked(link, len, false, &err);
+		if (net)
+			link->net_starving = !f && err == -ENOBUFS;
+	}
 	spin_unlock_irqrestore(&link->lock, flags);
 	return f ? f->buf : ERR_PTR(err);
+}
+
+void *tbr_link_tx_alloc(struct tbr_link *link, u32 len)
+{
+	if (link->ops)
+		return link->ops->tx_alloc(link, len);
+	return tbr_link_tx_alloc_one(link, len, false);
+}
+
+void *tbr_link_tx_alloc_net(struct tbr_link *link, u32 len)
+{
+	if (link->ops)
+		return ERR_PTR(-EOPNOTSUPP);
+	return tbr_link_tx_alloc_one(link, len, true);
 }
 
 void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len)

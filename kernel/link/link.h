@@ -168,6 +168,7 @@ struct tbr_link {
 	atomic_t net_inflight;
 	int net_wake_at;
 	bool net_wait;
+	bool net_starving;	/* tbrN found the rings full (lock) */
 	/* enum tbr_link_trust: written under lock and tbr_ctl_mutex */
 	u8 trust;
 	bool judged;		/* trust set at the first rail up (lock) */
@@ -272,6 +273,13 @@ void tbr_link_set_trust(struct tbr_link *link, enum tbr_link_trust trust);
  *  tbr_link_tx_credits() free TX descriptors over all up rails.
  */
 void *tbr_link_tx_alloc(struct tbr_link *link, u32 len);
+/*
+ * tbr_link_tx_alloc() for tbrN's fragment frames (rail links only): when it
+ * finds the rings full, the other frames leave it the next
+ * TBR_LINK_NET_SHARE descriptors that come free (fair sharing with RDMA).
+ */
+#define TBR_LINK_NET_SHARE	16
+void *tbr_link_tx_alloc_net(struct tbr_link *link, u32 len);
 void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len);
 int tbr_link_tx_attach(struct tbr_link *link, void *buf, void *at,
 		       struct page *page, u32 page_off, u32 len);

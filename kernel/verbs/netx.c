@@ -228,7 +228,7 @@ static void tbr_netx_push(struct net_device *ndev, struct tbr_netdev_priv *priv)
 			tbr_netx_count(priv, TBR_NETX_TX_STALLS, 1);
 			return;
 		}
-		buf = tbr_link_tx_alloc(priv->pend_link, TBR_NETX_HDR_LEN + n);
+		buf = tbr_link_tx_alloc_net(priv->pend_link, TBR_NETX_HDR_LEN + n);
 		if (IS_ERR(buf)) {
 			if (PTR_ERR(buf) == -ENOBUFS) {
 				netif_stop_queue(ndev);

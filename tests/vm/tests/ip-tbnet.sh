@@ -16,9 +16,6 @@ other=b
 [ "$VM_ROLE" = a ] || other=a
 LANE=${IP_TBNET_LANE_MBPS:-20}
 
-# the lanes are ~1000x slower than hardware's: tbrN's bound on fragments in flight per rail (its
-# BQL, 64 by default: 256 KiB, 100 ms at 20 Mb/s) down to 16, as a NIC's queue for its speed
-TB_LOAD_ARGS=(ip_inflight=16)
 step "load: stand-in, lanes capped at $LANE Mb/s"
 tbsim_load cable_mac=52:54: lane_mbps="$LANE"
 wait_for 60 xd_dev
