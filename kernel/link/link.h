@@ -278,7 +278,7 @@ void *tbr_link_tx_alloc(struct tbr_link *link, u32 len);
  * finds the rings full, the other frames leave it the next
  * TBR_LINK_NET_SHARE descriptors that come free (fair sharing with RDMA).
  */
-#define TBR_LINK_NET_SHARE	32
+#define TBR_LINK_NET_SHARE	16
 void *tbr_link_tx_alloc_net(struct tbr_link *link, u32 len);
 void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len);
 int tbr_link_tx_attach(struct tbr_link *link, void *buf, void *at,
