@@ -28,6 +28,7 @@ libgcrypt20-dev
 libcmocka-dev clang libclang-rt-14-dev llvm
 bats bats-assert bats-support jq
 qemu-system-x86 qemu-utils busybox-static iproute2 iputils-ping strace procps psmisc
+iperf3 ethtool netcat-openbsd
 python3 python3-matplotlib gnuplot-nox valgrind linux-perf tshark trace-cmd
 debhelper dh-dkms dkms lintian debootstrap
 PKGS

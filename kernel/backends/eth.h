@@ -42,6 +42,7 @@ struct tbe_peer {
 	bool hears_us;
 	bool reassembles;		/* its hellos say TBR_ETH_REASSEMBLES */
 	bool ack_ride;			/* its hellos say TBR_ETH_ACK_RIDE */
+	bool net_frag;			/* its hellos say TBR_ETH_NET_FRAG */
 	u32 bundle_max;			/* its hellos' (lockless: late, a drop) */
 	bool restart;			/* session or MAC changed: cycle */
 	/* authenticated links (fabric key), bind->lock */

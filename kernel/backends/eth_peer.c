@@ -193,7 +193,8 @@ static void tbe_bind_sync(struct tbe_bind *bind)
 		peer->restart = false;
 		frame = min(max_frame, peer->peer_frame);
 		frag = READ_ONCE(tbe_fragment) && peer->reassembles;
-		feat = peer->ack_ride ? TBR_PEER_ACK_RIDE : 0;
+		feat = (peer->ack_ride ? TBR_PEER_ACK_RIDE : 0) |
+		       (peer->net_frag ? TBR_PEER_NET_FRAG : 0);
 		spin_unlock_irqrestore(&bind->lock, flags);
 
 		tx_max = frag ? TBR_FRAME_SIZE_MAX : frame;

@@ -96,7 +96,7 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 	u32 session, frame, plen;
 	const u8 *p;
 	u64 src = h->src;
-	bool reasm, ride;
+	bool reasm, ride, net;
 
 	/* the auth part when it is there; older peers send 16 bytes */
 	plen = min_t(u32, h->len, sizeof(buf));
@@ -117,6 +117,7 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 	frame = hello.max_frame;
 	reasm = hello.flags & TBR_ETH_REASSEMBLES;
 	ride = hello.flags & TBR_ETH_ACK_RIDE;
+	net = hello.flags & TBR_ETH_NET_FRAG;
 	if (!is_valid_ether_addr(smac)) {
 		atomic64_inc(&bind->rx_foreign);
 		return;
@@ -193,10 +194,11 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 	}
 	/* a new frame size or capability: the state pass resizes or cycles */
 	if (peer->peer_frame != frame || peer->reassembles != reasm ||
-	    peer->ack_ride != ride) {
+	    peer->ack_ride != ride || peer->net_frag != net) {
 		peer->peer_frame = frame;
 		peer->reassembles = reasm;
 		peer->ack_ride = ride;
+		peer->net_frag = net;
 		changed = true;
 	}
 	peer->period_ms = hello.period_ms;

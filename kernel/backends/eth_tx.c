@@ -207,6 +207,7 @@ void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_sess
 	if (READ_ONCE(tbe_fragment))
 		flags |= TBR_ETH_REASSEMBLES;
 	flags |= TBR_ETH_ACK_RIDE;	/* the transport takes TBR_F_ACK frames */
+	flags |= TBR_ETH_NET_FRAG;	/* tbrN takes TBR_PDF_NETX */
 	tbr_eth_hello_build(hello, bind->session, peer_session, bind->max_frame,
 			    tbe_period(), tbe_dev_bundle_max(bind->dev), flags);
 	if (tbr_link_auth_keyed(bind->tdev)) {

@@ -427,7 +427,8 @@ static u16 tbt_new_instance(void)
 static u32 tbt_caps(void)
 {
 	return TBR_NEGO_CAP_POLL | TBR_NEGO_CAP_MULTI | TBR_NEGO_CAP_SPLIT |
-	       TBR_NEGO_CAP_ACK_RIDE | (tb_e2e ? TBR_NEGO_CAP_E2E : 0);
+	       TBR_NEGO_CAP_ACK_RIDE | TBR_NEGO_CAP_NET_FRAG |
+	       (tb_e2e ? TBR_NEGO_CAP_E2E : 0);
 }
 
 static struct tbr_dev *tbt_host_dev(void)

@@ -566,7 +566,8 @@ int tbr_tb_rail_setup(struct tbt_conn *conn, unsigned int i,
 		min_t(u32, res->frame_size + TBR_HDR_MAX, TBR_FRAME_SIZE_MAX) :
 		res->frame_size;
 	tbr_rail_set_max_frame(rail, tr->frame_max, tr->frame_max);
-	tbr_rail_set_peer_feat(rail, res->ack_ride ? TBR_PEER_ACK_RIDE : 0);
+	tbr_rail_set_peer_feat(rail, (res->ack_ride ? TBR_PEER_ACK_RIDE : 0) |
+			       (res->net_frag ? TBR_PEER_NET_FRAG : 0));
 	/* the XDomain's link as trained (Gb/s per lane), shared by its rails */
 	tbr_rail_set_speed(rail, xd, xd->link_speed * 1000, tbr_tb_lanes(xd->link_width));
 	/* link/link.c: frames[0, tx_depth) are the TX pool, the rest RX buffers */

@@ -39,6 +39,9 @@
 #define TBR_ETH_ACK_RIDE	0x04	/* hello flag: my transport takes ACKs
 					 * riding on data frames (TBR_F_ACK)
 					 */
+#define TBR_ETH_NET_FRAG	0x08	/* hello flag: my tbrN takes fragment
+					 * frames (TBR_PEER_NET_FRAG)
+					 */
 #define TBR_ETH_PERIOD_MIN	50	/* ms; a peer's period is clamped into this */
 #define TBR_ETH_PERIOD_MAX	10000
 #define TBR_ETH_FRAME_MAX	4144	/* TBR_FRAME_SIZE_MAX */
@@ -62,7 +65,8 @@ struct tbr_eth_hello {
 				 * Ethernet header); 0: one frame per packet
 				 */
 	u8 flags;		/* TBR_ETH_HEARS_YOU, TBR_ETH_REASSEMBLES,
-				 * TBR_ETH_ACK_RIDE; others ignored
+				 * TBR_ETH_ACK_RIDE, TBR_ETH_NET_FRAG;
+				 * others ignored
 				 */
 	bool unicast;		/* dst was our GUID */
 	bool hears_us;		/* unicast, HEARS_YOU, for our current session */

@@ -275,6 +275,7 @@ int tbr_nego_agree(const struct tbr_nego_msg *local,
 	/* a split frame's halves pair up by order: only on rings that lose none */
 	res->split = res->e2e && (local->caps & remote->caps & TBR_NEGO_CAP_SPLIT);
 	res->ack_ride = (local->caps & remote->caps & TBR_NEGO_CAP_ACK_RIDE) != 0;
+	res->net_frag = (local->caps & remote->caps & TBR_NEGO_CAP_NET_FRAG) != 0;
 	res->tx_ring = (u16)min_u32(local->tx_ring, remote->rx_ring);
 	res->rx_ring = (u16)min_u32(local->rx_ring, remote->tx_ring);
 	res->frame_size = min_u32(local->frame_size, remote->frame_size);

@@ -102,6 +102,9 @@ enum tbr_nego_status {
 #define TBR_NEGO_CAP_ACK_RIDE	0x10	/* transport takes ACKs riding on data
 					 * frames (TBR_F_ACK)
 					 */
+#define TBR_NEGO_CAP_NET_FRAG	0x20	/* tbrN takes fragment frames (IP
+					 * packets striped, TBR_PEER_NET_FRAG)
+					 */
 
 /* Limits a decoder enforces (hostile peer). */
 #define TBR_NEGO_HOPID_MIN	8	/* first HopID usable for DMA paths */
@@ -183,6 +186,7 @@ struct tbr_nego_result {
 	bool e2e;
 	bool split;		/* both split frames (TBR_NEGO_CAP_SPLIT), and E2E */
 	bool ack_ride;		/* the peer takes TBR_F_ACK (TBR_NEGO_CAP_ACK_RIDE) */
+	bool net_frag;		/* both take tbrN fragments (TBR_NEGO_CAP_NET_FRAG) */
 	u16 tx_ring;		/* our TX ring = min(our TX, their RX) */
 	u16 rx_ring;		/* our RX ring = min(our RX, their TX) */
 	u32 frame_size;

@@ -116,6 +116,18 @@ void tbr_notify_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32
 	rcu_read_unlock();
 }
 
+/* Context "bh". */
+static void tbr_notify_tx_ready(struct tbr_link *link)
+{
+	struct tbr_link_observer *obs;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(obs, &tbr_observers, node)
+		if (obs->tx_ready)
+			obs->tx_ready(link);
+	rcu_read_unlock();
+}
+
 /* ---- counters ---------------------------------------------------------- */
 
 void tbr_link_count(struct tbr_link *link, enum tbr_cnt c, u64 n)
@@ -392,6 +404,7 @@ static void tbr_rx_dispatch(struct tbr_rail *rail, void *buf, u32 size,
 		tbr_rail_count(rail, TBR_CNT_MGMT_RX, 1);
 		fallthrough;
 	case TBR_PDF_NET:
+	case TBR_PDF_NETX:
 		tbr_rail_count(rail, TBR_CNT_RX_FRAMES, 1);
 		tbr_rail_count(rail, TBR_CNT_RX_BYTES, size);
 		tbr_notify_rx(rail, link->peer_guid, eof, buf, size);
@@ -465,8 +478,15 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 	const struct tbr_link_upper_ops *ops;
 	const struct tbr_link_router *router;
 	unsigned long flags;
-	bool wake;
+	bool wake, obs_first = false, net_wake = false;
 
+	/* tbrN's frames in flight went below its wake mark (link.h) */
+	if (f->eof == TBR_PDF_NETX &&
+	    atomic_dec_return(&link->net_inflight) <= READ_ONCE(link->net_wake_at) &&
+	    READ_ONCE(link->net_wait)) {
+		WRITE_ONCE(link->net_wait, false);
+		net_wake = true;
+	}
 	if (canceled || (f->flags & TBR_FRAME_CANCELED)) {
 		tbr_rail_count(rail, TBR_CNT_TX_LOST, 1);
 	} else {
@@ -482,9 +502,20 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 	wake = link->stalled && rail->up;
 	if (wake)
 		link->stalled = false;
+	if (wake) {
+		/*
+		 * the transport and tbrN (an observer) take turns being woken
+		 * first: whoever is first takes the descriptors that came
+		 * free, so a fixed order would starve the other
+		 */
+		obs_first = link->wake_obs_first;
+		link->wake_obs_first = !obs_first;
+	}
 	spin_unlock_irqrestore(&link->lock, flags);
 
 	if (wake) {
+		if (obs_first)
+			tbr_notify_tx_ready(link);
 		rcu_read_lock();
 		ops = rcu_dereference(link->tdev->rails.upper);
 		if (ops && ops->tx_ready)
@@ -493,6 +524,10 @@ static void tbr_tx_done(struct tbr_rail *rail, struct tbr_frame *f, bool cancele
 		router = READ_ONCE(link->tdev->rails.router);
 		if (router)
 			router->tx_ready(link);
+		if (!obs_first)
+			tbr_notify_tx_ready(link);
+	} else if (net_wake) {
+		tbr_notify_tx_ready(link);
 	}
 }
 
@@ -549,11 +584,15 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	rail->stripe.out -= f->lk_len;
 	f->lk_len = len;
 	f->lk_time = ktime_get_ns();
+	if (pdf == TBR_PDF_NETX)
+		atomic_inc(&link->net_inflight);
 	if (static_branch_unlikely(&tbr_link_tap_key))
 		err = tbr_tap_post(rail, f, pdf, len);
 	else
 		err = rail->ops->tx(rail, f);
 	if (err) {
+		if (pdf == TBR_PDF_NETX)
+			atomic_dec(&link->net_inflight);
 		tbr_tx_frame_back_locked(rail, f);
 		tbr_rail_count(rail, err == -ENOBUFS ? TBR_CNT_CREDIT_STALLS :
 						       TBR_CNT_TX_LOST, 1);
@@ -561,20 +600,57 @@ static int tbr_frame_send_locked(struct tbr_link *link, struct tbr_frame *f,
 	return err;
 }
 
-void *tbr_link_tx_alloc(struct tbr_link *link, u32 len)
+/* Free TX descriptors over the up rails. link->lock held. */
+static unsigned int tbr_link_free_locked(struct tbr_link *link)
 {
-	struct tbr_frame *f;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < TBR_LINK_MAX_RAILS; i++)
+		if (link->rails[i] && link->rails[i]->up)
+			n += link->rails[i]->tx_free;
+	return n;
+}
+
+/*
+ * @net: tbrN's fragment frame. While tbrN waits for descriptors
+ * (net_starving), the other frames leave it TBR_LINK_NET_SHARE of them, so
+ * a transport that refills the rings at every completion cannot starve IP.
+ */
+static void *tbr_link_tx_alloc_one(struct tbr_link *link, u32 len, bool net)
+{
+	struct tbr_frame *f = NULL;
 	unsigned long flags;
 	int err = 0;
 
-	if (link->ops)
-		return link->ops->tx_alloc(link, len);
 	if (!len || len > TBR_FRAME_SIZE_MAX)
 		return ERR_PTR(-EINVAL);
 	spin_lock_irqsave(&link->lock, flags);
-	f = tbr_link_reserve_locked(link, len, false, &err);
+	if (!net && link->net_starving && link->rails_up &&
+	    tbr_link_free_locked(link) <= TBR_LINK_NET_SHARE) {
+		link->stalled = true;
+		tbr_link_count(link, TBR_CNT_CREDIT_STALLS, 1);
+		err = -ENOBUFS;
+	} else {
+		f = tbr_link_reserve_locked(link, len, false, &err);
+		if (net)
+			link->net_starving = !f && err == -ENOBUFS;
+	}
 	spin_unlock_irqrestore(&link->lock, flags);
 	return f ? f->buf : ERR_PTR(err);
+}
+
+void *tbr_link_tx_alloc(struct tbr_link *link, u32 len)
+{
+	if (link->ops)
+		return link->ops->tx_alloc(link, len);
+	return tbr_link_tx_alloc_one(link, len, false);
+}
+
+void *tbr_link_tx_alloc_net(struct tbr_link *link, u32 len)
+{
+	if (link->ops)
+		return ERR_PTR(-EOPNOTSUPP);
+	return tbr_link_tx_alloc_one(link, len, true);
 }
 
 void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len)

@@ -50,12 +50,18 @@ enum tbr_pdf {
 	TBR_PDF_NET = 3,	/* Ethernet frame of the netdev tbrN (IP) */
 	TBR_PDF_ROUTED = 4,	/* one of the above for another host (route.c) */
 	TBR_PDF_TAIL = TBR_SPLIT_PDF_TAIL, /* tb: the rest of a split frame */
+	/*
+	 * a fragment of an IP packet of tbrN with its header (verbs/netdev.h,
+	 * docs/protocol.md "IP over the rails"), only to a peer with
+	 * TBR_PEER_NET_FRAG, never routed
+	 */
+	TBR_PDF_NETX = 6,
 };
 /* tb: TBR_PDF_HEAD | code: the head of a split frame of that code */
 #define TBR_PDF_HEAD		TBR_SPLIT_PDF_HEAD
 #define TBR_PDF_RX_MASK		(BIT(TBR_PDF_DATA) | BIT(TBR_PDF_MGMT) | \
 				 BIT(TBR_PDF_NET) | BIT(TBR_PDF_ROUTED) | \
-				 BIT(TBR_PDF_TAIL) | \
+				 BIT(TBR_PDF_TAIL) | BIT(TBR_PDF_NETX) | \
 				 BIT(TBR_PDF_HEAD | TBR_PDF_DATA) | \
 				 BIT(TBR_PDF_HEAD | TBR_PDF_MGMT) | \
 				 BIT(TBR_PDF_HEAD | TBR_PDF_NET) | \
@@ -99,9 +105,12 @@ enum tbr_cnt {
  * protocol (docs/protocol.md), as its rails' backends learned it (eth
  * hellos, tb negotiation; emu and the loopback link: this very module).
  *  TBR_PEER_ACK_RIDE  ACKs riding on data frames (TBR_F_ACK)
+ *  TBR_PEER_NET_FRAG  tbrN's fragment frames (TBR_PDF_NETX): IP packets
+ *                     up to 64 KiB striped over the rails, offloads carried
  */
 #define TBR_PEER_ACK_RIDE	0x1
-#define TBR_PEER_FEAT_ALL	TBR_PEER_ACK_RIDE
+#define TBR_PEER_NET_FRAG	0x2
+#define TBR_PEER_FEAT_ALL	(TBR_PEER_ACK_RIDE | TBR_PEER_NET_FRAG)
 
 /*
  * A link whose frames do not go over its own rails (the loopback link,
@@ -149,6 +158,18 @@ struct tbr_link {
 	struct tbr_rail *rails[TBR_LINK_MAX_RAILS];
 	unsigned int nrails, rails_up, rr;
 	bool stalled;		/* an ENOBUFS happened: wake the upper layer */
+	bool wake_obs_first;	/* the next wake: observers before the transport */
+	/*
+	 * tbrN's fragment frames (TBR_PDF_NETX) posted and not completed; when
+	 * tbrN holds back because there are too many, it sets net_wait and
+	 * net_wake_at, and the completion that brings net_inflight down to
+	 * net_wake_at calls the observers' tx_ready (its bound keeps IP from
+	 * filling the rings, so RDMA frames do not queue behind it)
+	 */
+	atomic_t net_inflight;
+	int net_wake_at;
+	bool net_wait;
+	bool net_starving;	/* tbrN found the rings full (lock) */
 	/* enum tbr_link_trust: written under lock and tbr_ctl_mutex */
 	u8 trust;
 	bool judged;		/* trust set at the first rail up (lock) */
@@ -253,10 +274,22 @@ void tbr_link_set_trust(struct tbr_link *link, enum tbr_link_trust trust);
  *  tbr_link_tx_credits() free TX descriptors over all up rails.
  */
 void *tbr_link_tx_alloc(struct tbr_link *link, u32 len);
+/*
+ * tbr_link_tx_alloc() for tbrN's fragment frames (rail links only): when it
+ * finds the rings full, the other frames leave it the next
+ * TBR_LINK_NET_SHARE descriptors that come free (fair sharing with RDMA).
+ */
+#define TBR_LINK_NET_SHARE	16
+void *tbr_link_tx_alloc_net(struct tbr_link *link, u32 len);
 void tbr_link_tx_send(struct tbr_link *link, void *buf, u32 len);
 int tbr_link_tx_attach(struct tbr_link *link, void *buf, void *at,
 		       struct page *page, u32 page_off, u32 len);
 void tbr_link_tx_abort(struct tbr_link *link, void *buf);
+/*
+ * Send @len bytes from @buf, the start of a frame tbr_link_tx_alloc()
+ * reserved on a rail link, with frame code @pdf. Context "any".
+ */
+void tbr_link_tx_send_pdf(void *buf, u8 pdf, u32 len);
 int tbr_link_xmit(struct tbr_link *link, u8 pdf, const void *data, u32 len);
 unsigned int tbr_link_tx_credits(struct tbr_link *link);
 /*
@@ -346,6 +379,8 @@ extern struct mutex tbr_ctl_mutex;
  *              @rail from host @src (the rail's peer; a routed frame's
  *              source, which route.c checked came from a host the forwarding
  *              table knows); the buffer is valid only during the call.
+ *  tx_ready    "bh": TX descriptors came free on rail link @link after a
+ *              reservation found its rings full (as the transport's).
  * NEW, UP and DOWN go to the observers in registration order, DEL in the
  * reverse order, so whoever sets an object up first takes it down last.
  */
@@ -363,6 +398,7 @@ struct tbr_link_observer {
 	void (*rail_event)(struct tbr_rail *rail, enum tbr_obs_event ev);
 	void (*carrier)(struct tbr_dev *tdev, bool on);
 	void (*rx)(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32 len);
+	void (*tx_ready)(struct tbr_link *link);
 };
 
 /*

@@ -14,12 +14,7 @@
  * (the rail's peer, or a routed frame's source). Context "bh".
  */
 void tbr_notify_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32 len);
-/*
- * Send @len bytes from @buf, the start of a frame tbr_link_tx_alloc()
- * reserved on a rail link, with frame code @pdf; abort it instead. Context
- * "any".
- */
-void tbr_link_tx_send_pdf(void *buf, u8 pdf, u32 len);
+/* Give a frame tbr_link_tx_alloc() reserved back unsent. Context "any". */
 void tbr_link_tx_abort_buf(void *buf);
 
 /*

@@ -15,6 +15,7 @@
 #include <net/checksum.h>
 #include <net/ip6_checksum.h>
 
+#include "core/tbr_netx_wire.h"
 #include "core/tbr_wire.h"
 #include "link/link.h"
 #include "obs/roce.h"
@@ -207,6 +208,12 @@ u32 tbr_cap_rewrite(u8 *out, const struct tbr_cap_ends *e, u32 rail, bool tx,
 	if (pdf == TBR_PDF_NET && len >= ETH_HLEN) {
 		memcpy(out, buf, len);	/* tbrN's own Ethernet frame */
 		return len;
+	}
+	if (pdf == TBR_PDF_NETX && len >= TBR_NETX_HDR_LEN + ETH_HLEN &&
+	    buf[0] == TBR_NETX_VERSION && buf[3] == 1) {
+		/* a tbrN packet in one fragment: its Ethernet frame (more: raw) */
+		memcpy(out, buf + TBR_NETX_HDR_LEN, len - TBR_NETX_HDR_LEN);
+		return len - TBR_NETX_HDR_LEN;
 	}
 	if (pdf != TBR_PDF_DATA || tbr_frame_parse(buf, len, &h))
 		return tbr_cap_raw(out, e, rail, tx, pdf, buf, len);

@@ -12,10 +12,18 @@
  * host further away (link/route.c); broadcast and multicast go to every
  * link and, routed, to every host further away (one copy each: ARP and ND
  * reach every host of the fabric, no flooding, no loop). A frame whose
- * source MAC is not its sender's is dropped (tbr_netdev_src_ok). The
+ * source MAC is not its sender's is dropped (tbr_netx_src_ok). The
  * carrier is on while at least one link has a rail up.
+ *
+ * To a neighbour that takes them (TBR_PEER_NET_FRAG), unicast packets up to
+ * 64 KiB, TSO super packets and checksums left to do included, go as
+ * fragment frames over every rail of the link instead, reassembled in
+ * order (verbs/netx.c); the MTU may then be up to 64 KiB. Packets to other
+ * hosts (routed) and to older peers are segmented and checksummed by the
+ * stack first (tbr_netdev_features_check) and go one frame each, as before.
  */
 #include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/icmpv6.h>
 #include <linux/if_arp.h>
 #include <linux/ip.h>
@@ -27,10 +35,7 @@
 
 #include "tbrdma.h"
 #include "link/rail.h"
-
-struct tbr_netdev_priv {
-	struct tbr_dev *tdev;	/* set once the ib_device exists */
-};
+#include "verbs/netdev.h"
 
 /*
  * A unicast packet its link refused as too large (a routed link's frames
@@ -54,17 +59,40 @@ static void tbr_netdev_too_big(struct sk_buff *skb, u32 frame)
 /* Context: softirq or process with BH off (ndo_start_xmit). */
 static netdev_tx_t tbr_netdev_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
-	struct tbr_dev *tdev = ((struct tbr_netdev_priv *)netdev_priv(ndev))->tdev;
-	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
-	struct tbr_link *link;
+	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
+	struct tbr_dev *tdev = priv->tdev;
+	struct tbr_link *link = NULL;
+	bool mcast;
 	__be64 guid;
-	int sent = 0;
+	int sent = 0, err;
 
-	if (!tdev || skb->len < ETH_HLEN || skb->len > TBR_FRAME_SIZE_MAX ||
-	    skb_linearize(skb))
+	if (unlikely(priv->pend))
+		return NETDEV_TX_BUSY;	/* the queue is stopped for it */
+	if (!tdev || skb->len < ETH_HLEN)
 		goto drop;
-	eth = (const struct ethhdr *)skb->data;
-	if (is_multicast_ether_addr(eth->h_dest)) {
+	mcast = is_multicast_ether_addr(skb->data);	/* h_dest */
+	if (!mcast) {
+		addrconf_addr_eui48((u8 *)&guid, skb->data);
+		link = tbr_link_get_route(tdev, be64_to_cpu(guid));
+		if (!link)
+			goto drop;
+		if (tbr_netx_takes(priv, link)) {
+			tbr_netx_xmit(ndev, link, skb);	/* takes the reference */
+			return NETDEV_TX_OK;
+		}
+	}
+	/* one frame: tbr_netdev_features_check() had the stack do the offloads */
+	if (skb_is_gso(skb) ||
+	    (skb->ip_summed == CHECKSUM_PARTIAL && skb_checksum_help(skb)))
+		goto drop;
+	if (skb->len > TBR_FRAME_SIZE_MAX) {
+		if (link)
+			tbr_netdev_too_big(skb, tbr_link_max_frame(link));
+		goto drop;
+	}
+	if (skb_linearize(skb))
+		goto drop;
+	if (mcast) {
 		rcu_read_lock();
 		list_for_each_entry_rcu(link, &tdev->rails.links, node)
 			if (!tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len))
@@ -73,122 +101,80 @@ static netdev_tx_t tbr_netdev_xmit(struct sk_buff *skb, struct net_device *ndev)
 			if (!tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len))
 				sent++;
 		rcu_read_unlock();
+		link = NULL;
 	} else {
-		addrconf_addr_eui48((u8 *)&guid, eth->h_dest);
-		link = tbr_link_get_route(tdev, be64_to_cpu(guid));
-		if (link) {
-			int err = tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len);
-
-			if (!err)
-				sent++;
-			else if (err == -EMSGSIZE)
-				tbr_netdev_too_big(skb, tbr_link_max_frame(link));
-			tbr_link_put(link);
-		}
+		err = tbr_link_xmit(link, TBR_PDF_NET, skb->data, skb->len);
+		if (!err)
+			sent++;
+		else if (err == -EMSGSIZE)
+			tbr_netdev_too_big(skb, tbr_link_max_frame(link));
 	}
 	if (!sent)
 		goto drop;
+	if (link)
+		tbr_link_put(link);
 	ndev->stats.tx_packets++;
 	ndev->stats.tx_bytes += skb->len;
+	atomic64_inc(&priv->cnt[TBR_NETX_TX_LEGACY]);
 	dev_consume_skb_any(skb);
 	return NETDEV_TX_OK;
 
 drop:
+	if (link)
+		tbr_link_put(link);
 	ndev->stats.tx_dropped++;
 	dev_kfree_skb_any(skb);
 	return NETDEV_TX_OK;
 }
 
 /*
- * ND options that name a link-layer address (RFC 4861 4.6.1): source (1) in
- * RS, RA and NS, target (2) in NA; each must be @mac (0: none, or all
- * @mac). Redirects (137) name another host's address by design: not
- * checked (the stack takes them from the current router only). Only ND
- * right after the IPv6 header is looked at, as the stack sends it.
+ * Offloads only for packets that go as fragments (tbr_netx_takes): the
+ * stack segments and checksums the others before tbr_netdev_xmit.
  */
-static bool tbr_netdev_nd_ok(const u8 *p, u32 len, const u8 *mac)
+static netdev_features_t tbr_netdev_features_check(struct sk_buff *skb,
+						   struct net_device *ndev,
+						   netdev_features_t features)
 {
-	const struct ipv6hdr *ip6 = (const struct ipv6hdr *)p;
-	u32 off;
-
-	if (len < sizeof(*ip6) + 8 || ip6->nexthdr != IPPROTO_ICMPV6)
-		return true;
-	p += sizeof(*ip6);
-	len = min_t(u32, len - sizeof(*ip6), ntohs(ip6->payload_len));
-	if (len < 8)
-		return true;	/* the stack drops it */
-	switch (p[0]) {		/* ICMPv6 type */
-	case NDISC_ROUTER_SOLICITATION:
-		off = 8;
-		break;
-	case NDISC_ROUTER_ADVERTISEMENT:
-		off = 16;
-		break;
-	case NDISC_NEIGHBOUR_SOLICITATION:
-	case NDISC_NEIGHBOUR_ADVERTISEMENT:
-		off = 24;
-		break;
-	default:
-		return true;
-	}
-	/* options: type, length in units of 8 bytes (0 is invalid), data */
-	while (off + 2 <= len && p[off + 1]) {
-		if ((p[off] == ND_OPT_SOURCE_LL_ADDR || p[off] == ND_OPT_TARGET_LL_ADDR) &&
-		    (off + 2 + ETH_ALEN > len || !ether_addr_equal(p + off + 2, mac)))
-			return false;
-		off += p[off + 1] * 8;
-	}
-	return true;
-}
-
-/*
- * Whether a frame of @len bytes from host @src may enter tbrN: every tbrN's
- * MAC is the EUI-48 of its node GUID (a peer's unicast goes to the link of
- * the GUID its MAC names, tbr_netdev_xmit), so the Ethernet source must be
- * @src's, and the link-layer addresses the stack learns neighbours from
- * too: an ARP sender's hardware address, ND's source/target link-layer
- * address options. Otherwise a neighbour could make hosts map addresses to
- * another host's MAC, or to one no host has (issue 46). Bridging tbrN,
- * which forwards other MACs, is therefore not possible (as IPoIB's).
- */
-static bool tbr_netdev_src_ok(const u8 *data, u32 len, u64 src)
-{
-	const struct ethhdr *eth = (const struct ethhdr *)data;
-	const struct arphdr *arp;
+	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
+	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	struct tbr_link *link = NULL;
+	bool frag = false;
 	__be64 guid;
 
-	addrconf_addr_eui48((u8 *)&guid, eth->h_source);
-	if (be64_to_cpu(guid) != src)
-		return false;
-	data += ETH_HLEN;
-	len -= ETH_HLEN;
-	switch (eth->h_proto) {
-	case htons(ETH_P_ARP):
-		/* the stack takes Ethernet ARP only: sender address first */
-		arp = (const struct arphdr *)data;
-		return len >= sizeof(*arp) + ETH_ALEN && arp->ar_hln == ETH_ALEN &&
-		       ether_addr_equal(data + sizeof(*arp), eth->h_source);
-	case htons(ETH_P_IPV6):
-		return tbr_netdev_nd_ok(data, len, eth->h_source);
-	default:
-		return true;
+	if (priv->tdev && skb_headlen(skb) >= ETH_HLEN &&
+	    !is_multicast_ether_addr(eth->h_dest)) {
+		addrconf_addr_eui48((u8 *)&guid, eth->h_dest);
+		link = tbr_link_get_route(priv->tdev, be64_to_cpu(guid));
 	}
+	if (link) {
+		frag = tbr_netx_takes(priv, link);
+		tbr_link_put(link);
+	}
+	if (!frag)
+		features &= ~(NETIF_F_CSUM_MASK | NETIF_F_GSO_MASK);
+	return features;
 }
 
 /*
  * An Ethernet frame for tbrN arrived on a rail (observer rx, frames with
  * code NET) from host @src, directly or routed. Context: bh (rail RX
  * completion); @data is valid only during the call. A frame with a source
- * address not @src's (tbr_netdev_src_ok) is dropped, counted in rx_dropped.
+ * address not @src's (tbr_netx_src_ok) is dropped, counted in rx_dropped.
  */
 static void tbr_netdev_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32 len)
 {
 	struct net_device *ndev = rail->link->tdev->netdev;
 	struct sk_buff *skb;
 
-	if (pdf != TBR_PDF_NET)
+	if (!ndev || (pdf != TBR_PDF_NET && pdf != TBR_PDF_NETX))
 		return;
-	if (len < ETH_HLEN || !netif_running(ndev) || !tbr_netdev_src_ok(data, len, src))
+	if (!netif_running(ndev))
+		goto drop;
+	if (pdf == TBR_PDF_NETX) {
+		tbr_netx_rx(ndev, rail->link, src, data, len);
+		return;
+	}
+	if (len < ETH_HLEN || !tbr_netx_src_ok(data, len, src))
 		goto drop;
 	skb = netdev_alloc_skb_ip_align(ndev, len);
 	if (!skb)
@@ -197,7 +183,7 @@ static void tbr_netdev_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *da
 	skb->protocol = eth_type_trans(skb, ndev);
 	ndev->stats.rx_packets++;
 	ndev->stats.rx_bytes += len;
-	netif_rx(skb);
+	tbr_netx_rx_one(ndev, skb);
 	return;
 
 drop:
@@ -205,23 +191,134 @@ drop:
 }
 
 static const struct net_device_ops tbr_netdev_ops = {
+	.ndo_open		= tbr_netx_open,
+	.ndo_stop		= tbr_netx_stop,
 	.ndo_start_xmit		= tbr_netdev_xmit,
+	.ndo_features_check	= tbr_netdev_features_check,
 	.ndo_set_mac_address	= eth_mac_addr,
 	.ndo_validate_addr	= eth_validate_addr,
+};
+
+/* ---- ethtool ---------------------------------------------------------------- */
+
+static const char tbr_netx_cnt_names[TBR_NETX_CNT_MAX][ETH_GSTRING_LEN] = {
+	"ip_tx_packets_striped", "ip_tx_frags", "ip_tx_stalls", "ip_tx_packets_one_frame",
+	"ip_rx_packets_striped", "ip_rx_frags", "ip_rx_gso", "ip_rx_reordered",
+	"ip_rx_given_up", "ip_rx_missing", "ip_rx_late_frags", "ip_rx_bad_frags",
+	"ip_rx_resync",
+};
+
+/* per rail index (rail N of every link summed): what tbrN's traffic shares */
+static const struct {
+	enum tbr_cnt cnt;
+	const char *name;
+} tbr_netdev_rail_stats[] = {
+	{ TBR_CNT_TX_FRAMES, "tx_frames" }, { TBR_CNT_TX_BYTES, "tx_bytes" },
+	{ TBR_CNT_RX_FRAMES, "rx_frames" }, { TBR_CNT_RX_BYTES, "rx_bytes" },
+	{ TBR_CNT_TX_LOST, "tx_lost" }, { TBR_CNT_CREDIT_STALLS, "credit_stalls" },
+};
+
+#define TBR_NETDEV_NSTATS	(TBR_NETX_CNT_MAX + \
+				 TBR_LINK_MAX_RAILS * ARRAY_SIZE(tbr_netdev_rail_stats))
+
+static void tbr_netdev_get_drvinfo(struct net_device *ndev,
+				   struct ethtool_drvinfo *info)
+{
+	strscpy(info->driver, KBUILD_MODNAME, sizeof(info->driver));
+}
+
+static int tbr_netdev_get_link_ksettings(struct net_device *ndev,
+					 struct ethtool_link_ksettings *cmd)
+{
+	u32 mbps = READ_ONCE(tbr_netdev_priv(ndev)->mbps);
+
+	ethtool_link_ksettings_zero_link_mode(cmd, supported);
+	ethtool_link_ksettings_zero_link_mode(cmd, advertising);
+	cmd->base.speed = netif_carrier_ok(ndev) && mbps ? mbps : SPEED_UNKNOWN;
+	cmd->base.duplex = DUPLEX_FULL;
+	cmd->base.port = PORT_OTHER;
+	cmd->base.autoneg = AUTONEG_DISABLE;
+	return 0;
+}
+
+static int tbr_netdev_get_sset_count(struct net_device *ndev, int sset)
+{
+	return sset == ETH_SS_STATS ? TBR_NETDEV_NSTATS : -EOPNOTSUPP;
+}
+
+static void tbr_netdev_get_strings(struct net_device *ndev, u32 sset, u8 *data)
+{
+	u32 i, r;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (i = 0; i < TBR_NETX_CNT_MAX; i++, data += ETH_GSTRING_LEN)
+		memcpy(data, tbr_netx_cnt_names[i], ETH_GSTRING_LEN);
+	for (r = 0; r < TBR_LINK_MAX_RAILS; r++)
+		for (i = 0; i < ARRAY_SIZE(tbr_netdev_rail_stats); i++, data += ETH_GSTRING_LEN)
+			snprintf(data, ETH_GSTRING_LEN, "rail%u_%s", r,
+				 tbr_netdev_rail_stats[i].name);
+}
+
+static void tbr_netdev_get_stats(struct net_device *ndev,
+				 struct ethtool_stats *stats, u64 *data)
+{
+	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
+	u64 *rails = data + TBR_NETX_CNT_MAX;
+	const u32 n = ARRAY_SIZE(tbr_netdev_rail_stats);
+	struct tbr_link *link;
+	struct tbr_rail *rail;
+	unsigned long flags;
+	u32 i, r;
+
+	memset(data, 0, TBR_NETDEV_NSTATS * sizeof(*data));
+	for (i = 0; i < TBR_NETX_CNT_MAX; i++)
+		data[i] = atomic64_read(&priv->cnt[i]);
+	if (!priv->tdev)
+		return;
+	rcu_read_lock();
+	list_for_each_entry_rcu(link, &priv->tdev->rails.links, node) {
+		spin_lock_irqsave(&link->lock, flags);
+		for (r = 0; r < TBR_LINK_MAX_RAILS; r++) {
+			rail = link->rails[r];
+			if (!rail)
+				continue;
+			for (i = 0; i < n; i++)
+				rails[r * n + i] += atomic64_read(&rail->cnt[tbr_netdev_rail_stats[i].cnt]);
+		}
+		spin_unlock_irqrestore(&link->lock, flags);
+	}
+	rcu_read_unlock();
+}
+
+static const struct ethtool_ops tbr_netdev_ethtool_ops = {
+	.get_drvinfo		= tbr_netdev_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_link_ksettings	= tbr_netdev_get_link_ksettings,
+	.get_sset_count		= tbr_netdev_get_sset_count,
+	.get_strings		= tbr_netdev_get_strings,
+	.get_ethtool_stats	= tbr_netdev_get_stats,
 };
 
 static void tbr_netdev_setup(struct net_device *ndev)
 {
 	ether_setup(ndev);
 	ndev->netdev_ops = &tbr_netdev_ops;
+	ndev->ethtool_ops = &tbr_netdev_ethtool_ops;
 	ndev->needs_free_netdev = false;
 	ndev->min_mtu = ETH_MIN_MTU;
 	/*
-	 * 4096-byte frames cross every link (tb without split frames too);
-	 * larger ones up to a whole transport frame where the links carry them
+	 * 4096-byte frames cross every link (tb without split frames too),
+	 * so that is the default; up to 64 KiB to neighbours that take
+	 * fragment frames (netx.c), larger packets to the others get "too
+	 * big" (tbr_netdev_too_big). TSO super packets go whole to the former
+	 * at any MTU.
 	 */
-	ndev->max_mtu = TBR_FRAME_SIZE_MAX - ETH_HLEN;
+	ndev->max_mtu = TBR_NETX_MTU_MAX;
 	ndev->mtu = 4096 - ETH_HLEN;
+	ndev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_TSO |
+			    NETIF_F_TSO6 | NETIF_F_TSO_ECN | NETIF_F_HIGHDMA;
+	ndev->features = ndev->hw_features;
 	/* keep the route on the skb: "too big" ICMPs need it (tbr_netdev_too_big) */
 	netif_keep_dst(ndev);
 	eth_hw_addr_random(ndev);
@@ -242,6 +339,7 @@ struct net_device *tbr_netdev_create(const u8 *mac)
 		return ERR_PTR(-ENOMEM);
 	if (mac)
 		eth_hw_addr_set(ndev, mac);
+	tbr_netx_init(ndev);
 	netif_carrier_off(ndev);
 	err = register_netdev(ndev);
 	if (err)
@@ -249,6 +347,7 @@ struct net_device *tbr_netdev_create(const u8 *mac)
 	return ndev;
 
 err_free:
+	tbr_netx_fini(ndev);
 	free_netdev(ndev);
 	return ERR_PTR(err);
 }
@@ -266,6 +365,7 @@ void tbr_netdev_bind(struct net_device *ndev, struct tbr_dev *tdev)
 void tbr_netdev_destroy(struct net_device *ndev)
 {
 	unregister_netdev(ndev);
+	tbr_netx_fini(ndev);
 	free_netdev(ndev);
 }
 
@@ -339,6 +439,7 @@ static bool tbr_port_rate_update(struct tbr_dev *tdev)
 			mbps += (u64)rail->lane_mbps * rail->lanes;
 		}
 	}
+	WRITE_ONCE(tbr_netdev_priv(tdev->netdev)->mbps, min_t(u64, mbps, U32_MAX));
 	tbr_port_rate_encode(mbps, &width, &speed);
 	if (width == tdev->port_width && speed == tdev->port_speed)
 		return false;
@@ -386,12 +487,30 @@ static void tbr_netdev_rail_event(struct tbr_rail *rail, enum tbr_obs_event ev)
 
 	if (ev != TBR_OBS_UP && ev != TBR_OBS_DOWN)
 		return;
+	if (ev == TBR_OBS_DOWN && !rail->link->ops && tdev->netdev)
+		tbr_netx_rail_down(tdev->netdev, rail->link);
 	if (tbr_port_rate_update(tdev) && tdev->rails.rails_up)
 		ib_dispatch_event(&iev);
 }
 
+/* Context "process", tbr_ctl_mutex held: a rail link's state (netx.c). */
+static void tbr_netdev_link_event(struct tbr_link *link, enum tbr_obs_event ev)
+{
+	if (link->tdev->netdev && !link->ops)
+		tbr_netx_link_event(link->tdev->netdev, link, ev);
+}
+
+/* Context "bh". */
+static void tbr_netdev_tx_ready(struct tbr_link *link)
+{
+	if (link->tdev->netdev)
+		tbr_netx_tx_ready(link->tdev->netdev, link);
+}
+
 struct tbr_link_observer tbr_netdev_observer = {
+	.link_event = tbr_netdev_link_event,
 	.carrier = tbr_netdev_set_carrier,
 	.rail_event = tbr_netdev_rail_event,
 	.rx = tbr_netdev_rx,
+	.tx_ready = tbr_netdev_tx_ready,
 };

@@ -67,6 +67,21 @@ MODULE_PARM_DESC(ideal_frames, "test only, A/B: whole frames with the sender's P
 
 static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
 
+/*
+ * A rate cap per lane, as a cable's lane moves at most its signalling rate
+ * and a DMA path's packets take one lane (so one path, thunderbolt-net's,
+ * gets one lane of a 2-lane cable, and rails on two paths two): TX ring
+ * hop N sends on lane (N - 1) % lanes, each lane at most lane_mbps (0:
+ * uncapped, the default). The lanes are this host's, shared by its cables.
+ */
+static unsigned int tbsim_lane_mbps;
+module_param_named(lane_mbps, tbsim_lane_mbps, uint, 0644);
+MODULE_PARM_DESC(lane_mbps, "rate cap per lane in Mb/s, TX rings paced (0: none)");
+static DEFINE_SPINLOCK(lane_lock);
+static u64 lane_busy[2];		/* ns: the lane's wire is busy until */
+static atomic_t tx_paced;
+#define TBSIM_LANE_BURST_NS	(200 * NSEC_PER_USEC)
+
 static struct tbsim_ring *to_sr(struct tb_ring *ring)
 {
 	return container_of(ring, struct tbsim_ring, ring);
@@ -178,6 +193,36 @@ bool tbsim_ring_tx_busy(int hop)
 	return busy;
 }
 
+/*
+ * Reserve @ring's lane for a frame of @bytes: 0, or the ns until it may go
+ * (lane_mbps). ring.lock held.
+ */
+static u64 lane_take(struct tb_ring *ring, size_t bytes)
+{
+	u32 mbps = READ_ONCE(tbsim_lane_mbps);
+	u64 now, *busy, wait = 0;
+
+	if (!mbps)
+		return 0;
+	now = ktime_get_ns();
+	spin_lock(&lane_lock);
+	busy = &lane_busy[(ring->hop - 1) % clamp(tbsim_lanes, 1U, 2U)];
+	if (*busy > now + TBSIM_LANE_BURST_NS)
+		wait = *busy - now - TBSIM_LANE_BURST_NS;
+	else
+		*busy = max(*busy, now) + div_u64((u64)bytes * 8000, mbps);
+	spin_unlock(&lane_lock);
+	return wait;
+}
+
+static enum hrtimer_restart ring_pace_timer(struct hrtimer *t)
+{
+	struct tbsim_ring *sr = container_of(t, struct tbsim_ring, pace);
+
+	queue_work(tbsim.ring_wq, &sr->ring.work);
+	return HRTIMER_NORESTART;
+}
+
 /* The ring work: TX transmission and completion, RX completion (no poll), stop. */
 static void ring_work(struct work_struct *work)
 {
@@ -186,6 +231,7 @@ static void ring_work(struct work_struct *work)
 	struct ring_frame *f;
 	unsigned long flags;
 	LIST_HEAD(list);
+	u64 wait;
 	u32 seq;
 
 	spin_lock_irqsave(&ring->lock, flags);
@@ -204,6 +250,12 @@ static void ring_work(struct work_struct *work)
 			if ((ring->flags & RING_FLAG_E2E) &&
 			    (s32)(sr->tx_limit - sr->tx_seq) <= 0) {
 				atomic_inc(&tx_waits);
+				break;
+			}
+			wait = lane_take(ring, frame_len(f->size));
+			if (wait) {	/* the lane is busy: go on when it is free */
+				atomic_inc(&tx_paced);
+				hrtimer_start(&sr->pace, ns_to_ktime(wait), HRTIMER_MODE_REL);
 				break;
 			}
 			list_move_tail(&f->list, &list);
@@ -733,6 +785,8 @@ static struct tb_ring *ring_alloc(struct tb_nhi *nhi, int hop, int size, bool tx
 	init_irq_work(&sr->irq, ring_irq);
 	hrtimer_init(&sr->irq_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
 	sr->irq_timer.function = rx_irq_timer;
+	hrtimer_init(&sr->pace, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	sr->pace.function = ring_pace_timer;
 	INIT_WORK(&sr->credit_work, credit_work);
 	skb_queue_head_init(&sr->backlog);
 	ring->nhi = nhi;
@@ -828,6 +882,7 @@ void tb_ring_stop(struct tb_ring *ring)
 	__skb_queue_purge(&sr->backlog);
 	spin_unlock_irqrestore(&ring->lock, flags);
 	hrtimer_cancel(&sr->irq_timer);
+	hrtimer_cancel(&sr->pace);
 	irq_work_sync(&sr->irq);
 	queue_work(tbsim.ring_wq, &ring->work);
 	flush_work(&ring->work);
@@ -848,6 +903,7 @@ void tb_ring_free(struct tb_ring *ring)
 		dev_WARN(&nhi->pdev->dev, "RX ring %d is still running\n", ring->hop);
 	spin_unlock_irq(&nhi->lock);
 	hrtimer_cancel(&sr->irq_timer);
+	hrtimer_cancel(&sr->pace);
 	irq_work_sync(&sr->irq);
 	flush_work(&ring->work);
 	cancel_work_sync(&sr->credit_work);
@@ -862,7 +918,7 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
 			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
 			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d tx_packets=%d "
-			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d irq_throttled=%d\n",
+			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d irq_throttled=%d tx_paced=%d\n",
 			  atomic_read(&tx_frames), atomic_read(&tx_dropped),
 			  atomic_read(&rx_frames), atomic_read(&rx_dropped),
 			  atomic_read(&rx_crc), atomic_read(&rx_overrun),
@@ -871,7 +927,8 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 			  atomic_read(&credits_rx), atomic_read(&resyncs),
 			  atomic_read(&rx_gap), atomic_read(&tx_packets),
 			  atomic_read(&rx_packets), atomic_read(&rx_cut),
-			  atomic_read(&rx_pdf_dropped), atomic_read(&irq_throttled));
+			  atomic_read(&rx_pdf_dropped), atomic_read(&irq_throttled),
+			  atomic_read(&tx_paced));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };

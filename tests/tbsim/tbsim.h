@@ -162,6 +162,7 @@ struct tbsim_ring {
 	bool irq_on;			/* poll mode: interrupt armed */
 	struct irq_work irq;		/* poll mode: start_poll in hard IRQ */
 	struct hrtimer irq_timer;	/* the throttled interrupt, when due */
+	struct hrtimer pace;		/* TX: its lane is free again (lane_mbps) */
 	ktime_t irq_next;		/* no interrupt before (throttle) */
 	struct sk_buff_head backlog;	/* E2E: frames waiting for buffers */
 	/*

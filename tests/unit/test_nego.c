@@ -274,6 +274,15 @@ static void test_agree(void **state)
 	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
 	assert_true(r.ack_ride);
 	assert_int_equal(TBR_NEGO_CAP_ACK_RIDE, 0x10);
+	/* tbrN's fragment frames likewise (an older peer gets one frame per packet) */
+	assert_false(r.net_frag);
+	a.caps |= TBR_NEGO_CAP_NET_FRAG;
+	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
+	assert_false(r.net_frag);
+	b.caps |= TBR_NEGO_CAP_NET_FRAG;
+	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), 0);
+	assert_true(r.net_frag);
+	assert_int_equal(TBR_NEGO_CAP_NET_FRAG, 0x20);
 	/* smaller frames than the rail layer needs */
 	b.frame_size = 2048;
 	assert_int_equal(tbr_nego_agree(&a, &b, 4096, &r), -ERANGE);

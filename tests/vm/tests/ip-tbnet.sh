@@ -1,0 +1,87 @@
+# IP over every rail against thunderbolt-net (issue 48): two VMs with the Thunderbolt stand-in, one
+# 2-lane cable whose lanes are rate-capped (tbsim lane_mbps: a DMA path's frames take one lane, TX
+# ring hop N lane (N - 1) % 2). tbr0 rides tbrdma's 2 rails (2 DMA paths, 2 lanes), Debian's own
+# thunderbolt-net its one path pair (1 lane) on the same XDomain; both at MTU 65520. iperf3, one
+# stream, 3 runs of 5 s (the first omitted: slow start) each way in turn: the median over tbr0 is at least 1.8x the median over
+# thunderbolt0, and every tbr0 run moved fragment frames on both rails.
+# vm-kernel: 6.1
+# vm-count: 2
+# vm-rails: 1
+# vm-device: edu
+# vm-timeout: 300
+. "$TBR_TOP/tests/vm/lib/guest.sh"
+. "$TBR_TOP/tests/vm/tests/eth.lib"
+. "$TBR_TOP/tests/vm/tests/tbsim.lib"
+other=b
+[ "$VM_ROLE" = a ] || other=a
+LANE=${IP_TBNET_LANE_MBPS:-20}
+
+step "load: stand-in, lanes capped at $LANE Mb/s"
+tbsim_load cable_mac=52:54: lane_mbps="$LANE"
+wait_for 60 xd_dev
+tb_up 2
+ip link set tbr0 mtu 65520 || fail "tbr0 refuses MTU 65520"
+modprobe thunderbolt_net || fail "Debian's thunderbolt-net does not load against the stand-in"
+tn_up 65520
+cat /sys/module/thunderbolt/parameters/paths
+vm_signal nets
+vm_wait "$other.nets" 120
+ping -c 2 -W 5 "$PEER" > /dev/null || fail "no IP over tbr0"
+ping -c 2 -W 5 "$TN_PEER" > /dev/null || fail "no IP over thunderbolt0"
+
+if [ "$VM_ROLE" = b ]; then
+	iperf3 -s -D -p 5201 --logfile /tmp/iperf3.srv || fail "iperf3 server"
+	vm_signal listening
+	perf_pair alone ib_write_bw -s 65536 -D 3
+	perf_pair shared ib_write_bw -s 65536 -D 3
+	vm_wait a.done 200
+	ethtool -S tbr0 | grep -E "ip_rx|rail[01]_rx_frames"
+	exit 0
+fi
+vm_wait b.listening 60
+# run DST: one iperf3 stream to DST for 5 s, the first (slow start) omitted: its rate in Mb/s
+run() {
+	iperf3 -c "$1" -p 5201 -t 5 -O 1 -J > /tmp/iperf3.json || { cat /tmp/iperf3.json; fail "iperf3 to $1 failed"; }
+	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' /tmp/iperf3.json
+}
+median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+st() { ethtool -S tbr0 | awk -v k="$1:" '$1 == k { print $2 }'; }
+tbr=() tn=()
+for i in 1 2 3; do
+	r0=$(st rail0_tx_frames) r1=$(st rail1_tx_frames)
+	tbr+=("$(run "$PEER")")
+	[ $(($(st rail0_tx_frames) - r0)) -gt 500 ] && [ $(($(st rail1_tx_frames) - r1)) -gt 500 ] ||
+		fail "run $i over tbr0 did not use both rails"
+	tn+=("$(run "$TN_PEER")")
+done
+mt=$(median "${tbr[@]}") mn=$(median "${tn[@]}")
+echo "iperf3 Mb/s, lanes at $LANE: tbr0 ${tbr[*]} (median $mt), thunderbolt0 ${tn[*]} (median $mn)"
+ethtool -S tbr0 | grep -E "ip_tx|rail[01]_tx_frames"
+cat /sys/module/thunderbolt/parameters/stats
+echo "TCP retransmitted segments: $(nstat -az TcpRetransSegs | awk '$1 == "TcpRetransSegs" { print $2 }')"
+echo "ratio: $(awk -v a="$mt" -v b="$mn" 'BEGIN { printf "%.2f", a / b }')"
+# the verdicts at the end: b waits in ib_write_bw for the steps below
+verdict=
+[ "$mn" -gt 0 ] || verdict="thunderbolt-net moved nothing"
+[ $((mt * 10)) -ge $((mn * 18)) ] || verdict="tbr0 ${mt} Mb/s is not 1.8x thunderbolt0's ${mn} Mb/s"
+
+step "fair sharing: ib_write_bw and iperf3 over tbr0 at once, each against alone"
+# bw TAG: ib_write_bw's average of run TAG, in 10 kB/s
+bw() { grep -E '^ *[0-9]+ +[0-9]+ ' "/tmp/$1.log" | awk '{ print int($4 * 100) }'; }
+perf_pair alone ib_write_bw -s 65536 -D 3
+# iperf3 for 6 s, ib_write_bw's 3 s inside it: iperf3's share is the median of its seconds 3-5
+iperf3 -c "$PEER" -p 5201 -t 6 -i 1 -J > /tmp/shared.json &
+ip=$!
+sleep 1
+perf_pair shared ib_write_bw -s 65536 -D 3
+wait "$ip" || { cat /tmp/shared.json; fail "iperf3 beside ib_write_bw failed"; }
+ts=$(python3 -c 'import json,sys
+iv = json.load(open(sys.argv[1]))["intervals"]
+print(int(sorted(i["sum"]["bits_per_second"] for i in iv[2:5])[1] / 1e6))' /tmp/shared.json)
+wa=$(bw alone) ws=$(bw shared)
+echo "ib_write_bw (10 kB/s): alone $wa, beside iperf3 $ws; iperf3 Mb/s: alone $mt, beside ib_write_bw $ts (seconds 3-5)"
+vm_signal done
+[ -z "$verdict" ] || fail "$verdict"
+[ "$wa" -gt 0 ] || fail "ib_write_bw moved nothing"
+[ $((ws * 10)) -ge $((wa * 4)) ] || fail "ib_write_bw got $ws (10 kB/s) beside iperf3, under 40% of $wa alone"
+[ $((ts * 10)) -ge $((mt * 4)) ] || fail "iperf3 got $ts Mb/s beside ib_write_bw, under 40% of $mt alone"
