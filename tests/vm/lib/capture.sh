@@ -8,6 +8,7 @@
 #                   twice or out of order per rail (tests/vm/lib/capture-check); a management
 #                   datagram, IP over tbr0; then the snap length (-s 128 -c 30). The files stay in
 #                   VM_OUT (capture.pcap, snap.pcap) for Wireshark
+#   cap_srv, cap_cli  a server in h1 and its client (below); cm-rping's rdma_cm steps use them too
 # shellcheck shell=bash
 
 # cap_srv CMD...: the server CMD in h1, given time to listen (rdma_cm listeners do not show in

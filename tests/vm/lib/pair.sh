@@ -131,3 +131,27 @@ pair_integrity() {
 	grep -q "integrity server: ok" /tmp/srv.log || fail "server did not finish"
 	echo "integrity: ok in $((SECONDS - t0)) s"
 }
+
+# For a transfer whose client runs in the background as $cli, logging to /tmp/cli.log (stripe-cut,
+# stripe-unequal-cut): rail changes scheduled by its progress.
+# rail_tx R: frames sent so far by tbrdma0 on rail R
+rail_tx() {
+	"$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* tx_frames=\([0-9]*\).*/\1/p"
+}
+running() {
+	kill -0 "$cli" 2> /dev/null && return 0
+	tail -20 /tmp/cli.log
+	fail "the transfer ended before the rail changes were done"
+}
+# advance R N: wait until rail R has sent N frames more, the transfer still running. The schedule
+# follows the transfer's progress, not the clock, so a fast or a loaded machine sees the same
+# steps (a clock schedule let an idle machine finish the 1 GiB before the last cut)
+advance() {
+	local want=$(( $(rail_tx "$1") + $2 )) i
+	for ((i = 0; i < 3000; i++)); do
+		[ "$(rail_tx "$1")" -gt "$want" ] && return 0
+		running
+		sleep 0.1
+	done
+	fail "rail $1 did not send $2 frames more in 300 s"
+}

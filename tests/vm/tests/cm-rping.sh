@@ -20,38 +20,21 @@ step "port capabilities"
 caps=$(ibv_devinfo -v -d tbrdma0 | awk '/port_cap_flags:/ {print $2; exit}')
 [ $((caps & 0x10000)) != 0 ] || fail "tbrdma0 port_cap_flags $caps without CM_SUP"
 
-# srv CMD...: start the server CMD in h1 and give it time to listen (rdma_cm listeners do not
-# show in ss); cli NAME CMD...: run the client, then the server must finish successfully
-srv() { h1 "$@" > /tmp/srv.log 2>&1 & SRV=$!; sleep 3; }
-cli() {
-	local name=$1
-	shift
-	if ! timeout 60 "$@" > /tmp/cli.log 2>&1; then
-		cat /tmp/cli.log; kill "$SRV" 2>/dev/null || true; cat /tmp/srv.log
-		"$CTL" links
-		fail "$name: client failed"
-	fi
-	if ! timeout 30 tail --pid="$SRV" -f /dev/null; then
-		cat /tmp/srv.log; fail "$name: server did not finish"
-	fi
-	wait "$SRV" || { cat /tmp/srv.log; fail "$name: server failed"; }
-}
-
 step "rping"
 t0=$(date +%s.%N)
-srv rping -s -a 10.88.0.2 -C 10 -v
-cli rping rping -c -a 10.88.0.2 -C 10 -v
+cap_srv rping -s -a 10.88.0.2 -C 10 -v
+cap_cli rping rping -c -a 10.88.0.2 -C 10 -v
 grep -c 'ping data' /tmp/cli.log | grep -qx 10 || { cat /tmp/cli.log; fail "rping: not 10 pings"; }
 echo "rping: 10 pings in $(echo "$(date +%s.%N) - $t0" | bc) s"
 
 step "ucmatose"
-srv ucmatose -b 10.88.0.2
-cli ucmatose ucmatose -s 10.88.0.2
+cap_srv ucmatose -b 10.88.0.2
+cap_cli ucmatose ucmatose -s 10.88.0.2
 tail -3 /tmp/cli.log
 
 step "rdma_server / rdma_client"
-srv rdma_server -s 10.88.0.2
-cli rdma_client rdma_client -s 10.88.0.2
+cap_srv rdma_server -s 10.88.0.2
+cap_cli rdma_client rdma_client -s 10.88.0.2
 tail -2 /tmp/cli.log
 
 capture_steps

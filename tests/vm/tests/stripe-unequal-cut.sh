@@ -14,27 +14,7 @@ SEED=$(date +%s)
 SLOW=12M FAST=48M
 MIB=${UNEQUAL_MIB:-256}
 
-# rail_tx R: frames sent so far by tbrdma0 on rail R
-rail_tx() {
-	"$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* tx_frames=\([0-9]*\).*/\1/p"
-}
 xcnt() { cat "/sys/class/infiniband/tbrdma0/ports/1/hw_counters/$1"; }
-running() {
-	kill -0 "$cli" 2> /dev/null && return 0
-	tail -20 /tmp/cli.log
-	fail "the transfer ended before the rail changes were done"
-}
-# advance R N: wait until rail R has sent N frames more, the transfer still running (the
-# schedule follows the transfer's progress, not the clock)
-advance() {
-	local want=$(( $(rail_tx "$1") + $2 )) i
-	for ((i = 0; i < 3000; i++)); do
-		[ "$(rail_tx "$1")" -gt "$want" ] && return 0
-		running
-		sleep 0.1
-	done
-	fail "rail $1 did not send $2 frames more in 300 s"
-}
 
 # 32 descriptors: the fast rail's 30 data ones hold 21 ms of frames, well inside the 67 ms
 # retransmit timeout (128, the default, held 87 ms: 24 timeouts, 1,083 spurious retransmissions)
