@@ -79,6 +79,7 @@ check-long: all
 		tbsim-unplug tbsim-icm tbsim-framing tbsim-cable tbsim-hostile tbsim-systemd tbsim-pair
 	@VM_ENV=FAULTS_MIB FAULTS_MIB=1024 $(TOP)/tests/vm/run stripe-faults
 	@VM_ENV=UNEQUAL_MIB UNEQUAL_MIB=1024 $(TOP)/tests/vm/run stripe-unequal-cut
+	@VM_ENV=IP_TBNET_FAIR IP_TBNET_FAIR=1 $(TOP)/tests/vm/run ip-tbnet
 .PHONY: check-long
 
 # libFuzzer targets of tests/fuzz (clang, ASan+UBSan): builds them all, runs each for FUZZ_SECONDS
