@@ -109,13 +109,18 @@ static int cq_ex_start_poll(struct ibv_cq_ex *ibcq,
 	return ret;
 }
 
+/*
+ * The CQE shown is consumed and the next one shown. After ENOENT nothing is
+ * shown and q.idx already names the next slot, so a later call looks at that
+ * slot again and finds a CQE the kernel produced since (as mlx5 does: a
+ * caller may keep calling ibv_next_poll until it has what it waits for).
+ */
 static int cq_ex_next_poll(struct ibv_cq_ex *ibcq)
 {
 	struct tbr_cq *cq = to_tcq_ex(ibcq);
 
-	if (!cq->cur)
-		return ENOENT;
-	cq->q.idx++;
+	if (cq->cur)
+		cq->q.idx++;
 	return cq_ex_show(cq);
 }
 

@@ -15,8 +15,9 @@
  * - traffic: the client's RC QP completes its sends on a CQ with COMPLETION_TIMESTAMP and
  *   _WALLCLOCK, its receives on one with _WALLCLOCK alone; the server's QP both on one CQ
  *   with both. 100 ping-pongs, then 64 RDMA WRITEs posted at once (polled with
- *   start/next/end_poll), 16 more polled with ibv_poll_cq on the same CQ, and 8 that complete
- *   before an ibv_resize_cq and are polled after it. Every timestamp is checked: never below
+ *   start/next/end_poll; then ibv_next_poll, past ENOENT with the poll still open, finds a
+ *   completion that came later), 16 more polled with ibv_poll_cq on the same CQ, and 8
+ *   that complete before an ibv_resize_cq and are polled after it. Every timestamp is checked: never below
  *   the CQ's previous one, not before the WR was posted nor after it was polled (the raw
  *   clock read around both), the wallclock likewise against CLOCK_REALTIME; at the end the
  *   span of a CQ's timestamps converted by hca_core_clock matches the span of its wallclock
@@ -222,9 +223,9 @@ static void check_one(struct tcq *t, uint64_t wr_id, enum ibv_wc_opcode opcode, 
 	t->n++;
 }
 
-/* wait (5 s at most) for one completion and check it */
-static void take(struct tcq *t, uint64_t wr_id, enum ibv_wc_opcode opcode, uint64_t lo,
-		 uint64_t wlo)
+/* wait (5 s at most) for one completion and check it; the poll stays open */
+static void take_open(struct tcq *t, uint64_t wr_id, enum ibv_wc_opcode opcode, uint64_t lo,
+		      uint64_t wlo)
 {
 	struct ibv_poll_cq_attr pa = { 0 };
 	double end = now_s() + 5;
@@ -235,6 +236,13 @@ static void take(struct tcq *t, uint64_t wr_id, enum ibv_wc_opcode opcode, uint6
 		      (unsigned long long)wr_id);
 	CHECK(!r, "%s: ibv_start_poll: %d", t->name, r);
 	check_one(t, wr_id, opcode, lo, wlo);
+}
+
+/* wait (5 s at most) for one completion and check it */
+static void take(struct tcq *t, uint64_t wr_id, enum ibv_wc_opcode opcode, uint64_t lo,
+		 uint64_t wlo)
+{
+	take_open(t, wr_id, opcode, lo, wlo);
 	ibv_end_poll(t->cq);
 }
 
@@ -374,6 +382,27 @@ static void client(void)
 	ibv_end_poll(scq.cq);
 	printf("burst of %d WRITEs: timestamps in order over %llu ns\n", NBURST,
 	       (unsigned long long)ticks_ns(scq.prev_ts - lo));
+
+	/*
+	 * ibv_next_poll after ENOENT, the poll still open: a completion that
+	 * arrives later is found (the burst's loop relies on it when it polls
+	 * faster than the CQEs come; the provider used to answer ENOENT forever)
+	 */
+	lo = raw_ticks();
+	wlo = clock_ns(CLOCK_REALTIME);
+	post_writes(5500, 1);
+	take_open(&scq, 5500, IBV_WC_RDMA_WRITE, lo, wlo);
+	CHECK(ibv_next_poll(scq.cq) == ENOENT, "ibv_next_poll: a CQE nobody asked for");
+	lo = raw_ticks();
+	wlo = clock_ns(CLOCK_REALTIME);
+	post_writes(5501, 1);
+	end = now_s() + 5;
+	while ((r = ibv_next_poll(scq.cq)) == ENOENT)
+		CHECK(now_s() < end, "ibv_next_poll after ENOENT: wr_id 5501 not seen within 5 s");
+	CHECK(!r, "ibv_next_poll after ENOENT: %d", r);
+	check_one(&scq, 5501, IBV_WC_RDMA_WRITE, lo, wlo);
+	ibv_end_poll(scq.cq);
+	printf("ibv_next_poll after ENOENT: a later completion found in the same poll\n");
 
 	/* ibv_poll_cq reads the same 64-byte CQEs */
 	post_writes(6000, NPOLL);
