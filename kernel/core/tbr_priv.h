@@ -361,10 +361,14 @@ void tbr_tqp_fatal(struct tbr_tqp *qp, u32 status);
 /* tbr_req.c */
 void tbr_req_reset(struct tbr_tqp *qp);
 void tbr_req_pump(struct tbr_tqp *qp, u64 now);
-int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
-int tbr_req_rx_ack_rider(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
 void tbr_req_timer(struct tbr_tqp *qp, u64 now);
 u64 tbr_req_deadline(const struct tbr_tqp *qp);
+
+/* tbr_req_rx.c */
+bool tbr_req_mark(struct tbr_tqp *qp, u32 psn, u32 n, u64 now);
+bool tbr_req_advance(struct tbr_tqp *qp);
+int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
+int tbr_req_rx_ack_rider(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
 void tbr_req_flush(struct tbr_tqp *qp);
 
 /* tbr_resp.c */
@@ -476,7 +480,7 @@ void tbr_resp_retire(struct tbr_tqp *qp);
 void tbr_resp_advance(struct tbr_tqp *qp);
 
 
-/* ---- requester internals shared by tbr_req.c and tbr_req_loss.c ---- */
+/* ---- requester internals shared by tbr_req.c, tbr_req_rx.c and tbr_req_loss.c ---- */
 
 /* the reordering window (tbr_req_loss.c) */
 #define TBR_REO_MULT_INIT	4
@@ -590,6 +594,30 @@ static inline u64 tbr_req_rtx_count(const struct tbr_tqp *qp)
 {
 	return qp->cnt.retransmits - qp->cnt.tail_probes;
 }
+/*
+ * The retransmit timeout: the programmed local ACK timeout, stretched to
+ * twice the smoothed RTT when the rails' queues hold frames longer than that
+ * (slow or emulated rails), but never beyond 4x the programmed value, the
+ * range IBTA allows the local ACK timer.
+ */
+static inline u64 tbr_req_rto(const struct tbr_tqp *qp)
+{
+	u64 t = qp->conn.timeout_ns, r = 2 * qp->srtt;
+
+	if (r <= t)
+		return t;
+	return r < 4 * t ? r : 4 * t;
+}
+
+/* Start the retransmit timer unless it runs (RC with a timeout, no RNR wait). */
+static inline void tbr_req_arm(struct tbr_tqp *qp, u64 now)
+{
+	if (qp->cfg.type == TBR_QPT_RC && qp->conn.timeout_ns &&
+	    qp->rto_deadline == TBR_NO_DEADLINE &&
+	    qp->rnr_until == TBR_NO_DEADLINE)
+		qp->rto_deadline = now + tbr_req_rto(qp);
+}
+
 /* tbr_req.c: complete @w (message @msn) with @status, QP to error */
 void tbr_req_fail(struct tbr_tqp *qp, struct tbr_swqe *w, u32 msn,
 		  u32 status);
