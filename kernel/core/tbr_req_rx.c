@@ -67,7 +67,10 @@ bool tbr_req_advance(struct tbr_tqp *qp)
 	u32 w = tbr_win(qp);
 	u32 out = (u32)tbr_psn_diff(qp->snd_nxt, qp->una);
 	u32 n = tbr_bm_run(qp->done, w, qp->una, out);
-	u32 i, psn = qp->una;
+	u32 i, psn = qp->una, una, head, mask = qp->sq_mask;
+	struct tbr_swqe *sq = qp->sq;
+	const struct tbr_ops *ops = qp->ops;
+	void *ctx = qp->ctx;
 	bool cqe = false;	/* a WR retired; c holds the shared fields */
 	struct tbr_cqe c;
 
@@ -82,32 +85,26 @@ bool tbr_req_advance(struct tbr_tqp *qp)
 		psn += k;
 		i += k;
 	}
-	qp->una = tbr_psn_add(qp->una, n);
+	una = tbr_psn_add(qp->una, n);
+	qp->una = una;
 	if (n) {
 		tbr_req_round(qp);
 		tbr_req_cwnd_open(qp, n);
 	}
 
-	while (qp->sq_head != qp->sq_tail) {
-		struct tbr_swqe *wr = tbr_wr(qp, qp->sq_head);
+	/*
+	 * The sent WRs una passed, in order: the queue's state in locals (the
+	 * compiler reloaded it after every completion call), sq_head stored
+	 * before each call as before.
+	 */
+	head = qp->sq_head;
+	for (; head != qp->sq_next; head++) {
+		struct tbr_swqe *wr = &sq[head & mask];
 
-		if (wr->status) {
-			u32 st = wr->status;
-
-			if (cqe)
-				qp->rnr_left = qp->conn.rnr_retry;
-			qp->sq_head++;
-			if (wr->rd)
-				qp->rd_out--;
-			tbr_wc_send(qp, wr, st);
-			tbr_tqp_fatal(qp, st);
-			return n > 0;
-		}
-		if (qp->sq_head == qp->sq_next ||
-		    tbr_psn_diff(qp->una, tbr_psn_add(wr->first_psn,
-						      wr->npsn)) < 0)
+		if (wr->status ||
+		    tbr_psn_diff(una, tbr_psn_add(wr->first_psn, wr->npsn)) < 0)
 			break;
-		qp->sq_head++;
+		qp->sq_head = head + 1;
 		if (wr->rd)
 			qp->rd_out--;
 		/* what every success completion of the QP shares, once */
@@ -121,8 +118,22 @@ bool tbr_req_advance(struct tbr_tqp *qp)
 			c.wr_id = wr->wr_id;
 			c.opcode = tbr_wr_wc_op[wr->opcode];
 			c.byte_len = wr->length;
-			qp->ops->complete(qp->ctx, &c);
+			ops->complete(ctx, &c);
 		}
+	}
+	/* the oldest WR failed (sent or not): it completes, the QP fails */
+	if (head != qp->sq_tail && sq[head & mask].status) {
+		struct tbr_swqe *wr = &sq[head & mask];
+		u32 st = wr->status;
+
+		if (cqe)
+			qp->rnr_left = qp->conn.rnr_retry;
+		qp->sq_head = head + 1;
+		if (wr->rd)
+			qp->rd_out--;
+		tbr_wc_send(qp, wr, st);
+		tbr_tqp_fatal(qp, st);
+		return n > 0;
 	}
 	/* a WR retired: the RNR budget is whole again */
 	if (cqe)
