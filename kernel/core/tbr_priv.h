@@ -38,6 +38,10 @@ struct tbr_swqe {
 	u8 status;		/* != 0: failed with this tbr_wc_status */
 	u8 rd;			/* READ or ATOMIC: counted in rd_out */
 	u8 ordered;		/* WRITE* started behind a READ/ATOMIC */
+	u8 data_op;		/* RC/UC SEND* or WRITE*: its wire opcode, the
+				 * frame built in place; 0: any other frame
+				 * (tbr_req_xmit_hdr()), set when posted
+				 */
 	union {
 		struct tbr_sge sge[TBR_MAX_SGE];
 		u8 inline_data[TBR_MAX_INLINE];
@@ -513,6 +517,25 @@ static inline void tbr_req_cwnd_open(struct tbr_tqp *qp, u32 n)
 {
 	if (qp->cwnd < qp->wmask + 1)
 		tbr_req_cwnd_grow(qp, n);
+}
+
+/* A WR's data frame opcode on an RC/UC QP (struct tbr_swqe's data_op). */
+static inline u8 tbr_wr_data_op(u8 opcode)
+{
+	switch (opcode) {
+	case TBR_WR_SEND:
+		return TBR_OP_SEND;
+	case TBR_WR_SEND_IMM:
+		return TBR_OP_SEND_IMM;
+	case TBR_WR_SEND_INV:
+		return TBR_OP_SEND_INV;
+	case TBR_WR_WRITE:
+		return TBR_OP_WRITE;
+	case TBR_WR_WRITE_IMM:
+		return TBR_OP_WRITE_IMM;
+	default:
+		return 0;
+	}
 }
 
 static inline struct tbr_swqe *tbr_wr(struct tbr_tqp *qp, u32 msn)

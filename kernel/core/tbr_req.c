@@ -106,15 +106,15 @@ static inline int tbr_req_emit(struct tbr_tqp *qp, struct tbr_swqe *w,
 }
 
 /*
- * tbr_req_xmit() for a READ or ATOMIC request or a UD datagram (@op 0),
+ * tbr_req_xmit() for a READ or ATOMIC request or a UD datagram (op 0),
  * through tbr_hdr_build(): out of line, its struct tbr_hdr stays off the
  * data frames' path.
  */
 static tbr_noinline int tbr_req_xmit_hdr(struct tbr_tqp *qp,
 					 struct tbr_swqe *w, u32 psn,
-					 u32 nresp, bool retrans, u8 op,
-					 u8 flags)
+					 u32 nresp, bool retrans, u8 flags)
 {
+	u8 op = qp->cfg.type == TBR_QPT_UD ? 0 : tbr_wr_wire_op[w->opcode];
 	u32 mtu = qp->cfg.mtu;
 	u32 idx = (u32)tbr_psn_diff(psn, w->first_psn);
 	struct tbr_hdr h;
@@ -195,9 +195,9 @@ static __always_inline int tbr_req_xmit(struct tbr_tqp *qp,
 
 	if (!(psn & (tbr_win(qp) / 4 - 1)))
 		flags |= TBR_F_ACKREQ;
-	op = qp->cfg.type == TBR_QPT_UD ? 0 : tbr_wr_wire_op[w->opcode];
-	if (!op || op == TBR_OP_READ_REQ || tbr_op_atomic(op))
-		return tbr_req_xmit_hdr(qp, w, psn, nresp, retrans, op, flags);
+	op = w->data_op;
+	if (!op)
+		return tbr_req_xmit_hdr(qp, w, psn, nresp, retrans, flags);
 
 	/* SEND*, WRITE*: straight into the frame (tbr_wire.h) */
 	if (w->npsn == 1) {

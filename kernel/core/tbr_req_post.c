@@ -189,6 +189,8 @@ static tbr_noinline int tbr_post_general(struct tbr_tqp *qp,
 		else if (wr->num_sge)
 			memcpy(w->sge, wr->sgl, sizeof(*w->sge) * wr->num_sge);
 	}
+	if (qp->cfg.type != TBR_QPT_UD)
+		w->data_op = tbr_wr_data_op(w->opcode);
 	if (w->opcode == TBR_WR_LOCAL)
 		w->npsn = 0;	/* retires once the PSNs before it are done */
 	else
@@ -232,6 +234,7 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	w->status = 0;
 	w->rd = 0;
 	w->ordered = 0;
+	w->data_op = w->opcode == TBR_WR_WRITE ? TBR_OP_WRITE : TBR_OP_SEND;
 	len = w->length;
 	if (len > TBR_MSG_MAX)
 		return tbr_post_refused(qp, now);
