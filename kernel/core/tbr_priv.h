@@ -116,6 +116,9 @@ struct tbr_tqp {
 	void *ctx;
 	u32 wmask;		/* win - 1 */
 	u32 read_chunk;		/* response frames per READ request */
+	u32 ackreq_mask;	/* win / 4 - 1: a PSN with none of these bits
+				 * set asks for an ACK (TBR_F_ACKREQ)
+				 */
 	u8 connected;
 	u8 error;
 	u8 tx_blocked;		/* last tx_alloc() failed */

@@ -193,7 +193,7 @@ static __always_inline int tbr_req_xmit(struct tbr_tqp *qp,
 	bool ride;
 	int ret;
 
-	if (!(psn & (tbr_win(qp) / 4 - 1)))
+	if (!(psn & qp->ackreq_mask))
 		flags |= TBR_F_ACKREQ;
 	op = w->data_op;
 	if (!op)

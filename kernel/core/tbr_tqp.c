@@ -71,6 +71,7 @@ struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 	qp->ctx = ctx;
 	w = cfg->win;
 	qp->wmask = w - 1;
+	qp->ackreq_mask = w / 4 - 1;
 	/* Requests in flight stay within TBR_RESP_JOBS/2: see protocol.md. */
 	qp->read_chunk = w / 16;
 	rqw = w < TBR_RQ_WIN_MAX ? w : TBR_RQ_WIN_MAX;
