@@ -222,7 +222,7 @@ static __always_inline int tbr_req_xmit(struct tbr_tqp *qp,
 	/* an ACK owed to the peer rides along (docs/protocol.md 3.3) */
 	ride = qp->ack_pending && qp->conn.ack_piggyback && !retrans &&
 	       tbr_op_takes_ack(op);
-	hl = tbr_hdr_len(op);
+	hl = TBR_BASE_HDR_LEN + tbr_ext_len[op];	/* tbr_hdr_len(): op is valid */
 	buf = tbr_tx_get(qp, hl + (ride ? TBR_PB_ACK_LEN : 0) + paylen);
 	if (!buf)
 		return -EAGAIN;
