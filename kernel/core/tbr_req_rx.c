@@ -67,11 +67,11 @@ bool tbr_req_advance(struct tbr_tqp *qp)
 	u32 w = tbr_win(qp);
 	u32 out = (u32)tbr_psn_diff(qp->snd_nxt, qp->una);
 	u32 n = tbr_bm_run(qp->done, w, qp->una, out);
-	u32 i, psn = qp->una, una, head, mask = qp->sq_mask;
+	u32 i, psn = qp->una, una, head, head0, mask = qp->sq_mask;
 	struct tbr_swqe *sq = qp->sq;
 	const struct tbr_ops *ops = qp->ops;
 	void *ctx = qp->ctx;
-	bool cqe = false;	/* a WR retired; c holds the shared fields */
+	bool cqe;		/* a WR retired */
 	struct tbr_cqe c;
 
 	for (i = 0; i < n;) {
@@ -97,8 +97,12 @@ bool tbr_req_advance(struct tbr_tqp *qp)
 	 * compiler reloaded it after every completion call), sq_head stored
 	 * before each call as before.
 	 */
-	head = qp->sq_head;
-	for (; head != qp->sq_next; head++) {
+	head0 = qp->sq_head;
+	/* what every success completion of the QP shares, once */
+	memset(&c, 0, sizeof(c));
+	c.status = TBR_WC_SUCCESS;
+	c.src_qp = qp->cfg.qpn;
+	for (head = head0; head != qp->sq_next; head++) {
 		struct tbr_swqe *wr = &sq[head & mask];
 
 		if (wr->status ||
@@ -107,13 +111,6 @@ bool tbr_req_advance(struct tbr_tqp *qp)
 		qp->sq_head = head + 1;
 		if (wr->rd)
 			qp->rd_out--;
-		/* what every success completion of the QP shares, once */
-		if (!cqe) {
-			cqe = true;
-			memset(&c, 0, sizeof(c));
-			c.status = TBR_WC_SUCCESS;
-			c.src_qp = qp->cfg.qpn;
-		}
 		if (wr->flags & TBR_WR_SIGNALED) {
 			c.wr_id = wr->wr_id;
 			c.opcode = tbr_wr_wc_op[wr->opcode];
@@ -121,6 +118,7 @@ bool tbr_req_advance(struct tbr_tqp *qp)
 			ops->complete(ctx, &c);
 		}
 	}
+	cqe = head != head0;
 	/* the oldest WR failed (sent or not): it completes, the QP fails */
 	if (head != qp->sq_tail && sq[head & mask].status) {
 		struct tbr_swqe *wr = &sq[head & mask];
