@@ -439,10 +439,14 @@ void tbr_req_pump(struct tbr_tqp *qp, u64 now)
 			 * SEND_INV is fenced too: a READ response lost after
 			 * the key was invalidated could not be served again.
 			 */
-			if ((w->flags & TBR_WR_FENCE ||
-			     w->opcode == TBR_WR_SEND_INV) && qp->rd_out)
+			if (!qp->rd_out) {
+				w->ordered = 0;
+			} else if (w->flags & TBR_WR_FENCE ||
+				   w->opcode == TBR_WR_SEND_INV) {
 				break;
-			w->ordered = qp->rd_out != 0;
+			} else {
+				w->ordered = 1;
+			}
 			if (tbr_wr_is_rd(w->opcode)) {
 				if (qp->rd_out >= qp->cfg.max_rd_atomic)
 					break;
