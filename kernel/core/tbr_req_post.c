@@ -236,11 +236,15 @@ int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 	w->ordered = 0;
 	w->data_op = w->opcode == TBR_WR_WRITE ? TBR_OP_WRITE : TBR_OP_SEND;
 	len = w->length;
-	if (len > TBR_MSG_MAX)
-		return tbr_post_refused(qp, now);
-	npsn = tbr_frames((u32)len, qp->cfg.mtu);
-	if (npsn >= (1u << (TBR_PSN_BITS - 1)))
-		return tbr_post_refused(qp, now);
+	if (len <= qp->cfg.mtu) {
+		npsn = 1;	/* tbr_frames(), no division */
+	} else {
+		if (len > TBR_MSG_MAX)
+			return tbr_post_refused(qp, now);
+		npsn = tbr_frames((u32)len, qp->cfg.mtu);
+		if (npsn >= (1u << (TBR_PSN_BITS - 1)))
+			return tbr_post_refused(qp, now);
+	}
 	w->npsn = npsn;
 	w->first_psn = qp->next_psn;
 	qp->next_psn = tbr_psn_add(qp->next_psn, npsn);
