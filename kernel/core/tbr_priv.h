@@ -38,6 +38,10 @@ struct tbr_swqe {
 	u8 status;		/* != 0: failed with this tbr_wc_status */
 	u8 rd;			/* READ or ATOMIC: counted in rd_out */
 	u8 ordered;		/* WRITE* started behind a READ/ATOMIC */
+	u8 data_op;		/* RC/UC SEND* or WRITE*: its wire opcode, the
+				 * frame built in place; 0: any other frame
+				 * (tbr_req_xmit_hdr()), set when posted
+				 */
 	union {
 		struct tbr_sge sge[TBR_MAX_SGE];
 		u8 inline_data[TBR_MAX_INLINE];
@@ -112,6 +116,9 @@ struct tbr_tqp {
 	void *ctx;
 	u32 wmask;		/* win - 1 */
 	u32 read_chunk;		/* response frames per READ request */
+	u32 ackreq_mask;	/* win / 4 - 1: a PSN with none of these bits
+				 * set asks for an ACK (TBR_F_ACKREQ)
+				 */
 	u8 connected;
 	u8 error;
 	u8 tx_blocked;		/* last tx_alloc() failed */
@@ -361,10 +368,14 @@ void tbr_tqp_fatal(struct tbr_tqp *qp, u32 status);
 /* tbr_req.c */
 void tbr_req_reset(struct tbr_tqp *qp);
 void tbr_req_pump(struct tbr_tqp *qp, u64 now);
-int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
-int tbr_req_rx_ack_rider(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
 void tbr_req_timer(struct tbr_tqp *qp, u64 now);
 u64 tbr_req_deadline(const struct tbr_tqp *qp);
+
+/* tbr_req_rx.c */
+bool tbr_req_mark(struct tbr_tqp *qp, u32 psn, u32 n, u64 now);
+bool tbr_req_advance(struct tbr_tqp *qp);
+int tbr_req_rx(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
+int tbr_req_rx_ack_rider(struct tbr_tqp *qp, const struct tbr_hdr *h, u64 now);
 void tbr_req_flush(struct tbr_tqp *qp);
 
 /* tbr_resp.c */
@@ -476,7 +487,7 @@ void tbr_resp_retire(struct tbr_tqp *qp);
 void tbr_resp_advance(struct tbr_tqp *qp);
 
 
-/* ---- requester internals shared by tbr_req.c and tbr_req_loss.c ---- */
+/* ---- requester internals shared by tbr_req.c, tbr_req_rx.c and tbr_req_loss.c ---- */
 
 /* the reordering window (tbr_req_loss.c) */
 #define TBR_REO_MULT_INIT	4
@@ -509,6 +520,25 @@ static inline void tbr_req_cwnd_open(struct tbr_tqp *qp, u32 n)
 {
 	if (qp->cwnd < qp->wmask + 1)
 		tbr_req_cwnd_grow(qp, n);
+}
+
+/* A WR's data frame opcode on an RC/UC QP (struct tbr_swqe's data_op). */
+static inline u8 tbr_wr_data_op(u8 opcode)
+{
+	switch (opcode) {
+	case TBR_WR_SEND:
+		return TBR_OP_SEND;
+	case TBR_WR_SEND_IMM:
+		return TBR_OP_SEND_IMM;
+	case TBR_WR_SEND_INV:
+		return TBR_OP_SEND_INV;
+	case TBR_WR_WRITE:
+		return TBR_OP_WRITE;
+	case TBR_WR_WRITE_IMM:
+		return TBR_OP_WRITE_IMM;
+	default:
+		return 0;
+	}
 }
 
 static inline struct tbr_swqe *tbr_wr(struct tbr_tqp *qp, u32 msn)
@@ -590,6 +620,30 @@ static inline u64 tbr_req_rtx_count(const struct tbr_tqp *qp)
 {
 	return qp->cnt.retransmits - qp->cnt.tail_probes;
 }
+/*
+ * The retransmit timeout: the programmed local ACK timeout, stretched to
+ * twice the smoothed RTT when the rails' queues hold frames longer than that
+ * (slow or emulated rails), but never beyond 4x the programmed value, the
+ * range IBTA allows the local ACK timer.
+ */
+static inline u64 tbr_req_rto(const struct tbr_tqp *qp)
+{
+	u64 t = qp->conn.timeout_ns, r = 2 * qp->srtt;
+
+	if (r <= t)
+		return t;
+	return r < 4 * t ? r : 4 * t;
+}
+
+/* Start the retransmit timer unless it runs (RC with a timeout, no RNR wait). */
+static inline void tbr_req_arm(struct tbr_tqp *qp, u64 now)
+{
+	if (qp->cfg.type == TBR_QPT_RC && qp->conn.timeout_ns &&
+	    qp->rto_deadline == TBR_NO_DEADLINE &&
+	    qp->rnr_until == TBR_NO_DEADLINE)
+		qp->rto_deadline = now + tbr_req_rto(qp);
+}
+
 /* tbr_req.c: complete @w (message @msn) with @status, QP to error */
 void tbr_req_fail(struct tbr_tqp *qp, struct tbr_swqe *w, u32 msn,
 		  u32 status);

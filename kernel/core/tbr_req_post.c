@@ -111,13 +111,13 @@ static inline void tbr_wqe_fill(struct tbr_swqe *w,
 }
 
 /*
- * A WQE is in the send queue: answer a ping-pong, then transmit unless the
- * chain goes on (TBR_WR_MORE) and the queue has room for its next WR.
+ * A WQE is in the send queue and there may be work: answer a ping-pong,
+ * then transmit unless the chain goes on (TBR_WR_MORE) and the queue has
+ * room for its next WR.
  */
-static inline int tbr_post_queued(struct tbr_tqp *qp, struct tbr_swqe *w,
-				  u64 now)
+static tbr_noinline int tbr_post_kick(struct tbr_tqp *qp, struct tbr_swqe *w,
+				      u64 now)
 {
-	qp->sq_tail++;
 	if (qp->conn.ack_piggyback && w->opcode != TBR_WR_LOCAL)
 		tbr_resp_pp_answer(qp, now);	/* an answer (ping-pong)? */
 	if (w->flags & TBR_WR_MORE) {
@@ -127,6 +127,28 @@ static inline int tbr_post_queued(struct tbr_tqp *qp, struct tbr_swqe *w,
 	}
 	tbr_req_pump(qp, now);
 	return 0;
+}
+
+/*
+ * A WQE is in the send queue. A chained post with nothing to answer and
+ * room for the next WR returns at once; the rest is tbr_post_kick(), a
+ * tail call, so that the chained post saves and restores no registers.
+ */
+static inline int tbr_post_queued(struct tbr_tqp *qp, struct tbr_swqe *w,
+				  u64 now)
+{
+	qp->sq_tail++;
+	if (!qp->conn.ack_piggyback && (w->flags & TBR_WR_MORE) &&
+	    qp->sq_tail - qp->sq_head <= qp->sq_mask)
+		return 0;	/* the next post transmits it */
+	return tbr_post_kick(qp, w, now);
+}
+
+/* A WR refused: a chain cut short goes out at once (TBR_WR_MORE). */
+static tbr_noinline int tbr_post_refused(struct tbr_tqp *qp, u64 now)
+{
+	tbr_tqp_end_chain(qp, now);
+	return -EINVAL;
 }
 
 /*
@@ -167,6 +189,8 @@ static tbr_noinline int tbr_post_general(struct tbr_tqp *qp,
 		else if (wr->num_sge)
 			memcpy(w->sge, wr->sgl, sizeof(*w->sge) * wr->num_sge);
 	}
+	if (qp->cfg.type != TBR_QPT_UD)
+		w->data_op = tbr_wr_data_op(w->opcode);
 	if (w->opcode == TBR_WR_LOCAL)
 		w->npsn = 0;	/* retires once the PSNs before it are done */
 	else
@@ -185,37 +209,55 @@ static tbr_noinline int tbr_post_general(struct tbr_tqp *qp,
 int tbr_tqp_post_send(struct tbr_tqp *qp, const struct tbr_send_wr *wr, u64 now)
 {
 	struct tbr_swqe *w;
-	u32 npsn = 0;
+	u32 npsn = 0, tail, used;
 	u64 len;
 
 	if (!qp->connected)
 		return -EINVAL;
 	if (qp->error)
 		return -EIO;
-	if (qp->sq_tail - qp->sq_head > qp->sq_mask)
+	tail = qp->sq_tail;
+	used = tail - qp->sq_head;
+	if (used > qp->sq_mask)
 		return -ENOSPC;
 	if (!tbr_post_fast(qp, wr))
 		return tbr_post_general(qp, wr, now);
-	/* tbr_wr_check()'s length checks; the frame count is kept for the WQE */
-	len = wr->sgl[0].length;
-	if (len <= TBR_MSG_MAX)
-		npsn = tbr_frames((u32)len, qp->cfg.mtu);
-	if (len > TBR_MSG_MAX || npsn >= (1u << (TBR_PSN_BITS - 1))) {
-		/* a chain cut short goes out at once (TBR_WR_MORE) */
-		tbr_tqp_end_chain(qp, now);
-		return -EINVAL;
-	}
-	w = tbr_wr(qp, qp->sq_tail);
-	tbr_wqe_fill(w, wr, (u32)len);
+	/*
+	 * The WQE first, straight from the WR (the slot past sq_tail is free;
+	 * a refused WR leaves it unqueued), then tbr_wr_check()'s length
+	 * checks on it: fewer values live at once, no registers saved.
+	 */
+	w = tbr_wr(qp, tail);
+	w->sge[0] = wr->sgl[0];
+	tbr_wqe_fill(w, wr, wr->sgl[0].length);
 	w->num_sge = 1;
 	w->status = 0;
 	w->rd = 0;
 	w->ordered = 0;
-	w->sge[0] = wr->sgl[0];
+	w->data_op = w->opcode == TBR_WR_WRITE ? TBR_OP_WRITE : TBR_OP_SEND;
+	len = w->length;
+	if (len <= qp->cfg.mtu) {
+		npsn = 1;	/* tbr_frames(), no division */
+	} else {
+		if (len > TBR_MSG_MAX)
+			return tbr_post_refused(qp, now);
+		npsn = tbr_frames((u32)len, qp->cfg.mtu);
+		if (npsn >= (1u << (TBR_PSN_BITS - 1)))
+			return tbr_post_refused(qp, now);
+	}
 	w->npsn = npsn;
 	w->first_psn = qp->next_psn;
-	qp->next_psn = tbr_psn_add(qp->next_psn, w->npsn);
+	qp->next_psn = tbr_psn_add(qp->next_psn, npsn);
 	w->rmsn = w->opcode == TBR_WR_SEND ? qp->next_rmsn++ : 0;
 	w->wmsn = qp->next_wmsn++;
-	return tbr_post_queued(qp, w, now);
+	qp->sq_tail = tail + 1;
+	/*
+	 * tbr_post_queued()'s test, from what is still in registers: a chain
+	 * going on with room for its next WR and no answer to give returns
+	 * here, saving no registers; anything else is a tail call.
+	 */
+	if ((w->flags & TBR_WR_MORE) && used < qp->sq_mask &&
+	    !qp->conn.ack_piggyback)
+		return 0;	/* the next post transmits it */
+	return tbr_post_kick(qp, w, now);
 }

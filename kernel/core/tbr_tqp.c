@@ -71,6 +71,7 @@ struct tbr_tqp *tbr_tqp_create(const struct tbr_tqp_cfg *cfg,
 	qp->ctx = ctx;
 	w = cfg->win;
 	qp->wmask = w - 1;
+	qp->ackreq_mask = w / 4 - 1;
 	/* Requests in flight stay within TBR_RESP_JOBS/2: see protocol.md. */
 	qp->read_chunk = w / 16;
 	rqw = w < TBR_RQ_WIN_MAX ? w : TBR_RQ_WIN_MAX;
@@ -402,8 +403,16 @@ static tbr_noinline int tbr_tqp_rx_write(struct tbr_tqp *qp, const void *frame,
 
 	if (raw != TBR_RAW_DONE)
 		return tbr_tqp_rx_full(qp, frame, len, now, raw);
-	if (!qp->error)
-		tbr_tqp_pump(qp, now);
+	/*
+	 * tbr_tqp_pump() less what cannot have changed: the raw path took the
+	 * frame only with no job pending and the QP not failed, and placing
+	 * a WRITE and noting its ACK queue no job and fail nothing.
+	 */
+	if (qp->ack_pending && now >= qp->ack_deadline)
+		tbr_resp_pump(qp, now);
+	if (qp->sq_next != qp->sq_tail || qp->rtx_active ||
+	    tbr_req_head_failed(qp))
+		tbr_req_pump(qp, now);
 	return 0;
 }
 

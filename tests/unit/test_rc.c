@@ -729,6 +729,50 @@ static void test_unplaced_write_counted_once(void **state)
 }
 
 /*
+ * The common post counts a message no longer than the MTU as one frame
+ * without dividing (tbr_tqp_post_send()): WRITEs of 0, 1, mtu - 1, mtu,
+ * mtu + 1 and 2 * mtu + 1 bytes go out as 1, 1, 1, 1, 2 and 3 frames on a
+ * clean link, each lands intact and completes, and the PSNs they took leave
+ * the next message's in place (its frames are accepted in order).
+ */
+static void test_one_frame_boundary(void **state)
+{
+	struct sim *s = tsim(TBR_QPT_RC, 32, NULL, NULL);
+	struct sim_ep *a = &s->ep[0], *b = &s->ep[1];
+	static uint8_t wbuf[4096], loc[4096];
+	const uint32_t frames[] = { 1, 1, 1, 1, 2, 3 };
+	struct tbr_tqp_cfg cfg;
+	uint32_t i, mtu, len[6], sent = 0;
+
+	sim_default_cfg(&cfg, TBR_QPT_RC);	/* what tsim() gave both ends */
+	mtu = cfg.mtu;
+	len[0] = 0;
+	len[1] = 1;
+	len[2] = mtu - 1;
+	len[3] = mtu;
+	len[4] = mtu + 1;
+	len[5] = 2 * mtu + 1;
+	assert_true(2 * mtu + 1 < sizeof(wbuf));
+	sim_add_mr(b, 0x10, wbuf, sizeof(wbuf), SIM_ACC_WRITE);
+	for (i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
+		tfill(s, loc, sizeof(loc));
+		memset(wbuf, 0, sizeof(wbuf));
+		assert_int_equal(tpost(a, TBR_WR_WRITE, i, loc, len[i],
+				       taddr(wbuf), 0x10, 0), 0);
+		assert_true(sim_run(s, T_SEC));
+		sent += frames[i];
+		assert_int_equal(a->tx_frames, sent);
+		assert_int_equal(a->ncq, i + 1);
+		assert_int_equal(a->cq[i].status, TBR_WC_SUCCESS);
+		if (len[i])
+			assert_memory_equal(wbuf, loc, len[i]);
+		assert_int_equal(wbuf[len[i]], 0);
+	}
+	assert_int_equal(tbr_tqp_counters(a->qp)->retransmits, 0);
+	sim_free(s);
+}
+
+/*
  * A refused multi-frame WRITE whose first frame was acknowledged before its
  * last arrived (its frames on two rails, the second 200 us slower: the ACK
  * coalescing delay passes in between): the message still fails with
@@ -1342,6 +1386,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mix_clean),
+		cmocka_unit_test(test_one_frame_boundary),
 		cmocka_unit_test(test_waiting),
 		cmocka_unit_test(test_mix_lossy),
 		cmocka_unit_test(test_mix_small_window_lossy),
