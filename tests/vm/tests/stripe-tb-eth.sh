@@ -29,13 +29,15 @@ modprobe virtio_net
 wait_for 20 test "$(rail_ifs | wc -l)" -ge 2
 read -r CABLE NIC <<< "$(rail_ifs | tr '\n' ' ')"
 step "load: $CABLE the cable (one lane, $TB_MBPS Mb/s), $NIC an eth rail ($ETH_MBPS Mb/s)"
-TB_LOAD_ARGS=(eth_join_backends=1)
+# 32 eth descriptors: 128 KiB of frames, 0.13 s at 8 Mb/s, inside the QPs' 268 ms ACK timeout
+# (16); the tbf holds more than that (1 s), so a frame that waits for the wire never overflows it
+TB_LOAD_ARGS=(eth_join_backends=1 eth_tx_depth=32)
 tbsim_load cable_mac="$(cat "/sys/class/net/$CABLE/address")" lanes=1 lane_mbps="$TB_MBPS"
 wait_for 60 xd_dev
 tb_up 1
 ip link set "$NIC" mtu 9000 || fail "$NIC refuses MTU 9000"
 modprobe sch_tbf
-tc qdisc add dev "$NIC" root tbf rate "${ETH_MBPS}mbit" burst 64kb latency 400ms ||
+tc qdisc add dev "$NIC" root tbf rate "${ETH_MBPS}mbit" burst 64kb latency 1000ms ||
 	fail "tbf on $NIC"
 "$CTL" eth-bind tbrdma0 "$NIC" || fail "eth-bind $NIC"
 ip link set "$NIC" up
