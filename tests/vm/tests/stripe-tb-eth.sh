@@ -19,8 +19,8 @@
 . "$TBR_TOP/tests/vm/tests/tbsim.lib"
 other=b
 [ "$VM_ROLE" = a ] || other=a
-TB_MBPS=${TB_ETH_TB_MBPS:-24}
-ETH_MBPS=${TB_ETH_ETH_MBPS:-8}
+TB_MBPS=${TB_ETH_TB_MBPS:-12}
+ETH_MBPS=${TB_ETH_ETH_MBPS:-6}
 MIB=${TB_ETH_MIB:-64}
 BW=$TBR_TOP/build/progs/write_bw
 INT=$TBR_TOP/build/progs/integrity
@@ -29,15 +29,17 @@ modprobe virtio_net
 wait_for 20 test "$(rail_ifs | wc -l)" -ge 2
 read -r CABLE NIC <<< "$(rail_ifs | tr '\n' ' ')"
 step "load: $CABLE the cable (one lane, $TB_MBPS Mb/s), $NIC an eth rail ($ETH_MBPS Mb/s)"
-# 32 eth descriptors: 128 KiB of frames, 0.13 s at 8 Mb/s, inside the QPs' 268 ms ACK timeout
-# (16); the tbf holds more than that (1 s), so a frame that waits for the wire never overflows it
+# 32 eth descriptors: 128 KiB of frames, 0.17 s at 6 Mb/s, inside the QPs' 268 ms ACK timeout
+# (16); the tbf holds more than that (1 s), so a frame that waits for the wire never overflows
+# it, and its bucket lets little more than one 9000-byte packet through at once, as a NIC would
+# (a 64 KiB burst sent the eth rail's frames up to 85 ms ahead of their turn: spurious resends)
 TB_LOAD_ARGS=(eth_join_backends=1 eth_tx_depth=32)
 tbsim_load cable_mac="$(cat "/sys/class/net/$CABLE/address")" lanes=1 lane_mbps="$TB_MBPS"
 wait_for 60 xd_dev
 tb_up 1
 ip link set "$NIC" mtu 9000 || fail "$NIC refuses MTU 9000"
 modprobe sch_tbf
-tc qdisc add dev "$NIC" root tbf rate "${ETH_MBPS}mbit" burst 64kb latency 1000ms ||
+tc qdisc add dev "$NIC" root tbf rate "${ETH_MBPS}mbit" burst 12kb latency 1000ms ||
 	fail "tbf on $NIC"
 "$CTL" eth-bind tbrdma0 "$NIC" || fail "eth-bind $NIC"
 ip link set "$NIC" up
