@@ -93,7 +93,7 @@ static void tbe_bind_free(struct tbe_bind *bind)
 		list_del(&peer->node);
 		if (peer->rail)
 			tbr_rail_remove(peer->rail);
-		tbe_peer_free(peer);
+		tbe_peer_put(peer);
 	}
 	netdev_put(bind->dev, &bind->tracker);
 	kfree(bind);
@@ -307,6 +307,7 @@ static void tbe_exit(void)
 	unregister_netdevice_notifier(&tbe_notifier);
 	cancel_work_sync(&tbe_gc_work);
 	destroy_workqueue(tbe_wq);
+	tbe_peers_wait();	/* skbs on the wire hold their peers */
 }
 
 /* ---- genl commands (docs/netlink.md) -------------------------------------- */

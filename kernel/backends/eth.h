@@ -63,6 +63,17 @@ struct tbe_peer {
 	unsigned int txn, rxn;
 	struct tasklet_struct tx_tasklet;	/* the only sender: fragments stay in order */
 	struct delayed_work tx_retry;	/* schedules tx_tasklet after a back-off */
+	/*
+	 * Frames on the wire (TX tasklet; tbe_peer_stop() once it is killed):
+	 * handed to the netdev in skbs whose destructor counts them freed
+	 * (eth_tx.c). A frame completes once as many of those skbs are freed
+	 * as had been handed over up to its own last one (bk_time), so its
+	 * descriptor stays busy while a qdisc or the NIC holds its bytes.
+	 */
+	struct list_head wireq;
+	u32 wire_sent;			/* skbs handed over (TX tasklet) */
+	atomic_t wire_freed;		/* of those, freed by the netdev */
+	refcount_t ref;			/* the owner's, and one per skb on the wire */
 };
 
 struct tbe_bind {
@@ -116,7 +127,6 @@ static inline u32 tbe_dev_max_frame(const struct net_device *dev)
 /* eth_peer.c: tbr_ctl_mutex held */
 void tbe_bind_work(struct work_struct *work);
 void tbe_peer_stop(struct tbe_peer *peer);
-void tbe_peer_free(struct tbe_peer *peer);
 
 /* eth_tx.c */
 extern const struct tbr_rail_ops tbe_rail_ops;
@@ -124,6 +134,14 @@ extern const struct tbr_rail_ops tbe_rail_ops;
 int tbe_fill_info(struct tbr_rail *rail, struct sk_buff *msg);
 void tbe_tx_tasklet(struct tasklet_struct *t);
 void tbe_tx_retry(struct work_struct *work);
+/* a new peer's queues and its first reference (the RX handler, bind->lock held) */
+void tbe_peer_init(struct tbe_peer *peer);
+/* the owner's reference (the peer stopped and off every list), or an skb's */
+void tbe_peer_put(struct tbe_peer *peer);
+/* the backend's exit: every peer freed (their skbs off the wire) */
+void tbe_peers_wait(void);
+/* a stopped peer's frames on the wire, completed (tbe_peer_stop(), tasklet killed) */
+void tbe_wire_flush(struct tbe_peer *peer);
 void tbe_send_hello(struct tbe_bind *bind, const u8 *mac, u64 dst, u32 peer_session,
 		    u64 peer_nonce, u8 flags);
 
@@ -157,7 +175,7 @@ static_assert(1 + 2 * TBE_BUNDLE_MAX <= MAX_SKB_FRAGS);
 struct sk_buff *tbe_bundle_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst,
 			       struct tbr_frame *f, struct list_head *more,
 			       unsigned int *sent);
-int tbe_frag_xmit(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
-		  u16 id);
+int tbe_frag_skbs(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
+		  u16 id, struct sk_buff_head *q);
 
 #endif /* TBRDMA_ETH_H */

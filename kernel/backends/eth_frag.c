@@ -18,7 +18,7 @@
  * inconsistent piece drops the partial frame (counted in frag_drops) and
  * the transport resends it. Wire format: docs/protocol.md, docs/eth.md.
  *
- * Context: tbe_frame_skb(), tbe_bundle_skb() and tbe_frag_xmit() run
+ * Context: tbe_frame_skb(), tbe_bundle_skb() and tbe_frag_skbs() run
  * from the peer's TX tasklet (softirq).
  */
 #include <linux/etherdevice.h>
@@ -211,43 +211,32 @@ struct sk_buff *tbe_bundle_skb(struct tbe_bind *bind, const u8 *dst_mac, u64 dst
 }
 
 /*
- * Send @f (f->size > @frame) to @mac in pieces of at most @frame bytes with
- * their fragment header, as frame number @id. Every skb is built first, then
- * all go out in one run (softirq: no receive runs in between), so they reach
- * the receiver's backlog back to back; the first one refused ends the frame (the rest is dropped:
- * the receiver drops the partial frame). Returns the last dev_queue_xmit()
- * result, NET_XMIT_DROP without memory.
+ * The skbs of @f (f->size > @frame) to @mac in pieces of at most @frame
+ * bytes with their fragment header, as frame number @id, queued on @q in
+ * order: all are built before the first goes out (eth_tx.c sends them in
+ * one run, softirq: no receive runs in between, so they reach the
+ * receiver's backlog back to back). 0, or -ENOMEM with @q empty.
  */
-int tbe_frag_xmit(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
-		  u16 id)
+int tbe_frag_skbs(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac, u32 frame,
+		  u16 id, struct sk_buff_head *q)
 {
 	struct tbr_eth_frag fr = { .id = id, .total = f->size };
-	u32 chunk = frame - TBR_ETH_FRAG_HDR_LEN, off, sent = 0;
+	u32 chunk = frame - TBR_ETH_FRAG_HDR_LEN, off;
 	u8 pdf = tbe_pdf(f);
 	u8 fh[TBR_ETH_FRAG_HDR_LEN];
-	int rc = NET_XMIT_SUCCESS;
-	struct sk_buff_head q;
 	struct sk_buff *skb;
 
-	__skb_queue_head_init(&q);
+	__skb_queue_head_init(q);
 	for (off = 0; off < f->size; off += chunk) {
 		fr.offset = off;
 		tbr_eth_frag_build(fh, &fr);
 		skb = tbe_skb(peer->bind, mac, TBR_ETH_FRAG, peer->guid, pdf, fh, sizeof(fh),
 			      f->buf + off, min(chunk, f->size - off), GFP_ATOMIC);
 		if (!skb) {
-			__skb_queue_purge(&q);
-			return NET_XMIT_DROP;
+			__skb_queue_purge(q);
+			return -ENOMEM;
 		}
-		__skb_queue_tail(&q, skb);
+		__skb_queue_tail(q, skb);
 	}
-	while ((skb = __skb_dequeue(&q))) {
-		rc = dev_queue_xmit(skb);
-		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)
-			break;
-		sent++;
-	}
-	__skb_queue_purge(&q);
-	tbr_rail_count(peer->rail, TBR_CNT_FRAG_TX, sent);
-	return rc;
+	return 0;
 }

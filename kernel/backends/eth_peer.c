@@ -22,7 +22,10 @@
 
 /* ---- peer state (process, tbr_ctl_mutex) ----------------------------------- */
 
-/* Stop the rings, complete everything posted as canceled, rail down. */
+/*
+ * Stop the rings: the frames on the wire completed (the netdev has them),
+ * everything still queued or posted canceled; rail down.
+ */
 void tbe_peer_stop(struct tbe_peer *peer)
 {
 	struct tbr_frame *f, *tmp;
@@ -46,6 +49,7 @@ void tbe_peer_stop(struct tbe_peer *peer)
 	spin_unlock_irqrestore(&peer->lock, flags);
 
 	local_bh_disable();
+	tbe_wire_flush(peer);
 	list_for_each_entry_safe(f, tmp, &tx, list) {
 		list_del(&f->list);
 		f->flags = TBR_FRAME_CANCELED;
@@ -95,12 +99,6 @@ static void tbe_peer_start(struct tbe_peer *peer, u32 frame, u32 tx_max,
 	tbr_rail_up(peer->rail);	/* posts the RX buffers first */
 }
 
-void tbe_peer_free(struct tbe_peer *peer)
-{
-	kfree(peer->reasm.buf);
-	kfree(peer);
-}
-
 /*
  * Free the peers that are dead (not heard for their dead time, so their rail
  * is down) and either dead for tbe_peer_expire_s or in the way of a new GUID
@@ -146,7 +144,7 @@ static void tbe_bind_expire(struct tbe_bind *bind, unsigned long now)
 			tbr_dev_name(bind->tdev), bind->dev->name, peer->guid);
 		if (peer->rail)
 			tbr_rail_remove(peer->rail);
-		tbe_peer_free(peer);
+		tbe_peer_put(peer);
 	}
 }
 

@@ -169,11 +169,7 @@ static void tbe_rx_hello(struct tbe_bind *bind, struct sk_buff *skb,
 		peer->bind = bind;
 		peer->guid = src;
 		ether_addr_copy(peer->mac, smac);
-		spin_lock_init(&peer->lock);
-		INIT_LIST_HEAD(&peer->txq);
-		INIT_LIST_HEAD(&peer->rxq);
-		tasklet_setup(&peer->tx_tasklet, tbe_tx_tasklet);
-		INIT_DELAYED_WORK(&peer->tx_retry, tbe_tx_retry);
+		tbe_peer_init(peer);
 		list_add_tail_rcu(&peer->node, &bind->peers);
 		bind->npeers++;
 		changed = true;

@@ -3,16 +3,21 @@
  * tbrdma: eth rails, transmit. The rail ops (a posted TX frame queues on its
  * peer, a posted RX buffer waits for eth_rx.c), the peer's TX tasklet that
  * turns queued frames into skbs, several into one where the peer takes
- * bundles (dev_queue_xmit; a frame completes when its skb is handed to the
- * driver, so the TX depth is the rail's credit budget), and the hellos of
- * the handshake (eth.c). The lowest of the
- * backend's files (eth_frag.c aside): the module parameters live here.
+ * bundles (dev_queue_xmit), the frames on the wire (a frame completes when
+ * the netdev frees the skbs that carry it: sent by the NIC, or dropped; so
+ * the TX depth is the rail's credit budget up to the wire, a qdisc's or
+ * NIC's queue included, and the drain rate striping measures is the
+ * NIC's), the peers' lifetime (an skb on the wire holds its peer) and the
+ * hellos of the handshake (eth.c). The lowest of the backend's files
+ * (eth_frag.c aside): the module parameters live here.
  */
 #include <linux/etherdevice.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/pkt_sched.h>
+#include <linux/refcount.h>
 #include <linux/skbuff.h>
+#include <linux/wait.h>
 #include <net/busy_poll.h>
 #include <net/netlink.h>
 
@@ -46,6 +51,150 @@ unsigned int tbe_rx_depth = 128;
 module_param_named(eth_rx_depth, tbe_rx_depth, uint, 0444);
 MODULE_PARM_DESC(eth_rx_depth, "eth rails: RX buffers per rail (8..4096)");
 struct workqueue_struct *tbe_wq;
+
+/* ---- peers' lifetime and the frames on the wire ------------------------- */
+
+/* Peers not yet freed, for the backend's exit: an skb on the wire holds one. */
+static atomic_t tbe_peers_live = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(tbe_peers_gone);
+
+void tbe_peer_init(struct tbe_peer *peer)
+{
+	spin_lock_init(&peer->lock);
+	INIT_LIST_HEAD(&peer->txq);
+	INIT_LIST_HEAD(&peer->rxq);
+	INIT_LIST_HEAD(&peer->wireq);
+	tasklet_setup(&peer->tx_tasklet, tbe_tx_tasklet);
+	INIT_DELAYED_WORK(&peer->tx_retry, tbe_tx_retry);
+	refcount_set(&peer->ref, 1);
+	atomic_inc(&tbe_peers_live);
+}
+
+void tbe_peer_put(struct tbe_peer *peer)
+{
+	if (!refcount_dec_and_test(&peer->ref))
+		return;
+	kfree(peer->reasm.buf);
+	kfree(peer);
+	if (atomic_dec_and_test(&tbe_peers_live))
+		wake_up(&tbe_peers_gone);
+}
+
+/*
+ * Every binding is gone, so every owner let go: wait for the skbs a qdisc or
+ * NIC still holds (a netdev frees them when it sends, drops or closes), then
+ * for their destructors to return (each runs in an RCU read-side section).
+ * Process context.
+ */
+void tbe_peers_wait(void)
+{
+	while (!wait_event_timeout(tbe_peers_gone, !atomic_read(&tbe_peers_live), 10 * HZ))
+		pr_warn("tbrdma: eth: %d peers wait for frames a network device still holds\n",
+			atomic_read(&tbe_peers_live));
+	synchronize_rcu();
+}
+
+/*
+ * The destructor of an skb that carries rail frames (tbe_skb_wire()): the
+ * netdev is done with it. The TX tasklet completes the frames (their
+ * callbacks want BH context); a stopped peer's were completed by
+ * tbe_peer_stop(). Context: softirq or process, never hard IRQ (the net
+ * core defers those frees); no lock of ours held.
+ */
+static void tbe_skb_freed(struct sk_buff *skb)
+{
+	struct tbe_peer *peer = skb_shinfo(skb)->destructor_arg;
+	unsigned long flags;
+
+	rcu_read_lock();
+	atomic_inc(&peer->wire_freed);
+	spin_lock_irqsave(&peer->lock, flags);
+	if (peer->running)	/* under the lock: tbe_peer_stop() kills it once !running */
+		tasklet_schedule(&peer->tx_tasklet);
+	spin_unlock_irqrestore(&peer->lock, flags);
+	tbe_peer_put(peer);
+	rcu_read_unlock();
+}
+
+/*
+ * @skb carries frames of @peer: when the netdev frees it, it counts off the
+ * wire. Its shared info's destructor_arg is free for that: the net core
+ * reads it only for zerocopy skbs (SKBFL_ZEROCOPY_ENABLE), which ours are
+ * not. TX tasklet.
+ */
+static void tbe_skb_wire(struct tbe_peer *peer, struct sk_buff *skb)
+{
+	refcount_inc(&peer->ref);
+	skb_shinfo(skb)->destructor_arg = peer;
+	skb->destructor = tbe_skb_freed;
+	peer->wire_sent++;
+}
+
+/* @f went out in the skbs handed over so far (or none: dropped). TX tasklet. */
+static void tbe_wire_add(struct tbe_peer *peer, struct tbr_frame *f)
+{
+	f->bk_time = peer->wire_sent;
+	list_add_tail(&f->list, &peer->wireq);
+}
+
+/* Complete, in order, the frames whose skbs are all freed. TX tasklet. */
+static void tbe_wire_reap(struct tbe_peer *peer)
+{
+	u32 freed = atomic_read(&peer->wire_freed);
+	struct tbr_frame *f, *next;
+
+	list_for_each_entry_safe(f, next, &peer->wireq, list) {
+		if ((s32)((u32)f->bk_time - freed) > 0)
+			break;
+		list_del(&f->list);
+		f->flags = 0;
+		f->callback(peer->rail, f, false);
+	}
+}
+
+/*
+ * The frames still on the wire of a peer being stopped: completed (not
+ * canceled: the netdev has them and may yet send them). Their skbs keep
+ * the peer until freed. The TX tasklet is killed; BH disabled.
+ */
+void tbe_wire_flush(struct tbe_peer *peer)
+{
+	struct tbr_frame *f, *next;
+
+	list_for_each_entry_safe(f, next, &peer->wireq, list) {
+		list_del(&f->list);
+		f->flags = 0;
+		f->callback(peer->rail, f, false);
+	}
+}
+
+/*
+ * @f's fragments (f->size > @frame) to @mac as frame number @id, in one run:
+ * the first refused ends it (the rest is dropped; the receiver drops the
+ * partial frame). The last dev_queue_xmit() result, NET_XMIT_DROP without
+ * memory. TX tasklet.
+ */
+static int tbe_tx_frag(struct tbe_peer *peer, struct tbr_frame *f, const u8 *mac,
+		       u32 frame, u16 id)
+{
+	int rc = NET_XMIT_SUCCESS;
+	struct sk_buff_head q;
+	struct sk_buff *skb;
+	u32 sent = 0;
+
+	if (tbe_frag_skbs(peer, f, mac, frame, id, &q))
+		return NET_XMIT_DROP;
+	while ((skb = __skb_dequeue(&q))) {
+		tbe_skb_wire(peer, skb);
+		rc = dev_queue_xmit(skb);
+		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN)
+			break;
+		sent++;
+	}
+	__skb_queue_purge(&q);
+	tbr_rail_count(peer->rail, TBR_CNT_FRAG_TX, sent);
+	return rc;
+}
 
 /* ---- transmit --------------------------------------------------------- */
 
@@ -84,21 +233,9 @@ static u32 tbe_tx_room(const struct tbe_peer *peer, const struct net_device *dev
 	return dev->features & NETIF_F_SG ? room : min_t(u32, room, TBE_BUNDLE_LINEAR_MAX);
 }
 
-/*
- * The peer's TX tasklet, its only sender (fragments stay in order): turns
- * up to TBE_TX_BUDGET queued frames into skbs, then runs again. Frames
- * queued together go out in one skb to a peer that takes bundles. A tasklet,
- * not a work item, because the latency path goes through it: tbe_tx()
- * schedules it with the transport's locks held (IRQs off), and it runs as
- * soon as the poster's context enables BH again. The user doorbell
- * (tbr_post_send) and the RX and timer paths are all in or around BH, so a
- * frame reaches dev_queue_xmit() (and, over a veth, the peer's receive
- * softirq) without a context switch; from plain process context it runs
- * in ksoftirqd. Context: softirq; takes no tbrdma lock around the driver.
- */
-void tbe_tx_tasklet(struct tasklet_struct *t)
+/* Up to TBE_TX_BUDGET queued frames into skbs, onto the wire. TX tasklet. */
+static void tbe_tx_send(struct tbe_peer *peer)
 {
-	struct tbe_peer *peer = from_tasklet(peer, t, tx_tasklet);
 	struct tbe_bind *bind = peer->bind;
 	struct tbr_rail *rail = peer->rail;
 	struct tbr_frame *f, *g, *next;
@@ -147,11 +284,15 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 		if (unlikely(!netif_running(bind->dev))) {
 			rc = NET_XMIT_DROP;
 		} else if (f->size > frame) {
-			rc = tbe_frag_xmit(peer, f, mac, frame, id);
+			rc = tbe_tx_frag(peer, f, mac, frame, id);
 		} else {
 			skb = n ? tbe_bundle_skb(bind, mac, peer->guid, f, &more, &sent) :
 				  tbe_frame_skb(bind, mac, peer->guid, f);
-			rc = skb ? dev_queue_xmit(skb) : NET_XMIT_DROP;
+			rc = NET_XMIT_DROP;
+			if (skb) {
+				tbe_skb_wire(peer, skb);
+				rc = dev_queue_xmit(skb);
+			}
 		}
 		if (rc != NET_XMIT_SUCCESS && rc != NET_XMIT_CN) {
 			tbr_rail_count(rail, TBR_CNT_DROPS, 1 + n);
@@ -161,12 +302,10 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 			if (sent)
 				tbr_rail_count(rail, TBR_CNT_BUNDLED, sent);
 		}
-		f->flags = 0;
-		f->callback(rail, f, false);
+		tbe_wire_add(peer, f);
 		list_for_each_entry_safe(g, next, &more, list) {
 			list_del(&g->list);
-			g->flags = 0;
-			g->callback(rail, g, false);
+			tbe_wire_add(peer, g);
 		}
 		if (rc != NET_XMIT_SUCCESS) {
 			/* congested (qdisc or receiver backlog full): back off */
@@ -176,6 +315,28 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 	}
 	/* budget spent: let other softirq work in, then go on */
 	tasklet_schedule(&peer->tx_tasklet);
+}
+
+/*
+ * The peer's TX tasklet, its only sender (fragments stay in order): completes
+ * the frames the netdev is done with, turns up to TBE_TX_BUDGET queued
+ * frames into skbs, then runs again. Frames queued together go out in one
+ * skb to a peer that takes bundles. A tasklet, not a work item, because the
+ * latency path goes through it: tbe_tx() schedules it with the transport's
+ * locks held (IRQs off), and it runs as soon as the poster's context
+ * enables BH again. The user doorbell (tbr_post_send) and the RX and timer
+ * paths are all in or around BH, so a frame reaches dev_queue_xmit() (and,
+ * over a veth, the peer's receive softirq) without a context switch; from
+ * plain process context it runs in ksoftirqd. Context: softirq; takes no
+ * tbrdma lock around the driver.
+ */
+void tbe_tx_tasklet(struct tasklet_struct *t)
+{
+	struct tbe_peer *peer = from_tasklet(peer, t, tx_tasklet);
+
+	tbe_wire_reap(peer);
+	tbe_tx_send(peer);
+	tbe_wire_reap(peer);
 }
 
 /* After a back-off: the tasklet again (it checks peer->running itself). */
