@@ -70,8 +70,8 @@ check:
 
 # the VM runs make check leaves out for its time budget (docs/testing.md): the Thunderbolt
 # stand-in's tests on 6.12 too, tbsim-unplug's unplug at every step of setup and teardown,
-# route-ring's RDMA between every pair of its five hosts, stripe-faults' and stripe-unequal-cut's
-# full 1 GiB
+# route-ring's RDMA between every pair of its five hosts, stripe-faults', stripe-unequal-cut's and
+# stripe-tb-eth's full 1 GiB
 check-long: all
 	@VM_ENV=ROUTE_RING_ALL_PAIRS ROUTE_RING_ALL_PAIRS=1 $(TOP)/tests/vm/run route-ring
 	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run tbsim-unplug
@@ -79,6 +79,7 @@ check-long: all
 		tbsim-unplug tbsim-icm tbsim-framing tbsim-cable tbsim-hostile tbsim-systemd tbsim-pair
 	@VM_ENV=FAULTS_MIB FAULTS_MIB=1024 $(TOP)/tests/vm/run stripe-faults
 	@VM_ENV=UNEQUAL_MIB UNEQUAL_MIB=1024 $(TOP)/tests/vm/run stripe-unequal-cut
+	@VM_ENV=TB_ETH_MIB TB_ETH_MIB=1024 VM_TIMEOUT_SCALE=3 $(TOP)/tests/vm/run stripe-tb-eth
 	@VM_ENV=IP_TBNET_FAIR IP_TBNET_FAIR=1 $(TOP)/tests/vm/run ip-tbnet
 .PHONY: check-long
 
