@@ -153,9 +153,13 @@ if [ "$VM_ROLE" = a ]; then
 	"$CTL" cable-new tbrdma1 tbrdma2 --rails 1 > /dev/null || fail "cable N-X"
 	in_h 1 ip addr add 10.77.0.3/24 dev tbr1 && in_h 1 ip link set tbr1 up
 	in_h 2 ip addr add 10.77.0.4/24 dev tbr2 && in_h 2 ip link set tbr2 up
-	"$CTL" route-set tbrdma0 1 "$GX,$GN,2" || fail "route-set A"
-	"$CTL" route-set tbrdma2 1 "$GA,$GN,2" || fail "route-set X"
-	wait_for 20 ping -c 1 -W 2 10.77.0.4 > /dev/null || fail "A cannot ping X through N"
+	# min-hop tables on the line A-N-X (ROUTE_SET wants them sorted by destination)
+	# shellcheck disable=SC2046
+	rs() { local d=$1; shift; "$CTL" route-set "$d" 1 $(printf '%s\n' "$@" | sort) || fail "route-set $d"; }
+	rs tbrdma0 "$GN,$GN,1" "$GX,$GN,2"
+	rs tbrdma1 "$GA,$GA,1" "$GX,$GX,1"
+	rs tbrdma2 "$GA,$GN,2" "$GN,$GN,1"
+	within 30 ping -c 1 -W 1 10.77.0.4 || { "$CTL" links; fail "A cannot ping X through N"; }
 	xgid() { in_h 2 bash -c "$(declare -f gid_index); gid_index tbrdma2 10.77.0.4"; }
 	wait_for 20 xgid > /dev/null
 	PROG=$TBR_TOP/build/progs/integrity
