@@ -55,24 +55,6 @@ void tbt_msg_session(struct tbt_conn *conn, struct tbr_nego_msg *m)
 	m->peer_nonce = conn->remote.nonce;
 }
 
-bool tbt_session_ok(struct tbt_conn *conn, const struct tbr_nego_msg *m)
-{
-	int err;
-
-	if (!tbr_link_auth_keyed(conn->tdev))
-		return true;	/* the trusted-cable mode */
-	err = conn->peer_proven ? tbr_nego_session_check(m, conn->hello_nonce,
-							conn->remote.nonce) : 0;
-	if (!err)
-		return true;
-	atomic_inc(&tbt_nego_refused);
-	dev_warn_ratelimited(&conn->svc->dev,
-			     "tbrdma: refused a %s from %016llx: %s\n",
-			     tbr_nego_type_name(m->type), m->guid,
-			     err == -ENOKEY ? "not signed" : "of another session");
-	return false;
-}
-
 void tbt_respond(struct tbt_conn *conn, const struct tbr_nego_msg *m, u8 sn,
 		 unsigned int nw)
 {

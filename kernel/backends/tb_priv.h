@@ -206,8 +206,6 @@ extern const uuid_t tbt_proto_uuid;
 void tbt_msg_init(struct tbt_conn *conn, struct tbr_nego_msg *m, u8 type);
 /* conn->lock held: a READY or BYE @m of a keyed session gets its auth words */
 void tbt_msg_session(struct tbt_conn *conn, struct tbr_nego_msg *m);
-/* conn->lock held: whether the peer's READY or BYE @m belongs to our session */
-bool tbt_session_ok(struct tbt_conn *conn, const struct tbr_nego_msg *m);
 /*
  * answer a request of @nw words from the protocol handler, at least as long
  * (the requester takes no shorter answer); a HELLO_REPLY with auth words and

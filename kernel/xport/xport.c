@@ -315,12 +315,7 @@ static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	return false;
 }
 
-/*
- * The pass ran out of budget with WQEs waiting: kick_work goes on, at once
- * or, once the user has kept the ring full past TBR_KICK_RUNS continuations
- * without a doorbell, after a backoff and with a doorbell asked for (its
- * next post then pays for the work: core/tbr_kick.h). qp->lock held.
- */
+/* Out of budget with WQEs waiting: kick_work goes on (core/tbr_kick.h). */
 static void tbr_x_defer(struct tbr_xqp *x, bool asked)
 {
 	int delay = tbr_kick_next(&x->kick, true);
@@ -338,10 +333,9 @@ static void tbr_x_defer(struct tbr_xqp *x, bool asked)
  * does the mirror image: prod, full barrier, flags). At most
  * TBR_XPORT_KICK_BUDGET WQEs per call: userspace may refill the ring as fast
  * as WQEs complete (a UD datagram with no route completes at once), so the
- * rest, if any waits, is left to kick_work (tbr_x_defer). A WQE with another
- * one behind it in the ring and in the budget is posted as part of a chain
- * (TBR_WR_MORE), which tbr_x_kick ends however the pass stops. Returns true
- * when kick_work goes on. Context: qp->lock held.
+ * rest, if any waits, is left to kick_work (tbr_x_defer; returns true). A
+ * WQE with another behind it in the ring and in the budget is posted as part
+ * of a chain (TBR_WR_MORE), which tbr_x_kick ends. Context: qp->lock held.
  */
 static bool tbr_x_fill(struct tbr_xqp *x, u64 now)
 {
@@ -356,7 +350,7 @@ static bool tbr_x_fill(struct tbr_xqp *x, u64 now)
 				tbr_x_defer(x, asked);
 				return true;
 			}
-			/* nothing waits: the ring empty, ask for a doorbell below */
+			/* nothing waits: ask for a doorbell below */
 		} else {
 			budget--;
 		}
