@@ -21,6 +21,8 @@
 #    HELLO proves nothing: both refused,
 #    counted on a (auth_refused), logged on both, no rail comes up; b takes the key: the rails
 #    come back (proven by both ends, used at once), and the last step's ib_write_bw runs over them.
+# 4. Keyed session (negotiation 2.2): b injects an unsigned BYE and one made from its own signed
+#    READY: both refused and counted, the keyed rails stay.
 # vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 2
@@ -271,6 +273,58 @@ GID=$(gid_index tbrdma0 "$ME")
 vm_signal keyed_up
 vm_wait "$other.keyed_up" 120
 ping -c 2 -W 5 "$PEER" > /dev/null || fail "no IP over the keyed rails"
+
+step "keyed session: forged BYEs refused, the rails stay (READY and BYE signed, negotiation 2.2)"
+# b injects two BYEs with b's GUID, UUIDs and a sequence past any it sent: one unsigned (27
+# words, what anyone on the cable can make; 2.1 tore the rails down for it) and one made from b's
+# own signed READY with its type changed (the MAC no longer checks): a answers both STATUS AUTH,
+# counts them (nego_refused +2) and keeps its 4 rails
+if [ "$VM_ROLE" = b ]; then
+	vm_wait a.counted_bye 60
+	python3 - $P/xd_sent > /tmp/inject_bye <<'PYEOF' || fail "building the BYEs"
+import sys
+ready = None
+for line in open(sys.argv[1]):
+    w = [int(x, 16) for x in line.split()]
+    if len(w) > 9 and w[1] == 1 and (w[8] >> 8) & 0xff == 3 and w[8] & 0xff == 40:
+        ready = w                      # the last signed READY on port 1
+assert ready, "no signed READY on port 1 in xd_sent"
+def pkt(w):
+    w = list(w)
+    w[2] = (w[2] & ~0x3f) | (len(w) - 3)
+    return " ".join("%x" % x for x in w)
+bye = list(ready[:7 + 27])
+bye[8] = (bye[8] & ~0xffff) | 0x400 | 27    # BYE, 27 words: unsigned
+bye[9] = 0x7ffffff0
+bye[7 + 14] = 0
+print(pkt(bye))
+forged = list(ready)
+forged[8] = (forged[8] & ~0xff00) | 0x400   # the signed READY made a BYE
+forged[9] = 0x7ffffff1
+print(pkt(forged))
+PYEOF
+	while read -r words; do
+		echo "inject: $(echo "$words" | cut -c1-70)..."
+		echo "$words" > $P/xd_inject || fail "xd_inject refused the BYE"
+		sleep 0.5
+	done < /tmp/inject_bye
+	vm_signal injected_bye
+else
+	ref0=$(state nego_refused)
+	n_conn=$(connects)
+	vm_signal counted_bye
+	vm_wait b.injected_bye 60
+	refused_2() { [ "$(state nego_refused)" -ge $((ref0 + 2)) ]; }
+	wait_for 20 refused_2 || { cat /sys/module/tbrdma/parameters/tb_state; fail "the forged BYEs were not refused"; }
+	cat /sys/module/tbrdma/parameters/tb_state
+	klog_has 'tbrdma: refused peer [0-9a-f]*: its READY or BYE is not signed with the fabric key' ||
+		fail "the refusal was not logged"
+	sleep 2
+	rails_up_is 4 || { "$CTL" links; fail "a forged BYE took the keyed rails down"; }
+	[ "$(connects)" = "$n_conn" ] || fail "the keyed link was torn down and set up again"
+fi
+vm_signal bye_checked
+vm_wait "$other.bye_checked" 60
 
 step "the link still carries RDMA"
 # (perf_pair's -u: guest.sh's PAIR_ACK_TIMEOUT; 14 ended in RETRY_EXC_ERR on the debug kernel at
