@@ -98,6 +98,8 @@ enum tbr_xcnt {
 	TBR_XCNT_BUSY_POLL_RX,		/* ... and received for the QP meanwhile */
 	TBR_XCNT_BUSY_POLL_FRAMES,	/* frames of the QP the busy poll pulled in */
 	TBR_XCNT_PKEY_VIOLATIONS,	/* frames refused: P_Key not the QP's */
+	TBR_XCNT_KICK_REQUEUES,		/* SQ passes continued at once (tbr_kick.h) */
+	TBR_XCNT_KICK_BACKOFFS,		/* ... continued after a backoff */
 	/* the device's loopback link (loop.c), not per QP */
 	TBR_XCNT_LOOPBACK_FRAMES,
 	TBR_XCNT_LOOPBACK_BYTES,

@@ -184,6 +184,7 @@ static void tbt_hello_work(struct work_struct *work)
 	} else if (!ret && ans.type == TBR_NEGO_HELLO_REPLY && ans.status == TBR_NEGO_ST_OK) {
 		conn->hello_sent = true;
 		conn->peer_proven = keyed;
+		conn->hello_nonce = req.nonce;
 		if (!conn->hello_rcvd) {
 			/* the peer's own HELLO will follow; keep its values */
 			conn->remote = ans;
@@ -308,6 +309,7 @@ static void tbt_ready_work(struct work_struct *work)
 	tbt_msg_init(conn, &req, TBR_NEGO_READY);
 	req.ready_rails = (u8)conn->nrails;
 	req.seq = conn->ready_tries;
+	tbt_msg_session(conn, &req);
 	mutex_unlock(&conn->lock);
 
 	ret = tbt_request(conn, &req, &ans);
@@ -549,6 +551,7 @@ static void tbt_conn_stop(struct tbt_conn *conn, bool bye, struct work_struct *s
 	connected = conn->connected;
 	tbt_msg_init(conn, &req, TBR_NEGO_BYE);
 	req.seq = ++conn->seq;
+	tbt_msg_session(conn, &req);
 	mutex_unlock(&conn->lock);
 	if (bye && connected && !READ_ONCE(conn->xd->is_unplugged))
 		tbt_request(conn, &req, &ans);	/* best effort */

@@ -60,6 +60,25 @@ static bool tbt_route_known(u64 route)
 	return false;
 }
 
+/* conn->lock held: whether the peer's READY or BYE @m belongs to our session */
+static bool tbt_session_ok(struct tbt_conn *conn, const struct tbr_nego_msg *m)
+{
+	int err;
+
+	if (!tbr_link_auth_keyed(conn->tdev))
+		return true;	/* the trusted-cable mode */
+	err = conn->peer_proven ? tbr_nego_session_check(m, conn->hello_nonce,
+							conn->remote.nonce) : 0;
+	if (!err)
+		return true;
+	atomic_inc(&tbt_nego_refused);
+	dev_warn_ratelimited(&conn->svc->dev,
+			     "tbrdma: refused a %s from %016llx: %s\n",
+			     tbr_nego_type_name(m->type), m->guid,
+			     err == -ENOKEY ? "not signed" : "of another session");
+	return false;
+}
+
 /*
  * The peer's requests, recorded by tbt_handle() (already answered): the
  * negotiation state changes they cause. Process context.
@@ -68,7 +87,7 @@ void tbt_event_work(struct work_struct *work)
 {
 	struct tbt_conn *conn = container_of(work, struct tbt_conn, event_work);
 	bool hello, ready, bye;
-	struct tbr_nego_msg m;
+	struct tbr_nego_msg m, rm, bm;
 	u64 rguid, bguid;
 	u8 rrails;
 	u32 bseq;
@@ -82,6 +101,8 @@ void tbt_event_work(struct work_struct *work)
 	rrails = conn->ev_ready_rails;
 	bguid = conn->ev_bye_guid;
 	bseq = conn->ev_bye_seq;
+	rm = conn->ev_ready_msg;
+	bm = conn->ev_bye_msg;
 	conn->ev_hello = conn->ev_ready = conn->ev_bye = false;
 	spin_unlock_bh(&conn->ev_lock);
 
@@ -108,6 +129,8 @@ void tbt_event_work(struct work_struct *work)
 		 * reconnect look like a restart to us, and so on forever.
 		 */
 		conn->peer_hello_seq = m.seq;
+		/* its retry's answer proved it: the session's nonce is this one's */
+		conn->remote.nonce = m.nonce;
 		hello = false;
 	} else if (hello && conn->connected && m.instance &&
 		   m.instance == conn->remote.instance) {
@@ -137,6 +160,11 @@ void tbt_event_work(struct work_struct *work)
 		else
 			mod_delayed_work(system_long_wq, &conn->hello_work, 0);
 	}
+	/* a keyed session's READY and BYE must be of this session (signed: the handler) */
+	if (ready && rguid == conn->remote.guid && !tbt_session_ok(conn, &rm))
+		ready = false;
+	if (bye && bguid == conn->remote.guid && !tbt_session_ok(conn, &bm))
+		bye = false;
 	if (ready && rguid == conn->remote.guid && conn->hello_rcvd) {
 		conn->peer_ready = true;
 		conn->peer_rails = rrails;	/* 1..TBR_NEGO_MAX_RAILS (decoded) */
@@ -242,6 +270,18 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 		tbt_respond_hello(conn, &m, TBR_NEGO_ST_AUTH, sn, nw);
 		goto out;
 	}
+	if ((m.type == TBR_NEGO_READY || m.type == TBR_NEGO_BYE) && keyed) {
+		struct tbr_auth a;
+
+		/* signed by a key holder; whose session: tbt_event_work */
+		tbr_link_auth_get(conn->tdev, &a);
+		if (tbr_nego_verify(&a, p->body, nw, &m, m.peer_nonce)) {
+			atomic_inc(&tbt_nego_refused);
+			tbt_auth_refused(conn, m.guid, -EBADMSG);
+			tbt_respond_status(conn, m.seq, TBR_NEGO_ST_AUTH, sn, nw);
+			goto out;
+		}
+	}
 	spin_lock_bh(&conn->ev_lock);
 	switch (m.type) {
 	case TBR_NEGO_HELLO:
@@ -251,11 +291,13 @@ static int tbt_handle(const void *buf, size_t size, void *data)
 	case TBR_NEGO_READY:
 		conn->ev_ready_guid = m.guid;
 		conn->ev_ready_rails = m.ready_rails;
+		conn->ev_ready_msg = m;
 		conn->ev_ready = true;
 		break;
 	case TBR_NEGO_BYE:
 		conn->ev_bye_guid = m.guid;
 		conn->ev_bye_seq = m.seq;
+		conn->ev_bye_msg = m;
 		conn->ev_bye = true;
 		break;
 	}

@@ -45,6 +45,16 @@ void tbt_msg_init(struct tbt_conn *conn, struct tbr_nego_msg *m, u8 type)
 	memcpy(m->target, conn->xd->remote_uuid, 16);
 }
 
+void tbt_msg_session(struct tbt_conn *conn, struct tbr_nego_msg *m)
+{
+	if (!conn->peer_proven)
+		return;
+	m->auth = true;
+	m->auth_flags = TBR_NEGO_AUTH_MAC;
+	m->nonce = conn->hello_nonce;
+	m->peer_nonce = conn->remote.nonce;
+}
+
 void tbt_respond(struct tbt_conn *conn, const struct tbr_nego_msg *m, u8 sn,
 		 unsigned int nw)
 {
@@ -108,6 +118,7 @@ void tbt_auth_refused(struct tbt_conn *conn, u64 guid, int err)
 			     err == -ENOKEY ? "it holds no fabric key" :
 			     err == -ESTALE ? "its reply answers another HELLO (replayed)" :
 			     err == -EKEYREJECTED ? "wrong fabric key" :
+			     err == -EBADMSG ? "its READY or BYE is not signed with the fabric key" :
 			     "a fabric key is required");
 }
 
@@ -131,6 +142,14 @@ int tbt_request(struct tbt_conn *conn, const struct tbr_nego_msg *req,
 	if (nw < 0)
 		return -EINVAL;
 	tbt_fill(conn, &p, conn->sn++ & 3, nw);
+	if ((req->type == TBR_NEGO_READY || req->type == TBR_NEGO_BYE) && req->auth &&
+	    (req->auth_flags & TBR_NEGO_AUTH_MAC)) {
+		/* a keyed session's READY or BYE (tbt_msg_session) */
+		tbr_link_auth_get(conn->tdev, &a);
+		ret = tbr_nego_sign(&a, p.body, nw);
+		if (ret)
+			return ret;
+	}
 	/* the answer is as long as the request (tbt_respond()) */
 	ret = tb_xdomain_request(conn->xd, &p, tbt_pkt_size(nw), TB_CFG_PKG_XDOMAIN_RESP,
 				 &r, tbt_pkt_size(nw), TB_CFG_PKG_XDOMAIN_RESP,

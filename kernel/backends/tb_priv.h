@@ -109,6 +109,7 @@ struct tbt_conn {
 	struct tbr_nego_result res;
 	bool hello_sent;		/* our HELLO was answered OK */
 	bool peer_proven;		/* ... by a reply proving the fabric key */
+	u64 hello_nonce;		/* ... to our HELLO of this nonce (the session's) */
 	bool hello_rcvd;		/* the peer's HELLO arrived */
 	bool peer_ready;		/* the peer's READY arrived */
 	bool connected;			/* rails set up, paths on */
@@ -145,6 +146,8 @@ struct tbt_conn {
 	u64 ev_ready_guid, ev_bye_guid;
 	u8 ev_ready_rails;
 	u32 ev_bye_seq;
+	/* their auth words (MAC checked by the handler), for the session check */
+	struct tbr_nego_msg ev_ready_msg, ev_bye_msg;
 	struct work_struct event_work;
 	struct delayed_work hello_work;
 	struct work_struct up_work;
@@ -201,6 +204,8 @@ void tbt_key_watch(bool on);
 extern const uuid_t tbt_proto_uuid;
 /* fills version, our GUID and both host UUIDs */
 void tbt_msg_init(struct tbt_conn *conn, struct tbr_nego_msg *m, u8 type);
+/* conn->lock held: a READY or BYE @m of a keyed session gets its auth words */
+void tbt_msg_session(struct tbt_conn *conn, struct tbr_nego_msg *m);
 /*
  * answer a request of @nw words from the protocol handler, at least as long
  * (the requester takes no shorter answer); a HELLO_REPLY with auth words and

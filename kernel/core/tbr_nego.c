@@ -56,6 +56,33 @@ static bool has_params(u8 type)
 	return type == TBR_NEGO_HELLO || type == TBR_NEGO_HELLO_REPLY;
 }
 
+/* the messages that may carry the auth words (minor version 2: READY, BYE too) */
+static bool has_auth(u8 type)
+{
+	return has_params(type) || type == TBR_NEGO_READY || type == TBR_NEGO_BYE;
+}
+
+static void auth_pack(const struct tbr_nego_msg *m, u32 *w)
+{
+	w[TBR_NEGO_AUTH_OFF] = m->auth_flags;
+	w[TBR_NEGO_AUTH_OFF + 1] = (u32)(m->nonce >> 32);
+	w[TBR_NEGO_AUTH_OFF + 2] = (u32)m->nonce;
+	w[TBR_NEGO_AUTH_OFF + 3] = (u32)(m->peer_nonce >> 32);
+	w[TBR_NEGO_AUTH_OFF + 4] = (u32)m->peer_nonce;
+}
+
+static void auth_unpack(const u32 *w, struct tbr_nego_msg *m)
+{
+	unsigned int i, v = TBR_NEGO_AUTH_OFF;
+
+	m->auth = true;
+	m->auth_flags = w[v];
+	m->nonce = (u64)w[v + 1] << 32 | w[v + 2];
+	m->peer_nonce = (u64)w[v + 3] << 32 | w[v + 4];
+	for (i = 0; i < TBR_AUTH_MAC_LEN / 4; i++)
+		tbr_put_be32(w[TBR_NEGO_MAC_OFF + i], m->mac + 4 * i);
+}
+
 /* Value checks shared by the encoder and the decoder. */
 static int check_values(const struct tbr_nego_msg *m)
 {
@@ -108,7 +135,7 @@ int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw)
 {
 	unsigned int i, len = TBR_NEGO_WORDS;
 
-	if (m->auth && has_params(m->type))
+	if (m->auth && has_auth(m->type))
 		len = TBR_NEGO_AUTH_WORDS;
 	if (nw < len || !m->type || m->type > TBR_NEGO_TYPE_MAX ||
 	    m->ver_major != TBR_NEGO_VER_MAJOR || check_values(m))
@@ -131,16 +158,12 @@ int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw)
 		w[18] = m->frame_size;
 		for (i = 0; i < m->nhops; i++)
 			w[19 + i / 2] |= (u32)m->hopid[i] << (i & 1 ? 0 : 16);
-		if (len == TBR_NEGO_AUTH_WORDS) {
-			w[TBR_NEGO_AUTH_OFF] = m->auth_flags;
-			w[TBR_NEGO_AUTH_OFF + 1] = (u32)(m->nonce >> 32);
-			w[TBR_NEGO_AUTH_OFF + 2] = (u32)m->nonce;
-			w[TBR_NEGO_AUTH_OFF + 3] = (u32)(m->peer_nonce >> 32);
-			w[TBR_NEGO_AUTH_OFF + 4] = (u32)m->peer_nonce;
-			mac_pack(m->mac, &w[TBR_NEGO_MAC_OFF]);
-		}
 	} else if (m->type == TBR_NEGO_READY) {
 		w[14] = m->ready_rails;
+	}
+	if (len == TBR_NEGO_AUTH_WORDS) {
+		auth_pack(m, w);
+		mac_pack(m->mac, &w[TBR_NEGO_MAC_OFF]);
 	}
 	return len;
 }
@@ -192,20 +215,13 @@ int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m)
 			v = w[19 + i / 2];
 			m->hopid[i] = (u16)(i & 1 ? v : v >> 16);
 		}
-		if (len >= TBR_NEGO_AUTH_WORDS) {
-			v = TBR_NEGO_AUTH_OFF;
-			m->auth = true;
-			m->auth_flags = w[v];
-			m->nonce = (u64)w[v + 1] << 32 | w[v + 2];
-			m->peer_nonce = (u64)w[v + 3] << 32 | w[v + 4];
-			for (i = 0; i < TBR_AUTH_MAC_LEN / 4; i++)
-				tbr_put_be32(w[TBR_NEGO_MAC_OFF + i], m->mac + 4 * i);
-		}
 	} else if (m->type == TBR_NEGO_READY) {
 		if (w[14] > TBR_NEGO_MAX_RAILS)
 			return -ERANGE;
 		m->ready_rails = (u8)w[14];
 	}
+	if (has_auth(m->type) && len >= TBR_NEGO_AUTH_WORDS)
+		auth_unpack(w, m);
 	return check_values(m);
 }
 
@@ -225,7 +241,7 @@ static bool has_auth_words(const u32 *w, unsigned int nw)
 {
 	return nw >= TBR_NEGO_AUTH_WORDS &&
 	       (w[1] & 0xff) >= TBR_NEGO_AUTH_WORDS &&
-	       has_params((u8)(w[1] >> 8));
+	       has_auth((u8)(w[1] >> 8));
 }
 
 int tbr_nego_sign(const struct tbr_auth *a, u32 *w, unsigned int nw)
@@ -255,6 +271,15 @@ int tbr_nego_verify(const struct tbr_auth *a, const u32 *w, unsigned int nw,
 		return -ESTALE;
 	mac_input(w, buf);
 	return tbr_auth_verify(a, buf, sizeof(buf), m->mac);
+}
+
+int tbr_nego_session_check(const struct tbr_nego_msg *m, u64 ours, u64 theirs)
+{
+	if (!m->auth || !(m->auth_flags & TBR_NEGO_AUTH_MAC))
+		return -ENOKEY;
+	if (m->peer_nonce != ours || m->nonce != theirs)
+		return -ESTALE;
+	return 0;
 }
 
 static u32 min_u32(u32 a, u32 b)

@@ -38,6 +38,11 @@
  *           instance, both nonces), 32 bytes packed big endian
  *  --- READY only
  *  word 14  rails whose paths are enabled on the sender
+ *  --- READY and BYE, minor version 2, in a session whose HELLOs proved the
+ *  fabric key (words 15-26 zero): the auth words 27-39 as above, with
+ *  word 28-29 the sender's HELLO nonce and 30-31 the receiver's HELLO nonce
+ *  the sender answered (the session's two challenges), the MAC over words
+ *  0-31 likewise (type, sequence, GUID, UUIDs, ready rails, both nonces)
  *
  * Authentication (docs/protocol.md "Authenticated links"): both ends say
  * HELLO, so each HELLO is a challenge (its nonce) that the other end's
@@ -47,7 +52,11 @@
  * TBR_NEGO_AUTH_WORDS (and takes answers only that long); a replier answers
  * a HELLO at the HELLO's size, so a keyless new peer says "no key" (flags 0)
  * instead of timing out; one with a key answers a short HELLO (a keyless
- * peer) with TBR_NEGO_ST_AUTH.
+ * peer) with TBR_NEGO_ST_AUTH. READY and BYE of a keyed session are signed
+ * too (minor version 2) and bound to it by the two HELLO nonces
+ * (tbr_nego_session_check): a READY or BYE without a MAC, under another
+ * key, or of another session (recorded, injected) is refused, so nobody on
+ * the cable but the proven peer can end its rails or say they are up.
  *
  * Every message is sent at its full fixed size (TBR_NEGO_WORDS): the XDomain
  * core matches a response only when it is at least as long as the buffer the
@@ -64,7 +73,7 @@
 
 #define TBR_NEGO_MAGIC		0x5442524eu	/* "TBRN" */
 #define TBR_NEGO_VER_MAJOR	2	/* 2: ring frames with SOF PDF != EOF PDF */
-#define TBR_NEGO_VER_MINOR	1	/* 1: the auth words */
+#define TBR_NEGO_VER_MINOR	2	/* 1: the auth words; 2: READY and BYE signed */
 
 #define TBR_NEGO_HDR_WORDS	14
 #define TBR_NEGO_MAX_RAILS	16		/* = TBR_LINK_MAX_RAILS */
@@ -136,7 +145,7 @@ struct tbr_nego_msg {
 	u16 hopid[TBR_NEGO_MAX_RAILS];	/* sender's transmit (out) HopIDs */
 	/* READY */
 	u8 ready_rails;
-	/* HELLO / HELLO_REPLY: the auth words (words 27-39) */
+	/* HELLO / HELLO_REPLY, READY / BYE of a keyed session: the auth words (27-39) */
 	bool auth;			/* sent / present */
 	u32 auth_flags;			/* TBR_NEGO_AUTH_MAC */
 	u64 nonce;			/* the sender's */
@@ -164,9 +173,9 @@ int tbr_nego_encode(const struct tbr_nego_msg *m, u32 *w, unsigned int nw);
 int tbr_nego_decode(const u32 *w, unsigned int nw, struct tbr_nego_msg *m);
 
 /*
- * Sign the encoded HELLO or HELLO_REPLY at @w (@nw words) with the auth
- * words and TBR_NEGO_AUTH_MAC: its MAC goes into words 32-39. 0, -EINVAL
- * (no auth words or flag), -ENOKEY (no key).
+ * Sign the encoded HELLO, HELLO_REPLY, READY or BYE at @w (@nw words) with
+ * the auth words and TBR_NEGO_AUTH_MAC: its MAC goes into words 32-39. 0,
+ * -EINVAL (no auth words or flag), -ENOKEY (no key).
  */
 int tbr_nego_sign(const struct tbr_auth *a, u32 *w, unsigned int nw);
 
@@ -179,6 +188,14 @@ int tbr_nego_sign(const struct tbr_auth *a, u32 *w, unsigned int nw);
  */
 int tbr_nego_verify(const struct tbr_auth *a, const u32 *w, unsigned int nw,
 		    const struct tbr_nego_msg *m, u64 nonce);
+
+/*
+ * Whether the READY or BYE @m (its MAC checked by tbr_nego_verify with
+ * @m->peer_nonce) belongs to the session whose HELLO nonces were @ours (our
+ * HELLO, answered by the peer's proof) and @theirs (the peer's HELLO): 0;
+ * -ENOKEY: unsigned; -ESTALE: another session's (recorded or made up).
+ */
+int tbr_nego_session_check(const struct tbr_nego_msg *m, u64 ours, u64 theirs);
 
 /* What both ends agreed on. */
 struct tbr_nego_result {

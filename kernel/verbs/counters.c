@@ -49,6 +49,8 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_XCNT_MAX] = {
 	[TBR_XCNT_BUSY_POLL_RX].name = "busy_poll_rx",
 	[TBR_XCNT_BUSY_POLL_FRAMES].name = "busy_poll_frames",
 	[TBR_XCNT_PKEY_VIOLATIONS].name = "pkey_violations",
+	[TBR_XCNT_KICK_REQUEUES].name = "kick_requeues",
+	[TBR_XCNT_KICK_BACKOFFS].name = "kick_backoffs",
 	[TBR_XCNT_LOOPBACK_FRAMES].name = "loopback_frames",
 	[TBR_XCNT_LOOPBACK_BYTES].name = "loopback_bytes",
 };

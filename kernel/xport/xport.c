@@ -315,17 +315,29 @@ static bool tbr_x_post(struct tbr_xqp *x, const struct tbr_send_wqe *w,
 	return false;
 }
 
+/* Out of budget with WQEs waiting: kick_work goes on (core/tbr_kick.h). */
+static void tbr_x_defer(struct tbr_xqp *x, bool asked)
+{
+	int delay = tbr_kick_next(&x->kick, true);
+
+	if (delay > 0)
+		tbr_sq_set_need_doorbell(x->qp, true);
+	else if (asked)
+		tbr_sq_set_need_doorbell(x->qp, false);
+	queue_delayed_work(system_unbound_wq, &x->kick_work, delay);
+}
+
 /*
  * Move WQEs from the SQ ring into the core while it has room. When the ring
  * is empty, ask userspace for a doorbell and look once more (the provider
  * does the mirror image: prod, full barrier, flags). At most
  * TBR_XPORT_KICK_BUDGET WQEs per call: userspace may refill the ring as fast
  * as WQEs complete (a UD datagram with no route completes at once), so the
- * rest is left to kick_work. A WQE with another one behind it in the ring
- * and in the budget is posted as part of a chain (TBR_WR_MORE), which
- * tbr_x_kick ends however the pass stops. Context: qp->lock held.
+ * rest, if any waits, is left to kick_work (tbr_x_defer; returns true). A
+ * WQE with another behind it in the ring and in the budget is posted as part
+ * of a chain (TBR_WR_MORE), which tbr_x_kick ends. Context: qp->lock held.
  */
-static void tbr_x_fill(struct tbr_xqp *x, u64 now)
+static bool tbr_x_fill(struct tbr_xqp *x, u64 now)
 {
 	struct tbr_qp *qp = x->qp;
 	unsigned int budget = TBR_XPORT_KICK_BUDGET;
@@ -333,34 +345,39 @@ static void tbr_x_fill(struct tbr_xqp *x, u64 now)
 	int err;
 
 	while (!x->error_pending) {
-		if (!budget--) {
-			queue_work(system_unbound_wq, &x->kick_work);
-			return;
+		if (!budget) {
+			if (x->held || tbr_sq_peek(qp)) {
+				tbr_x_defer(x, asked);
+				return true;
+			}
+			/* nothing waits: ask for a doorbell below */
+		} else {
+			budget--;
 		}
 		if (!tbr_tqp_sq_space(x->tqp)) {
 			/* completions free space and call us again */
 			tbr_sq_set_need_doorbell(qp, false);
-			return;
+			return false;
 		}
 		if (x->held) {
 			/* UD: waited for the core to drain before a new peer */
 			x->held = false;
 			if (!tbr_x_post(x, &x->scratch,
 					budget && tbr_sq_peek(qp), now))
-				return;
+				return false;
 			continue;
 		}
 		err = tbr_sq_fetch(qp, &x->scratch);
 		if (err == -ENOENT) {
 			if (asked)
-				return;
+				return false;
 			tbr_sq_set_need_doorbell(qp, true);
 			asked = true;
 			continue;
 		}
 		if (err) {
 			x->error_pending = true;	/* corrupt producer index */
-			return;
+			return false;
 		}
 		if (asked) {
 			tbr_sq_set_need_doorbell(qp, false);
@@ -368,8 +385,9 @@ static void tbr_x_fill(struct tbr_xqp *x, u64 now)
 		}
 		if (!tbr_x_post(x, &x->scratch, budget && tbr_sq_peek(qp),
 				now))
-			return;
+			return false;
 	}
+	return false;
 }
 
 /* Fill the core from the SQ ring and transmit the chain posted. */
@@ -377,7 +395,8 @@ static void tbr_x_kick(struct tbr_xqp *x, u64 now)
 {
 	if (!x->connected || x->qp->state != IB_QPS_RTS)
 		return;
-	tbr_x_fill(x, now);
+	if (!tbr_x_fill(x, now))
+		tbr_kick_idle(&x->kick);
 	tbr_tqp_end_chain(x->tqp, now);
 }
 
@@ -470,7 +489,8 @@ static void tbr_x_after(struct tbr_xqp *x, u64 now)
  */
 static void tbr_x_kick_work(struct work_struct *work)
 {
-	struct tbr_xqp *x = container_of(work, struct tbr_xqp, kick_work);
+	struct tbr_xqp *x = container_of(to_delayed_work(work), struct tbr_xqp,
+					 kick_work);
 	unsigned long flags;
 
 	local_bh_disable();
@@ -548,7 +568,7 @@ static int tbr_x_qp_create(struct tbr_qp *qp)
 		goto err_sent;
 	hrtimer_init(&x->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	x->timer.function = tbr_x_timer;
-	INIT_WORK(&x->kick_work, tbr_x_kick_work);
+	INIT_DELAYED_WORK(&x->kick_work, tbr_x_kick_work);
 	INIT_LIST_HEAD(&x->stall_node);
 	qp->xport_priv = x;
 	return 0;
@@ -594,6 +614,8 @@ void tbr_xport_qp_counters(struct tbr_qp *qp, u64 *v)
 	v[TBR_XCNT_BUSY_POLLS] += x->busy_polls;
 	v[TBR_XCNT_BUSY_POLL_RX] += x->busy_poll_rx;
 	v[TBR_XCNT_BUSY_POLL_FRAMES] += x->busy_poll_frames;
+	v[TBR_XCNT_KICK_REQUEUES] += x->kick.requeues;
+	v[TBR_XCNT_KICK_BACKOFFS] += x->kick.backoffs;
 }
 
 bool tbr_xport_qp_path(struct tbr_qp *qp, struct tbr_tqp_path *p)
@@ -668,7 +690,7 @@ static void tbr_x_qp_destroy(struct tbr_qp *qp)
 	x->connected = false;
 	spin_unlock_irq(&qp->lock);
 	hrtimer_cancel(&x->timer);
-	cancel_work_sync(&x->kick_work);
+	cancel_delayed_work_sync(&x->kick_work);
 	spin_lock_irq(&tdev->xstall_lock);
 	list_del_init(&x->stall_node);
 	spin_unlock_irq(&tdev->xstall_lock);
@@ -807,6 +829,8 @@ static void tbr_x_doorbell(struct tbr_qp *qp)
 {
 	struct tbr_xqp *x = qp->xport_priv;
 
+	/* the user made a system call: kick_work may go on at once again */
+	tbr_kick_doorbell(&x->kick);
 	tbr_x_after(x, ktime_get_ns());
 }
 

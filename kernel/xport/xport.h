@@ -11,11 +11,13 @@
 
 #include "tbrdma.h"
 #include "core/tbr_core.h"
+#include "core/tbr_kick.h"
 
 /*
  * SQ WQEs one tbr_x_kick() call hands to the core (qp->lock held, interrupts
- * off); the rest goes on in process context (kick_work). Userspace produces
- * the SQ and, for UD with no route, every WQE completes at once.
+ * off); the rest goes on in process context (kick_work), at once or backing
+ * off as core/tbr_kick.h decides. Userspace produces the SQ and, for UD with
+ * no route, every WQE completes at once.
  */
 #define TBR_XPORT_KICK_BUDGET	256
 
@@ -52,7 +54,8 @@ struct tbr_xqp {
 	struct tbr_xsend *sent;		/* ring of sq.entries */
 	u32 sent_head, sent_tail;
 	struct tbr_send_wqe scratch;	/* tbr_sq_fetch target (lock held) */
-	struct work_struct kick_work;	/* tbr_x_kick ran out of budget */
+	struct delayed_work kick_work;	/* tbr_x_kick ran out of budget */
+	struct tbr_kick kick;		/* when kick_work goes on (qp->lock) */
 	u8 *txvoid;			/* frames with no route are built here */
 	u8 *tx_buf;			/* x->link's frame being built, or NULL */
 	/* UD and GSI */

@@ -7,7 +7,9 @@
  * either side offered. The auth words (minor version 1): the MAC check on
  * the input takes it only when it carries the flag and answers the nonce
  * asked; the re-encoded message signed with the (stand-in) key checks, and
- * any changed byte of what the MAC covers, or another nonce, fails.
+ * any changed byte of what the MAC covers, or another nonce, fails. READY
+ * and BYE (minor version 2) carry them too: the session check takes one only
+ * when it is flagged signed and names both of the session's nonces.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,6 +35,15 @@ static void auth_check(const u32 *w, unsigned int nw, const struct tbr_nego_msg 
 		if (rc && rc != -ENOKEY && rc != -ESTALE && rc != -EKEYREJECTED)
 			abort();
 	}
+	rc = tbr_nego_session_check(m, m->peer_nonce, m->nonce);
+	if (rc != (m->auth && (m->auth_flags & TBR_NEGO_AUTH_MAC) ? 0 : -ENOKEY))
+		abort();
+	if (!rc && (!tbr_nego_session_check(m, m->peer_nonce + 1, m->nonce) ||
+		    !tbr_nego_session_check(m, m->peer_nonce, m->nonce + 1)))
+		abort();
+	if (m->auth && m->type != TBR_NEGO_HELLO && m->type != TBR_NEGO_HELLO_REPLY &&
+	    m->type != TBR_NEGO_READY && m->type != TBR_NEGO_BYE)
+		abort();	/* STATUS never carries the auth words */
 	if (!m->auth)
 		return;
 	/* signed by us: checks; a byte it covers changed: fails */

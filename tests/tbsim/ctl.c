@@ -114,6 +114,8 @@ static void dispatch(struct tbsim_ctl_pkt *p)
 {
 	struct tbsim_req *r;
 
+	if (p->type == TB_CFG_PKG_XDOMAIN_REQ || p->type == TB_CFG_PKG_XDOMAIN_RESP)
+		tbsim_fault_xd_guid(p->buf, p->size, false);
 	if ((p->type == TB_CFG_PKG_XDOMAIN_REQ || p->type == TB_CFG_PKG_XDOMAIN_RESP) &&
 	    handle_event(p))
 		return;
@@ -186,11 +188,15 @@ void tbsim_ctl_rx(struct tbsim_cable *c, const void *buf, size_t size, u8 type)
 int tbsim_ctl_send(struct tbsim_cable *c, const void *buf, size_t size, u8 type)
 {
 	struct tbsim_wire w = { .kind = TBSIM_WIRE_CTL, .eof = type };
+	u32 copy[TBSIM_CTL_MAX / 4];
 
 	if (size < 12 || size > TBSIM_CTL_MAX || size % 4)
 		return -EINVAL;
 	if (!c)
 		return -ENOTCONN;
+	memcpy(copy, buf, size);
+	if (tbsim_fault_xd_guid(copy, size, true))
+		buf = copy;
 	return tbsim_cable_xmit(c, &w, buf, size);
 }
 

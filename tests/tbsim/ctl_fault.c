@@ -12,7 +12,14 @@
  *   xd_inject (write)  dwords in hex, sent as one XDomain request on the
  *       cable of the port its route (dword 1) names, whose link must be up:
  *       a peer saying whatever it likes.
- * Locks: fault_lock (spinlock) guards the filter and the sent ring.
+ *   fault_xd_guid="FROM:TO"  (16 hex digits each; 0:0 off) a peer that lies
+ *       about its identity with an honest tbrdma: in every protocol packet
+ *       sent (requests and responses), each dword pair (high, low) equal to
+ *       GUID FROM becomes TO, and in every one received TO becomes FROM (so
+ *       the local tbrdma still sees its own GUID echoed); reading shows the
+ *       pair and the dword pairs rewritten each way.
+ * Locks: fault_lock (spinlock) guards the filter, the sent ring and the
+ * GUID rewrite.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -153,3 +160,73 @@ static const struct kernel_param_ops inject_ops = {
 };
 module_param_cb(xd_inject, &inject_ops, NULL, 0200);
 MODULE_PARM_DESC(xd_inject, "send these dwords (hex) as an XDomain request (test only)");
+
+static u64 guid_from, guid_to;
+static unsigned int guid_tx, guid_rx;
+
+static int guid_set(const char *val, const struct kernel_param *kp)
+{
+	u64 from, to;
+
+	if (sscanf(val, "%llx:%llx", &from, &to) != 2 || !from != !to)
+		return -EINVAL;
+	spin_lock(&fault_lock);
+	guid_from = from;
+	guid_to = to;
+	guid_tx = 0;
+	guid_rx = 0;
+	spin_unlock(&fault_lock);
+	return 0;
+}
+
+static int guid_get(char *buf, const struct kernel_param *kp)
+{
+	int n;
+
+	spin_lock(&fault_lock);
+	n = scnprintf(buf, PAGE_SIZE, "%016llx:%016llx tx=%u rx=%u\n", guid_from, guid_to,
+		      guid_tx, guid_rx);
+	spin_unlock(&fault_lock);
+	return n;
+}
+
+static const struct kernel_param_ops guid_ops = {
+	.set = guid_set,
+	.get = guid_get,
+};
+module_param_cb(fault_xd_guid, &guid_ops, NULL, 0644);
+MODULE_PARM_DESC(fault_xd_guid, "FROM:TO: present GUID FROM as TO in protocol packets (test only)");
+
+/*
+ * Rewrite protocol packet @w (@size bytes; not the discovery's) as
+ * fault_xd_guid says: sent (@tx) FROM -> TO, received TO -> FROM. True when
+ * a pair was rewritten.
+ */
+bool tbsim_fault_xd_guid(u32 *w, size_t size, bool tx)
+{
+	const struct tbsim_xdp_hdr *hdr = (const void *)w;
+	size_t i, words = size / 4;
+	bool done = false;
+	u64 old, new;
+
+	if (size < sizeof(*hdr) || uuid_equal(&hdr->uuid, tbsim_xdp_proto()))
+		return false;
+	spin_lock(&fault_lock);
+	old = tx ? guid_from : guid_to;
+	new = tx ? guid_to : guid_from;
+	/* the body, after the route, length and protocol UUID */
+	for (i = sizeof(*hdr) / 4; old && i + 1 < words; i++) {
+		if (w[i] != upper_32_bits(old) || w[i + 1] != lower_32_bits(old))
+			continue;
+		w[i] = upper_32_bits(new);
+		w[i + 1] = lower_32_bits(new);
+		if (tx)
+			guid_tx++;
+		else
+			guid_rx++;
+		done = true;
+		i++;
+	}
+	spin_unlock(&fault_lock);
+	return done;
+}

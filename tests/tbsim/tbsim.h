@@ -233,6 +233,7 @@ void tbsim_ctl_exit(void);
 
 /* ctl_fault.c */
 bool tbsim_fault_xd_tx(const void *request, size_t size);
+bool tbsim_fault_xd_guid(u32 *w, size_t size, bool tx);
 
 /* cm.c: the software CM's unplug and path locking, its fault hook and counters */
 enum tbsim_step {

@@ -298,6 +298,119 @@ static int eth_check(const u8 *pkt, u32 plen, struct keys *ours, u64 cur,
 				    &hello, cur, prev);
 }
 
+/*
+ * READY and BYE of a keyed session (minor version 2): signed, bound to the
+ * session's two HELLO nonces. @ours is the receiver's HELLO nonce the sender
+ * answered, @theirs the sender's. Encoded into @w, signed with @k (NULL:
+ * unsigned, as an older or keyless sender or an injector sends it).
+ */
+static int nego_session_msg(u32 *w, u8 type, struct keys *k, u64 ours, u64 theirs)
+{
+	struct tbr_auth a = keyring(k ? k : &k_none);
+	struct tbr_nego_msg m;
+	unsigned int i;
+	int n;
+
+	tbr_nego_init(&m, type);
+	m.seq = 9;
+	m.guid = 0x2222;
+	for (i = 0; i < 16; i++) {
+		m.initiator[i] = (u8)(0xb0 + i);
+		m.target[i] = (u8)(0xa0 + i);
+	}
+	if (type == TBR_NEGO_READY)
+		m.ready_rails = 2;
+	if (k) {
+		m.auth = true;
+		m.auth_flags = TBR_NEGO_AUTH_MAC;
+		m.nonce = theirs;
+		m.peer_nonce = ours;
+	}
+	n = tbr_nego_encode(&m, w, TBR_NEGO_MAX_WORDS);
+	assert_int_equal(n, k ? TBR_NEGO_AUTH_WORDS : TBR_NEGO_WORDS);
+	if (k)
+		assert_int_equal(tbr_nego_sign(&a, w, n), 0);
+	return n;
+}
+
+/* what tb_events.c does: the MAC (handler), then the session (event work) */
+static int nego_session_check(const u32 *w, int n, struct keys *k, u64 ours, u64 theirs)
+{
+	struct tbr_auth a = keyring(k);
+	struct tbr_nego_msg d;
+	int err;
+
+	assert_int_equal(tbr_nego_decode(w, n, &d), 0);
+	err = tbr_nego_verify(&a, w, n, &d, d.peer_nonce);
+	return err ? err : tbr_nego_session_check(&d, ours, theirs);
+}
+
+static void test_nego_ready_bye(void **state)
+{
+	const u64 ours = 0x1111222233334444ull, theirs = 0x9999888877776666ull;
+	u8 types[] = { TBR_NEGO_READY, TBR_NEGO_BYE };
+	struct tbr_nego_msg d;
+	u32 w[TBR_NEGO_MAX_WORDS];
+	unsigned int t;
+	int n;
+
+	for (t = 0; t < 2; t++) {
+		/* signed in this session: taken; the layout: auth words at 27 */
+		n = nego_session_msg(w, types[t], &k_one, ours, theirs);
+		assert_int_equal(w[1] & 0xff, 40);
+		assert_int_equal(w[1] >> 16, 0x0202);	/* 2.2 */
+		assert_int_equal(w[27], TBR_NEGO_AUTH_MAC);
+		assert_int_equal(w[28], 0x99998888);
+		assert_int_equal(w[31], 0x33334444);
+		assert_int_equal(tbr_nego_decode(w, n, &d), 0);
+		assert_true(d.auth);
+		assert_int_equal(d.type, types[t]);
+		if (types[t] == TBR_NEGO_READY)
+			assert_int_equal(d.ready_rails, 2);
+		assert_int_equal(nego_session_check(w, n, &k_one, ours, theirs), 0);
+		/* unsigned (an injector, a keyless or older sender): refused */
+		n = nego_session_msg(w, types[t], NULL, ours, theirs);
+		assert_int_equal(nego_session_check(w, n, &k_one, ours, theirs), -ENOKEY);
+		assert_int_equal(tbr_nego_decode(w, n, &d), 0);
+		assert_int_equal(tbr_nego_session_check(&d, ours, theirs), -ENOKEY);
+		/* another key: refused */
+		n = nego_session_msg(w, types[t], &k_two, ours, theirs);
+		assert_int_equal(nego_session_check(w, n, &k_one, ours, theirs), -EKEYREJECTED);
+		/* recorded in another session (either nonce): refused */
+		n = nego_session_msg(w, types[t], &k_one, ours ^ 1, theirs);
+		assert_int_equal(nego_session_check(w, n, &k_one, ours, theirs), -ESTALE);
+		n = nego_session_msg(w, types[t], &k_one, ours, theirs ^ 1);
+		assert_int_equal(nego_session_check(w, n, &k_one, ours, theirs), -ESTALE);
+		/* tampered: the type, the sequence, the rails, a nonce word */
+		n = nego_session_msg(w, types[t], &k_one, ours, theirs);
+		w[2] ^= 1;
+		assert_int_equal(nego_session_check(w, n, &k_one, ours, theirs), -EKEYREJECTED);
+		n = nego_session_msg(w, types[t], &k_one, ours, theirs);
+		w[30] ^= 0x100;
+		assert_int_equal(nego_session_check(w, n, &k_one, ours ^ ((u64)0x100 << 32), theirs),
+				 -EKEYREJECTED);
+		if (types[t] == TBR_NEGO_READY) {
+			/* a READY made a BYE */
+			n = nego_session_msg(w, types[t], &k_one, ours, theirs);
+			w[1] ^= (TBR_NEGO_READY ^ TBR_NEGO_BYE) << 8;
+			assert_int_equal(nego_session_check(w, n, &k_one, ours, theirs),
+					 -EKEYREJECTED);
+			n = nego_session_msg(w, types[t], &k_one, ours, theirs);
+			w[14] = 1;
+			assert_int_equal(nego_session_check(w, n, &k_one, ours, theirs),
+					 -EKEYREJECTED);
+		}
+		/* a previous key within its grace: still taken */
+		n = nego_session_msg(w, types[t], &k_one, ours, theirs);
+		assert_int_equal(nego_session_check(w, n, &k_rot, ours, theirs), 0);
+	}
+	/* STATUS never carries auth words */
+	tbr_nego_init(&d, TBR_NEGO_STATUS);
+	d.guid = 1;
+	d.auth = true;
+	assert_int_equal(tbr_nego_encode(&d, w, TBR_NEGO_MAX_WORDS), TBR_NEGO_WORDS);
+}
+
 static void test_eth_right_key(void **state)
 {
 	u8 pkt[TBR_ETH_HDR_LEN + TBR_ETH_HELLO_AUTH_LEN];
@@ -391,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_nego_replay),
 		cmocka_unit_test(test_nego_no_key),
 		cmocka_unit_test(test_nego_rotation),
+		cmocka_unit_test(test_nego_ready_bye),
 		cmocka_unit_test(test_eth_right_key),
 		cmocka_unit_test(test_eth_wrong_key),
 		cmocka_unit_test(test_eth_replay),

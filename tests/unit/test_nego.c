@@ -39,7 +39,7 @@ static void test_layout(void **state)
 	assert_int_equal(tbr_nego_encode(&m, w, TBR_NEGO_WORDS), TBR_NEGO_WORDS);
 	assert_int_equal(TBR_NEGO_WORDS, 27);
 	assert_int_equal(w[0], 0x5442524e);
-	assert_int_equal(w[1], 0x02010100u | TBR_NEGO_WORDS);	/* 2.1 */
+	assert_int_equal(w[1], 0x02020100u | TBR_NEGO_WORDS);	/* 2.2 */
 	assert_int_equal(w[2], 7);
 	assert_int_equal(w[3], 0);
 	assert_int_equal(w[4], 0x01020304);

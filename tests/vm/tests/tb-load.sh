@@ -26,7 +26,7 @@ for round in 1 2; do
 	[ -z "$bound" ] || fail "bound to a service without hardware? $bound"
 	state=$(cat /sys/module/tbrdma/parameters/tb_state)
 	echo "tb_state: $state"
-	for want in driver=registered dir=registered key=tbrdma protocol=1.1.1 nego=2.1 services=0 rails=0; do
+	for want in driver=registered dir=registered key=tbrdma protocol=1.1.1 nego=2.2 services=0 rails=0; do
 		grep -qw -- "$want" <<< "$state" || fail "tb_state lacks $want: $state"
 	done
 	klog_has 'tbrdma: tb: service driver registered, XDomain property directory "tbrdma"' ||

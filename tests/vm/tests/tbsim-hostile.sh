@@ -11,17 +11,23 @@
 #    cable claiming another GUID and one naming another host's UUID are refused and counted
 #    (tb_state nego_bad=5, nego_refused=5 more than before); the link never goes down, no WARN,
 #    and ib_write_bw still runs across.
+# 2b. Identity takeover over tb (issue 46): b's stand-in presents b as host X, a real host two hops
+#    from a (emu hosts N and X in VM a, A's table reaching X through N): a's tb link to the
+#    impostor is held and counted, verified RC traffic and pings A -> X go on through N, b's
+#    frames are dropped (held_drops) and b receives nothing; then b is honest again.
 # 3. Fabric key (issue 46, docs/protocol.md 9): a takes a key while its rails to keyless b are
 #    up: a says BYE to the peer that never proved it (the module before this check kept the
 #    rails), the HELLOs start over: b's HELLO is answered with status AUTH, b's answer to a's
 #    HELLO proves nothing: both refused,
 #    counted on a (auth_refused), logged on both, no rail comes up; b takes the key: the rails
 #    come back (proven by both ends, used at once), and the last step's ib_write_bw runs over them.
+# 4. Keyed session (negotiation 2.2): b injects an unsigned BYE and one made from its own signed
+#    READY: both refused and counted, the keyed rails stay.
 # vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 2
 # vm-device: edu
-# vm-timeout: 300
+# vm-timeout: 480
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/tests/eth.lib"
 . "$TBR_TOP/tests/vm/tests/tbsim.lib"
@@ -118,6 +124,115 @@ rails_up_is 4 || { "$CTL" links; fail "the link lost rails"; }
 vm_signal checked
 vm_wait "$other.checked" 60
 
+step "a tb peer claiming a host two hops away: held, the routed host's traffic goes on"
+# (issue 46, docs/sweep.md "Trust") a builds a real host X two hops away: tbrdma1 (N, namespace
+# h1) cabled to tbrdma0 (A) and tbrdma2 (X, namespace h2) cabled to N (emu cables), A's table
+# reaching X through N. b's stand-in then presents b as X on both cables (fault_xd_guid: b's
+# tbrdma is honest, the stand-in rewrites its GUID on the wire) and a's services are bound again,
+# so a negotiates with a tb peer claiming X's GUID while verified RC traffic A -> X runs through N:
+# a's link to the impostor is held (held=1, links_held=1), what b sends on it is dropped
+# (held_drops), A's pings and RC traffic reach the real X, nothing reaches b. Then b tells the
+# truth again and the tb link to b is used.
+DRV=/sys/bus/thunderbolt/drivers/tbrdma
+svcs() { local d; for d in "$TBD"/0-*.*; do [ "$(cat "$d/key" 2>/dev/null)" = tbrdma ] && basename "$d"; done; }
+rebind_all() {
+	local s
+	for s in $(svcs); do echo "$s" > "$DRV/unbind" || fail "unbind $s"; done
+	sleep 1
+	for s in $(svcs); do echo "$s" > "$DRV/bind" || fail "bind $s"; done
+}
+if [ "$VM_ROLE" = a ]; then
+	. "$TBR_TOP/tests/vm/lib/pair.sh"
+	. "$TBR_TOP/tests/vm/lib/daemons.sh"
+	rdma system set netns exclusive || fail "rdma netns exclusive"
+	"$CTL" dev-new > /dev/null && "$CTL" dev-new > /dev/null || fail "dev-new"
+	g() { "$CTL" devs | sed -n "s/^dev dev=tbrdma$1 .* guid=\([0-9a-f]*\) .*/\1/p"; }
+	GA=$(g 0) GN=$(g 1) GX=$(g 2)
+	[ -n "$GA" ] && [ -n "$GN" ] && [ -n "$GX" ] || { "$CTL" devs; fail "no GUIDs"; }
+	host_ns 1 tbrdma1 tbr1
+	host_ns 2 tbrdma2 tbr2
+	"$CTL" cable-new tbrdma0 tbrdma1 --rails 1 > /dev/null || fail "cable A-N"
+	"$CTL" cable-new tbrdma1 tbrdma2 --rails 1 > /dev/null || fail "cable N-X"
+	in_h 1 ip addr add 10.77.0.3/24 dev tbr1 && in_h 1 ip link set tbr1 up
+	in_h 2 ip addr add 10.77.0.4/24 dev tbr2 && in_h 2 ip link set tbr2 up
+	# min-hop tables on the line A-N-X (ROUTE_SET wants them sorted by destination)
+	# shellcheck disable=SC2046
+	rs() { local d=$1; shift; "$CTL" route-set "$d" 1 $(printf '%s\n' "$@" | sort) || fail "route-set $d"; }
+	rs tbrdma0 "$GN,$GN,1" "$GX,$GN,2"
+	rs tbrdma1 "$GA,$GA,1" "$GX,$GX,1"
+	rs tbrdma2 "$GA,$GN,2" "$GN,$GN,1"
+	within 30 ping -c 1 -W 1 10.77.0.4 || { "$CTL" links; fail "A cannot ping X through N"; }
+	xgid() { in_h 2 bash -c "$(declare -f gid_index); gid_index tbrdma2 10.77.0.4"; }
+	wait_for 20 xgid > /dev/null
+	PROG=$TBR_TOP/build/progs/integrity
+	in_h 2 "$PROG" -d tbrdma2 -g "$(xgid)" server > /tmp/tsrv.log 2>&1 &
+	tsrv=$!
+	wait_for 10 in_h 2 sh -c "[ -n \"\$(ss -ltnH)\" ]"
+	"$PROG" -d tbrdma0 -g "$GID" --seed 46 --until-signal client 10.77.0.4 > /tmp/tcli.log 2>&1 &
+	tcli=$!
+	sleep 2
+	echo "$GX" > "$VM_SHARED/x.guid"
+	vm_signal chain
+	vm_wait b.lying 60
+	rebind_all
+	xlink() { "$CTL" links tbrdma0 | grep "^link dev=tbrdma0 .* peer=$GX "; }
+	xlink_up() { xlink | grep -q 'rails_up=[1-9]'; }
+	wait_for 90 xlink_up || { "$CTL" links; fail "no tb link claiming X came up"; }
+	"$CTL" links tbrdma0
+	xlink | grep -q " trust=held " || fail "A's tb link to the impostor of X is not held"
+	xlink | grep -q " held=1 " || fail "the link's held counter did not move"
+	"$CTL" devs tbrdma0 | grep -q "^dev dev=tbrdma0 .* links_held=1 held=1 " ||
+		{ "$CTL" devs; fail "tbrdma0: links_held/held"; }
+	klog_has "tbrdma: tbrdma0 link [0-9]* claims GUID $GX, which the fabric reaches through another neighbour" ||
+		fail "the hold was not logged"
+	vm_signal held
+	vm_wait b.spoke 60
+	some_drops() { xlink | grep -q ' held_drops=[1-9]'; }
+	wait_for 10 some_drops || { xlink; fail "what the impostor sent was not counted held_drops"; }
+	kill -USR1 "$tcli"
+	wait "$tcli" || { tail -20 /tmp/tcli.log; tail -20 /tmp/tsrv.log; fail "integrity A -> X failed with the impostor up"; }
+	wait "$tsrv" || { tail -20 /tmp/tsrv.log; fail "integrity server on X failed"; }
+	grep -q "integrity client: ok" /tmp/tcli.log || fail "integrity A -> X did not finish"
+	tail -1 /tmp/tcli.log
+	ip neigh flush dev tbr0		# ARP again: its broadcast must not reach the impostor
+	ping -c 3 -i 0.2 -W 5 10.77.0.4 > /dev/null || fail "A cannot ping the real X"
+	xlink
+	vm_signal checked_x
+	vm_wait b.truth 60
+	rebind_all
+	"$CTL" dev-del tbrdma2 && "$CTL" dev-del tbrdma1 || fail "dev-del N, X"
+	# a is the one who reads: b's real GUID on a used link again
+	wait_for 90 rails_up_is 4 || { "$CTL" links; fail "the tb rails to b did not come back"; }
+	"$CTL" links tbrdma0 | grep -q " peer=$(cat "$VM_SHARED/b.nodeguid") .* trust=used " ||
+		{ "$CTL" links; fail "the link to the honest b is not used"; }
+else
+	vm_wait a.chain 120
+	GX=$(cat "$VM_SHARED/x.guid")
+	echo "$guid:$GX" > $P/fault_xd_guid || fail "fault_xd_guid"
+	cat $P/fault_xd_guid
+	vm_signal lying
+	# a binds again; our link to A (honest at this end) comes up
+	vm_wait a.held 120
+	wait_for 30 rails_up_is 4 || { "$CTL" links; fail "b's rails to a did not come up"; }
+	rx0=$("$CTL" links tbrdma0 | sed -n 's/^link .* rx_frames=\([0-9]*\) .*/\1/p')
+	ping -c 2 -W 2 "$PEER" > /dev/null && fail "the impostor got an answer from a"
+	"$CTL" links tbrdma0
+	vm_signal spoke
+	vm_wait a.checked_x 180
+	cat $P/fault_xd_guid
+	grep -q ' tx=[1-9][0-9]* rx=' $P/fault_xd_guid || fail "the stand-in rewrote no GUID"
+	# nothing a sent on the held link came to us (ARP, IP, RC, management)
+	rx1=$("$CTL" links tbrdma0 | sed -n 's/^link .* rx_frames=\([0-9]*\) .*/\1/p')
+	[ "$rx1" = "$rx0" ] || fail "a sent $((rx1 - rx0)) frame(s) on its held link to the impostor"
+	echo 0:0 > $P/fault_xd_guid || fail "fault_xd_guid off"
+	vm_signal truth
+	wait_for 90 rails_up_is 4 || { "$CTL" links; fail "b's rails to a did not come back"; }
+fi
+wait_for 20 grep -q ACTIVE /sys/class/infiniband/tbrdma0/ports/1/state
+vm_signal honest
+vm_wait "$other.honest" 120
+wait_for 20 ping -c 1 -W 2 "$PEER" > /dev/null || fail "no IP to the honest peer"
+
 step "fabric key: b without it is refused and counted; with it on both ends the rails come back"
 echo "tbrdma-vm-test-fabric-key-of-issue-46" > /tmp/fabric.key
 refused() { "$CTL" devs tbrdma0 | sed -n 's/^dev dev=tbrdma0 .* auth_refused=\([0-9]*\).*/\1/p'; }
@@ -158,6 +273,58 @@ GID=$(gid_index tbrdma0 "$ME")
 vm_signal keyed_up
 vm_wait "$other.keyed_up" 120
 ping -c 2 -W 5 "$PEER" > /dev/null || fail "no IP over the keyed rails"
+
+step "keyed session: forged BYEs refused, the rails stay (READY and BYE signed, negotiation 2.2)"
+# b injects two BYEs with b's GUID, UUIDs and a sequence past any it sent: one unsigned (27
+# words, what anyone on the cable can make; 2.1 tore the rails down for it) and one made from b's
+# own signed READY with its type changed (the MAC no longer checks): a answers both STATUS AUTH,
+# counts them (nego_refused +2) and keeps its 4 rails
+if [ "$VM_ROLE" = b ]; then
+	vm_wait a.counted_bye 60
+	python3 - $P/xd_sent > /tmp/inject_bye <<'PYEOF' || fail "building the BYEs"
+import sys
+ready = None
+for line in open(sys.argv[1]):
+    w = [int(x, 16) for x in line.split()]
+    if len(w) > 9 and w[1] == 1 and (w[8] >> 8) & 0xff == 3 and w[8] & 0xff == 40:
+        ready = w                      # the last signed READY on port 1
+assert ready, "no signed READY on port 1 in xd_sent"
+def pkt(w):
+    w = list(w)
+    w[2] = (w[2] & ~0x3f) | (len(w) - 3)
+    return " ".join("%x" % x for x in w)
+bye = list(ready[:7 + 27])
+bye[8] = (bye[8] & ~0xffff) | 0x400 | 27    # BYE, 27 words: unsigned
+bye[9] = 0x7ffffff0
+bye[7 + 14] = 0
+print(pkt(bye))
+forged = list(ready)
+forged[8] = (forged[8] & ~0xff00) | 0x400   # the signed READY made a BYE
+forged[9] = 0x7ffffff1
+print(pkt(forged))
+PYEOF
+	while read -r words; do
+		echo "inject: $(echo "$words" | cut -c1-70)..."
+		echo "$words" > $P/xd_inject || fail "xd_inject refused the BYE"
+		sleep 0.5
+	done < /tmp/inject_bye
+	vm_signal injected_bye
+else
+	ref0=$(state nego_refused)
+	n_conn=$(connects)
+	vm_signal counted_bye
+	vm_wait b.injected_bye 60
+	refused_2() { [ "$(state nego_refused)" -ge $((ref0 + 2)) ]; }
+	wait_for 20 refused_2 || { cat /sys/module/tbrdma/parameters/tb_state; fail "the forged BYEs were not refused"; }
+	cat /sys/module/tbrdma/parameters/tb_state
+	klog_has 'tbrdma: refused peer [0-9a-f]*: its READY or BYE is not signed with the fabric key' ||
+		fail "the refusal was not logged"
+	sleep 2
+	rails_up_is 4 || { "$CTL" links; fail "a forged BYE took the keyed rails down"; }
+	[ "$(connects)" = "$n_conn" ] || fail "the keyed link was torn down and set up again"
+fi
+vm_signal bye_checked
+vm_wait "$other.bye_checked" 60
 
 step "the link still carries RDMA"
 # (perf_pair's -u: guest.sh's PAIR_ACK_TIMEOUT; 14 ended in RETRY_EXC_ERR on the debug kernel at
