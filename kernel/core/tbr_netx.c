@@ -158,9 +158,12 @@ u64 tbr_netx_win_when(const struct tbr_netx_win *w, u64 now)
 			continue;
 		if ((w->rail_seen & (1U << r)) && (s32)(w->rail_newest[r] - w->next) > 0)
 			continue;
+		/* samples every TBR_NETX_SILENT_MS / 2 until it is silent */
 		t = w->rail_since[r] + TBR_NETX_SILENT_MS;
-		if (t <= now || !w->sample_at || now - w->sample_at > TBR_NETX_SILENT_MS)
-			t = now + 1;	/* a sample first */
+		if (w->sample_at + TBR_NETX_SILENT_MS / 2 < t)
+			t = w->sample_at + TBR_NETX_SILENT_MS / 2;
+		if (t <= now || !w->sample_at)
+			t = now + 1;
 		if (t < when)
 			when = t;
 	}
@@ -189,6 +192,12 @@ u64 tbr_netx_win_tick(struct tbr_netx_win *w, u64 now, const struct tbr_netx_ops
 
 void tbr_netx_win_sample(struct tbr_netx_win *w, u32 up, const u64 *frames, u64 now)
 {
+	/*
+	 * Silence counts only as seen by samples at most TBR_NETX_SILENT_MS
+	 * apart: after a longer gap (no hole to watch, or this host stalled,
+	 * its rails' deliveries with it) every rail starts anew.
+	 */
+	bool gap = !w->sample_at || now - w->sample_at > TBR_NETX_SILENT_MS;
 	u32 r;
 
 	if (TBR_NETX_RAILS < 32)
@@ -199,7 +208,7 @@ void tbr_netx_win_sample(struct tbr_netx_win *w, u32 up, const u64 *frames, u64 
 			w->rail_silent &= ~(1U << r);
 			continue;
 		}
-		if (!(w->rail_up & (1U << r)) || frames[r] != w->rail_frames[r]) {
+		if (gap || !(w->rail_up & (1U << r)) || frames[r] != w->rail_frames[r]) {
 			w->rail_frames[r] = frames[r];
 			w->rail_since[r] = now;
 		}
