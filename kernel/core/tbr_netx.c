@@ -84,14 +84,20 @@ static void tbr_netx_drain(struct tbr_netx_win *w, const struct tbr_netx_ops *op
 	}
 }
 
-/* Give the oldest packet up (incomplete or never seen), for @why. */
-static void tbr_netx_skip(struct tbr_netx_win *w, enum tbr_netx_cnt why,
+static u64 tbr_netx_deadline(const struct tbr_netx_win *w);
+
+/* Give the oldest packet up (incomplete or never seen) at @now, for @why. */
+static void tbr_netx_skip(struct tbr_netx_win *w, enum tbr_netx_cnt why, u64 now,
 			  const struct tbr_netx_ops *ops, void *ctx)
 {
 	struct tbr_netx_slot *s = tbr_netx_slot(w, w->next);
+	u64 since = tbr_netx_deadline(w) - TBR_NETX_HOLD_MS;
 
 	ops->count(ctx, s->nfrags ? TBR_NETX_RX_GIVEN_UP : TBR_NETX_RX_MISSING, 1);
 	ops->count(ctx, why, 1);
+	/* how long what is behind it waited for it (from the first seen past it) */
+	if (w->next + 1 != w->hi && now > since)
+		ops->count(ctx, TBR_NETX_RX_HOLD_MS, (u32)(now - since));
 	tbr_netx_slot_free(s, ops, ctx);
 	w->next++;
 }
@@ -137,7 +143,7 @@ static void tbr_netx_settle(struct tbr_netx_win *w, u64 now, const struct tbr_ne
 {
 	tbr_netx_drain(w, ops, ctx);
 	while (w->next != w->hi && tbr_netx_win_past(w, w->next, now)) {
-		tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_RAILS, ops, ctx);
+		tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_RAILS, now, ops, ctx);
 		tbr_netx_drain(w, ops, ctx);
 	}
 }
@@ -177,9 +183,9 @@ u64 tbr_netx_win_tick(struct tbr_netx_win *w, u64 now, const struct tbr_netx_ops
 		if (w->flushing && (s32)(w->flush_hi - w->next) <= 0)
 			w->flushing = false;
 		if (w->flushing && w->flush_at <= now) {
-			tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_CUT, ops, ctx);
+			tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_CUT, now, ops, ctx);
 		} else if (tbr_netx_deadline(w) <= now) {
-			tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_HOLD, ops, ctx);
+			tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_HOLD, now, ops, ctx);
 		} else {
 			break;
 		}
@@ -293,7 +299,7 @@ void tbr_netx_win_rx(struct tbr_netx_win *w, const struct tbr_netx_frag *f, cons
 	while ((s32)(seq - w->next) >= TBR_NETX_WIN) {	/* the window moves */
 		if (w->next == w->hi)
 			w->hi++;
-		tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_WINDOW, ops, ctx);
+		tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_WINDOW, now, ops, ctx);
 		tbr_netx_drain(w, ops, ctx);
 	}
 	if ((s32)(seq - w->hi) >= 0)

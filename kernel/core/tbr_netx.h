@@ -95,6 +95,7 @@ enum tbr_netx_cnt {
 	TBR_NETX_RX_GIVEUP_HOLD,	/* TBR_NETX_HOLD_MS */
 	TBR_NETX_RX_GIVEUP_CUT,		/* a rail went down */
 	TBR_NETX_RX_GIVEUP_WINDOW,	/* pushed out of the window */
+	TBR_NETX_RX_HOLD_MS,	/* ms the packets behind those waited, summed */
 	TBR_NETX_CNT_MAX
 };
 

@@ -206,7 +206,7 @@ static const char tbr_netx_cnt_names[TBR_NETX_CNT_MAX][ETH_GSTRING_LEN] = {
 	"ip_rx_packets_striped", "ip_rx_frags", "ip_rx_gso", "ip_rx_reordered",
 	"ip_rx_given_up", "ip_rx_missing", "ip_rx_late_frags", "ip_rx_bad_frags",
 	"ip_rx_resync", "ip_rx_giveup_rails", "ip_rx_giveup_hold", "ip_rx_giveup_cut",
-	"ip_rx_giveup_window",
+	"ip_rx_giveup_window", "ip_rx_hold_ms",
 };
 
 /* per rail index (rail N of every link summed): what tbrN's traffic shares */

@@ -262,6 +262,8 @@ static void test_silent(void **state)
 	assert_int_equal(h.cnt[TBR_NETX_RX_MISSING], 1);
 	assert_int_equal(h.cnt[TBR_NETX_RX_GIVEUP_RAILS], 1);
 	assert_int_equal(h.cnt[TBR_NETX_RX_GIVEUP_HOLD], 0);
+	/* packet 2 waited from its arrival (now + 5) until then */
+	assert_int_equal(h.cnt[TBR_NETX_RX_HOLD_MS], TBR_NETX_SILENT_MS - 5);
 }
 
 /*
