@@ -5,7 +5,7 @@
  * the window's reassembly, ordering and give-up rule on what it accepts,
  * with rails coming, going, falling silent and the clock moving.
  *
- * Input: records, each a kind byte, a clock step (ms) byte, then:
+ * Input: records, each a kind byte, a clock step byte (ms; x8 with the kind's top bit), then:
  *   kind % 6 == 0  raw frame: rail byte, 2-byte length, that many bytes (the
  *                  whole fragment frame, header included)
  *   kind % 6 == 1  built fragment: rail, seq step (signed byte), frag,
