@@ -171,7 +171,7 @@ static void tbr_netdev_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *da
 	if (!netif_running(ndev))
 		goto drop;
 	if (pdf == TBR_PDF_NETX) {
-		tbr_netx_rx(ndev, rail->link, src, data, len);
+		tbr_netx_rx(ndev, rail->link, rail->id, src, data, len);
 		return;
 	}
 	if (len < ETH_HLEN || !tbr_netx_src_ok(data, len, src))
@@ -205,7 +205,8 @@ static const char tbr_netx_cnt_names[TBR_NETX_CNT_MAX][ETH_GSTRING_LEN] = {
 	"ip_tx_packets_striped", "ip_tx_frags", "ip_tx_stalls", "ip_tx_packets_one_frame",
 	"ip_rx_packets_striped", "ip_rx_frags", "ip_rx_gso", "ip_rx_reordered",
 	"ip_rx_given_up", "ip_rx_missing", "ip_rx_late_frags", "ip_rx_bad_frags",
-	"ip_rx_resync",
+	"ip_rx_resync", "ip_rx_giveup_rails", "ip_rx_giveup_hold", "ip_rx_giveup_cut",
+	"ip_rx_giveup_window", "ip_rx_hold_ms",
 };
 
 /* per rail index (rail N of every link summed): what tbrN's traffic shares */
@@ -487,8 +488,8 @@ static void tbr_netdev_rail_event(struct tbr_rail *rail, enum tbr_obs_event ev)
 
 	if (ev != TBR_OBS_UP && ev != TBR_OBS_DOWN)
 		return;
-	if (ev == TBR_OBS_DOWN && !rail->link->ops && tdev->netdev)
-		tbr_netx_rail_down(tdev->netdev, rail->link);
+	if (!rail->link->ops && tdev->netdev)
+		tbr_netx_rail_event(tdev->netdev, rail->link, rail->id, ev == TBR_OBS_UP);
 	if (tbr_port_rate_update(tdev) && tdev->rails.rails_up)
 		ib_dispatch_event(&iev);
 }

@@ -13,75 +13,29 @@
 
 #include "tbrdma.h"
 
+#include "core/tbr_netx.h"
 #include "core/tbr_netx_wire.h"
 
-#define TBR_NETX_FRAGS_MAX	64
 /* a fragment frame: never a tb split frame (a 4096-byte ring frame) */
 #define TBR_NETX_FRAME		4096
 #define TBR_NETX_MTU_MAX	65535
-/* the largest Ethernet frame: a 64 KiB GSO super packet and its headers */
-#define TBR_NETX_PKT_MAX	(65536 + ETH_HLEN + 64)
-/* packets waiting for an earlier one (a reorder window per link) */
-#define TBR_NETX_WIN		1024
-/*
- * an incomplete packet is given up after this long: rails lose frames
- * only when cut, and then the packets already seen are given up
- * TBR_NETX_CUT_MS after the rail went down; this one bounds the wait for
- * anything else (a fragment queued behind a full ring of another rail
- * takes long on a slow or rate-capped lane)
- */
-#define TBR_NETX_HOLD_MS	1000
-#define TBR_NETX_CUT_MS		20
-
-struct tbr_netx_slot {
-	struct sk_buff *skb;	/* NULL with nfrags set: allocation failed */
-	u64 have;		/* fragments received, a bit each */
-	unsigned long stamp;	/* jiffies at its first fragment */
-	u32 seq;
-	u16 frag_size;
-	u8 nfrags;		/* 0: free */
-	u8 got;
-};
 
 /*
  * Per rail link with a peer that takes fragments: made at the link's
  * first rail up (process), reset at its last down, freed (RCU) when it
- * goes. The RX side is under @lock; tx_seq under tbrN's TX lock.
+ * goes. The receive window (core/tbr_netx.c: reassembly, order, the rule
+ * that gives packets up) is under @lock; tx_seq under tbrN's TX lock.
  */
 struct tbr_netx_link {
 	struct rcu_head rcu;
 	struct net_device *ndev;
+	struct tbr_link *link;		/* its rails, sampled by @timer (it outlives us) */
 	u64 peer_guid;
 	spinlock_t lock;
 	struct timer_list timer;	/* gives incomplete packets up */
 	bool dead;
-	bool synced;			/* next is the peer's */
-	bool flushing;			/* a rail went down: give up before flush_hi */
-	u32 flush_hi;
-	unsigned long flush_at;		/* jiffies */
-	u32 next;			/* the next packet to hand up */
-	u32 hi;				/* one past the newest seen */
 	u32 tx_seq;			/* our next packet (never reset) */
-	struct tbr_netx_slot slot[TBR_NETX_WIN];
-};
-
-enum tbr_netx_cnt {
-	TBR_NETX_TX_PACKETS,	/* packets sent as fragments */
-	TBR_NETX_TX_FRAGS,
-	TBR_NETX_TX_STALLS,	/* a fragment waited for TX descriptors */
-	TBR_NETX_TX_LEGACY,	/* packets sent as one NET frame */
-	TBR_NETX_RX_PACKETS,	/* packets reassembled and handed up */
-	TBR_NETX_RX_FRAGS,
-	TBR_NETX_RX_GSO,	/* of them, super packets */
-	TBR_NETX_RX_REORDERED,	/* completed behind an incomplete earlier one */
-	TBR_NETX_RX_GIVEN_UP,	/* incomplete after TBR_NETX_HOLD_MS, or pushed
-				 * out of the window: dropped
-				 */
-	TBR_NETX_RX_MISSING,	/* numbers never seen (lost whole) */
-	TBR_NETX_RX_LATE,	/* fragments of packets given up */
-	TBR_NETX_RX_BAD,	/* malformed fragments */
-	TBR_NETX_RX_RESYNC,	/* the peer's numbering restarted */
-	TBR_NETX_CNT_MAX
+	struct tbr_netx_win win;
 };
 
 struct tbr_netdev_priv {
@@ -111,12 +65,13 @@ static inline struct tbr_netdev_priv *tbr_netdev_priv(struct net_device *ndev)
 bool tbr_netx_takes(struct tbr_netdev_priv *priv, struct tbr_link *link);
 void tbr_netx_xmit(struct net_device *ndev, struct tbr_link *link,
 		   struct sk_buff *skb);
-void tbr_netx_rx(struct net_device *ndev, struct tbr_link *link, u64 src,
+void tbr_netx_rx(struct net_device *ndev, struct tbr_link *link, u32 rail, u64 src,
 		 const void *data, u32 len);
 void tbr_netx_tx_ready(struct net_device *ndev, struct tbr_link *link);
 void tbr_netx_link_event(struct net_device *ndev, struct tbr_link *link,
 			 enum tbr_obs_event ev);
-void tbr_netx_rail_down(struct net_device *ndev, struct tbr_link *link);
+void tbr_netx_rail_event(struct net_device *ndev, struct tbr_link *link, u32 rail,
+			 bool up);
 void tbr_netx_init(struct net_device *ndev);
 void tbr_netx_fini(struct net_device *ndev);
 int tbr_netx_open(struct net_device *ndev);

@@ -8,10 +8,15 @@
  * each) which the link layer spreads over the link's up rails as it does
  * the transport's frames. Packets are numbered per link; the receiver
  * reassembles each from its fragments and hands packets up strictly in
- * number order, so no flow sees reordering however the rails skew. A
- * packet that stays incomplete TBR_NETX_HOLD_MS (its fragments were on a
- * rail that was cut) is given up and those behind it go on: a lost IP
- * packet, which TCP resends, never a lost connection.
+ * number order, so no flow sees reordering however the rails skew. The
+ * window and the reassembly are core/tbr_netx.c's (OS independent, unit
+ * tested and fuzzed). A packet whose missing fragments cannot come any more
+ * is given up and those behind it go on: a lost IP packet, which TCP
+ * resends, never a lost connection. "Cannot come" follows the rails'
+ * delivery (core/tbr_netx.h): every up rail has delivered a fragment of a
+ * later packet (rails keep order), or nothing at all for
+ * TBR_NETX_SILENT_MS; TBR_NETX_HOLD_MS is the last resort, and a rail cut
+ * gives up what was seen before it TBR_NETX_CUT_MS later.
  *
  * Offloads are carried, not done: a TSO super packet travels whole with
  * its MSS, a CHECKSUM_PARTIAL packet with its checksum's place (as
@@ -28,9 +33,12 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 
+#include "link/rail.h"
 #include "verbs/netdev.h"
 
 static_assert(sizeof(struct tbr_netx_hdr) == TBR_NETX_HDR_LEN);
+static_assert(TBR_NETX_HDR_LEN == TBR_NETX_HDR_SIZE && TBR_NETX_VERSION == TBR_NETX_VER);
+static_assert(TBR_NETX_ETH_HLEN == ETH_HLEN && TBR_LINK_MAX_RAILS <= TBR_NETX_RAILS);
 static_assert(DIV_ROUND_UP(TBR_NETX_PKT_MAX, 4096) <= 17);
 
 /*
@@ -385,11 +393,11 @@ static void tbr_netx_copy(struct sk_buff *skb, u32 off, const u8 *src, u32 n)
 }
 
 /* The offloads of @h onto @skb (an Ethernet frame at skb->data): 0 or -EINVAL. */
-static int tbr_netx_offloads(struct sk_buff *skb, const struct tbr_netx_hdr *h)
+static int tbr_netx_offloads(struct sk_buff *skb, const struct tbr_netx_frag *h)
 {
 	struct skb_shared_info *sh = skb_shinfo(skb);
-	u32 start = be16_to_cpu(h->csum_start);
-	u32 off = be16_to_cpu(h->csum_offset);
+	u32 start = h->csum_start;
+	u32 off = h->csum_offset;
 	u32 type = h->gso_type & ~TBR_NETX_GSO_ECN;
 
 	if (h->flags & TBR_NETX_F_CSUM) {
@@ -403,58 +411,12 @@ static int tbr_netx_offloads(struct sk_buff *skb, const struct tbr_netx_hdr *h)
 	if (!(h->flags & TBR_NETX_F_CSUM) ||
 	    (type != TBR_NETX_GSO_TCPV4 && type != TBR_NETX_GSO_TCPV6))
 		return -EINVAL;
-	sh->gso_size = be16_to_cpu(h->gso_size);
+	sh->gso_size = h->gso_size;
 	sh->gso_type = (type == TBR_NETX_GSO_TCPV4 ? SKB_GSO_TCPV4 : SKB_GSO_TCPV6) |
 		       (h->gso_type & TBR_NETX_GSO_ECN ? SKB_GSO_TCP_ECN : 0) |
 		       SKB_GSO_DODGY;	/* the stack checks the headers */
 	sh->gso_segs = 0;
 	return 0;
-}
-
-static void tbr_netx_slot_free(struct tbr_netx_slot *s)
-{
-	kfree_skb(s->skb);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Hand complete packets up in order, onto @q. nl->lock held. */
-static void tbr_netx_drain(struct tbr_netx_link *nl, struct sk_buff_head *q)
-{
-	struct tbr_netx_slot *s;
-
-	while (nl->next != nl->hi) {
-		s = &nl->slot[nl->next % TBR_NETX_WIN];
-		if (!s->nfrags || s->got < s->nfrags)
-			break;
-		if (s->skb)
-			__skb_queue_tail(q, s->skb);
-		s->skb = NULL;
-		tbr_netx_slot_free(s);
-		nl->next++;
-	}
-}
-
-/* Give the oldest packet up (incomplete or never seen). nl->lock held. */
-static void tbr_netx_skip(struct tbr_netdev_priv *priv, struct tbr_netx_link *nl)
-{
-	struct tbr_netx_slot *s = &nl->slot[nl->next % TBR_NETX_WIN];
-
-	tbr_netx_count(priv, s->nfrags ? TBR_NETX_RX_GIVEN_UP : TBR_NETX_RX_MISSING, 1);
-	tbr_netx_slot_free(s);
-	nl->next++;
-}
-
-static void tbr_netx_reset_locked(struct tbr_netx_link *nl)
-{
-	u32 i;
-
-	for (i = 0; i < TBR_NETX_WIN; i++)
-		if (nl->slot[i].nfrags)
-			tbr_netx_slot_free(&nl->slot[i]);
-	nl->synced = false;
-	nl->flushing = false;
-	nl->next = 0;
-	nl->hi = 0;
 }
 
 static int tbr_netx_poll(struct napi_struct *napi, int budget)
@@ -501,148 +463,154 @@ void tbr_netx_rx_one(struct net_device *ndev, struct sk_buff *skb)
 	napi_schedule(&priv->napi);
 }
 
-/* When the oldest waiting packet is given up; nl->lock held, nl->next != nl->hi. */
-static unsigned long tbr_netx_deadline(struct tbr_netx_link *nl)
-{
-	u32 seq;
+/* what the core's reassembly calls back, for one link under its lock */
+struct tbr_netx_ctx {
+	struct net_device *ndev;
+	struct tbr_netdev_priv *priv;
+	struct sk_buff_head q;		/* packets handed up, in order */
+};
 
-	/* a number never seen: since the first one seen after it */
-	for (seq = nl->next; seq != nl->hi; seq++)
-		if (nl->slot[seq % TBR_NETX_WIN].nfrags)
-			break;
-	return nl->slot[seq % TBR_NETX_WIN].stamp + msecs_to_jiffies(TBR_NETX_HOLD_MS);
+static void *tbr_netx_op_alloc(void *ctx, u32 len)
+{
+	struct tbr_netx_ctx *c = ctx;
+	struct sk_buff *skb = tbr_netx_skb_alloc(c->ndev, len);
+
+	if (!skb)
+		c->ndev->stats.rx_dropped++;	/* given up later */
+	return skb;
 }
 
-static void tbr_netx_timer(struct timer_list *t)
+static void tbr_netx_op_copy(void *ctx, void *pkt, u32 off, const u8 *src, u32 n)
 {
-	struct tbr_netx_link *nl = from_timer(nl, t, timer);
-	struct tbr_netdev_priv *priv = tbr_netdev_priv(nl->ndev);
-	struct sk_buff_head q;
-	unsigned long when;
+	tbr_netx_copy(pkt, off, src, n);
+}
 
-	__skb_queue_head_init(&q);
-	spin_lock_bh(&nl->lock);
-	while (!nl->dead && nl->next != nl->hi) {
-		if (nl->flushing && (s32)(nl->flush_hi - nl->next) <= 0)
-			nl->flushing = false;
-		when = tbr_netx_deadline(nl);
-		if (nl->flushing && time_before(nl->flush_at, when))
-			when = nl->flush_at;
-		if (time_before(jiffies, when)) {
-			mod_timer(&nl->timer, when);
-			break;
-		}
-		tbr_netx_skip(priv, nl);
-		tbr_netx_drain(nl, &q);
+static int tbr_netx_op_finish(void *ctx, void *pkt, const struct tbr_netx_frag *f)
+{
+	return tbr_netx_offloads(pkt, f);
+}
+
+static void tbr_netx_op_deliver(void *ctx, void *pkt)
+{
+	__skb_queue_tail(&((struct tbr_netx_ctx *)ctx)->q, pkt);
+}
+
+static void tbr_netx_op_drop(void *ctx, void *pkt)
+{
+	kfree_skb(pkt);
+}
+
+static void tbr_netx_op_count(void *ctx, enum tbr_netx_cnt c, u32 n)
+{
+	tbr_netx_count(((struct tbr_netx_ctx *)ctx)->priv, c, n);
+}
+
+static const struct tbr_netx_ops tbr_netx_ops = {
+	.alloc = tbr_netx_op_alloc,
+	.copy = tbr_netx_op_copy,
+	.finish = tbr_netx_op_finish,
+	.deliver = tbr_netx_op_deliver,
+	.drop = tbr_netx_op_drop,
+	.count = tbr_netx_op_count,
+};
+
+static void tbr_netx_ctx_init(struct tbr_netx_ctx *c, struct net_device *ndev)
+{
+	c->ndev = ndev;
+	c->priv = tbr_netdev_priv(ndev);
+	__skb_queue_head_init(&c->q);
+}
+
+/* the core's clock: ms */
+static u64 tbr_netx_now(void)
+{
+	return jiffies64_to_msecs(get_jiffies_64());
+}
+
+/* Look at @nl again at @when (ms; 0: nothing waits). nl->lock held. */
+static void tbr_netx_arm(struct tbr_netx_link *nl, u64 when, u64 now)
+{
+	if (!when)
+		return;
+	mod_timer(&nl->timer, jiffies + max_t(unsigned long, 1,
+					      msecs_to_jiffies(when - now)));
+}
+
+/* Which rails of @link are up and how many frames each received. Any context. */
+static u32 tbr_netx_rails_read(struct tbr_link *link, u64 *frames)
+{
+	struct tbr_rail *rail;
+	unsigned long flags;
+	u32 r, up = 0;
+
+	spin_lock_irqsave(&link->lock, flags);
+	for (r = 0; r < TBR_LINK_MAX_RAILS; r++) {
+		rail = link->rails[r];
+		frames[r] = 0;
+		if (!rail || !rail->up)
+			continue;
+		up |= 1U << r;
+		frames[r] = atomic64_read(&rail->cnt[TBR_CNT_RX_FRAMES]);
 	}
-	tbr_netx_release(priv, nl, &q);
-	spin_unlock_bh(&nl->lock);
-	napi_schedule(&priv->napi);
-}
-
-/* A header that describes a packet: its payload @n bytes at its place. */
-static bool tbr_netx_hdr_ok(const struct tbr_netx_hdr *h, u32 n)
-{
-	u32 len = be32_to_cpu(h->len), fsz = be16_to_cpu(h->frag_size);
-
-	if (h->version != TBR_NETX_VERSION || !fsz || len < ETH_HLEN ||
-	    len > TBR_NETX_PKT_MAX || !h->nfrags || h->nfrags > TBR_NETX_FRAGS_MAX ||
-	    h->frag >= h->nfrags || DIV_ROUND_UP(len, fsz) != h->nfrags)
-		return false;
-	if (h->frag + 1 < h->nfrags)
-		return n == fsz;
-	return h->frag * fsz + n == len;
+	spin_unlock_irqrestore(&link->lock, flags);
+	return up;
 }
 
 /*
- * A fragment frame (@data, @len bytes) from @src arrived on a rail of
- * @link. Context "bh"; @data is valid only during the call.
+ * The rails sampled (a rail silent since the last look), then what the
+ * rule gives up now is given up. Context: timer (softirq).
  */
-void tbr_netx_rx(struct net_device *ndev, struct tbr_link *link, u64 src,
+static void tbr_netx_timer(struct timer_list *t)
+{
+	struct tbr_netx_link *nl = from_timer(nl, t, timer);
+	u64 frames[TBR_NETX_RAILS] = { 0 };
+	struct tbr_netx_ctx c;
+	u64 now;
+	u32 up;
+
+	/* nl->link lives until after tbr_netx_link_free() stops this timer */
+	up = tbr_netx_rails_read(nl->link, frames);
+	tbr_netx_ctx_init(&c, nl->ndev);
+	spin_lock_bh(&nl->lock);
+	if (!nl->dead) {
+		now = tbr_netx_now();
+		tbr_netx_win_sample(&nl->win, up, frames, now);
+		tbr_netx_arm(nl, tbr_netx_win_tick(&nl->win, now, &tbr_netx_ops, &c), now);
+		tbr_netx_release(c.priv, nl, &c.q);
+	}
+	spin_unlock_bh(&nl->lock);
+	napi_schedule(&c.priv->napi);
+}
+
+/*
+ * A fragment frame (@data, @len bytes) from @src arrived on rail index
+ * @rail of @link. Context "bh"; @data is valid only during the call.
+ */
+void tbr_netx_rx(struct net_device *ndev, struct tbr_link *link, u32 rail, u64 src,
 		 const void *data, u32 len)
 {
 	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
-	const struct tbr_netx_hdr *h = data;
 	struct tbr_netx_link *nl;
-	struct tbr_netx_slot *s;
-	struct sk_buff_head q;
-	u32 seq, plen, fsz;
-	s32 d;
+	struct tbr_netx_frag f;
+	struct tbr_netx_ctx c;
+	u64 now;
 
 	nl = xa_load(&priv->netx, link->id);
-	if (!nl || src != link->peer_guid || len <= TBR_NETX_HDR_LEN ||
-	    !tbr_netx_hdr_ok(h, len - TBR_NETX_HDR_LEN)) {
+	if (!nl || src != link->peer_guid || tbr_netx_parse(data, len, &f)) {
 		tbr_netx_count(priv, TBR_NETX_RX_BAD, 1);
 		ndev->stats.rx_errors++;
 		return;
 	}
-	tbr_netx_count(priv, TBR_NETX_RX_FRAGS, 1);
-	seq = be32_to_cpu(h->seq);
-	plen = be32_to_cpu(h->len);
-	fsz = be16_to_cpu(h->frag_size);
-	__skb_queue_head_init(&q);
+	tbr_netx_ctx_init(&c, ndev);
 	spin_lock(&nl->lock);
-	if (nl->dead)
-		goto out;
-	if (!nl->synced) {
-		nl->synced = true;
-		nl->next = seq;
-		nl->hi = seq;
+	if (!nl->dead) {
+		now = tbr_netx_now();
+		tbr_netx_win_rx(&nl->win, &f, (const u8 *)data + TBR_NETX_HDR_LEN, rail, now,
+				&tbr_netx_ops, &c);
+		if (!timer_pending(&nl->timer))
+			tbr_netx_arm(nl, tbr_netx_win_when(&nl->win, now), now);
+		tbr_netx_release(priv, nl, &c.q);
 	}
-	d = (s32)(seq - nl->next);
-	if (d < 0 && d >= -TBR_NETX_WIN) {
-		tbr_netx_count(priv, TBR_NETX_RX_LATE, 1);
-		goto out;	/* of a packet handed up or given up */
-	}
-	if (d < 0 || d >= 4 * TBR_NETX_WIN) {	/* the peer's numbering restarted */
-		tbr_netx_count(priv, TBR_NETX_RX_RESYNC, 1);
-		tbr_netx_reset_locked(nl);
-		nl->synced = true;
-		nl->next = seq;
-		nl->hi = seq;
-	}
-	while ((s32)(seq - nl->next) >= TBR_NETX_WIN) {	/* the window moves */
-		if (nl->next == nl->hi)
-			nl->hi++;
-		tbr_netx_skip(priv, nl);
-		tbr_netx_drain(nl, &q);
-	}
-	if ((s32)(seq - nl->hi) >= 0)
-		nl->hi = seq + 1;
-	s = &nl->slot[seq % TBR_NETX_WIN];
-	if (!s->nfrags) {
-		s->skb = tbr_netx_skb_alloc(ndev, plen);
-		s->seq = seq;
-		s->nfrags = h->nfrags;
-		s->frag_size = fsz;
-		s->stamp = jiffies;
-		if (!s->skb)
-			ndev->stats.rx_dropped++;	/* given up later */
-	} else if (s->seq != seq || s->nfrags != h->nfrags || s->frag_size != fsz ||
-		   (s->skb && s->skb->len != plen)) {
-		tbr_netx_count(priv, TBR_NETX_RX_BAD, 1);
-		goto out;
-	}
-	if (s->skb && !(s->have & BIT_ULL(h->frag))) {
-		tbr_netx_copy(s->skb, h->frag * fsz, (const u8 *)data + TBR_NETX_HDR_LEN,
-			      len - TBR_NETX_HDR_LEN);
-		s->have |= BIT_ULL(h->frag);
-		if (++s->got == s->nfrags) {
-			/* every fragment carries the offloads: apply them now */
-			if (tbr_netx_offloads(s->skb, h)) {
-				tbr_netx_count(priv, TBR_NETX_RX_BAD, 1);
-				kfree_skb(s->skb);
-				s->skb = NULL;	/* complete, nothing to hand up */
-			}
-			if (seq != nl->next)
-				tbr_netx_count(priv, TBR_NETX_RX_REORDERED, 1);
-		}
-	}
-	tbr_netx_drain(nl, &q);
-	if (nl->next != nl->hi && !timer_pending(&nl->timer))
-		mod_timer(&nl->timer, tbr_netx_deadline(nl));
-out:
-	tbr_netx_release(priv, nl, &q);
 	spin_unlock(&nl->lock);
 	napi_schedule(&priv->napi);
 }
@@ -667,6 +635,15 @@ static void tbr_netx_tx_flush(struct net_device *ndev, struct tbr_link *link)
 	netif_tx_unlock_bh(ndev);
 }
 
+/* Every packet of @nl's window dropped. nl->lock held. */
+static void tbr_netx_reset_locked(struct tbr_netx_link *nl)
+{
+	struct tbr_netx_ctx c;
+
+	tbr_netx_ctx_init(&c, nl->ndev);
+	tbr_netx_win_reset(&nl->win, &tbr_netx_ops, &c);
+}
+
 static void tbr_netx_link_free(struct tbr_netx_link *nl)
 {
 	spin_lock_bh(&nl->lock);
@@ -686,6 +663,8 @@ void tbr_netx_link_event(struct net_device *ndev, struct tbr_link *link,
 {
 	struct tbr_netdev_priv *priv = tbr_netdev_priv(ndev);
 	struct tbr_netx_link *nl = xa_load(&priv->netx, link->id);
+	u64 frames[TBR_NETX_RAILS];
+	u32 up;
 
 	switch (ev) {
 	case TBR_OBS_UP:
@@ -695,7 +674,12 @@ void tbr_netx_link_event(struct net_device *ndev, struct tbr_link *link,
 		if (!nl)
 			break;	/* the link carries one frame per packet */
 		nl->ndev = ndev;
+		nl->link = link;
 		nl->peer_guid = link->peer_guid;
+		tbr_netx_win_init(&nl->win);
+		/* the rails up before us (the first one's rail event came first) */
+		up = tbr_netx_rails_read(link, frames);
+		tbr_netx_win_sample(&nl->win, up, frames, tbr_netx_now());
 		spin_lock_init(&nl->lock);
 		timer_setup(&nl->timer, tbr_netx_timer, 0);
 		if (xa_err(xa_store(&priv->netx, link->id, nl, GFP_KERNEL)))
@@ -721,22 +705,28 @@ void tbr_netx_link_event(struct net_device *ndev, struct tbr_link *link,
 }
 
 /*
- * A rail of @link went down: what was in flight on it is lost, so the
- * packets seen so far that are still incomplete TBR_NETX_CUT_MS from now
- * are given up then. Context "process".
+ * Rail index @rail of @link came up or went down. Down: what was in flight
+ * on it is lost, so the packets seen so far that are still incomplete
+ * TBR_NETX_CUT_MS from now are given up then (sooner if the other rails
+ * moved past them). Context "process".
  */
-void tbr_netx_rail_down(struct net_device *ndev, struct tbr_link *link)
+void tbr_netx_rail_event(struct net_device *ndev, struct tbr_link *link, u32 rail,
+			 bool up)
 {
 	struct tbr_netx_link *nl = xa_load(&tbr_netdev_priv(ndev)->netx, link->id);
+	u64 now;
 
 	if (!nl)
 		return;
 	spin_lock_bh(&nl->lock);
-	if (!nl->dead && nl->next != nl->hi) {
-		nl->flushing = true;
-		nl->flush_hi = nl->hi;
-		nl->flush_at = jiffies + msecs_to_jiffies(TBR_NETX_CUT_MS);
-		mod_timer(&nl->timer, nl->flush_at);
+	if (!nl->dead) {
+		now = tbr_netx_now();
+		if (up) {
+			tbr_netx_win_rail_up(&nl->win, rail);
+		} else {
+			tbr_netx_win_rail_down(&nl->win, rail, now);
+			tbr_netx_arm(nl, tbr_netx_win_when(&nl->win, now), now);
+		}
 	}
 	spin_unlock_bh(&nl->lock);
 }

@@ -15,6 +15,9 @@ fuzz_route:   routed frames (docs/protocol.md 7): for us, to forward, hop limit 
               source, broken; and bytes that read as a valid forwarding table.
 fuzz_split:   ring frame sequences of fuzz_split.c's 4-byte records (SOF, EOF, size, damaged):
               head + tail pairs, lone tails, heads without tails, damage between them.
+fuzz_netx:    tbrN's fragment frames in fuzz_netx.c's records: packets over two rails in
+              and out of order, a fragment lost, a packet lost whole beside an idle
+              rail, a slow rail, a rail cut, raw frames valid and broken.
 fuzz_nego's seeds are committed as they are (corpus/fuzz_nego).
 """
 import base64
@@ -91,6 +94,46 @@ def main(outdir):
     eth_seeds(outdir)
     route_seeds(outdir)
     split_seeds(outdir)
+    netx_seeds(outdir)
+
+
+def netx_seeds(outdir):
+    def built(rail, dseq, frag, length, step=0, flags=0):
+        return bytes([1, step, rail, dseq & 0xff, frag, length & 0xff, length >> 8, flags])
+
+    def sample(mask, new=(), step=0):
+        return bytes([2, step, mask & 0xff, mask >> 8]) + bytes(new)
+
+    def raw(rail, frame, step=0):
+        return bytes([0, step, rail, len(frame) & 0xff, len(frame) >> 8]) + frame
+
+    def hdr(seq, frag, nfrags, length, fsz=1024, ver=1, flags=0):
+        return struct.pack(">BBBBIIHHHHB3x", ver, flags, frag, nfrags, seq, length, fsz,
+                           0, 0, 0, 0)
+
+    tick = lambda step=0: bytes([5, step])
+    two = sample(3, (1, 1))
+    write(outdir, "fuzz_netx", {
+        "order": two + built(0, 0, 0, 2500) + built(1, 1, 0, 800) + built(1, -1, 2, 2500) +
+                 built(0, 0, 1, 2500) + built(0, 2, 0, 100) + built(1, 1, 0, 100),
+        "lost_frag": two + built(0, 0, 0, 1500) + built(0, 1, 0, 100, 1) +
+                     built(1, 1, 0, 100, 1) + built(1, -2, 1, 1500, 1),
+        "silent": built(0, 0, 0, 100) + two + built(1, 2, 0, 100, 5) + sample(3, (0, 1), 10) +
+                  tick() + sample(3, (0, 1), 25) + tick(),
+        "slow_rail": two + built(0, 0, 0, 1500) + built(0, 1, 0, 1500) + built(0, 0, 1, 1500) +
+                     b"".join(sample(3, (0, 6), 10) + tick() for _ in range(8)) +
+                     built(1, -1, 1, 1500, 10),
+        "hold": two + built(0, 0, 0, 1500) + built(0, 1, 0, 100) +
+                b"".join(sample(3, (0, 1), 0x80 | 20) + tick() for _ in range(8)),
+        "cut": two + built(0, 0, 0, 1500) + built(0, 1, 0, 1500) + bytes([4, 5, 1]) + tick() +
+               tick(25) + bytes([3, 1, 1]) + built(0, 2, 0, 1500) + built(1, 0, 1, 1500),
+        "window": two + built(0, 10, 0, 1500) + built(0, 127, 0, 100) * 9 + built(1, 0, 0, 100),
+        "raw": two + raw(0, hdr(0, 0, 1, 100, 1024) + bytes(100)) +
+               raw(1, hdr(1, 0, 2, 1100, 1024) + bytes(1024)) +
+               raw(0, hdr(1, 1, 2, 1100, 1024) + bytes(76)) +
+               raw(1, hdr(2, 0, 1, 13) + bytes(13)) + raw(0, hdr(3, 0, 1, 100, ver=2) + bytes(100)) +
+               raw(0, hdr(3, 0, 1, 100)[:20]) + raw(1, hdr(3, 0, 1, 100, flags=0x40) + bytes(100)),
+    })
 
 
 def split_seeds(outdir):

@@ -82,6 +82,8 @@ iv = json.load(open(sys.argv[1]))["intervals"]
 print(int(sorted(i["sum"]["bits_per_second"] for i in iv[2:5])[1] / 1e6))' /tmp/shared.json)
 wa=$(bw alone) ws=$(bw shared)
 echo "ib_write_bw (10 kB/s): alone $wa, beside iperf3 $ws; iperf3 Mb/s: alone $mt, beside ib_write_bw $ts (seconds 3-5)"
+# what tbr0's receive window (TCP's ACKs, beside ib_write_bw's) gave up, and why (docs/protocol.md 10)
+ethtool -S tbr0 | grep -E "ip_rx_(given_up|missing|late|giveup|hold)" | tr -s ' ' | paste -sd' '
 vm_signal done
 [ -z "$verdict" ] || fail "$verdict"
 [ "$wa" -gt 0 ] || fail "ib_write_bw moved nothing"
