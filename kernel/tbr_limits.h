@@ -27,7 +27,7 @@
  * TX frames of each rail that only management datagrams may take (this
  * fabric's VL15): a data stream that keeps every ring full must not starve
  * tbrdmad's sweep, or its neighbours time the host out and withdraw its
- * routes under that very stream. A quarter of a ring at most (link.c).
+ * routes under that very stream. A quarter of a ring at most (stripe.c).
  */
 #define TBR_LINK_MGMT_TX_RESERVE	2
 

@@ -145,15 +145,14 @@ struct tbr_send_wr {
 	u32 num_sge;
 	const void *inline_data;	/* TBR_WR_INLINE: copied at post */
 	u32 inline_len;
-	u64 remote_addr;		/* WRITE*, READ, atomics; LOCAL: the
-					 * cookie handed to ops->local
-					 */
+	/* WRITE*, READ, atomics; LOCAL: the cookie handed to ops->local */
+	u64 remote_addr;
 	u32 rkey;
-	u32 imm;			/* *_IMM: host order; SEND_INV: the
-					 * rkey the responder invalidates
-					 * (a SEND_INV is always fenced: it
-					 * waits for earlier READ/ATOMICs)
-					 */
+	/*
+	 * *_IMM: host order; SEND_INV: the rkey the responder invalidates (a
+	 * SEND_INV is always fenced: it waits for earlier READ/ATOMICs)
+	 */
+	u32 imm;
 	u64 compare_add;		/* CMP_SWAP: compare; FETCH_ADD: add */
 	u64 swap;			/* CMP_SWAP: swap */
 	/* UD only (from the address handle) */

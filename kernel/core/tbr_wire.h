@@ -70,15 +70,14 @@ enum tbr_op {
 #define TBR_F_ACKREQ		0x01	/* responder: acknowledge now */
 #define TBR_F_SOLICITED		0x02	/* SEND*: solicited event */
 #define TBR_F_RETRANS		0x04	/* retransmitted copy (informational) */
-#define TBR_F_ORDERED		0x08	/* WRITE*: place only after every
-					 * earlier PSN (follows a READ/ATOMIC)
-					 */
-#define TBR_F_ACK		0x10	/* SEND*, WRITE: a cumulative ACK of
-					 * the other direction rides along
-					 * (TBR_PB_ACK_LEN bytes after the
-					 * extension); only to a peer that
-					 * said it takes them
-					 */
+/* WRITE*: place only after every earlier PSN (follows a READ/ATOMIC) */
+#define TBR_F_ORDERED		0x08
+/*
+ * SEND*, WRITE: a cumulative ACK of the other direction rides along
+ * (TBR_PB_ACK_LEN bytes after the extension); only to a peer that said it
+ * takes them
+ */
+#define TBR_F_ACK		0x10
 #define TBR_F_ALL		0x1f
 
 /*

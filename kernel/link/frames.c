@@ -3,8 +3,8 @@
  * tbrdma: a rail's frames (link layer): the buffers of its TX and RX rings,
  * allocated when the rail is added and freed when it goes (link.c), and
  * how full those rings were since the rail last came up (ring occupancy,
- * kernel/core/tbr_ring_acct.h). The data path in link.c moves the levels
- * under link->lock, a clock read per change; the figures are read here.
+ * kernel/core/tbr_ring_acct.h). The data path in link.c and tx.c moves the
+ * levels under link->lock, a clock read per change; the figures are read here.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>

@@ -292,7 +292,7 @@ u64 tbr_link_auth_refused_count(struct tbr_dev *tdev);
 bool tbr_rail_ring_occ(struct tbr_rail *rail, struct tbr_ring_occ *tx,
 		       struct tbr_ring_occ *rx);
 
-/* The link layer's own (link.c, frames.c): a rail's frames, and its ring figures. */
+/* The link layer's own (link.c, tx.c, frames.c): a rail's frames, and its ring figures. */
 int tbr_rail_alloc_frames(struct tbr_rail *rail);
 void tbr_rail_free_frames(struct tbr_rail *rail);
 void tbr_rail_ring_acct_start_locked(struct tbr_rail *rail);
@@ -310,10 +310,13 @@ struct tbr_rail *tbr_link_pick_locked(struct tbr_link *link, u32 len, bool mgmt,
 void tbr_rail_tx_done_locked(struct tbr_rail *rail, struct tbr_frame *f, u64 now);
 u32 tbr_rail_drain_rate(struct tbr_rail *rail);
 
+/* link.c, for tx.c: TX descriptors came free, tell the observers ("bh"). */
+void tbr_notify_tx_ready(struct tbr_link *link);
+
 /*
- * tap.c, for link.c while tbr_link_tap_key is on: post @f (code @pdf, @len
- * bytes) on @rail with the tap's copy taken first (link->lock held), and a
- * received frame to the tap ("bh").
+ * tap.c, for tx.c and link.c while tbr_link_tap_key is on: post @f (code
+ * @pdf, @len bytes) on @rail with the tap's copy taken first (link->lock
+ * held), and a received frame to the tap ("bh").
  */
 int tbr_tap_post(struct tbr_rail *rail, struct tbr_frame *f, u8 pdf, u32 len);
 void tbr_tap_rx(struct tbr_rail *rail, u8 pdf, const void *buf, u32 len);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tbrdma: between link.c and route.c (the forwarding of routed frames,
- * docs/protocol.md 7). Nothing else includes this.
+ * tbrdma: between link.c, tx.c and route.c (the forwarding of routed
+ * frames, docs/protocol.md 7). Nothing else includes this.
  */
 #ifndef TBRDMA_LINK_ROUTE_H
 #define TBRDMA_LINK_ROUTE_H
@@ -14,13 +14,13 @@
  * (the rail's peer, or a routed frame's source). Context "bh".
  */
 void tbr_notify_rx(struct tbr_rail *rail, u64 src, u8 pdf, const void *data, u32 len);
-/* Give a frame tbr_link_tx_alloc() reserved back unsent. Context "any". */
+/* tx.c, for route.c: give a frame tbr_link_tx_alloc() reserved back unsent. Context "any". */
 void tbr_link_tx_abort_buf(void *buf);
 
 /*
  * route.c, for link.c: the forwarding hooks, which tbr_route_init() sets
  * in the device's struct tbr_rails (router) before the device has a rail,
- * so link.c calls route.c through them and never by name.
+ * so link.c and tx.c call route.c through them and never by name.
  *  rx        a frame with code TBR_PDF_ROUTED arrived on @rail (counted
  *            received): deliver it, forward it (the hop limit is
  *            decremented in @buf) or drop it, counted on the rail's link.

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: the capture tap (link.h struct tbr_link_tap, docs/capture.md).
- * link.c calls tbr_tap_post() and tbr_tap_rx() only while tbr_link_tap_key
- * is on, at the two points every rail frame passes once: its post on the TX
- * ring (tbr_frame_send_locked, link->lock held) and its dispatch after
- * reception (tbr_rx_dispatch, "bh"). Out of line: the hot path keeps a
- * patched-out jump.
+ * tx.c calls tbr_tap_post() and link.c tbr_tap_rx() only while
+ * tbr_link_tap_key is on, at the two points every rail frame passes once:
+ * its post on the TX ring (tx.c tbr_frame_send_locked, link->lock held) and
+ * its dispatch after reception (link.c tbr_rx_dispatch, "bh"). Out of line:
+ * the hot path keeps a patched-out jump.
  */
 #include <linux/jump_label.h>
 #include <linux/rcupdate.h>

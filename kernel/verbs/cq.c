@@ -123,6 +123,10 @@ int tbr_cq_post(struct tbr_cq *cq, const struct ib_wc *wc, bool solicited)
 	if (cq->overflow)
 		goto out_drop;
 	prod = q->kidx;
+	/*
+	 * pairs with the provider's store_release of cons (provider/cq.c): it
+	 * read the CQEs below cons, so their slots may be written again
+	 */
 	cons = cq->user ? smp_load_acquire(&q->ring->cons) : q->done;
 	if ((u32)(prod - cons) >= q->entries) {	/* full, or a bogus cons */
 		cq->overflow = true;
@@ -153,6 +157,11 @@ int tbr_cq_post(struct tbr_cq *cq, const struct ib_wc *wc, bool solicited)
 	if (cq->wc_qp)
 		cq->wc_qp[prod & q->mask] = wc->qp;
 	q->kidx = prod + 1;
+	/*
+	 * pairs with the provider's load_acquire of prod (provider/cq.c): the
+	 * CQE is written before it is seen; a kernel CQ is polled under
+	 * cq->lock from q->kidx (tbr_poll_cq)
+	 */
 	smp_store_release(&q->ring->prod, prod + 1);
 	notify = tbr_cq_take_arm(cq, solicited || wc->status != IB_WC_SUCCESS);
 	spin_unlock_irqrestore(&cq->lock, flags);
@@ -277,6 +286,7 @@ static int tbr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 
 	spin_lock_irqsave(&cq->lock, flags);
 	prod = cq->q.kidx;
+	/* as in tbr_cq_post(): the provider is done with the CQEs below cons */
 	cons = cq->user ? smp_load_acquire(&cq->q.ring->cons) : cq->q.done;
 	n = prod - cons;
 	if (n > cq->q.entries || n > nq.entries) {
@@ -355,6 +365,11 @@ static int tbr_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		w->dlid_path_bits = cqe->dlid_path_bits;
 		w->port_num = 1;
 		q->done++;
+		/*
+		 * pairs with no acquire: a kernel CQ's consumer index is
+		 * q->done, read under cq->lock (tbr_cq_post,
+		 * tbr_req_notify_cq); ring->cons only follows it
+		 */
 		smp_store_release(&q->ring->cons, q->done);
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tbrdma: the transport glue. Joins the verbs QPs (qp.c), the OS-independent
- * transport core (core/, one struct tbr_tqp per QP) and the links (link/link.c).
+ * transport core (core/, one struct tbr_tqp per QP) and the links (link/).
  *
  *   SQ ring --tbr_sq_fetch--> tbr_tqp_post_send --tx_alloc/tx_send--> link
  *   link --rx (bh)--> tbr_frame_peek -> QP by number -> tbr_tqp_rx

@@ -12,7 +12,7 @@
  * 256-byte transport packets tagged with its SOF and EOF PDFs, the receiver
  * frames them by its RX ring's sof_mask/eof_mask and reports the closing PDF
  * with SOF 0 (rx_deliver_strict; ideal_frames=1: whole frames, for A/B), and
- * the NHI's interrupt throttle (one per 128 us, rx_interrupt).
+ * the NHI's interrupt throttle (one per 128 us, tbsim_rx_interrupt).
  *
  * E2E is credit based end to end, as in hardware: an RX ring with
  * RING_FLAG_E2E grants the peer credits for its HopID over the cable (the
@@ -45,25 +45,16 @@
  * The "DMA engine" copies between the cable's packets and the buffers at the
  * bus addresses the driver mapped against the NHI's PCI device (dma-direct:
  * the bus address is translated back to the CPU's physical address).
+ *
+ * This file: the ring API, TX (credits, lane pacing, the cable), the stats;
+ * ring_rx.c: RX (framing, the interrupt throttle, E2E grants).
  */
-#include <linux/dma-direct.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "tbsim.h"
+#include "ring.h"
 
-static atomic_t tx_frames, rx_frames, rx_dropped, tx_dropped, rx_crc, rx_overrun;
-static atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx, resyncs, rx_gap, tx_packets;
-static atomic_t rx_packets, rx_cut, rx_pdf_dropped, irq_throttled;
-
-static unsigned int irq_throttle_us = 128;
-module_param(irq_throttle_us, uint, 0644);
-/* nhi.c nhi_enable_int_throttling: 128 us */
-MODULE_PARM_DESC(irq_throttle_us, "microseconds between a ring's interrupts at least (0: none)");
-
-static bool tbsim_ideal_frames;
-module_param_named(ideal_frames, tbsim_ideal_frames, bool, 0444);
-MODULE_PARM_DESC(ideal_frames, "test only, A/B: whole frames with the sender's PDFs, no packets");
+struct tbsim_ring_cnt tbsim_ring_cnt;
 
 static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
 
@@ -79,32 +70,16 @@ module_param_named(lane_mbps, tbsim_lane_mbps, uint, 0644);
 MODULE_PARM_DESC(lane_mbps, "rate cap per lane in Mb/s, TX rings paced (0: none)");
 static DEFINE_SPINLOCK(lane_lock);
 static u64 lane_busy[2];		/* ns: the lane's wire is busy until */
-static atomic_t tx_paced;
 #define TBSIM_LANE_BURST_NS	(200 * NSEC_PER_USEC)
-
-static struct tbsim_ring *to_sr(struct tb_ring *ring)
-{
-	return container_of(ring, struct tbsim_ring, ring);
-}
-
-static void *frame_va(struct tb_ring *ring, struct ring_frame *f)
-{
-	return phys_to_virt(dma_to_phys(&ring->nhi->pdev->dev, f->buffer_phy));
-}
-
-static size_t frame_len(u32 size)
-{
-	return size ? size : TBSIM_FRAME_MAX;
-}
 
 /* TX: @n frames in one packet on cable @c, counted. rcu_read_lock held. */
 static void ring_tx_packet(struct tbsim_cable *c, const struct tbsim_rec *recs, unsigned int n)
 {
 	if (tbsim_cable_xmitv(c, recs, n)) {
-		atomic_add(n, &tx_dropped);
+		atomic_add(n, &tbsim_ring_cnt.tx_dropped);
 	} else {
-		atomic_add(n, &tx_frames);
-		atomic_inc(&tx_packets);
+		atomic_add(n, &tbsim_ring_cnt.tx_frames);
+		atomic_inc(&tbsim_ring_cnt.tx_packets);
 	}
 }
 
@@ -136,7 +111,7 @@ static void ring_tx(struct tb_ring *ring, struct list_head *list, u32 seq)
 		f->flags = RING_DESC_COMPLETED;
 		if ((tbsim_fault_drop && atomic_inc_return(&nth_drop) % tbsim_fault_drop == 0) ||
 		    time_before(jiffies, READ_ONCE(blackout_until)) || !room) {
-			atomic_inc(&tx_dropped);	/* lost, or no path: the adapter drops it */
+			atomic_inc(&tbsim_ring_cnt.tx_dropped);	/* lost, or no path: the adapter drops it */
 			continue;
 		}
 		if (tbsim_fault_crc && atomic_inc_return(&nth_crc) % tbsim_fault_crc == 0)
@@ -249,12 +224,12 @@ static void ring_work(struct work_struct *work)
 		while ((f = list_first_entry_or_null(&ring->queue, struct ring_frame, list))) {
 			if ((ring->flags & RING_FLAG_E2E) &&
 			    (s32)(sr->tx_limit - sr->tx_seq) <= 0) {
-				atomic_inc(&tx_waits);
+				atomic_inc(&tbsim_ring_cnt.tx_waits);
 				break;
 			}
 			wait = lane_take(ring, frame_len(f->size));
 			if (wait) {	/* the lane is busy: go on when it is free */
-				atomic_inc(&tx_paced);
+				atomic_inc(&tbsim_ring_cnt.tx_paced);
 				hrtimer_start(&sr->pace, ns_to_ktime(wait), HRTIMER_MODE_REL);
 				break;
 			}
@@ -268,105 +243,6 @@ static void ring_work(struct work_struct *work)
 	if (ring->is_tx)
 		ring_tx(ring, &list, seq);
 	callbacks(ring, &list, false);
-}
-
-/* start_poll in hard IRQ context with the ring lock held, as nhi.c calls it */
-static void ring_irq(struct irq_work *w)
-{
-	struct tbsim_ring *sr = container_of(w, struct tbsim_ring, irq);
-	struct tb_ring *ring = &sr->ring;
-
-	spin_lock(&ring->lock);
-	if (ring->running && ring->start_poll)
-		ring->start_poll(ring->poll_data);
-	spin_unlock(&ring->lock);
-}
-
-/* E2E: the limit an RX ring can grant now (see the top). ring->lock held. */
-static u32 credit_limit(struct tbsim_ring *sr)
-{
-	int room = sr->ring.head - skb_queue_len(&sr->backlog);
-
-	return sr->rx_next + clamp_t(int, room, 0, tbsim_e2e_window);
-}
-
-/*
- * E2E: grant again once a quarter window is free, or at once if the peer
- * has used every credit. ring->lock held.
- */
-static void credit_check(struct tbsim_ring *sr)
-{
-	s32 more = credit_limit(sr) - sr->granted;
-
-	if (!(sr->ring.flags & RING_FLAG_E2E) || !sr->ring.running)
-		return;
-	if (more >= tbsim_e2e_window / 4 || (more > 0 && sr->rx_next == sr->granted))
-		queue_work(tbsim.ring_wq, &sr->credit_work);
-}
-
-/* E2E: a credit packet to the peer on the cable of this RX ring's path */
-static void credit_work(struct work_struct *work)
-{
-	struct tbsim_ring *sr = container_of(work, struct tbsim_ring, credit_work);
-	struct tbsim_wire w = { .kind = TBSIM_WIRE_CREDIT };
-	struct tb_ring *ring = &sr->ring;
-	struct tbsim_credit cr;
-	struct tbsim_cable *c;
-	unsigned long flags;
-	u32 limit, next;
-	bool resync;
-	int hopid;
-
-	spin_lock_irqsave(&ring->lock, flags);
-	if (!(ring->flags & RING_FLAG_E2E) || !ring->running) {
-		spin_unlock_irqrestore(&ring->lock, flags);
-		return;
-	}
-	next = sr->rx_next;
-	limit = credit_limit(sr);
-	resync = sr->rx_synced && sr->rx_quiet >= TBSIM_E2E_QUIET_KICKS &&
-		 time_after(jiffies, sr->rx_last + TBSIM_E2E_QUIET);
-	cr.synced = cpu_to_le32(sr->rx_synced && !resync);
-	spin_unlock_irqrestore(&ring->lock, flags);
-	if (resync)
-		atomic_inc(&resyncs);
-	cr.room = cpu_to_le32(limit - next);
-	w.seq = cpu_to_le32(next);
-	rcu_read_lock();
-	if (tbsim_xd_path_of(ring->hop, false, &c, &hopid)) {
-		w.hopid = cpu_to_le16(hopid);
-		if (!tbsim_cable_xmit(c, &w, &cr, sizeof(cr))) {
-			atomic_inc(&credits_tx);
-			spin_lock_irqsave(&ring->lock, flags);
-			if ((s32)(limit - sr->granted) > 0)
-				sr->granted = limit;
-			spin_unlock_irqrestore(&ring->lock, flags);
-		}
-	}
-	rcu_read_unlock();
-}
-
-/*
- * E2E: (re)send the credits of our RX ring @hop, if it has E2E; @periodic:
- * the link period's grant, which counts towards a resync. Any context.
- */
-void tbsim_ring_credit_kick(int hop, bool periodic)
-{
-	struct tb_nhi *nhi = &tbsim.nhi;
-	struct tb_ring *ring;
-	unsigned long flags;
-
-	spin_lock_irqsave(&nhi->lock, flags);
-	ring = nhi->rx_rings && hop > 0 && hop < nhi->hop_count ? nhi->rx_rings[hop] : NULL;
-	if (ring && ring->running && (ring->flags & RING_FLAG_E2E)) {
-		if (periodic) {
-			spin_lock(&ring->lock);
-			to_sr(ring)->rx_quiet++;
-			spin_unlock(&ring->lock);
-		}
-		queue_work(tbsim.ring_wq, &to_sr(ring)->credit_work);
-	}
-	spin_unlock_irqrestore(&nhi->lock, flags);
 }
 
 /*
@@ -386,7 +262,7 @@ void tbsim_ring_credit(struct tbsim_xd *sxd, const struct tbsim_wire *w,
 
 	if (!tbsim_xd_path_credit(sxd, le16_to_cpu(w->hopid), &hop))
 		return;
-	atomic_inc(&credits_rx);
+	atomic_inc(&tbsim_ring_cnt.credits_rx);
 	spin_lock_irqsave(&nhi->lock, flags);
 	ring = nhi->tx_rings && hop > 0 && hop < nhi->hop_count ? nhi->tx_rings[hop] : NULL;
 	if (ring) {
@@ -408,304 +284,6 @@ void tbsim_ring_credit(struct tbsim_xd *sxd, const struct tbsim_wire *w,
 	spin_unlock_irqrestore(&nhi->lock, flags);
 }
 
-/* RX buffers the hardware may fill: at most size - 1. ring->lock held. */
-static void rx_refill(struct tb_ring *ring)
-{
-	struct ring_frame *f;
-
-	while (ring->head < ring->size - 1 &&
-	       (f = list_first_entry_or_null(&ring->queue, struct ring_frame, list))) {
-		list_move_tail(&f->list, &ring->in_flight);
-		ring->head++;
-	}
-}
-
-/*
- * Poll mode: raise the ring's interrupt if armed, throttled as nhi.c
- * programs every vector (nhi_enable_int_throttling: at most one interrupt
- * per 128 us, parameter irq_throttle_us): an interrupt due sooner fires
- * when that time is up. ring->lock held.
- */
-static void rx_interrupt(struct tbsim_ring *sr)
-{
-	ktime_t now = ktime_get();
-
-	if (!sr->irq_on)
-		return;
-	sr->irq_on = false;
-	if (ktime_before(now, sr->irq_next)) {
-		atomic_inc(&irq_throttled);
-		hrtimer_start(&sr->irq_timer, sr->irq_next, HRTIMER_MODE_ABS_HARD);
-		return;
-	}
-	sr->irq_next = ktime_add_us(now, READ_ONCE(irq_throttle_us));
-	irq_work_queue(&sr->irq);
-}
-
-/* the throttled interrupt, now due (hard IRQ) */
-static enum hrtimer_restart rx_irq_timer(struct hrtimer *t)
-{
-	struct tbsim_ring *sr = container_of(t, struct tbsim_ring, irq_timer);
-
-	spin_lock(&sr->ring.lock);
-	sr->irq_next = ktime_add_us(ktime_get(), READ_ONCE(irq_throttle_us));
-	irq_work_queue(&sr->irq);
-	spin_unlock(&sr->ring.lock);
-	return HRTIMER_NORESTART;
-}
-
-/* RX descriptor flags the record's frames get from the cable. ring->lock held. */
-static u32 rx_wire_flags(const struct tbsim_wire *w)
-{
-	if (w->flags & TBSIM_WIRE_CRC) {
-		atomic_inc(&rx_crc);
-		return RING_DESC_CRC_ERROR;
-	}
-	if (w->flags & TBSIM_WIRE_GAP) {
-		atomic_inc(&rx_gap);
-		return RING_DESC_CRC_ERROR;
-	}
-	return 0;
-}
-
-/*
- * The RX buffer at the head of in_flight completes with @len bytes, PDFs
- * @sof/@eof (as the RX descriptor reports them) and @flags: to the driver
- * (the poll interrupt, or the ring work). ring->lock held.
- */
-static void rx_complete(struct tbsim_ring *sr, size_t len, u8 sof, u8 eof, u32 flags)
-{
-	struct tb_ring *ring = &sr->ring;
-	struct ring_frame *f = list_first_entry(&ring->in_flight, struct ring_frame, list);
-	static atomic_t nth_overrun;
-
-	if (tbsim_fault_overrun && atomic_inc_return(&nth_overrun) % tbsim_fault_overrun == 0)
-		flags |= RING_DESC_BUFFER_OVERRUN;
-	if (flags & RING_DESC_BUFFER_OVERRUN)
-		atomic_inc(&rx_overrun);
-	f->size = len & 0xfff;
-	f->sof = sof;
-	f->eof = eof;
-	f->flags = RING_DESC_COMPLETED | flags;
-	list_move_tail(&f->list, &sr->done);
-	ring->head--;
-	rx_refill(ring);
-	atomic_inc(&rx_frames);
-	if (ring->start_poll)
-		rx_interrupt(sr);
-	else
-		queue_work(tbsim.ring_wq, &ring->work);
-}
-
-/*
- * Ideal framing (parameter ideal_frames, for A/B only): the sender's frame
- * arrives whole in one RX buffer, with the sender's SOF and EOF PDFs, if
- * both are in the ring's masks (tbsim_ring_rx checked them). False if no
- * buffer is posted. ring->lock held.
- */
-static bool rx_deliver_ideal(struct tbsim_ring *sr, const void *data, size_t len,
-			     const struct tbsim_wire *w)
-{
-	struct tb_ring *ring = &sr->ring;
-	struct ring_frame *f;
-	u32 flags = 0;
-
-	f = list_first_entry_or_null(&ring->in_flight, struct ring_frame, list);
-	if (!f)
-		return false;
-	if (len > TBSIM_FRAME_MAX) {
-		flags |= RING_DESC_BUFFER_OVERRUN;
-		len = TBSIM_FRAME_MAX;
-	}
-	memcpy(frame_va(ring, f), data, len);
-	rx_complete(sr, len, w->sof, w->eof, flags | rx_wire_flags(w));
-	return true;
-}
-
-/* PDF of transport packet @i of the @n a frame crosses the cable as */
-static u8 packet_pdf(const struct tbsim_wire *w, unsigned int i, unsigned int n)
-{
-	return i == n - 1 ? w->eof : w->sof;
-}
-
-/*
- * RX buffers the packets of a frame of @len bytes would open (see
- * rx_deliver_strict). ring->lock held.
- */
-static unsigned int rx_buffers_needed(struct tbsim_ring *sr, size_t len,
-				      const struct tbsim_wire *w)
-{
-	unsigned int i, n = DIV_ROUND_UP(len, TBSIM_PACKET_MAX), need = 0;
-	bool open = sr->rx_open;
-	u8 pdf;
-
-	for (i = 0; i < n; i++) {
-		pdf = packet_pdf(w, i, n);
-		if (sr->ring.eof_mask & BIT(pdf)) {
-			need += !open;
-			open = false;
-		} else if (!open && (sr->ring.sof_mask & BIT(pdf))) {
-			need++;
-			open = true;
-		}
-	}
-	return need;
-}
-
-/*
- * Strict framing, as the NHI does it (docs/thunderbolt.md, "Frames and
- * PDFs"). The sending NHI cuts a frame into transport packets of at most
- * TBSIM_PACKET_MAX bytes: the last carries the descriptor's EOF PDF, every
- * other one its SOF PDF (a one-packet frame carries only the EOF PDF). The
- * receiving NHI, per packet: with no frame open, a packet whose PDF is in
- * the ring's eof_mask is a whole frame, one in its sof_mask opens a frame in
- * the next RX buffer, any other is dropped; with a frame open, the packet's
- * bytes are appended and a PDF in the eof_mask closes it. The completed
- * descriptor reports the closing PDF as EOF and 0 as SOF; bytes beyond the
- * buffer set RING_DESC_BUFFER_OVERRUN. So a sender whose SOF PDF is also in
- * the receiver's eof_mask (sof == eof) has every frame cut after its first
- * packet. False, with nothing done, if the buffers the frame needs are not
- * all posted. ring->lock held.
- */
-static bool rx_deliver_strict(struct tbsim_ring *sr, const u8 *data, size_t len,
-			      const struct tbsim_wire *w)
-{
-	unsigned int i, n = DIV_ROUND_UP(len, TBSIM_PACKET_MAX);
-	struct tb_ring *ring = &sr->ring;
-	u32 flags = rx_wire_flags(w);
-	size_t chunk, room;
-	u8 pdf;
-
-	if (rx_buffers_needed(sr, len, w) > ring->head - sr->rx_open)
-		return false;
-	atomic_add(n, &rx_packets);
-	for (i = 0; i < n; i++, data += chunk, len -= chunk) {
-		chunk = min_t(size_t, len, TBSIM_PACKET_MAX);
-		pdf = packet_pdf(w, i, n);
-		if (!sr->rx_open) {
-			if (!(ring->eof_mask & BIT(pdf)) && !(ring->sof_mask & BIT(pdf))) {
-				atomic_inc(&rx_pdf_dropped);
-				continue;
-			}
-			sr->rx_open = true;
-			sr->open_len = 0;
-			sr->open_flags = 0;
-		}
-		sr->open_flags |= flags;
-		room = TBSIM_FRAME_MAX - sr->open_len;
-		if (chunk > room)
-			sr->open_flags |= RING_DESC_BUFFER_OVERRUN;
-		memcpy((u8 *)frame_va(ring, list_first_entry(&ring->in_flight,
-							     struct ring_frame, list)) +
-		       sr->open_len, data, min(chunk, room));
-		sr->open_len += min(chunk, room);
-		if (ring->eof_mask & BIT(pdf)) {
-			if (i != n - 1)
-				atomic_inc(&rx_cut);	/* the sender's frame goes on */
-			sr->rx_open = false;
-			rx_complete(sr, sr->open_len, 0, pdf, sr->open_flags);
-		}
-	}
-	return true;
-}
-
-/* One frame into the RX buffers; false if they are not posted. ring->lock held. */
-static bool rx_deliver(struct tbsim_ring *sr, const void *data, size_t len,
-		       const struct tbsim_wire *w)
-{
-	if (tbsim_ideal_frames)
-		return rx_deliver_ideal(sr, data, len, w);
-	return rx_deliver_strict(sr, data, len, w);
-}
-
-/* E2E: frames that waited for buffers, in order. ring->lock held. */
-static void rx_backlog(struct tbsim_ring *sr)
-{
-	struct sk_buff *skb;
-
-	while ((skb = skb_peek(&sr->backlog))) {
-		if (!rx_deliver(sr, skb->data, skb->len, (void *)skb->cb))
-			return;
-		__skb_unlink(skb, &sr->backlog);
-		kfree_skb(skb);
-	}
-}
-
-/*
- * A frame from the cable for our RX ring @hop (softirq). Dropped when the
- * ring is not there or stopped, when its PDFs are outside the ring's masks,
- * or, without E2E, when no buffer is posted.
- *
- * A Thunderbolt link loses no frame of an E2E ring; this cable can (UDP, a
- * fault knob). The first frame the ring takes after frames were lost, on
- * the cable or here, arrives with a CRC error, the damage hardware reports,
- * so a driver that pairs consecutive frames (tbrdma's split frames) never
- * pairs across a gap (rx_gap counts them).
- */
-void tbsim_ring_rx(struct tbsim_xd *sxd, int hop, const void *data, size_t len,
-		   const struct tbsim_wire *w_in)
-{
-	struct tb_nhi *nhi = &tbsim.nhi;
-	struct tbsim_wire wire = *w_in, *w = &wire;
-	struct tbsim_ring *sr;
-	struct tb_ring *ring;
-	unsigned long flags;
-	bool ok = false, nobuf = false;
-	u32 seq = le32_to_cpu(w->seq);
-
-	spin_lock_irqsave(&nhi->lock, flags);
-	ring = nhi->rx_rings ? nhi->rx_rings[hop] : NULL;
-	if (!ring)
-		goto out;
-	sr = to_sr(ring);
-	spin_lock(&ring->lock);
-	/* frames the peer's ring sent before this one never arrived: lost on the cable */
-	if (sr->rx_synced && (s32)(seq - sr->rx_next) > 0) {
-		atomic_add(seq - sr->rx_next, &rx_lost);
-		sr->rx_gap = true;
-	}
-	if (sr->rx_gap)
-		w->flags |= TBSIM_WIRE_GAP;
-	if (sr->rx_synced && (s32)(seq + 1 - sr->rx_next) < 0) {
-		sr->rx_backs++;
-		sr->back_from = sr->rx_next;
-		sr->back_to = seq + 1;
-		pr_info_ratelimited("tbsim: RX ring %d: frame %u behind %u, the next expected\n",
-				    hop, seq, sr->rx_next);
-	}
-	sr->rx_taken++;
-	sr->rx_next = seq + 1;	/* a step back: the peer's TX ring is a new one */
-	sr->rx_synced = true;
-	sr->rx_quiet = 0;
-	sr->rx_last = jiffies;
-	if (ring->running && (!tbsim_ideal_frames ||
-			      ((ring->sof_mask & BIT(w->sof)) && (ring->eof_mask & BIT(w->eof))))) {
-		if (skb_queue_empty(&sr->backlog))
-			ok = rx_deliver(sr, data, len, w);
-		if (!ok && (ring->flags & RING_FLAG_E2E) &&
-		    skb_queue_len(&sr->backlog) < TBSIM_E2E_BACKLOG) {
-			struct sk_buff *copy = alloc_skb(len, GFP_ATOMIC);
-
-			if (copy) {
-				skb_put_data(copy, data, len);
-				memcpy(copy->cb, w, sizeof(*w));
-				__skb_queue_tail(&sr->backlog, copy);
-				ok = true;
-			}
-		}
-		nobuf = !ok;
-	}
-	sr->rx_gap = !ok;
-	credit_check(sr);
-	spin_unlock(&ring->lock);
-out:
-	spin_unlock_irqrestore(&nhi->lock, flags);
-	if (nobuf)
-		atomic_inc(&rx_nobuf);
-	if (!ok)
-		atomic_inc(&rx_dropped);
-}
-
 int __tb_ring_enqueue(struct tb_ring *ring, struct ring_frame *frame)
 {
 	unsigned long flags;
@@ -720,9 +298,9 @@ int __tb_ring_enqueue(struct tb_ring *ring, struct ring_frame *frame)
 		queue_work(tbsim.ring_wq, &ring->work);
 	} else {
 		list_add_tail(&frame->list, &ring->queue);
-		rx_refill(ring);
-		rx_backlog(to_sr(ring));
-		credit_check(to_sr(ring));
+		tbsim_rx_refill(ring);
+		tbsim_rx_backlog(to_sr(ring));
+		tbsim_rx_credit_check(to_sr(ring));
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
 	return ret;
@@ -754,7 +332,7 @@ void tb_ring_poll_complete(struct tb_ring *ring)
 	if (ring->running) {
 		sr->irq_on = true;
 		if (!list_empty(&sr->done))
-			rx_interrupt(sr);
+			tbsim_rx_interrupt(sr);
 	} else {
 		/* nhi.c unmasks the interrupt of a stopped ring all the same */
 		atomic_inc(&tbsim_cm_late_poll);
@@ -782,12 +360,12 @@ static struct tb_ring *ring_alloc(struct tb_nhi *nhi, int hop, int size, bool tx
 	INIT_LIST_HEAD(&ring->in_flight);
 	INIT_LIST_HEAD(&sr->done);
 	INIT_WORK(&ring->work, ring_work);
-	init_irq_work(&sr->irq, ring_irq);
+	init_irq_work(&sr->irq, tbsim_rx_irq);
 	hrtimer_init(&sr->irq_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_HARD);
-	sr->irq_timer.function = rx_irq_timer;
+	sr->irq_timer.function = tbsim_rx_irq_timer;
 	hrtimer_init(&sr->pace, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	sr->pace.function = ring_pace_timer;
-	INIT_WORK(&sr->credit_work, credit_work);
+	INIT_WORK(&sr->credit_work, tbsim_rx_credit_work);
 	skb_queue_head_init(&sr->backlog);
 	ring->nhi = nhi;
 	ring->hop = hop;
@@ -856,7 +434,7 @@ void tb_ring_start(struct tb_ring *ring)
 	to_sr(ring)->irq_on = true;
 	to_sr(ring)->rx_last = jiffies;
 	if (!ring->is_tx)
-		rx_refill(ring);
+		tbsim_rx_refill(ring);
 out:
 	spin_unlock_irqrestore(&ring->lock, flags);
 }
@@ -915,20 +493,22 @@ void tb_ring_free(struct tb_ring *ring)
 /* /sys/module/thunderbolt/parameters/stats */
 static int stats_get(char *buf, const struct kernel_param *kp)
 {
+	const struct tbsim_ring_cnt *c = &tbsim_ring_cnt;
+
 	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
 			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
 			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d tx_packets=%d "
 			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d irq_throttled=%d tx_paced=%d\n",
-			  atomic_read(&tx_frames), atomic_read(&tx_dropped),
-			  atomic_read(&rx_frames), atomic_read(&rx_dropped),
-			  atomic_read(&rx_crc), atomic_read(&rx_overrun),
-			  atomic_read(&rx_lost), atomic_read(&rx_nobuf),
-			  atomic_read(&tx_waits), atomic_read(&credits_tx),
-			  atomic_read(&credits_rx), atomic_read(&resyncs),
-			  atomic_read(&rx_gap), atomic_read(&tx_packets),
-			  atomic_read(&rx_packets), atomic_read(&rx_cut),
-			  atomic_read(&rx_pdf_dropped), atomic_read(&irq_throttled),
-			  atomic_read(&tx_paced));
+			  atomic_read(&c->tx_frames), atomic_read(&c->tx_dropped),
+			  atomic_read(&c->rx_frames), atomic_read(&c->rx_dropped),
+			  atomic_read(&c->rx_crc), atomic_read(&c->rx_overrun),
+			  atomic_read(&c->rx_lost), atomic_read(&c->rx_nobuf),
+			  atomic_read(&c->tx_waits), atomic_read(&c->credits_tx),
+			  atomic_read(&c->credits_rx), atomic_read(&c->resyncs),
+			  atomic_read(&c->rx_gap), atomic_read(&c->tx_packets),
+			  atomic_read(&c->rx_packets), atomic_read(&c->rx_cut),
+			  atomic_read(&c->rx_pdf_dropped), atomic_read(&c->irq_throttled),
+			  atomic_read(&c->tx_paced));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };

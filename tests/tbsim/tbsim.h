@@ -9,7 +9,7 @@
  * Files: bus.c (bus, domain, host router, services, module), property.c
  * (property directories and their block encoding), xdomain.c (XDomains,
  * discovery, HopIDs, paths), ctl.c (the control channel: requests,
- * responses, protocol handlers), ring.c (NHI rings), cable.c (the NIC),
+ * responses, protocol handlers), ring.c and ring_rx.c (NHI rings), cable.c (the NIC),
  * abi_nhi.c and abi_xdomain.c (the exports, with the real module's symbol
  * versions: see abi_nhi.c).
  *
@@ -50,7 +50,7 @@
 #define TBSIM_E2E_BACKLOG	512	/* frames an E2E ring holds for its buffers */
 #define TBSIM_E2E_WINDOW	12	/* most credits one E2E HopID has on the cable */
 #define TBSIM_E2E_WINDOW_MAX	255	/* e2e_window's bound: an RX ring's buffers at most */
-#define TBSIM_E2E_QUIET		HZ	/* RX silence before a resync (ring.c) ... */
+#define TBSIM_E2E_QUIET		HZ	/* RX silence before a resync (ring_rx.c) ... */
 #define TBSIM_E2E_QUIET_KICKS	3	/* ... and link-period grants in a row */
 #define TBSIM_CABLE_MTU		32768	/* the cable NIC's MTU (9000 if refused) */
 #define TBSIM_BUNDLE_MAX	(28 * 1024)	/* bytes of records in one cable packet at most */
@@ -274,7 +274,7 @@ struct tbsim_rec {
 	size_t len;
 };
 
-/* ring.c */
+/* ring.c, ring_rx.c */
 void tbsim_ring_rx(struct tbsim_xd *sxd, int ring, const void *data, size_t len,
 		   const struct tbsim_wire *w);
 void tbsim_ring_credit(struct tbsim_xd *sxd, const struct tbsim_wire *w,
