@@ -197,7 +197,7 @@ drop:
 
 /*
  * Whether another fragment may go to @link (tbr_netx_inflight); if not,
- * the completion that halves what is in flight wakes tbrN (link.c).
+ * the completion that halves what is in flight wakes tbrN (link/tx.c).
  */
 static bool tbr_netx_room(struct tbr_link *link)
 {
