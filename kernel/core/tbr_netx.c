@@ -182,13 +182,12 @@ u64 tbr_netx_win_tick(struct tbr_netx_win *w, u64 now, const struct tbr_netx_ops
 	while (w->next != w->hi) {
 		if (w->flushing && (s32)(w->flush_hi - w->next) <= 0)
 			w->flushing = false;
-		if (w->flushing && w->flush_at <= now) {
+		if (w->flushing && w->flush_at <= now)
 			tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_CUT, now, ops, ctx);
-		} else if (tbr_netx_deadline(w) <= now) {
+		else if (tbr_netx_deadline(w) <= now)
 			tbr_netx_skip(w, TBR_NETX_RX_GIVEUP_HOLD, now, ops, ctx);
-		} else {
+		else
 			break;
-		}
 		tbr_netx_settle(w, now, ops, ctx);
 	}
 	if (w->next == w->hi)

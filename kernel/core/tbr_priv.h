@@ -38,10 +38,11 @@ struct tbr_swqe {
 	u8 status;		/* != 0: failed with this tbr_wc_status */
 	u8 rd;			/* READ or ATOMIC: counted in rd_out */
 	u8 ordered;		/* WRITE* started behind a READ/ATOMIC */
-	u8 data_op;		/* RC/UC SEND* or WRITE*: its wire opcode, the
-				 * frame built in place; 0: any other frame
-				 * (tbr_req_xmit_hdr()), set when posted
-				 */
+	/*
+	 * RC/UC SEND* or WRITE*: its wire opcode, the frame built in place;
+	 * 0: any other frame (tbr_req_xmit_hdr()). Set when posted.
+	 */
+	u8 data_op;
 	union {
 		struct tbr_sge sge[TBR_MAX_SGE];
 		u8 inline_data[TBR_MAX_INLINE];
