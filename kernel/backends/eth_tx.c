@@ -137,14 +137,19 @@ static void tbe_wire_add(struct tbe_peer *peer, struct tbr_frame *f)
 	list_add_tail(&f->list, &peer->wireq);
 }
 
-/* Complete, in order, the frames whose skbs are all freed. TX tasklet. */
-static void tbe_wire_reap(struct tbe_peer *peer)
+/*
+ * Complete, in order, the frames whose skbs are all freed (TX tasklet), or
+ * with @all every frame still on the wire: a peer being stopped (not
+ * canceled: the netdev has them and may yet send them; their skbs keep the
+ * peer until freed; the TX tasklet is killed, BH disabled).
+ */
+static void tbe_wire_complete(struct tbe_peer *peer, bool all)
 {
 	u32 freed = atomic_read(&peer->wire_freed);
 	struct tbr_frame *f, *next;
 
 	list_for_each_entry_safe(f, next, &peer->wireq, list) {
-		if ((s32)((u32)f->bk_time - freed) > 0)
+		if (!all && (s32)((u32)f->bk_time - freed) > 0)
 			break;
 		list_del(&f->list);
 		f->flags = 0;
@@ -152,20 +157,9 @@ static void tbe_wire_reap(struct tbe_peer *peer)
 	}
 }
 
-/*
- * The frames still on the wire of a peer being stopped: completed (not
- * canceled: the netdev has them and may yet send them). Their skbs keep
- * the peer until freed. The TX tasklet is killed; BH disabled.
- */
 void tbe_wire_flush(struct tbe_peer *peer)
 {
-	struct tbr_frame *f, *next;
-
-	list_for_each_entry_safe(f, next, &peer->wireq, list) {
-		list_del(&f->list);
-		f->flags = 0;
-		f->callback(peer->rail, f, false);
-	}
+	tbe_wire_complete(peer, true);
 }
 
 /*
@@ -334,9 +328,9 @@ void tbe_tx_tasklet(struct tasklet_struct *t)
 {
 	struct tbe_peer *peer = from_tasklet(peer, t, tx_tasklet);
 
-	tbe_wire_reap(peer);
+	tbe_wire_complete(peer, false);
 	tbe_tx_send(peer);
-	tbe_wire_reap(peer);
+	tbe_wire_complete(peer, false);
 }
 
 /* After a back-off: the tasklet again (it checks peer->running itself). */
