@@ -12,7 +12,8 @@
  * TX descriptor stays busy until the frame has left the wire, so delay
  * times rate bounds what is in flight (credits), as E2E flow control would.
  *
- * Faults, per rail, both directions: drop and duplicate (parts per million,
+ * Faults, per rail, both directions or one end's (RAIL_SET's ONE_WAY: the
+ * frames that end sends): drop and duplicate (parts per million,
  * counted as drops/dups on the sending rail), reorder (the wire takes a
  * random one of the first N queued frames), delay, rate cap, a slow
  * receiver (rx_hold_us: a buffer handed up is taken back only at the end's
@@ -291,7 +292,8 @@ static struct emu_pair *emu_pair_of(struct emu_end *end)
 	return end->pair;
 }
 
-static int emu_set_fault(struct tbr_rail *rail, const struct tbr_rail_fault *fault)
+static int emu_set_fault(struct tbr_rail *rail, const struct tbr_rail_fault *fault,
+			 bool one_way)
 {
 	struct emu_pair *pair = emu_pair_of(rail->priv);
 	unsigned long flags;
@@ -299,9 +301,10 @@ static int emu_set_fault(struct tbr_rail *rail, const struct tbr_rail_fault *fau
 
 	for (i = 0; i < 2; i++) {
 		struct emu_end *e = &pair->end[i];
-
 		bool running;
 
+		if (one_way && e != rail->priv)
+			continue;
 		spin_lock_irqsave(&e->lock, flags);
 		e->fault = *fault;
 		e->busy_until = 0;

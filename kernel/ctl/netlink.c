@@ -108,6 +108,7 @@ static const struct nla_policy tbr_policy[TBRDMA_ATTR_MAX + 1] = {
 	[TBRDMA_ATTR_LANES]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_RING_MS ... TBRDMA_ATTR_RX_MEAN_PPM] = { .type = NLA_U32 },
 	[TBRDMA_ATTR_RX_HOLD_US]	= NLA_POLICY_FULL_RANGE(NLA_U32, &tbr_delay_range),
+	[TBRDMA_ATTR_ONE_WAY]		= { .type = NLA_FLAG },
 	[TBRDMA_ATTR_ETH_PEERS]		= { .type = NLA_U32 },
 	[TBRDMA_ATTR_ETH_HELLO_TX]	= { .type = NLA_U64 },
 	[TBRDMA_ATTR_ETH_HELLO_RX]	= { .type = NLA_U64 },
@@ -717,7 +718,7 @@ static int tbr_nl_rail_set(struct sk_buff *skb, struct genl_info *info)
 		}
 		if (a[TBRDMA_ATTR_RX_HOLD_US])
 			fault.rx_hold_us = nla_get_u32(a[TBRDMA_ATTR_RX_HOLD_US]);
-		err = rail->ops->set_fault(rail, &fault);
+		err = rail->ops->set_fault(rail, &fault, nla_get_flag(a[TBRDMA_ATTR_ONE_WAY]));
 		if (err)
 			goto out;
 	}

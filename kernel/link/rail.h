@@ -72,7 +72,13 @@ struct tbr_rail_ops {
 	int (*tx)(struct tbr_rail *rail, struct tbr_frame *frame);
 	int (*rx)(struct tbr_rail *rail, struct tbr_frame *frame);
 	/* Optional knobs; context "process". */
-	int (*set_fault)(struct tbr_rail *rail, const struct tbr_rail_fault *f);
+	/*
+	 * The fault knobs of both ends of the rail, or with @one_way of this
+	 * end only (the frames it sends; for rx_hold_us, the buffers it
+	 * receives into): the other end keeps its own.
+	 */
+	int (*set_fault)(struct tbr_rail *rail, const struct tbr_rail_fault *f,
+			 bool one_way);
 	void (*get_fault)(struct tbr_rail *rail, struct tbr_rail_fault *f);
 	int (*set_cut)(struct tbr_rail *rail, bool cut);
 	/*

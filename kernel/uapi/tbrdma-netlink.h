@@ -151,6 +151,7 @@ enum tbrdma_attr {
 	TBRDMA_ATTR_AUTH_KEYED,		/* u8: device: 1 a fabric key is set */
 	TBRDMA_ATTR_AUTH_REFUSED,	/* u64: device: peers refused, no proof of the key */
 	TBRDMA_ATTR_DRAIN_RATE,		/* u32: rail: its TX ring's measured drain rate, kB/s (absent: not yet) */
+	TBRDMA_ATTR_ONE_WAY,		/* flag: RAIL_SET: the knobs of this end only */
 	__TBRDMA_ATTR_MAX,
 };
 #define TBRDMA_ATTR_MAX (__TBRDMA_ATTR_MAX - 1)

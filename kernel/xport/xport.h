@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * tbrdma: the transport glue's private state (xport.c, xport_tx.c,
- * xport_mem.c): the per-QP struct tbr_xqp, the core's transmit callbacks
- * and its memory callbacks.
+ * tbrdma: the transport glue's private state (xport.c, xport_rx.c,
+ * xport_tx.c, xport_mem.c): the per-QP struct tbr_xqp, the core's
+ * transmit callbacks and its memory callbacks.
  */
 #ifndef TBR_XPORT_H
 #define TBR_XPORT_H
@@ -94,6 +94,12 @@ struct tbr_link *tbr_x_link(struct tbr_xqp *x);
 void tbr_x_stall(struct tbr_xqp *x);
 void tbr_x_unstall(struct tbr_xqp *x);
 void *tbr_x_tx_alloc(void *ctx, u32 len);
+/*
+ * xport.c: after every call into the core (errors, more WQEs, the timer,
+ * the tracepoints), qp->lock held; the verbs side's ops.
+ */
+void tbr_x_after(struct tbr_xqp *x, u64 now);
+extern const struct tbr_xport_ops tbr_xport_ops;
 /* xport_poll.c: tbr_xport_ops.busy_poll */
 void tbr_x_busy_poll(struct tbr_qp *qp);
 void tbr_x_tx_send(void *ctx, void *frame, u32 len);

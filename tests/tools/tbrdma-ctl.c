@@ -49,8 +49,10 @@ static void usage(FILE *f)
 "  link-trust DEV LINK used|held|rejected the sweep's decision on a held link (docs/sweep.md)\n"
 "  auth-key DEV [KEYFILE [GRACE_MS]]      the fabric key links authenticate with (none: no key)\n"
 "  rail-set DEV LINK RAIL [--drop PCT] [--dup PCT] [--reorder N] [--delay-us US]\n"
-"                         [--rate BPS[k|M|G]] [--rx-hold-us US] [--cut | --restore]\n"
-"                                         fault knobs of an emu rail (both directions)\n"
+"                         [--rate BPS[k|M|G]] [--rx-hold-us US] [--one-way] [--cut | --restore]\n"
+"                                         fault knobs of an emu rail (both directions; --one-way:\n"
+"                                         DEV's end only, the frames it sends, the peer's end\n"
+"                                         keeps its own)\n"
 "  mgmt-send DEV LINK TEXT | --hex HEX [--repeat N [--seq]] [--pdf 4] [--once]\n"
 "                                         send management datagram(s) to the link's peer;\n"
 "                                         --seq appends -0, -1, ... (full TX rings are retried);\n"
@@ -501,6 +503,7 @@ static int cmd_rail_set(int argc, char **argv)
 		{ "delay-us", required_argument, NULL, 'l' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "rx-hold-us", required_argument, NULL, 'h' },
+		{ "one-way", no_argument, NULL, 'w' },
 		{ "cut", no_argument, NULL, 'c' },
 		{ "restore", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
@@ -517,6 +520,7 @@ static int cmd_rail_set(int argc, char **argv)
 		case 'l': nla_put_u32(m, TBRDMA_ATTR_DELAY_US, parse_u32(optarg, "--delay-us", 1000000)); break;
 		case 'r': nla_put_u64(m, TBRDMA_ATTR_RATE_BPS, parse_rate(optarg)); break;
 		case 'h': nla_put_u32(m, TBRDMA_ATTR_RX_HOLD_US, parse_u32(optarg, "--rx-hold-us", 1000000)); break;
+		case 'w': nla_put_flag(m, TBRDMA_ATTR_ONE_WAY); n--; break;
 		case 'c': if (cut == 0) die_usage("--cut and --restore together"); cut = 1; break;
 		case 'R': if (cut == 1) die_usage("--cut and --restore together"); cut = 0; break;
 		default: die_usage("unknown option");

@@ -1,7 +1,8 @@
 # tests/vm/lib/capture.sh: the packet capture steps (issue 47, docs/capture.md), run by cm-rping
 # on 6.1 and rail-612 on 6.12 (source after guest.sh and pair.sh).
 #   capture_steps   on a pair_up of 2 rails with rdma_ucm loaded: `tbctl capture` on tbrdma0
-#                   during ib_write_bw, ib_read_lat and rping with 10% of the frames dropped;
+#                   during ib_write_bw, ib_read_lat and rping with 10% of the server's frames
+#                   dropped (`rail-set --one-way`, the client's DREQ must arrive: see there);
 #                   tshark (the host's Debian package: the guest's root is the host's) decodes the
 #                   file as RoCE v2: BTH opcodes, QPNs and PSNs as perftest printed them, CM MADs
 #                   to QP1, marked retransmissions after the drops, frames on both rails, none
@@ -50,10 +51,20 @@ capture_steps() {
 	echo "ib_write_bw: local QPN $wlq PSN $wlp, remote QPN $wrq PSN $wrp; ib_read_lat: $rlq $rlp / $rrq $rrp"
 	[ -n "$wrp" ] || fail "no QPN/PSN in ib_write_bw's output"
 	[ -n "$rrp" ] || fail "no QPN/PSN in ib_read_lat's output"
-	for r in 0 1; do "$CTL" rail-set tbrdma0 1 $r --drop 10 || fail "rail-set --drop failed"; done
+	# rping with 10% of what the server (tbrdma1) sends dropped: its READs, WRITEs, SENDs and
+	# ACKs go again, and the client's SENDs whose ACKs were lost (marked retransmissions from
+	# tbrdma0). Not the other way: the client's DREQ must arrive, for ib_cm cancels a DREQ's
+	# retries when the client destroys its cm_id right after rdma_disconnect, and a lost DREQ
+	# leaves the rping server waiting forever (on any fabric that loses a datagram)
+	for r in 0 1; do
+		h1 "$CTL" rail-set tbrdma1 1 $r --drop 10 --one-way || fail "rail-set --drop --one-way failed"
+	done
+	[ "$(h1 "$CTL" links tbrdma1 | grep -c ' drop_ppm=100000 ')" = 2 ] &&
+		[ "$("$CTL" links tbrdma0 | grep -c ' drop_ppm=0 ')" = 2 ] ||
+		fail "--one-way: not tbrdma1's end only: $("$CTL" links tbrdma0; h1 "$CTL" links tbrdma1)"
 	cap_srv rping -s -a 10.88.0.2 -C 20 -v
 	cap_cli rping rping -c -a 10.88.0.2 -C 20 -v
-	for r in 0 1; do "$CTL" rail-set tbrdma0 1 $r --drop 0; done
+	for r in 0 1; do h1 "$CTL" rail-set tbrdma1 1 $r --drop 0; done
 	"$CTL" mgmt-send tbrdma0 1 capture-check-mgmt > /dev/null || fail "mgmt-send failed"
 	kill -INT "$CAP" 2> /dev/null || echo "tbctl capture ended before ^C"
 	wait "$CAP" || { cat /tmp/cap.log; fail "tbctl capture failed"; }

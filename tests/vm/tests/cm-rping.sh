@@ -1,7 +1,7 @@
 # rdma_cm between two emulated hosts over two emulated rails: QP1 (GSI, over the UD path)
 # carries the CM MADs. rping (10 verified ping-pongs), ucmatose and rdma_server/rdma_client.
 # Then packet capture (issue 47, docs/capture.md): `tbctl capture` on tbrdma0 during ib_write_bw,
-# ib_read_lat and rping with 10% of the frames dropped; tshark (the host's Debian package: the
+# ib_read_lat and rping with 10% of the server's frames dropped; tshark (the host's Debian package: the
 # guest's root is the host's) decodes the file as RoCE v2: BTH opcodes, QPNs and PSNs as perftest
 # printed them, CM MADs to QP1, marked retransmissions after the drops, frames on both rails, none
 # twice or out of order per rail (tests/vm/lib/capture-check; the steps are tests/vm/lib/capture.sh,
