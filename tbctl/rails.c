@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* tbctl rails [DEVICE]: one line per rail (ring pair), like `ip link`: by default what is read
  * first (a terminal's width): state, the speed its medium trained at (Gb/s, lanes x per lane;
- * SLOW: a Thunderbolt cable below what both hosts showed, see docs/json.md), credits, ring
+ * SLOW: a Thunderbolt cable below what both hosts showed, see docs/json.md), ring
  * occupancy since the rail came up (TX-FULL: the share of time its TX ring was full,
  * credit-stalled; RX-EMPTY: the share its RX ring had every buffer posted, nothing arriving),
- * frames and losses. -v adds the cut flag, what a tb cable should have trained at (EXPECT: two
+ * frames and losses (at most 120 columns with 12-digit counters and SLOW). -v adds the cut
+ * flag, the free TX descriptors (CREDITS: TX-FULL says how often there were none), what a tb cable should have trained at (EXPECT: two
  * lanes at the best per-lane speed both hosts showed), the rest of the ring figures (TX-EMPTY,
  * TX-MEAN, RX-FULL: no buffer left to receive into, RX-MEAN), the eth backend's fragmentation
  * and, for an eth rail, the frames its NIC dropped as not from a peer's MAC (rx_foreign: the
@@ -118,7 +119,7 @@ static const Column columns[] = {
 	{ "GB/S", false, c_speed, NULL },
 	{ "EXPECT", true, c_expect, NULL },
 	{ "PEER", false, c_peer, NULL },
-	{ "CREDITS", false, c_credits, NULL },
+	{ "CREDITS", true, c_credits, NULL },
 	{ "TX-FULL", false, c_ring, "tx_full" },
 	{ "TX-EMPTY", true, c_ring, "tx_empty" },
 	{ "TX-MEAN", true, c_ring, "tx_mean" },
