@@ -48,7 +48,7 @@ tap_to_results() { # tap_to_results PREFIX < TAP -> PASS/FAIL lines
 }
 
 suite_build() {
-	local series kver out
+	local series kver out sites labels
 	for series in 6.1 6.12; do
 		kver=$(tests/vm/kernel-abi "$series")
 		out=$LOG/build-$series.log
@@ -69,6 +69,16 @@ suite_build() {
 			grep '^  | ' "$layers" | head -10
 			grep -q '^PASS layers/no-circle' "$layers" || grep -q '^FAIL' "$layers" ||
 				record "FAIL build/layers-$series: kernel-layers.py failed ($layers)"
+			# the capture tap's cost while no monitor is up (docs/capture.md): every call site
+			# is a jump label of tbr_link_tap_key, a patched-out jump, not a load and a test
+			sites=$(grep -ho 'static_branch_unlikely(&tbr_link_tap_key)' kernel/link/*.c | wc -l)
+			labels=$(readelf -rW "build/kmod/$kver/tbrdma/tbrdma.ko" |
+				awk '/^Relocation section/ { s = $3 } s ~ /__jump_table/ && / tbr_link_tap_key/' | wc -l)
+			if [ "$sites" -ge 2 ] && [ "$labels" = "$sites" ]; then
+				record "PASS build/tap-jump-labels-$series ($sites call sites, each a jump label)"
+			else
+				record "FAIL build/tap-jump-labels-$series: $sites call sites, $labels jump labels of tbr_link_tap_key"
+			fi
 		else
 			record "FAIL build/kmod-$series: build failed ($out)"
 			tail -n 10 "$out" | sed 's/^/  | /'
