@@ -103,6 +103,12 @@ enum tbr_xcnt {
 	/* the device's loopback link (loop.c), not per QP */
 	TBR_XCNT_LOOPBACK_FRAMES,
 	TBR_XCNT_LOOPBACK_BYTES,
+	/*
+	 * frames from a link that no QP took: none by that number, not
+	 * connected, or connected to another peer (xport_rx.c); the device's
+	 * own, counted in xcnt_retired
+	 */
+	TBR_XCNT_RX_NO_QP,
 	TBR_XCNT_MAX
 };
 extern const struct ib_device_ops tbr_counter_ops;

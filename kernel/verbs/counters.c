@@ -53,6 +53,7 @@ static const struct rdma_stat_desc tbr_counter_descs[TBR_XCNT_MAX] = {
 	[TBR_XCNT_KICK_BACKOFFS].name = "kick_backoffs",
 	[TBR_XCNT_LOOPBACK_FRAMES].name = "loopback_frames",
 	[TBR_XCNT_LOOPBACK_BYTES].name = "loopback_bytes",
+	[TBR_XCNT_RX_NO_QP].name = "rx_no_qp",
 };
 
 static struct rdma_hw_stats *tbr_alloc_hw_port_stats(struct ib_device *ibdev,

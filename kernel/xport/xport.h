@@ -48,6 +48,7 @@ struct tbr_xqp {
 	bool stalled;			/* tx_alloc failed: progress on tx_ready */
 	struct list_head stall_node;	/* on tdev->xstalled (its lock) */
 	bool waking;			/* on a tx_ready's chain (xstall_lock) */
+	bool rewake;			/* another tx_ready came meanwhile (xstall_lock) */
 	struct tbr_xqp *wake_next;	/* that chain */
 	bool discard;			/* RESET: drop completions */
 	bool error_pending;		/* the core entered error by itself */

@@ -53,8 +53,9 @@ static void tbr_x_rx(void *ctx, struct tbr_link *link, const void *frame,
 /*
  * Context: bh. One frame for QP @qpn, if it exists and may take it: a UD QP
  * from anyone, a connected one from its own peer's @link only (@link NULL:
- * a multicast copy, for UD QPs only). A frame the QP refuses for its P_Key
- * is counted on @from, the link it came in on (genl stats, PortCounters).
+ * a multicast copy, for UD QPs only); one no QP takes is counted
+ * (rx_no_qp). A frame the QP refuses for its P_Key is counted on @from,
+ * the link it came in on (genl stats, PortCounters).
  */
 static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
 			const void *frame, u32 len, struct tbr_link *from)
@@ -62,12 +63,15 @@ static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
 	struct tbr_xqp *x;
 	struct tbr_qp *qp;
 	unsigned long flags;
+	bool taken = true;
 	int ret = 0;
 	u64 now;
 
 	qp = tbr_qp_get(tdev, qpn);
-	if (!qp)
+	if (!qp) {
+		atomic64_inc(&tdev->xcnt_retired[TBR_XCNT_RX_NO_QP]);
 		return;
+	}
 	now = ktime_get_ns();
 	spin_lock_irqsave(&qp->lock, flags);
 	x = qp->xport_priv;
@@ -82,9 +86,13 @@ static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
 		/* pulled in by the QP's own busy poll (xport_poll.c) */
 		if (unlikely(x->poller == current && !in_serving_softirq()))
 			x->busy_poll_frames++;
+	} else {
+		taken = false;
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
 	tbr_qp_put(qp);
+	if (!taken)
+		atomic64_inc(&tdev->xcnt_retired[TBR_XCNT_RX_NO_QP]);
 	if (ret == -EACCES && from)
 		tbr_link_count(from, TBR_CNT_PKEY_VIOLATIONS, 1);
 }
@@ -94,8 +102,12 @@ static void tbr_x_rx_qp(struct tbr_dev *tdev, struct tbr_link *link, u32 qpn,
  * it, and only those (a wake costs the stalled QPs, not every QP of the
  * device). Each is taken off the list with a reference and chained through
  * wake_next, all under xstall_lock; waking keeps a QP that stalls again
- * meanwhile (listed again) off another wake's chain. destroy_qp takes a QP
- * off the list after its last reference, so it waits for each one held here.
+ * meanwhile (listed again) off another wake's chain, but that wake is not
+ * lost: it sets rewake, and the chain that holds the QP wakes it once more
+ * (descriptors may have come free after its last try, and the link's
+ * stalled flag that would bring the next wake is cleared by now).
+ * destroy_qp takes a QP off the list after its last reference, so it waits
+ * for each one held here.
  */
 static void tbr_x_tx_ready(void *ctx, struct tbr_link *link)
 {
@@ -105,8 +117,12 @@ static void tbr_x_tx_ready(void *ctx, struct tbr_link *link)
 
 	spin_lock_irqsave(&tdev->xstall_lock, flags);
 	list_for_each_entry_safe(x, next, &tdev->xstalled, stall_node) {
-		if (x->waking || READ_ONCE(x->link) != link)
+		if (READ_ONCE(x->link) != link)
 			continue;
+		if (x->waking) {
+			x->rewake = true;	/* its chain wakes it again */
+			continue;
+		}
 		list_del_init(&x->stall_node);
 		if (!refcount_inc_not_zero(&x->qp->ref))
 			continue;	/* being destroyed */
@@ -119,26 +135,35 @@ static void tbr_x_tx_ready(void *ctx, struct tbr_link *link)
 
 	while (head) {
 		struct tbr_qp *qp;
+		bool again = false;
 		u64 now;
 
 		x = head;
 		head = x->wake_next;
 		qp = x->qp;
-		now = ktime_get_ns();
-		spin_lock_irqsave(&qp->lock, flags);
-		if (x->connected && x->stalled) {
-			if (x->link == link) {
-				x->stalled = false;
-				tbr_tqp_progress(x->tqp, now);
-				tbr_x_after(x, now);
-			} else {
-				tbr_x_stall(x);	/* on another link now */
+		do {
+			now = ktime_get_ns();
+			spin_lock_irqsave(&qp->lock, flags);
+			if (x->connected && x->stalled) {
+				/* a rewake: whichever link it is on now (a spurious try stalls again) */
+				if (again || x->link == link) {
+					x->stalled = false;
+					tbr_tqp_progress(x->tqp, now);
+					tbr_x_after(x, now);
+				} else {
+					tbr_x_stall(x);	/* on another link now */
+				}
 			}
-		}
-		spin_unlock_irqrestore(&qp->lock, flags);
-		spin_lock_irqsave(&tdev->xstall_lock, flags);
-		x->waking = false;
-		spin_unlock_irqrestore(&tdev->xstall_lock, flags);
+			spin_unlock_irqrestore(&qp->lock, flags);
+			spin_lock_irqsave(&tdev->xstall_lock, flags);
+			again = x->rewake;
+			x->rewake = false;
+			if (again)	/* off the list again, as the walk takes it */
+				list_del_init(&x->stall_node);
+			else
+				x->waking = false;
+			spin_unlock_irqrestore(&tdev->xstall_lock, flags);
+		} while (again);
 		tbr_qp_put(qp);
 	}
 }
