@@ -85,7 +85,7 @@ polls0=$(cat $hw/busy_polls) prx0=$(cat $hw/busy_poll_rx) pfr0=$(cat $hw/busy_po
 thr0=$(sed -n 's/.*irq_throttled=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats)
 echo 10000 > /sys/module/tbrdma/parameters/busy_poll_us
 perf_pair lwp ib_write_lat -s 64 -n 100
-echo 0 > /sys/module/tbrdma/parameters/busy_poll_us
+echo -1 > /sys/module/tbrdma/parameters/busy_poll_us
 polls=$(($(cat $hw/busy_polls) - polls0)) prx=$(($(cat $hw/busy_poll_rx) - prx0))
 pfr=$(($(cat $hw/busy_poll_frames) - pfr0))
 thr=$(($(sed -n 's/.*irq_throttled=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats) - thr0))
@@ -202,6 +202,60 @@ klog_has 'tbrdma: peer .*, 20 Gb/s x2 lanes, firmware CM: asking for 1 rail(s)' 
 grep -q 'services=1 rails=1' /sys/module/tbrdma/parameters/tb_state || fail "tb_state: $(cat /sys/module/tbrdma/parameters/tb_state)"
 vm_signal up2
 vm_wait "$other.up2" 120
+
+# Issue 49: the NHI throttles every ring interrupt to one per 128 us (nhi.c
+# nhi_enable_int_throttling; the stand-in's irq_throttle_us, 128 by default). 64 B ping-pongs
+# over this one tb rail, interleaved rounds of (a) no throttle, (b) the NHI's throttle, both
+# with the poll as shipped (busy_poll_us -1, auto: a doorbell that starts a round trip polls a
+# tb rail for 128 us), (c) the NHI's throttle with the poll off; then the throttle scaled to
+# TCG's round trip (SCALED us: TCG's 64 B one-way is 0.3-2.6 ms, hardware's ~7 us, so 128 us
+# never falls between two of a ring's interrupts here as it does on hardware): (d) poll off must
+# be clearly slower (the knob bites), (e) the poll as long as the throttle takes the answers
+# before the throttled interrupt. Medians of the rounds' t_typical (perftest's median).
+step "64 B latency over one tb rail: the NHI's interrupt throttle, the poll as shipped"
+THR=/sys/module/thunderbolt/parameters/irq_throttle_us
+BP=/sys/module/tbrdma/parameters/busy_poll_us
+[ "$(cat $THR)" = 128 ] || fail "the stand-in's throttle is $(cat $THR) us, not nhi.c's 128"
+[ "$(cat $BP)" = -1 ] || fail "busy_poll_us is $(cat $BP), not the shipped -1 (auto)"
+SCALED=10000 LAT_N=200
+declare -A LAT_CFG=([a]="0 -1" [b]="128 -1" [c]="128 0" [d]="$SCALED 0" [e]="$SCALED $SCALED")
+declare -A LAT_V LAT_THR
+thr_count() { sed -n 's/.*irq_throttled=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats; }
+lat_one() {	# TOOL CFG ROUND
+	local t0 v
+	read -r t v <<< "${LAT_CFG[$2]}"
+	echo "$t" > $THR
+	echo "$v" > $BP
+	t0=$(thr_count)
+	perf_pair "l$1$2$3" "$1" -s 64 -n $LAT_N
+	LAT_THR[$1$2]=$((${LAT_THR[$1$2]:-0} + $(thr_count) - t0))
+	[ "$VM_ROLE" = a ] || return 0
+	v=$(awk -v n=$LAT_N '$1 == 64 && $2 == n { print $5 }' "/tmp/l$1$2$3.log")
+	[ -n "$v" ] || fail "no t_typical in /tmp/l$1$2$3.log"
+	LAT_V[$1$2]="${LAT_V[$1$2]:+${LAT_V[$1$2]} }$v"
+}
+lat_med() { tr ' ' '\n' <<< "${LAT_V[$1]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+lat_t0=$SECONDS
+for r in 1 2 3; do
+	for c in a b c d e; do lat_one ib_write_lat $c $r; done
+	for c in a b c; do lat_one ib_send_lat $c $r; done
+done
+echo 128 > $THR
+echo -1 > $BP
+echo "latency rounds: $((SECONDS - lat_t0)) s"
+if [ "$VM_ROLE" = a ]; then
+	for k in ib_write_lata ib_write_latb ib_write_latc ib_write_latd ib_write_late ib_send_lata ib_send_latb ib_send_latc; do
+		echo "$k: throttle/poll ${LAT_CFG[${k: -1}]}: t_typical ${LAT_V[$k]} us, median $(lat_med $k); ring interrupts throttled ${LAT_THR[$k]}"
+	done
+	ratio() { awk -v x="$(lat_med "$1")" -v y="$(lat_med "$2")" 'BEGIN { printf "%.2f", x / y }'; }
+	echo "ib_write_lat: (b)/(a) $(ratio ib_write_latb ib_write_lata), (c)/(a) $(ratio ib_write_latc ib_write_lata), (d)/(a) $(ratio ib_write_latd ib_write_lata), (e)/(a) $(ratio ib_write_late ib_write_lata); ib_send_lat: (b)/(a) $(ratio ib_send_latb ib_send_lata), (c)/(a) $(ratio ib_send_latc ib_send_lata)"
+	awk -v r="$(ratio ib_write_latb ib_write_lata)" 'BEGIN { exit !(r <= 1.3) }' ||
+		fail "64 B ib_write_lat with the NHI's throttle and the shipped poll is $(ratio ib_write_latb ib_write_lata)x the run without the throttle (> 1.3x)"
+	awk -v r="$(ratio ib_write_latd ib_write_lata)" 'BEGIN { exit !(r >= 2) }' ||
+		fail "the throttle scaled to $SCALED us with the poll off is only $(ratio ib_write_latd ib_write_lata)x the unthrottled run: the knob does not bite"
+	awk -v r="$(ratio ib_write_late ib_write_lata)" 'BEGIN { exit !(r <= 1.3) }' ||
+		fail "the poll of $SCALED us under the throttle of $SCALED us is $(ratio ib_write_late ib_write_lata)x the unthrottled run (> 1.3x)"
+fi
 
 step "fault knob: every 100th ring frame arrives with a CRC error"
 echo 100 > /sys/module/thunderbolt/parameters/fault_crc
