@@ -3,7 +3,8 @@
 # in tests/vm/tests/tbsim-pair.sh). rxe runs over thunderbolt0: Debian's own thunderbolt-net.ko
 # (IP over the same cable's rings, one DMA path, E2E flow control), i.e. soft-RoCE as a user
 # without tbrdma would run it on that cable. tbrdma0 runs over the cable's raw rings (tb
-# backend), reloaded between the phases: 1 rail (tb_max_rails=1); 1 rail without E2E flow control
+# backend, as shipped: busy_poll_us -1, a doorbell that starts a round trip polls the RX ring for
+# the NHI's 128 us), reloaded between the phases: 1 rail (tb_max_rails=1); 1 rail without E2E flow control
 # (tb_e2e=0, the bandwidth tools only, as stack tbrdma-noe2e: under the stand-in's E2E window a
 # split frame, a page of payload, takes two of its credits, docs/bench-speed.md section 22);
 # 1 rail in the poll mode (busy_poll_us=10000, the latency tools only, as stack tbrdma-poll: a

@@ -776,4 +776,5 @@ const struct tbr_backend tbr_tb_backend = {
 	.stop = tbt_stop,
 	.key_set = tbt_key_set,
 	.busy_poll = tbr_tb_busy_poll,
+	.busy_poll_auto_us = TBT_NHI_THROTTLE_US,
 };

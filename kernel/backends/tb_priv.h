@@ -18,6 +18,8 @@
 #include "core/tbr_split.h"
 
 #define TBT_POLL_BUDGET		64	/* RX frames per tasklet run */
+/* nhi.c nhi_enable_int_throttling: one interrupt per vector per 128 us */
+#define TBT_NHI_THROTTLE_US	128
 
 /*
  * PDFs on the wire (docs/thunderbolt.md, "Frames and PDFs"). The sending

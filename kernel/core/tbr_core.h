@@ -571,6 +571,8 @@ bool tbr_tqp_path(const struct tbr_tqp *qp, struct tbr_tqp_path *p);
  * sent and not yet acknowledged (or READ/ATOMIC responses not yet in).
  */
 bool tbr_tqp_waiting(const struct tbr_tqp *qp);
+/* WRs posted and not yet retired (the poll mode's ping-pong test) */
+u32 tbr_tqp_sq_queued(const struct tbr_tqp *qp);
 
 /*
  * Demultiplex helper: parse only the base header of @frame to find the

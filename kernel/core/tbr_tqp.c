@@ -453,6 +453,11 @@ bool tbr_tqp_waiting(const struct tbr_tqp *qp)
 	       (qp->sq_head != qp->sq_tail || qp->una != qp->snd_nxt);
 }
 
+u32 tbr_tqp_sq_queued(const struct tbr_tqp *qp)
+{
+	return qp->sq_tail - qp->sq_head;
+}
+
 u64 tbr_tqp_next_deadline(const struct tbr_tqp *qp)
 {
 	u64 a, b;

@@ -232,6 +232,12 @@ void tbr_link_hold(struct tbr_link *link);
  */
 bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
 			void *arg);
+/*
+ * The poll mode's automatic bound for @link (busy_poll_us -1): the largest
+ * busy_poll_auto_us of its rails that can be polled now, 0 if none. Context
+ * "process", no lock held.
+ */
+unsigned int tbr_link_poll_auto_us(struct tbr_link *link);
 void tbr_link_put(struct tbr_link *link);	/* context "any" */
 
 /* A rail link that carries frames now: a rail up and used. Context "any". */

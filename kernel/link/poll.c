@@ -5,6 +5,7 @@
  * cookies and their backends' busy_poll, contract in link.h. Apart from
  * link.c (which it does not call) so that link.c stays one file's size.
  */
+#include <linux/minmax.h>
 #include <linux/sched.h>
 
 #include "tbrdma.h"
@@ -58,4 +59,21 @@ bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
 		cond_resched();
 	}
 	return true;
+}
+
+unsigned int tbr_link_poll_auto_us(struct tbr_link *link)
+{
+	unsigned int i, us = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&link->lock, flags);
+	for (i = 0; i < TBR_LINK_MAX_RAILS; i++) {
+		struct tbr_rail *r = link->rails[i];
+
+		if (r && r->up && r->ops->poll_cookie && r->backend->busy_poll &&
+		    r->ops->poll_cookie(r))
+			us = max(us, r->backend->busy_poll_auto_us);
+	}
+	spin_unlock_irqrestore(&link->lock, flags);
+	return us;
 }

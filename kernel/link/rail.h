@@ -138,6 +138,12 @@ struct tbr_backend {
 	void (*exit)(void);
 	const struct tbr_backend_ctl *ctl;
 	void (*busy_poll)(u32 cookie, bool (*end)(void *arg), void *arg);
+	/*
+	 * The poll mode's bound when busy_poll_us is left at -1 (auto), for a
+	 * doorbell that starts a round trip; 0: not polled then. tb: the NHI's
+	 * interrupt throttle (a poll longer than that saves nothing).
+	 */
+	unsigned int busy_poll_auto_us;
 };
 
 /*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * tbrdma: the poll mode (module parameter busy_poll_us, default 0: off).
+ * tbrdma: the poll mode (module parameter busy_poll_us; default -1: auto).
  *
  * A user doorbell (ibv_post_send) of a QP that then waits for its peer
  * (tbr_tqp_waiting: WRs not retired) busy-polls the receive path of the
@@ -13,7 +13,14 @@
  * before its application answers. Rails that can be polled: eth (the NIC's
  * NAPI) and tb (the RX ring, without waiting for its throttled interrupt);
  * others (veth, emu) end it at once. The cost is the
- * poster's CPU for up to busy_poll_us per doorbell. Counters
+ * poster's CPU for up to busy_poll_us per doorbell.
+ *
+ * busy_poll_us -1 (auto, the default): only a doorbell that starts a round
+ * trip (its WR the QP's only one not retired: a ping-pong, not a stream)
+ * polls, for as long as the rails' backend says (busy_poll_auto_us): tb
+ * rails 128 us, the NHI's interrupt throttle, within which an interrupt-
+ * driven receive would wait for it (docs/bench-speed.md); others not at
+ * all. 0: off. 1..10000: every doorbell of a waiting QP, that long. Counters
  * (`rdma statistic`): busy_polls, the doorbells that polled; busy_poll_rx,
  * those an answer ended; busy_poll_frames, the QP's frames the poll itself
  * took in (not the interrupt path meanwhile: xport.c's receive counts a
@@ -32,9 +39,9 @@
 
 #define TBR_BUSY_POLL_MAX_US	10000	/* QEMU TCG round trips take ~1 ms */
 
-static unsigned int busy_poll_us;
-module_param(busy_poll_us, uint, 0644);
-MODULE_PARM_DESC(busy_poll_us, "poll mode: after a doorbell, busy-poll the rails' receive path (NICs with NAPI) up to this many microseconds for the QP's answer (0..10000; default 0: off)");
+static int busy_poll_us = -1;
+module_param(busy_poll_us, int, 0644);
+MODULE_PARM_DESC(busy_poll_us, "poll mode: after a doorbell, busy-poll the rails' receive path (NICs with NAPI, tb RX rings) up to this many microseconds for the QP's answer (1..10000; 0: off; default -1: auto, a doorbell that starts a round trip polls tb rails for the NHI's 128 us interrupt throttle)");
 
 struct tbr_x_poll {
 	struct tbr_xqp *x;
@@ -68,18 +75,20 @@ static bool tbr_x_poll_end(void *arg)
 
 void tbr_x_busy_poll(struct tbr_qp *qp)
 {
-	unsigned int us = min(READ_ONCE(busy_poll_us), TBR_BUSY_POLL_MAX_US);
+	int param = READ_ONCE(busy_poll_us);
+	unsigned int us = min_t(unsigned int, param, TBR_BUSY_POLL_MAX_US);
 	struct tbr_xqp *x = qp->xport_priv;
 	struct tbr_x_poll p = { .x = x };
 	struct tbr_link *link;
 	unsigned long flags;
 	bool polled;
 
-	if (!us || !x)
+	if (!param || !x)
 		return;
 	spin_lock_irqsave(&qp->lock, flags);
 	link = x->link;
-	if (!x->connected || !link || !tbr_tqp_waiting(x->tqp)) {
+	if (!x->connected || !link || !tbr_tqp_waiting(x->tqp) ||
+	    (param < 0 && tbr_tqp_sq_queued(x->tqp) != 1)) {
 		spin_unlock_irqrestore(&qp->lock, flags);
 		return;
 	}
@@ -88,8 +97,15 @@ void tbr_x_busy_poll(struct tbr_qp *qp)
 	x->poller = current;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
+	if (param < 0)
+		us = tbr_link_poll_auto_us(link);
+	if (!us) {
+		polled = false;
+		goto out;
+	}
 	p.until = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
 	polled = tbr_link_busy_poll(link, tbr_x_poll_end, &p);
+out:
 	tbr_link_put(link);
 	spin_lock_irqsave(&qp->lock, flags);
 	x->poller = NULL;

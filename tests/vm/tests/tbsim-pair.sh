@@ -85,7 +85,7 @@ polls0=$(cat $hw/busy_polls) prx0=$(cat $hw/busy_poll_rx) pfr0=$(cat $hw/busy_po
 thr0=$(sed -n 's/.*irq_throttled=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats)
 echo 10000 > /sys/module/tbrdma/parameters/busy_poll_us
 perf_pair lwp ib_write_lat -s 64 -n 100
-echo 0 > /sys/module/tbrdma/parameters/busy_poll_us
+echo -1 > /sys/module/tbrdma/parameters/busy_poll_us
 polls=$(($(cat $hw/busy_polls) - polls0)) prx=$(($(cat $hw/busy_poll_rx) - prx0))
 pfr=$(($(cat $hw/busy_poll_frames) - pfr0))
 thr=$(($(sed -n 's/.*irq_throttled=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats) - thr0))
@@ -202,6 +202,93 @@ klog_has 'tbrdma: peer .*, 20 Gb/s x2 lanes, firmware CM: asking for 1 rail(s)' 
 grep -q 'services=1 rails=1' /sys/module/tbrdma/parameters/tb_state || fail "tb_state: $(cat /sys/module/tbrdma/parameters/tb_state)"
 vm_signal up2
 vm_wait "$other.up2" 120
+
+# Issue 49: the NHI throttles every ring interrupt to one per 128 us (nhi.c
+# nhi_enable_int_throttling; the stand-in's irq_throttle_us, 128 by default). 64 B ping-pongs
+# over this one tb rail, in rounds of (a) no throttle, (b) the NHI's throttle, both with the poll
+# as shipped (busy_poll_us -1, auto: a doorbell that starts a round trip polls a tb rail for
+# 128 us), (c) (3 rounds) the NHI's throttle with the poll off; then the throttle scaled to TCG's round trip
+# (SCALED us: TCG's 64 B one-way is 0.3-6 ms, hardware's ~7 us, so here 128 us never falls
+# between two of a ring's interrupts as it does on hardware: (c) throttles none): (d) the poll
+# off must be clearly slower (the knob bites: counted, and t_min >= 3x), (e) a poll as long as
+# the throttle takes the answers before the throttled interrupt (>= half the polls; (e) <= 0.8x
+# (d)). The host's load swings TCG's latency 5x between
+# runs seconds apart, so each round's configurations run back to back and the ratios are the
+# medians of the rounds' ratios of t_typical (perftest's median of its iterations); a run whose
+# t_typical perftest could not compute (inf: its sampled CPU frequency) leaves its round out.
+step "64 B latency over one tb rail: the NHI's interrupt throttle, the poll as shipped"
+THR=/sys/module/thunderbolt/parameters/irq_throttle_us
+BP=/sys/module/tbrdma/parameters/busy_poll_us
+[ "$(cat $THR)" = 128 ] || fail "the stand-in's throttle is $(cat $THR) us, not nhi.c's 128"
+[ "$(cat $BP)" = -1 ] || fail "busy_poll_us is $(cat $BP), not the shipped -1 (auto)"
+SCALED=10000 LAT_ROUNDS=5
+declare -A LAT_CFG=([a]="0 -1 200" [b]="128 -1 200" [c]="128 0 200" [d]="$SCALED 0 100" [e]="$SCALED $SCALED 100")
+declare -A LAT_V LAT_M LAT_C
+thr_count() { sed -n 's/.*irq_throttled=\([0-9]*\).*/\1/p' /sys/module/thunderbolt/parameters/stats; }
+lat_cnt() {	# KEY: add the throttled interrupts and the poll counters since lat_snap
+	local c0=(${LAT_C[snap]}) c1=($(thr_count) $(cat $hw/busy_polls) $(cat $hw/busy_poll_rx)) o=(${LAT_C[$1]:-0 0 0})
+	LAT_C[$1]="$((o[0] + c1[0] - c0[0])) $((o[1] + c1[1] - c0[1])) $((o[2] + c1[2] - c0[2]))"
+}
+lat_one() {	# TOOL CFG ROUND
+	local t v n
+	read -r t v n <<< "${LAT_CFG[$2]}"
+	echo "$t" > $THR
+	echo "$v" > $BP
+	LAT_C[snap]="$(thr_count) $(cat $hw/busy_polls) $(cat $hw/busy_poll_rx)"
+	perf_pair "l$1$2$3" "$1" -s 64 -n "$n"
+	lat_cnt "$1$2"
+	[ "$VM_ROLE" = a ] || return 0
+	read -r t v <<< "$(awk -v n="$n" '$1 == 64 && $2 == n { print $3, $5 }' "/tmp/l$1$2$3.log")"
+	[ -n "$v" ] || fail "no t_typical in /tmp/l$1$2$3.log"
+	LAT_V[$1$2$3]=$v LAT_M[$1$2$3]=$t
+}
+num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+med() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+lat_vals() { local r; for r in $(seq $LAT_ROUNDS); do num "${LAT_V[$1$r]:-}" && echo "${LAT_V[$1$r]}"; done; }
+lat_mins() { local r; for r in $(seq $LAT_ROUNDS); do num "${LAT_M[$1$r]:-}" && echo "${LAT_M[$1$r]}"; done; }
+lat_ratio() {	# TOOL X Y: the median over the rounds of X's t_typical over Y's (rounds with both)
+	local r
+	for r in $(seq $LAT_ROUNDS); do
+		num "${LAT_V[$1$2$r]:-}" && num "${LAT_V[$1$3$r]:-}" &&
+			awk -v x="${LAT_V[$1$2$r]}" -v y="${LAT_V[$1$3$r]}" 'BEGIN { printf "%.3f\n", x / y }'
+	done | med
+}
+lat_t0=$SECONDS
+for r in $(seq $LAT_ROUNDS); do
+	for c in a b c d e; do
+		if [ $c != c ] || [ "$r" -le 3 ]; then lat_one ib_write_lat $c $r; fi
+	done
+done
+echo 128 > $THR
+echo -1 > $BP
+echo "latency rounds: $((SECONDS - lat_t0)) s"
+if [ "$VM_ROLE" = a ]; then
+	for k in ib_write_lata ib_write_latb ib_write_latc ib_write_latd ib_write_late; do
+		read -r t v n <<< "${LAT_CFG[${k: -1}]}"
+		read -r th bp bpr <<< "${LAT_C[$k]}"
+		echo "$k: irq_throttle_us=$t busy_poll_us=$v: t_typical $(for r in $(seq $LAT_ROUNDS); do echo -n "${LAT_V[$k$r]:--} "; done)us, median $(lat_vals $k | med) (t_min median $(lat_mins $k | med)); ring interrupts throttled $th, doorbells busy-polled $bp, $bpr until the answer"
+	done
+	wb=$(lat_ratio ib_write_lat b a) wc=$(lat_ratio ib_write_lat c a) wd=$(lat_ratio ib_write_lat d a) we=$(lat_ratio ib_write_lat e a)
+	echo "ib_write_lat, medians of the rounds' ratios: (b)/(a) $wb, (c)/(a) $wc, (d)/(a) $wd, (e)/(a) $we, (e)/(d) $(lat_ratio ib_write_lat e d)"
+	[ "$(lat_vals ib_write_latb | grep -c .)" -ge 3 ] && [ "$(lat_vals ib_write_lata | grep -c .)" -ge 3 ] ||
+		fail "fewer than 3 rounds of ib_write_lat gave a t_typical"
+	read -r _ bp _ <<< "${LAT_C[ib_write_latb]}"
+	[ "$bp" -ge $((LAT_ROUNDS * 150)) ] || fail "the shipped poll ran on only $bp doorbells of (b)'s $((LAT_ROUNDS * 200)) round trips"
+	awk -v r="$wb" 'BEGIN { exit !(r <= 1.3) }' ||
+		fail "64 B ib_write_lat with the NHI's throttle and the shipped poll is ${wb}x the run without the throttle (> 1.3x)"
+	# the knob bites: interrupts delayed, and even the best round trip of each run waits for the
+	# throttle (t_min: the host's stalls, which make t_typical swing 5x, do not reach it)
+	read -r th _ _ <<< "${LAT_C[ib_write_latd]}"
+	[ "$th" -ge $((LAT_ROUNDS * 30)) ] || fail "the throttle of $SCALED us delayed only $th ring interrupts in (d)"
+	md=$(lat_mins ib_write_latd | med) ma=$(lat_mins ib_write_lata | med)
+	awk -v d="$md" -v a="$ma" 'BEGIN { exit !(d >= 3 * a) }' ||
+		fail "the throttle scaled to $SCALED us with the poll off: t_min $md us against $ma us unthrottled, not 3x: the knob does not bite"
+	# the poll takes the answers before the throttled interrupt
+	read -r _ bp bpr <<< "${LAT_C[ib_write_late]}"
+	[ "$((2 * bpr))" -ge "$bp" ] || fail "only $bpr of $bp polls under the $SCALED us throttle saw the answer"
+	awk -v r="$(lat_ratio ib_write_lat e d)" 'BEGIN { exit !(r <= 0.8) }' ||
+		fail "the poll under the $SCALED us throttle is $(lat_ratio ib_write_lat e d)x the run without it, not <= 0.8x"
+fi
 
 step "fault knob: every 100th ring frame arrives with a CRC error"
 echo 100 > /sys/module/thunderbolt/parameters/fault_crc
