@@ -75,7 +75,8 @@ check:
 check-long: all
 	@VM_ENV=ROUTE_RING_ALL_PAIRS ROUTE_RING_ALL_PAIRS=1 $(TOP)/tests/vm/run route-ring
 	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run tbsim-unplug
-	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run --kernel 6.12 \
+	@VM_ENV="TBSIM_UNPLUG_STEPS TBSIM_LAT_ROUNDS" TBSIM_UNPLUG_STEPS=all TBSIM_LAT_ROUNDS=5 \
+		$(TOP)/tests/vm/run --kernel 6.12 \
 		tbsim-unplug tbsim-icm tbsim-framing tbsim-cable tbsim-hostile tbsim-systemd tbsim-pair
 	@VM_ENV=FAULTS_MIB FAULTS_MIB=1024 $(TOP)/tests/vm/run stripe-faults
 	@VM_ENV=UNEQUAL_MIB UNEQUAL_MIB=1024 $(TOP)/tests/vm/run stripe-unequal-cut
