@@ -62,14 +62,15 @@ static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
  * A rate cap per lane, as a cable's lane moves at most its signalling rate
  * and a DMA path's packets take one lane (so one path, thunderbolt-net's,
  * gets one lane of a 2-lane cable, and rails on two paths two): TX ring
- * hop N sends on lane (N - 1) % lanes, each lane at most lane_mbps (0:
- * uncapped, the default). The lanes are this host's, shared by its cables.
+ * hop N sends on lane (N - 1) % lanes of the cable its path leads to, each
+ * lane at most lane_mbps (0: uncapped, the default). The lanes are the
+ * cable's (tbsim_cable.lane_busy), as a USB4 port's two lane adapters are
+ * its link's (drivers/thunderbolt/tb.h struct tb_port: dual_link_port,
+ * link_nr): a second cable brings two lanes of its own.
  */
 static unsigned int tbsim_lane_mbps;
 module_param_named(lane_mbps, tbsim_lane_mbps, uint, 0644);
-MODULE_PARM_DESC(lane_mbps, "rate cap per lane in Mb/s, TX rings paced (0: none)");
-static DEFINE_SPINLOCK(lane_lock);
-static u64 lane_busy[2];		/* ns: the lane's wire is busy until */
+MODULE_PARM_DESC(lane_mbps, "rate cap per lane of each cable in Mb/s, TX rings paced (0: none)");
 #define TBSIM_LANE_BURST_NS	(200 * NSEC_PER_USEC)
 
 /* TX: @n frames in one packet on cable @c, counted. rcu_read_lock held. */
@@ -169,24 +170,25 @@ bool tbsim_ring_tx_busy(int hop)
 }
 
 /*
- * Reserve @ring's lane for a frame of @bytes: 0, or the ns until it may go
- * (lane_mbps). ring.lock held.
+ * Reserve @ring's lane of cable @c (NULL: no path, not paced) for a frame of
+ * @bytes: 0, or the ns until it may go (lane_mbps). ring.lock held,
+ * rcu_read_lock held.
  */
-static u64 lane_take(struct tb_ring *ring, size_t bytes)
+static u64 lane_take(struct tb_ring *ring, struct tbsim_cable *c, size_t bytes)
 {
 	u32 mbps = READ_ONCE(tbsim_lane_mbps);
 	u64 now, *busy, wait = 0;
 
-	if (!mbps)
+	if (!mbps || !c)
 		return 0;
 	now = ktime_get_ns();
-	spin_lock(&lane_lock);
-	busy = &lane_busy[(ring->hop - 1) % clamp(tbsim_lanes, 1U, 2U)];
+	spin_lock(&c->lane_lock);
+	busy = &c->lane_busy[(ring->hop - 1) % clamp(READ_ONCE(c->lanes), 1U, 2U)];
 	if (*busy > now + TBSIM_LANE_BURST_NS)
 		wait = *busy - now - TBSIM_LANE_BURST_NS;
 	else
 		*busy = max(*busy, now) + div_u64((u64)bytes * 8000, mbps);
-	spin_unlock(&lane_lock);
+	spin_unlock(&c->lane_lock);
 	return wait;
 }
 
@@ -206,15 +208,23 @@ static void ring_work(struct work_struct *work)
 	struct ring_frame *f;
 	unsigned long flags;
 	LIST_HEAD(list);
+	struct tbsim_cable *c = NULL;
+	int hopid;
 	u64 wait;
 	u32 seq;
 
+	/* lane_mbps: the cable whose lanes pace this TX ring (RCU, to the end) */
+	rcu_read_lock();
+	if (ring->is_tx && READ_ONCE(tbsim_lane_mbps) &&
+	    !tbsim_xd_path_of(ring->hop, true, &c, &hopid))
+		c = NULL;
 	spin_lock_irqsave(&ring->lock, flags);
 	if (!ring->running) {
 		list_splice_tail_init(&sr->done, &list);
 		list_splice_tail_init(&ring->in_flight, &list);
 		list_splice_tail_init(&ring->queue, &list);
 		spin_unlock_irqrestore(&ring->lock, flags);
+		rcu_read_unlock();
 		callbacks(ring, &list, true);
 		return;
 	}
@@ -227,7 +237,7 @@ static void ring_work(struct work_struct *work)
 				atomic_inc(&tbsim_ring_cnt.tx_waits);
 				break;
 			}
-			wait = lane_take(ring, frame_len(f->size));
+			wait = lane_take(ring, c, frame_len(f->size));
 			if (wait) {	/* the lane is busy: go on when it is free */
 				atomic_inc(&tbsim_ring_cnt.tx_paced);
 				hrtimer_start(&sr->pace, ns_to_ktime(wait), HRTIMER_MODE_REL);
@@ -240,6 +250,7 @@ static void ring_work(struct work_struct *work)
 		list_splice_tail_init(&sr->done, &list);
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
+	rcu_read_unlock();
 	if (ring->is_tx)
 		ring_tx(ring, &list, seq);
 	callbacks(ring, &list, false);

@@ -152,6 +152,9 @@ struct tbsim_cable {
 	bool gone;
 	bool replaced;			/* firmware CM: its XDomain removed for another
 					 * with the same remote UUID, until the link drops */
+	unsigned int lanes;		/* its link's width, from its XDomain (ring.c) */
+	spinlock_t lane_lock;		/* lane_busy */
+	u64 lane_busy[2];		/* ns: the lane's wire is busy until (lane_mbps) */
 	struct rcu_head rcu;
 };
 
