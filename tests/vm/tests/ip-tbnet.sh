@@ -68,7 +68,13 @@ vm_wait b.listening 60
 # run DST [ARGS]: one iperf3 stream (or ARGS' -P 4) to DST for 5 s, the first (slow start) omitted: its rate in Mb/s
 run() {
 	iperf3 -c "$1" -p 5201 -t 5 -O 1 -J "${@:2}" > /tmp/iperf3.json || { cat /tmp/iperf3.json; fail "iperf3 to $1 failed"; }
-	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' /tmp/iperf3.json
+	python3 -c 'import json,sys
+e = json.load(open(sys.argv[1]))["end"]
+print(int(e["sum_received"]["bits_per_second"] / 1e6))
+c = e["cpu_utilization_percent"]
+print(sys.argv[2], int(e["sum_received"]["bits_per_second"] / 1e6), "Mb/s, retransmits",
+      e["sum_sent"].get("retransmits"), "CPU % sender", round(c["host_total"]),
+      "receiver", round(c["remote_total"]), file=open("/tmp/runs.log", "a"))' /tmp/iperf3.json "$*"
 }
 median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 # spread V1 V2 V3: "min-max"
@@ -146,20 +152,37 @@ xd2=$(sed -n 's/^\(0-[1-9][0-9]*\) .*/\1/p' /tmp/paths | sort -u | sed -n 2p)
 	fail "the second cable's paths are not on both its lanes"
 ping -c 2 -W 5 "$PEER" > /dev/null || fail "no IP over tbr0 with 4 rails"
 rail() { "$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* tx_frames=\([0-9]*\).*/\1/p"; }
+rail_bytes() { "$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* tx_bytes=\([0-9]*\).*/\1/p"; }
+# lanes_used CMD...: CMD's output; each rail's Mb/s while it ran (its lane's share of the cap) to
+# /tmp/lanes.log, to tell lanes left idle (the sender: CPU, window) from lanes full
+lanes_used() {
+	local r b0=() t0 t1 out
+	for r in 0 1 2 3; do b0[r]=$(rail_bytes "$r"); done
+	t0=$(date +%s%N)
+	out=$("$@")
+	t1=$(date +%s%N)
+	for r in 0 1 2 3; do
+		printf ' rail%d %d' "$r" $((($(rail_bytes "$r") - b0[r]) * 8000 / (t1 - t0)))
+	done >> /tmp/lanes.log
+	echo " Mb/s over $(((t1 - t0) / 1000000)) ms: $*" >> /tmp/lanes.log
+	echo "$out"
+}
 t4=() t4p=() tnp=()
 for i in 1 2 3; do
 	for r in 0 1 2 3; do f0[r]=$(rail "$r"); done
-	t4+=("$(run "$PEER")")
+	t4+=("$(lanes_used run "$PEER")")
 	for r in 0 1 2 3; do
 		[ $(($(rail "$r") - f0[r])) -gt 500 ] || fail "run $i over tbr0: rail $r carried $(($(rail "$r") - f0[r])) frames"
 	done
-	t4p+=("$(run "$PEER" -P 4)")
+	t4p+=("$(lanes_used run "$PEER" -P 4)")
 	tnp+=("$(run "$TN_PEER" -P 4)")
 done
 m4=$(median "${t4[@]}") m4p=$(median "${t4p[@]}") mnp=$(median "${tnp[@]}")
 echo "two cables, lanes at $LANE Mb/s (4 lanes for tbr0, 1 for thunderbolt0):"
 echo "  one stream: tbr0 ${t4[*]} (median $m4, spread $(spread "${t4[@]}")), thunderbolt0 ${tn[*]} (median $mn, spread $(spread "${tn[@]}"))"
 echo "  -P 4:       tbr0 ${t4p[*]} (median $m4p, spread $(spread "${t4p[@]}")), thunderbolt0 ${tnp[*]} (median $mnp, spread $(spread "${tnp[@]}"))"
+# per run: Mb/s, TCP retransmits, iperf3's CPU use of each VM (both phases); the rails' rates
+cat /tmp/runs.log /tmp/lanes.log
 r1=$(awk -v a="$m4" -v b="$mn" 'BEGIN { printf "%.2f", a / b }')
 rp=$(awk -v a="$m4p" -v b="$mnp" 'BEGIN { printf "%.2f", a / b }')
 echo "ratio two cables: one stream $r1, -P 4 $rp"
