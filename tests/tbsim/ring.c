@@ -71,7 +71,15 @@ static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
 static unsigned int tbsim_lane_mbps;
 module_param_named(lane_mbps, tbsim_lane_mbps, uint, 0644);
 MODULE_PARM_DESC(lane_mbps, "rate cap per lane of each cable in Mb/s, TX rings paced (0: none)");
-#define TBSIM_LANE_BURST_NS	(200 * NSEC_PER_USEC)
+/*
+ * A ring may run ahead of its lane by lane_burst_us: a ring woken late by
+ * its pace timer (the ring work runs on a CPU, a DMA engine does not) can
+ * catch up that much of the idle time; what it cannot is counted
+ * (lane_late_us in stats: the lane idle while a frame was waiting for it).
+ */
+static unsigned int tbsim_lane_burst_us = 200;
+module_param_named(lane_burst_us, tbsim_lane_burst_us, uint, 0644);
+MODULE_PARM_DESC(lane_burst_us, "how far a TX ring may run ahead of its lane's rate, us (lane_mbps)");
 
 /* TX: @n frames in one packet on cable @c, counted. rcu_read_lock held. */
 static void ring_tx_packet(struct tbsim_cable *c, const struct tbsim_rec *recs, unsigned int n)
@@ -177,17 +185,23 @@ bool tbsim_ring_tx_busy(int hop)
 static u64 lane_take(struct tb_ring *ring, struct tbsim_cable *c, size_t bytes)
 {
 	u32 mbps = READ_ONCE(tbsim_lane_mbps);
-	u64 now, *busy, wait = 0;
+	struct tbsim_ring *sr = to_sr(ring);
+	u64 now, *busy, burst, wait = 0;
 
 	if (!mbps || !c)
 		return 0;
+	burst = (u64)READ_ONCE(tbsim_lane_burst_us) * NSEC_PER_USEC;
 	now = ktime_get_ns();
 	spin_lock(&c->lane_lock);
 	busy = &c->lane_busy[(ring->hop - 1) % clamp(READ_ONCE(c->lanes), 1U, 2U)];
-	if (*busy > now + TBSIM_LANE_BURST_NS)
-		wait = *busy - now - TBSIM_LANE_BURST_NS;
-	else
+	if (*busy > now + burst) {
+		wait = *busy - now - burst;
+	} else {
+		if (sr->paced && now > *busy)
+			atomic_add(div_u64(now - *busy, NSEC_PER_USEC), &tbsim_ring_cnt.lane_late_us);
+		sr->paced = false;
 		*busy = max(*busy, now) + div_u64((u64)bytes * 8000, mbps);
+	}
 	spin_unlock(&c->lane_lock);
 	return wait;
 }
@@ -240,6 +254,7 @@ static void ring_work(struct work_struct *work)
 			wait = lane_take(ring, c, frame_len(f->size));
 			if (wait) {	/* the lane is busy: go on when it is free */
 				atomic_inc(&tbsim_ring_cnt.tx_paced);
+				sr->paced = true;
 				hrtimer_start(&sr->pace, ns_to_ktime(wait), HRTIMER_MODE_REL);
 				break;
 			}
@@ -509,7 +524,8 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
 			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
 			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d tx_packets=%d "
-			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d irq_throttled=%d tx_paced=%d\n",
+			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d irq_throttled=%d tx_paced=%d "
+			  "lane_late_us=%d\n",
 			  atomic_read(&c->tx_frames), atomic_read(&c->tx_dropped),
 			  atomic_read(&c->rx_frames), atomic_read(&c->rx_dropped),
 			  atomic_read(&c->rx_crc), atomic_read(&c->rx_overrun),
@@ -519,7 +535,7 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 			  atomic_read(&c->rx_gap), atomic_read(&c->tx_packets),
 			  atomic_read(&c->rx_packets), atomic_read(&c->rx_cut),
 			  atomic_read(&c->rx_pdf_dropped), atomic_read(&c->irq_throttled),
-			  atomic_read(&c->tx_paced));
+			  atomic_read(&c->tx_paced), atomic_read(&c->lane_late_us));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };

@@ -166,6 +166,7 @@ struct tbsim_ring {
 	struct irq_work irq;		/* poll mode: start_poll in hard IRQ */
 	struct hrtimer irq_timer;	/* the throttled interrupt, when due */
 	struct hrtimer pace;		/* TX: its lane is free again (lane_mbps) */
+	bool paced;			/* TX, ring.lock: waiting for pace */
 	ktime_t irq_next;		/* no interrupt before (throttle) */
 	struct sk_buff_head backlog;	/* E2E: frames waiting for buffers */
 	/*

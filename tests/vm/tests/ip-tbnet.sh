@@ -37,7 +37,7 @@ echo "second cable: ${nic2##* } ($VIO2), unbound until the two-cable step"
 echo "$VIO2" > /sys/bus/virtio/drivers/virtio_net/unbind || fail "cannot unbind $VIO2"
 
 step "load: stand-in, lanes capped at $LANE Mb/s"
-tbsim_load cable_mac=52:54: lane_mbps="$LANE"
+tbsim_load cable_mac=52:54: lane_mbps="$LANE" ${IP_TBNET_BURST_US:+lane_burst_us=$IP_TBNET_BURST_US}
 wait_for 60 xd_dev
 tb_up 2
 ip link set tbr0 mtu 65520 || fail "tbr0 refuses MTU 65520"
@@ -59,9 +59,12 @@ if [ "$VM_ROLE" = b ]; then
 	vm_wait a.cable2 60
 	echo "$VIO2" > /sys/bus/virtio/drivers/virtio_net/bind || fail "cannot bind $VIO2"
 	wait_for 90 rails_up_is 4 || fail "the second cable's rails did not come up"
+	nstat -n
 	vm_signal rails4
 	vm_wait a.done2 240
-	ethtool -S tbr0 | grep -E "rail[0-3]_rx_frames"
+	ethtool -S tbr0 | grep -E "ip_rx|rail[0-3]_rx_frames" | tr -s ' ' | paste -sd' '
+	nstat | grep -E "TcpExtTCPOFOQueue|TCPDSACKOldSent|TcpOutSegs|TcpInSegs" | tr -s ' ' | paste -sd' '
+	cat /sys/module/thunderbolt/parameters/stats
 	exit 0
 fi
 vm_wait b.listening 60
@@ -155,19 +158,25 @@ rail() { "$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* tx
 rail_bytes() { "$CTL" links tbrdma0 | sed -n "s/^  rail dev=tbrdma0 link=1 id=$1 .* tx_bytes=\([0-9]*\).*/\1/p"; }
 # lanes_used CMD...: CMD's output; each rail's Mb/s while it ran (its lane's share of the cap) to
 # /tmp/lanes.log, to tell lanes left idle (the sender: CPU, window) from lanes full
+# (and this VM's CPU busy % over both vCPUs, the host's stalls of it: stall_watch's gaps)
+cpu() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat; }
+gaps() { wc -l < "${STALL_WATCH_FILE:-/run/stall_watch.txt}" 2> /dev/null || echo 0; }
 lanes_used() {
-	local r b0=() t0 t1 out
+	local r b0=() t0 t1 out c0 c1 g0
 	for r in 0 1 2 3; do b0[r]=$(rail_bytes "$r"); done
-	t0=$(date +%s%N)
+	t0=$(date +%s%N) c0=$(cpu) g0=$(gaps)
 	out=$("$@")
-	t1=$(date +%s%N)
+	t1=$(date +%s%N) c1=$(cpu)
 	for r in 0 1 2 3; do
 		printf ' rail%d %d' "$r" $((($(rail_bytes "$r") - b0[r]) * 8000 / (t1 - t0)))
 	done >> /tmp/lanes.log
-	echo " Mb/s over $(((t1 - t0) / 1000000)) ms: $*" >> /tmp/lanes.log
+	echo " Mb/s over $(((t1 - t0) / 1000000)) ms, CPU busy $(echo "$c0 $c1" |
+		awk '{ printf "%d", 100 * ($3 - $1) / ($3 - $1 + $4 - $2) }')%, $(($(gaps) - g0)) stalls: $*" >> /tmp/lanes.log
 	echo "$out"
 }
 t4=() t4p=() tnp=()
+nstat -n
+s0=$(cat /sys/module/thunderbolt/parameters/stats)
 for i in 1 2 3; do
 	for r in 0 1 2 3; do f0[r]=$(rail "$r"); done
 	t4+=("$(lanes_used run "$PEER")")
@@ -183,6 +192,10 @@ echo "  one stream: tbr0 ${t4[*]} (median $m4, spread $(spread "${t4[@]}")), thu
 echo "  -P 4:       tbr0 ${t4p[*]} (median $m4p, spread $(spread "${t4p[@]}")), thunderbolt0 ${tnp[*]} (median $mnp, spread $(spread "${tnp[@]}"))"
 # per run: Mb/s, TCP retransmits, iperf3's CPU use of each VM (both phases); the rails' rates
 cat /tmp/runs.log /tmp/lanes.log
+# where TCP lost time over the runs (sender side) and the stand-in's counters before and after
+nstat | grep -E "TcpRetransSegs|TCPTimeouts|TCPLossProbes|TCPFastRetrans|TCPSackRecovery|TCPSpurious|TCPDSACKRecv|TCPSACKReorder|TCPOFOQueue" | tr -s ' ' | paste -sd' '
+echo "$s0"
+cat /sys/module/thunderbolt/parameters/stats
 r1=$(awk -v a="$m4" -v b="$mn" 'BEGIN { printf "%.2f", a / b }')
 rp=$(awk -v a="$m4p" -v b="$mnp" 'BEGIN { printf "%.2f", a / b }')
 echo "ratio two cables: one stream $r1, -P 4 $rp"
