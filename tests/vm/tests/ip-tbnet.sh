@@ -11,7 +11,7 @@
 # cable as before): tbr0 over 4 rails on two cables (each cable's 2 lanes its own, capped alike)
 # against thunderbolt-net on the first cable: iperf3 one stream (thunderbolt0's runs above) and
 # -P 4, 3 runs each, medians with their spreads; every rail carried; the issue's 3.5x printed and
-# asserted with IP_TBNET_FAIR=1, 2.5x (more than the first cable's 2 lanes could carry) always.
+# asserted with IP_TBNET_FAIR=1; more than one cable's 2 lanes could carry (2 x the cap) always.
 # vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 2
@@ -202,10 +202,14 @@ echo "ratio two cables: one stream $r1, -P 4 $rp"
 echo "TCP retransmitted segments (all steps): $(nstat -az TcpRetransSegs | awk '$1 == "TcpRetransSegs" { print $2 }')"
 vm_signal done2
 [ "$mnp" -gt 0 ] || fail "thunderbolt-net -P 4 moved nothing"
-# more than one cable's 2 lanes could carry (2.5x one lane) always; the issue's 3.5x
+# more than one cable's 2 lanes could carry (2 x LANE: only the second cable's lanes give that)
+# always; the issue's 3.5x thunderbolt-net with IP_TBNET_FAIR=1 (make check-long), not yet steady:
+# on 2026-12-07 2.56-3.62 in 3 runs, the lanes idle 27% of the time for the stand-in's pace timer
+# waking late under TCG (lane_late_us) and tbr0's receive window giving packets up (TCP then sees
+# them out of order: retransmissions, DSACKs), docs/testing.md
 for c in "one stream:$m4:$mn" "-P 4:$m4p:$mnp"; do
 	IFS=: read -r what a b <<< "$c"
-	[ $((a * 10)) -ge $((b * 25)) ] || fail "two cables, $what: tbr0 $a Mb/s is not 2.5x thunderbolt0's $b Mb/s"
+	[ "$a" -gt $((2 * LANE)) ] || fail "two cables, $what: tbr0 $a Mb/s, not more than one cable's 2 lanes ($((2 * LANE)))"
 	if [ $((a * 10)) -lt $((b * 35)) ]; then
 		[ "${IP_TBNET_FAIR:-0}" = 1 ] && fail "two cables, $what: tbr0 $a Mb/s is not 3.5x thunderbolt0's $b Mb/s"
 		echo "NOT MET (issue 48, asserted with IP_TBNET_FAIR=1): two cables, $what: tbr0 $a Mb/s is not 3.5x thunderbolt0's $b Mb/s"
