@@ -12,6 +12,9 @@
 # against thunderbolt-net on the first cable: iperf3 one stream (thunderbolt0's runs above) and
 # -P 4, 3 runs each, medians with their spreads; every rail carried; the issue's 3.5x printed and
 # asserted with IP_TBNET_FAIR=1; more than one cable's 2 lanes could carry (2 x the cap) always.
+# Printed for the bottleneck: each run's TCP retransmits and iperf3 CPU use, each rail's rate and
+# VM a's CPU, TCP's loss counters, the stand-in's lane_late_us (IP_TBNET_BURST_US: its
+# lane_burst_us, 200 by default).
 # vm-kernel: 6.1
 # vm-count: 2
 # vm-rails: 2
