@@ -207,7 +207,7 @@ vm_signal done2
 [ "$mnp" -gt 0 ] || fail "thunderbolt-net -P 4 moved nothing"
 # more than one cable's 2 lanes could carry (2 x LANE: only the second cable's lanes give that)
 # always; the issue's 3.5x thunderbolt-net with IP_TBNET_FAIR=1 (make check-long), not yet steady:
-# on 2026-12-07 2.56-3.62 in 3 runs, the lanes idle 27% of the time for the stand-in's pace timer
+# on 2026-12-07 2.56-3.62 in 3 runs, the lanes idle 22% of the time for the stand-in's pace timer
 # waking late under TCG (lane_late_us) and tbr0's receive window giving packets up (TCP then sees
 # them out of order: retransmissions, DSACKs), docs/testing.md
 for c in "one stream:$m4:$mn" "-P 4:$m4p:$mnp"; do
