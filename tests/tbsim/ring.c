@@ -72,10 +72,10 @@ static unsigned int tbsim_lane_mbps;
 module_param_named(lane_mbps, tbsim_lane_mbps, uint, 0644);
 MODULE_PARM_DESC(lane_mbps, "rate cap per lane of each cable in Mb/s, TX rings paced (0: none)");
 /*
- * A ring may run ahead of its lane by lane_burst_us: a ring woken late by
- * its pace timer (the ring work runs on a CPU, a DMA engine does not) can
- * catch up that much of the idle time; what it cannot is counted
- * (lane_late_us in stats: the lane idle while a frame was waiting for it).
+ * A ring may run ahead of its lane by lane_burst_us, so its pace timer may
+ * wake it that late (the ring work runs on a CPU, a DMA engine does not)
+ * with no idle time on the lane; a later wake-up leaves the lane idle while
+ * a frame waits for it, which is counted (lane_late_us in stats).
  */
 static unsigned int tbsim_lane_burst_us = 200;
 module_param_named(lane_burst_us, tbsim_lane_burst_us, uint, 0644);

@@ -209,7 +209,8 @@ vm_signal done2
 # always; the issue's 3.5x thunderbolt-net with IP_TBNET_FAIR=1 (make check-long), not yet steady:
 # on 2026-12-07 2.56-3.62 in 3 runs, the lanes idle 22% of the time for the stand-in's pace timer
 # waking late under TCG (lane_late_us) and tbr0's receive window giving packets up (TCP then sees
-# them out of order: retransmissions, DSACKs), docs/testing.md
+# them out of order: retransmissions, DSACKs); with IP_TBNET_BURST_US=10000 4.16x both, nothing
+# given up (docs/testing.md)
 for c in "one stream:$m4:$mn" "-P 4:$m4p:$mnp"; do
 	IFS=: read -r what a b <<< "$c"
 	[ "$a" -gt $((2 * LANE)) ] || fail "two cables, $what: tbr0 $a Mb/s, not more than one cable's 2 lanes ($((2 * LANE)))"
