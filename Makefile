@@ -71,7 +71,7 @@ check:
 # the VM runs make check leaves out for its time budget (docs/testing.md): the Thunderbolt
 # stand-in's tests on 6.12 too, tbsim-unplug's unplug at every step of setup and teardown,
 # route-ring's RDMA between every pair of its five hosts, stripe-faults', stripe-unequal-cut's and
-# stripe-tb-eth's full 1 GiB
+# stripe-tb-eth's full 1 GiB, ip-stripe's 1 GiB over TCP with a rail cut and restored
 check-long: all
 	@VM_ENV=ROUTE_RING_ALL_PAIRS ROUTE_RING_ALL_PAIRS=1 $(TOP)/tests/vm/run route-ring
 	@VM_ENV=TBSIM_UNPLUG_STEPS TBSIM_UNPLUG_STEPS=all $(TOP)/tests/vm/run tbsim-unplug
@@ -82,6 +82,7 @@ check-long: all
 	@VM_ENV=UNEQUAL_MIB UNEQUAL_MIB=1024 $(TOP)/tests/vm/run stripe-unequal-cut
 	@VM_ENV=TB_ETH_MIB TB_ETH_MIB=1024 VM_TIMEOUT_SCALE=3 $(TOP)/tests/vm/run stripe-tb-eth
 	@VM_ENV=IP_TBNET_FAIR IP_TBNET_FAIR=1 $(TOP)/tests/vm/run ip-tbnet
+	@VM_ENV=IP_STRIPE_MIB IP_STRIPE_MIB=1024 VM_TIMEOUT_SCALE=3 $(TOP)/tests/vm/run ip-stripe
 .PHONY: check-long
 
 # libFuzzer targets of tests/fuzz (clang, ASan+UBSan): builds them all, runs each for FUZZ_SECONDS

@@ -120,6 +120,8 @@ static void cable_plug(struct net_device *dev)
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return;
+	spin_lock_init(&c->lane_lock);
+	c->lanes = tbsim_lanes;
 	INIT_WORK(&c->open_work, open_work_fn);
 	INIT_WORK(&c->gone_work, gone_work_fn);
 	INIT_DELAYED_WORK(&c->link_work, link_work_fn);

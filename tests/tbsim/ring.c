@@ -62,15 +62,24 @@ static unsigned long blackout_until;	/* jiffies; fault_blackout_ms */
  * A rate cap per lane, as a cable's lane moves at most its signalling rate
  * and a DMA path's packets take one lane (so one path, thunderbolt-net's,
  * gets one lane of a 2-lane cable, and rails on two paths two): TX ring
- * hop N sends on lane (N - 1) % lanes, each lane at most lane_mbps (0:
- * uncapped, the default). The lanes are this host's, shared by its cables.
+ * hop N sends on lane (N - 1) % lanes of the cable its path leads to, each
+ * lane at most lane_mbps (0: uncapped, the default). The lanes are the
+ * cable's (tbsim_cable.lane_busy), as a USB4 port's two lane adapters are
+ * its link's (drivers/thunderbolt/tb.h struct tb_port: dual_link_port,
+ * link_nr): a second cable brings two lanes of its own.
  */
 static unsigned int tbsim_lane_mbps;
 module_param_named(lane_mbps, tbsim_lane_mbps, uint, 0644);
-MODULE_PARM_DESC(lane_mbps, "rate cap per lane in Mb/s, TX rings paced (0: none)");
-static DEFINE_SPINLOCK(lane_lock);
-static u64 lane_busy[2];		/* ns: the lane's wire is busy until */
-#define TBSIM_LANE_BURST_NS	(200 * NSEC_PER_USEC)
+MODULE_PARM_DESC(lane_mbps, "rate cap per lane of each cable in Mb/s, TX rings paced (0: none)");
+/*
+ * A ring may run ahead of its lane by lane_burst_us, so its pace timer may
+ * wake it that late (the ring work runs on a CPU, a DMA engine does not)
+ * with no idle time on the lane; a later wake-up leaves the lane idle while
+ * a frame waits for it, which is counted (lane_late_us in stats).
+ */
+static unsigned int tbsim_lane_burst_us = 200;
+module_param_named(lane_burst_us, tbsim_lane_burst_us, uint, 0644);
+MODULE_PARM_DESC(lane_burst_us, "how far a TX ring may run ahead of its lane's rate, us (lane_mbps)");
 
 /* TX: @n frames in one packet on cable @c, counted. rcu_read_lock held. */
 static void ring_tx_packet(struct tbsim_cable *c, const struct tbsim_rec *recs, unsigned int n)
@@ -169,24 +178,31 @@ bool tbsim_ring_tx_busy(int hop)
 }
 
 /*
- * Reserve @ring's lane for a frame of @bytes: 0, or the ns until it may go
- * (lane_mbps). ring.lock held.
+ * Reserve @ring's lane of cable @c (NULL: no path, not paced) for a frame of
+ * @bytes: 0, or the ns until it may go (lane_mbps). ring.lock held,
+ * rcu_read_lock held.
  */
-static u64 lane_take(struct tb_ring *ring, size_t bytes)
+static u64 lane_take(struct tb_ring *ring, struct tbsim_cable *c, size_t bytes)
 {
 	u32 mbps = READ_ONCE(tbsim_lane_mbps);
-	u64 now, *busy, wait = 0;
+	struct tbsim_ring *sr = to_sr(ring);
+	u64 now, *busy, burst, wait = 0;
 
-	if (!mbps)
+	if (!mbps || !c)
 		return 0;
+	burst = (u64)READ_ONCE(tbsim_lane_burst_us) * NSEC_PER_USEC;
 	now = ktime_get_ns();
-	spin_lock(&lane_lock);
-	busy = &lane_busy[(ring->hop - 1) % clamp(tbsim_lanes, 1U, 2U)];
-	if (*busy > now + TBSIM_LANE_BURST_NS)
-		wait = *busy - now - TBSIM_LANE_BURST_NS;
-	else
+	spin_lock(&c->lane_lock);
+	busy = &c->lane_busy[(ring->hop - 1) % clamp(READ_ONCE(c->lanes), 1U, 2U)];
+	if (*busy > now + burst) {
+		wait = *busy - now - burst;
+	} else {
+		if (sr->paced && now > *busy)
+			atomic_add(div_u64(now - *busy, NSEC_PER_USEC), &tbsim_ring_cnt.lane_late_us);
+		sr->paced = false;
 		*busy = max(*busy, now) + div_u64((u64)bytes * 8000, mbps);
-	spin_unlock(&lane_lock);
+	}
+	spin_unlock(&c->lane_lock);
 	return wait;
 }
 
@@ -206,15 +222,23 @@ static void ring_work(struct work_struct *work)
 	struct ring_frame *f;
 	unsigned long flags;
 	LIST_HEAD(list);
+	struct tbsim_cable *c = NULL;
+	int hopid;
 	u64 wait;
 	u32 seq;
 
+	/* lane_mbps: the cable whose lanes pace this TX ring (RCU, to the end) */
+	rcu_read_lock();
+	if (ring->is_tx && READ_ONCE(tbsim_lane_mbps) &&
+	    !tbsim_xd_path_of(ring->hop, true, &c, &hopid))
+		c = NULL;
 	spin_lock_irqsave(&ring->lock, flags);
 	if (!ring->running) {
 		list_splice_tail_init(&sr->done, &list);
 		list_splice_tail_init(&ring->in_flight, &list);
 		list_splice_tail_init(&ring->queue, &list);
 		spin_unlock_irqrestore(&ring->lock, flags);
+		rcu_read_unlock();
 		callbacks(ring, &list, true);
 		return;
 	}
@@ -227,9 +251,10 @@ static void ring_work(struct work_struct *work)
 				atomic_inc(&tbsim_ring_cnt.tx_waits);
 				break;
 			}
-			wait = lane_take(ring, frame_len(f->size));
+			wait = lane_take(ring, c, frame_len(f->size));
 			if (wait) {	/* the lane is busy: go on when it is free */
 				atomic_inc(&tbsim_ring_cnt.tx_paced);
+				sr->paced = true;
 				hrtimer_start(&sr->pace, ns_to_ktime(wait), HRTIMER_MODE_REL);
 				break;
 			}
@@ -240,6 +265,7 @@ static void ring_work(struct work_struct *work)
 		list_splice_tail_init(&sr->done, &list);
 	}
 	spin_unlock_irqrestore(&ring->lock, flags);
+	rcu_read_unlock();
 	if (ring->is_tx)
 		ring_tx(ring, &list, seq);
 	callbacks(ring, &list, false);
@@ -498,7 +524,8 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 	return sysfs_emit(buf, "tx_frames=%d tx_dropped=%d rx_frames=%d rx_dropped=%d "
 			  "rx_crc=%d rx_overrun=%d rx_lost=%d rx_nobuf=%d tx_waits=%d "
 			  "credits_tx=%d credits_rx=%d resyncs=%d rx_gap=%d tx_packets=%d "
-			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d irq_throttled=%d tx_paced=%d\n",
+			  "rx_packets=%d rx_cut=%d rx_pdf_dropped=%d irq_throttled=%d tx_paced=%d "
+			  "lane_late_us=%d\n",
 			  atomic_read(&c->tx_frames), atomic_read(&c->tx_dropped),
 			  atomic_read(&c->rx_frames), atomic_read(&c->rx_dropped),
 			  atomic_read(&c->rx_crc), atomic_read(&c->rx_overrun),
@@ -508,7 +535,7 @@ static int stats_get(char *buf, const struct kernel_param *kp)
 			  atomic_read(&c->rx_gap), atomic_read(&c->tx_packets),
 			  atomic_read(&c->rx_packets), atomic_read(&c->rx_cut),
 			  atomic_read(&c->rx_pdf_dropped), atomic_read(&c->irq_throttled),
-			  atomic_read(&c->tx_paced));
+			  atomic_read(&c->tx_paced), atomic_read(&c->lane_late_us));
 }
 
 static const struct kernel_param_ops stats_ops = { .get = stats_get };

@@ -16,6 +16,7 @@ struct tbsim_ring_cnt {
 	atomic_t tx_frames, rx_frames, rx_dropped, tx_dropped, rx_crc, rx_overrun;
 	atomic_t rx_lost, rx_nobuf, tx_waits, credits_tx, credits_rx, resyncs, rx_gap;
 	atomic_t tx_packets, rx_packets, rx_cut, rx_pdf_dropped, irq_throttled, tx_paced;
+	atomic_t lane_late_us;	/* a paced ring woke after its lane fell idle: idle us */
 };
 extern struct tbsim_ring_cnt tbsim_ring_cnt;
 

@@ -152,6 +152,9 @@ struct tbsim_cable {
 	bool gone;
 	bool replaced;			/* firmware CM: its XDomain removed for another
 					 * with the same remote UUID, until the link drops */
+	unsigned int lanes;		/* its link's width, from its XDomain (ring.c) */
+	spinlock_t lane_lock;		/* lane_busy */
+	u64 lane_busy[2];		/* ns: the lane's wire is busy until (lane_mbps) */
 	struct rcu_head rcu;
 };
 
@@ -163,6 +166,7 @@ struct tbsim_ring {
 	struct irq_work irq;		/* poll mode: start_poll in hard IRQ */
 	struct hrtimer irq_timer;	/* the throttled interrupt, when due */
 	struct hrtimer pace;		/* TX: its lane is free again (lane_mbps) */
+	bool paced;			/* TX, ring.lock: waiting for pace */
 	ktime_t irq_next;		/* no interrupt before (throttle) */
 	struct sk_buff_head backlog;	/* E2E: frames waiting for buffers */
 	/*

@@ -601,6 +601,7 @@ struct tbsim_xd *tbsim_xd_create(struct tbsim_cable *c)
 		xd->link_speed = READ_ONCE(tbsim_slow_speed);
 		sxd->lanes = READ_ONCE(tbsim_slow_lanes) == 2 ? 2 : 1;
 	}
+	WRITE_ONCE(c->lanes, sxd->lanes);	/* its lanes pace its paths (ring.c) */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 	xd->link_width = sxd->lanes == 2 ? TB_LINK_WIDTH_DUAL : TB_LINK_WIDTH_SINGLE;
 #else
@@ -1029,7 +1030,8 @@ bool tbsim_xd_path_of(int ring, bool tx, struct tbsim_cable **cable, int *hopid)
 
 /*
  * /sys/module/thunderbolt/parameters/paths: the DMA path pairs enabled, one
- * line each (test-only: the real module shows them in debugfs at most).
+ * line each, with the lane of its cable its TX ring takes (ring.c
+ * lane_take) (test-only: the real module shows them in debugfs at most).
  */
 static int paths_get(char *buf, const struct kernel_param *kp)
 {
@@ -1047,9 +1049,11 @@ static int paths_get(char *buf, const struct kernel_param *kp)
 		for (i = 0; i < sxd->npaths; i++) {
 			const struct tbsim_path *p = &sxd->paths[i];
 
-			len += sysfs_emit_at(buf, len, "%s tx_hopid=%d tx_ring=%d rx_hopid=%d rx_ring=%d\n",
+			len += sysfs_emit_at(buf, len,
+					     "%s tx_hopid=%d tx_ring=%d rx_hopid=%d rx_ring=%d lane=%u\n",
 					     dev_name(&sxd->xd.dev), p->tx_hopid, p->tx_ring,
-					     p->rx_hopid, p->rx_ring);
+					     p->rx_hopid, p->rx_ring,
+					     (p->tx_ring - 1) % clamp(c->lanes, 1U, 2U));
 		}
 		spin_unlock_bh(&sxd->paths_lock);
 	}

@@ -2,8 +2,11 @@
 # carried); 64 MiB over nc at the default MTU with no fault: TSO super packets crossed whole
 # (ip_rx_gso), both rails carried them, TCP saw no reordering (TcpExtTCPOFOQueue unchanged);
 # MTU 65520 both ends: ping -s 60000 -M do over IPv4 and IPv6 crosses as fragment frames; then
-# 256 MiB over nc, md5-verified, with rail 1 cut and restored and the MTU changed twice under
-# the transfer: the TCP connection survives, retransmissions counted.
+# 256 MiB over nc, md5-verified, with rail 1 cut (at 3/16 of it) and restored (at 8/16) and the
+# MTU changed twice under the transfer: the TCP connection survives, the data verified, TCP's
+# retransmissions (nstat TcpRetransSegs) at most 1% of its segments sent (TcpOutSegs): no storm.
+# IP_STRIPE_MIB sets the size of that transfer (a multiple of 64; make check-long: 1024, the
+# issue's 1 GiB).
 # vm-timeout: 400
 . "$TBR_TOP/tests/vm/lib/guest.sh"
 . "$TBR_TOP/tests/vm/lib/pair.sh"
@@ -64,12 +67,18 @@ s1=$(st tbr0 ip_tx_packets_striped)
 tail -1 /tmp/ping4
 tail -1 /tmp/ping6
 
-step "256 MiB over nc: rail 1 cut and restored, MTU 9000 and back under the transfer"
-retr0=$(nstat -az TcpRetransSegs | awk '$1 == "TcpRetransSegs" { print $2 }')
+MIB=${IP_STRIPE_MIB:-256}
+[ $((MIB % 64)) = 0 ] && [ "$MIB" -ge 64 ] || fail "IP_STRIPE_MIB=$MIB is not a multiple of 64"
+# blobs: the 64 MiB blob MIB / 64 times
+blobs() { local i; for ((i = 0; i < MIB / 64; i++)); do cat /tmp/blob; done; }
+# tcp NAME: a TCP counter of this namespace (nstat's absolute value)
+tcp() { nstat -az "$1" | awk -v k="$1" '$1 == k { print $2 }'; }
+step "$MIB MiB over nc: rail 1 cut and restored, MTU 9000 and back under the transfer"
+retr0=$(tcp TcpRetransSegs) out0=$(tcp TcpOutSegs) t0=$SECONDS
 h1 sh -c 'nc -l 10.88.0.2 5002 | md5sum > /tmp/rx2.md5' &
 srv=$!
 wait_for 10 h1 sh -c '[ -n "$(ss -ltnH "sport = :5002")" ]'
-(cat /tmp/blob /tmp/blob /tmp/blob /tmp/blob | nc -N 10.88.0.2 5002; echo "rc=$?" > /tmp/cli.rc) &
+(blobs | nc -N 10.88.0.2 5002; echo "rc=$?" > /tmp/cli.rc) &
 cli=$!
 base=$(rx_bytes)
 # at_rx N: wait until tbr1 has received N MiB of this transfer
@@ -82,13 +91,13 @@ at_rx() {
 	done
 	fail "not $1 MiB in 120 s"
 }
-at_rx 48
+at_rx $((MIB * 3 / 16))
 "$CTL" rail-set tbrdma0 1 1 --cut || fail "cut rail 1 failed"
 step "rail 1 cut"
-at_rx 96
+at_rx $((MIB * 6 / 16))
 ip link set tbr0 mtu 9000 || fail "MTU 9000 under traffic"
 step "MTU 9000"
-at_rx 128
+at_rx $((MIB * 8 / 16))
 ip link set tbr0 mtu 65520 || fail "MTU 65520 under traffic"
 "$CTL" rail-set tbrdma0 1 1 --restore || fail "restore rail 1 failed"
 step "MTU 65520, rail 1 restored"
@@ -97,10 +106,14 @@ wait "$cli"
 wait "$srv" || fail "nc server failed"
 cat /tmp/cli.rc
 grep -q "rc=0" /tmp/cli.rc || fail "nc client failed: the connection did not survive"
-want=$(cat /tmp/blob /tmp/blob /tmp/blob /tmp/blob | md5sum)
-[ "$(cat /tmp/rx2.md5)" = "$want" ] || fail "256 MiB arrived corrupted"
-retr1=$(nstat -az TcpRetransSegs | awk '$1 == "TcpRetransSegs" { print $2 }')
-echo "TCP retransmitted $((retr1 - retr0)) segments"
+secs=$((SECONDS - t0))
+want=$(blobs | md5sum)
+[ "$(cat /tmp/rx2.md5)" = "$want" ] || fail "$MIB MiB arrived corrupted"
+retr=$(($(tcp TcpRetransSegs) - retr0)) out=$(($(tcp TcpOutSegs) - out0))
+echo "$MIB MiB in $secs s; TCP retransmitted $retr of $out segments sent"
+# no retransmission storm: the cut loses what was on rail 1 (a window's part at most), TCP
+# sends it again once; 8 of ~4,100 (256 MiB) in main's run of 2026-12-07
+[ $((retr * 100)) -le "$out" ] || fail "retransmission storm: $retr of $out segments (over 1%)"
 [ "$(rail_tx 1)" -gt "$r1c" ] || fail "the restored rail carried nothing"
 ethtool -S tbr0 | grep -E "ip_tx|rail[01]_tx_frames"
 h1 ethtool -S tbr1 | grep -E "ip_rx"
