@@ -10,7 +10,7 @@
 # Then a second cable (the VMs' second NIC, kept unbound until here, so the steps above see one
 # cable as before): tbr0 over 4 rails on two cables (each cable's 2 lanes its own, capped alike)
 # against thunderbolt-net on the first cable: iperf3 one stream (thunderbolt0's runs above) and
-# -P 4, 3 runs each, medians with their spreads; every rail carried; the issue's 3.5x printed and
+# -P 4, 3 runs each (one in make check), medians with their spreads; every rail carried; the issue's 3.5x printed and
 # asserted with IP_TBNET_FAIR=1; more than one cable's 2 lanes could carry (2 x the cap) always.
 # Printed for the bottleneck: each run's TCP retransmits and iperf3 CPU use, each rail's rate and
 # VM a's CPU, TCP's loss counters, the stand-in's lane_late_us (IP_TBNET_BURST_US: its
@@ -180,7 +180,9 @@ lanes_used() {
 t4=() t4p=() tnp=()
 nstat -n
 s0=$(cat /sys/module/thunderbolt/parameters/stats)
-for i in 1 2 3; do
+# 3 runs each with IP_TBNET_FAIR=1 (make check-long: the medians the 3.5x is judged on), one in
+# make check (its time: the > 2 lane caps check needs no median)
+for i in $(seq $(( ${IP_TBNET_FAIR:-0} == 1 ? 3 : 1 ))); do
 	for r in 0 1 2 3; do f0[r]=$(rail "$r"); done
 	t4+=("$(lanes_used run "$PEER")")
 	for r in 0 1 2 3; do
