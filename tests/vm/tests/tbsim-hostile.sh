@@ -205,11 +205,14 @@ if [ "$VM_ROLE" = a ]; then
 	more_refused() { [ "$(refused)" -gt "$ref0" ]; }
 	x_refused() { klog_has "tbrdma: refused peer $GX: \(it holds no fabric key\|a fabric key is required\)"; }
 	x_no_rails() { ! xlink | grep -q 'rails_up=[1-9]'; }
-	wait_for 30 more_refused || fail "the keyless impostor of X was not counted auth_refused"
-	wait_for 10 x_refused || fail "the refusal of the impostor of X was not logged"
+	# (within: each poll runs tbrdma-ctl, slow on a loaded TCG guest; wait_for counts polls)
+	within 30 more_refused	# the keyless impostor of X counted auth_refused
+	within 10 x_refused	# and logged with X's GUID
 	klog_has "tbrdma: .*fabric key set: peer $GX has not proven it" ||
 		fail "a kept its held link to the impostor (or did not say why it went)"
-	wait_for 10 x_no_rails || { "$CTL" links; fail "a has rails to the keyless impostor of X"; }
+	diag() { "$CTL" links; }
+	within 10 x_no_rails	# a has no rail to the keyless impostor of X
+	unset -f diag
 	dmesg | grep "refused peer $GX" | tail -2
 	echo "auth_refused $ref0 -> $(refused)"
 	kill -USR1 "$tcli"
@@ -252,8 +255,8 @@ else
 	vm_signal quiet
 	# 2c: a (and N, X) take the key; we still claim X, keyless
 	vm_wait a.checked_x 180
-	wait_for 20 klog_has 'tbrdma: peer requires a fabric key, we have none' ||
-		fail "the keyed a did not answer the impostor's HELLO with STATUS AUTH"
+	# the keyed a answered the impostor's HELLO with STATUS AUTH
+	within 20 klog_has 'tbrdma: peer requires a fabric key, we have none'
 	no_rails || { "$CTL" links; fail "the keyless impostor has rails to the keyed a"; }
 	ip1=$(cat /sys/class/net/tbr0/statistics/rx_packets)
 	[ "$ip1" = "$ip0" ] || fail "$((ip1 - ip0)) IP packet(s) reached the impostor of X"
