@@ -14,7 +14,11 @@
 # 2b. Identity takeover over tb (issue 46): b's stand-in presents b as host X, a real host two hops
 #    from a (emu hosts N and X in VM a, A's table reaching X through N): a's tb link to the
 #    impostor is held and counted, verified RC traffic and pings A -> X go on through N, b's
-#    frames are dropped (held_drops) and b receives nothing; then b is honest again.
+#    frames are dropped (held_drops) and b receives nothing.
+# 2c. The same impostor with a fabric key on the real hosts (issue 46): A, N and X take a key while
+#    a's held link to the keyless impostor is up: a says BYE to it, its HELLOs as X are refused and
+#    counted (auth_refused, logged with X's GUID), no rail on either end, no IP packet reaches b,
+#    and the verified RC traffic A -> X started in 2b runs to its end; then b is honest again.
 # 3. Fabric key (issue 46, docs/protocol.md 9): a takes a key while its rails to keyless b are
 #    up: a says BYE to the peer that never proved it (the module before this check kept the
 #    rails), the HELLOs start over: b's HELLO is answered with status AUTH, b's answer to a's
@@ -36,6 +40,10 @@ other=b
 P=/sys/module/thunderbolt/parameters
 state() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" /sys/module/tbrdma/parameters/tb_state; }
 connects() { dmesg | grep -c 'tbrdma: [0-9]* rail(s) to ' || true; }
+refused() { "$CTL" devs tbrdma0 | sed -n 's/^dev dev=tbrdma0 .* auth_refused=\([0-9]*\).*/\1/p'; }
+no_rails() { ! "$CTL" links tbrdma0 | grep -q 'rails_up=[1-9]'; }
+klog_n() { dmesg | grep -c -- "$1" || true; }
+echo "tbrdma-vm-test-fabric-key-of-issue-46" > /tmp/fabric.key
 
 step "load; a loses its first 24 READYs"
 # dword 8 of a negotiation packet: version, type [15:8] (READY = 3), word count
@@ -189,6 +197,24 @@ if [ "$VM_ROLE" = a ]; then
 	vm_wait b.spoke 60
 	some_drops() { xlink | grep -q ' held_drops=[1-9]'; }
 	wait_for 10 some_drops || { xlink; fail "what the impostor sent was not counted held_drops"; }
+	vm_signal checked_held
+	vm_wait b.quiet 60
+	# 2c: the real hosts take the fabric key, the impostor has none; integrity A -> X runs on
+	ref0=$(refused)
+	for d in tbrdma0 tbrdma1 tbrdma2; do "$CTL" auth-key $d /tmp/fabric.key || fail "auth-key $d"; done
+	more_refused() { [ "$(refused)" -gt "$ref0" ]; }
+	x_refused() { klog_has "tbrdma: refused peer $GX: \(it holds no fabric key\|a fabric key is required\)"; }
+	x_no_rails() { ! xlink | grep -q 'rails_up=[1-9]'; }
+	# (within: each poll runs tbrdma-ctl, slow on a loaded TCG guest; wait_for counts polls)
+	within 30 more_refused	# the keyless impostor of X counted auth_refused
+	within 10 x_refused	# and logged with X's GUID
+	klog_has "tbrdma: .*fabric key set: peer $GX has not proven it" ||
+		fail "a kept its held link to the impostor (or did not say why it went)"
+	diag() { "$CTL" links; }
+	within 10 x_no_rails	# a has no rail to the keyless impostor of X
+	unset -f diag
+	dmesg | grep "refused peer $GX" | tail -2
+	echo "auth_refused $ref0 -> $(refused)"
 	kill -USR1 "$tcli"
 	wait "$tcli" || { tail -20 /tmp/tcli.log; tail -20 /tmp/tsrv.log; fail "integrity A -> X failed with the impostor up"; }
 	wait "$tsrv" || { tail -20 /tmp/tsrv.log; fail "integrity server on X failed"; }
@@ -196,9 +222,10 @@ if [ "$VM_ROLE" = a ]; then
 	tail -1 /tmp/tcli.log
 	ip neigh flush dev tbr0		# ARP again: its broadcast must not reach the impostor
 	ping -c 3 -i 0.2 -W 5 10.77.0.4 > /dev/null || fail "A cannot ping the real X"
-	xlink
+	x_no_rails || { "$CTL" links; fail "the keyless impostor of X got rails"; }
 	vm_signal checked_x
 	vm_wait b.truth 60
+	"$CTL" auth-key tbrdma0 || fail "clearing the key"	# step 3 sets it with rails up
 	rebind_all
 	"$CTL" dev-del tbrdma2 && "$CTL" dev-del tbrdma1 || fail "dev-del N, X"
 	# a is the one who reads: b's real GUID on a used link again
@@ -218,12 +245,22 @@ else
 	ping -c 2 -W 2 "$PEER" > /dev/null && fail "the impostor got an answer from a"
 	"$CTL" links tbrdma0
 	vm_signal spoke
-	vm_wait a.checked_x 180
+	vm_wait a.checked_held 180
 	cat $P/fault_xd_guid
 	grep -q ' tx=[1-9][0-9]* rx=' $P/fault_xd_guid || fail "the stand-in rewrote no GUID"
 	# nothing a sent on the held link came to us (ARP, IP, RC, management)
 	rx1=$("$CTL" links tbrdma0 | sed -n 's/^link .* rx_frames=\([0-9]*\) .*/\1/p')
 	[ "$rx1" = "$rx0" ] || fail "a sent $((rx1 - rx0)) frame(s) on its held link to the impostor"
+	ip0=$(cat /sys/class/net/tbr0/statistics/rx_packets)
+	vm_signal quiet
+	# 2c: a (and N, X) take the key; we still claim X, keyless
+	vm_wait a.checked_x 180
+	# the keyed a answered the impostor's HELLO with STATUS AUTH
+	within 20 klog_has 'tbrdma: peer requires a fabric key, we have none'
+	no_rails || { "$CTL" links; fail "the keyless impostor has rails to the keyed a"; }
+	ip1=$(cat /sys/class/net/tbr0/statistics/rx_packets)
+	[ "$ip1" = "$ip0" ] || fail "$((ip1 - ip0)) IP packet(s) reached the impostor of X"
+	"$CTL" links tbrdma0
 	echo 0:0 > $P/fault_xd_guid || fail "fault_xd_guid off"
 	vm_signal truth
 	wait_for 90 rails_up_is 4 || { "$CTL" links; fail "b's rails to a did not come back"; }
@@ -234,13 +271,12 @@ vm_wait "$other.honest" 120
 wait_for 20 ping -c 1 -W 2 "$PEER" > /dev/null || fail "no IP to the honest peer"
 
 step "fabric key: b without it is refused and counted; with it on both ends the rails come back"
-echo "tbrdma-vm-test-fabric-key-of-issue-46" > /tmp/fabric.key
-refused() { "$CTL" devs tbrdma0 | sed -n 's/^dev dev=tbrdma0 .* auth_refused=\([0-9]*\).*/\1/p'; }
-no_rails() { ! "$CTL" links tbrdma0 | grep -q 'rails_up=[1-9]'; }
+BG=$(cat "$VM_SHARED/b.nodeguid")
 if [ "$VM_ROLE" = a ]; then
+	ref0=$(refused)
 	"$CTL" auth-key tbrdma0 /tmp/fabric.key || fail "auth-key"
 	vm_signal keyed
-	some_refused() { [ "$(refused)" -gt 0 ]; }
+	some_refused() { [ "$(refused)" -gt "$ref0" ]; }
 	# (on failure: the tasks blocked in the kernel, and tbrdma's negotiation state)
 	diag() { echo w > /proc/sysrq-trigger; cat /sys/module/tbrdma/parameters/tb_state; dmesg | tail -n 80; }
 	within 60 some_refused
@@ -249,15 +285,17 @@ if [ "$VM_ROLE" = a ]; then
 	no_rails || { "$CTL" links; fail "a has rails to a peer without the key"; }
 	echo "auth_refused=$(refused)"
 	dmesg | grep 'refused peer' | tail -3
-	klog_has 'tbrdma: refused peer [0-9a-f]*: it holds no fabric key' || fail "a did not log b's keyless answer"
-	klog_has 'tbrdma: refused peer [0-9a-f]*: a fabric key is required' || fail "a did not log b's keyless HELLO"
-	klog_has 'tbrdma: .*fabric key set: peer [0-9a-f]* has not proven it' ||
+	klog_has "tbrdma: refused peer $BG: it holds no fabric key" || fail "a did not log b's keyless answer"
+	klog_has "tbrdma: refused peer $BG: a fabric key is required" || fail "a did not log b's keyless HELLO"
+	klog_has "tbrdma: .*fabric key set: peer $BG has not proven it" ||
 		fail "a kept the rails b set up before the key (or did not say why they went)"
 	vm_signal checked_keyless	# only now may b take the key (its rails then come up)
 else
+	nreq=$(klog_n 'tbrdma: peer requires a fabric key, we have none')	# 2c's are in
 	vm_wait a.keyed 60
 	# no reload: a's new key alone must end the rails b never proved it on
-	wait_for 60 klog_has 'tbrdma: peer requires a fabric key, we have none'
+	more_req() { [ "$(klog_n 'tbrdma: peer requires a fabric key, we have none')" -gt "$nreq" ]; }
+	wait_for 60 more_req
 	sleep 3
 	no_rails || { "$CTL" links; fail "b has rails without the key"; }
 	vm_signal refused
