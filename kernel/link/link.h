@@ -226,18 +226,15 @@ struct tbr_link *tbr_link_get_by_id(struct tbr_dev *tdev, u32 id);
 void tbr_link_hold(struct tbr_link *link);
 /*
  * Busy-poll the receive paths of @link's rails that can be (a backend's
- * busy_poll, a rail's poll_cookie) until @end(@arg) returns true; @end must
- * bound the time. Returns false at once when no rail of @link can be
- * polled. Context "process", no lock held, BH on.
+ * busy_poll, a rail's poll_cookie) for @us microseconds (< 0: the largest
+ * busy_poll_auto_us of those rails' backends), from which *@until is set
+ * (ktime_get_ns() deadline) before the first pass, until @end(@arg) returns
+ * true; @end must keep to *@until. Returns false at once when no rail of
+ * @link can be polled or the bound is 0. Context "process", no lock held,
+ * BH on.
  */
-bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
-			void *arg);
-/*
- * The poll mode's automatic bound for @link (busy_poll_us -1): the largest
- * busy_poll_auto_us of its rails that can be polled now, 0 if none. Context
- * "process", no lock held.
- */
-unsigned int tbr_link_poll_auto_us(struct tbr_link *link);
+bool tbr_link_busy_poll(struct tbr_link *link, int us, u64 *until,
+			bool (*end)(void *arg), void *arg);
 void tbr_link_put(struct tbr_link *link);	/* context "any" */
 
 /* A rail link that carries frames now: a rail up and used. Context "any". */

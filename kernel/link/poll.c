@@ -5,6 +5,7 @@
  * cookies and their backends' busy_poll, contract in link.h. Apart from
  * link.c (which it does not call) so that link.c stays one file's size.
  */
+#include <linux/ktime.h>
 #include <linux/minmax.h>
 #include <linux/sched.h>
 
@@ -26,13 +27,13 @@ static bool tbr_poll_one_pass(void *data)
 	return true;
 }
 
-bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
-			void *arg)
+bool tbr_link_busy_poll(struct tbr_link *link, int us, u64 *until,
+			bool (*end)(void *arg), void *arg)
 {
 	const struct tbr_backend *bk[TBR_LINK_MAX_RAILS];
 	struct tbr_poll_pass pass = { .end = end, .arg = arg };
 	u32 cookie[TBR_LINK_MAX_RAILS];
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, auto_us = 0;
 	unsigned long flags;
 
 	spin_lock_irqsave(&link->lock, flags);
@@ -43,12 +44,19 @@ bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
 		    !r->backend->busy_poll)
 			continue;
 		cookie[n] = r->ops->poll_cookie(r);
-		if (cookie[n])
-			bk[n++] = r->backend;	/* static: outlives the rail */
+		if (!cookie[n])
+			continue;
+		bk[n] = r->backend;	/* static: outlives the rail */
+		if (us < 0)
+			auto_us = max(auto_us, bk[n]->busy_poll_auto_us);
+		n++;
 	}
 	spin_unlock_irqrestore(&link->lock, flags);
-	if (!n)
+	if (us < 0)
+		us = auto_us;
+	if (!n || !us)
 		return false;
+	*until = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
 	if (n == 1) {
 		bk[0]->busy_poll(cookie[0], end, arg);
 		return true;
@@ -59,21 +67,4 @@ bool tbr_link_busy_poll(struct tbr_link *link, bool (*end)(void *arg),
 		cond_resched();
 	}
 	return true;
-}
-
-unsigned int tbr_link_poll_auto_us(struct tbr_link *link)
-{
-	unsigned int i, us = 0;
-	unsigned long flags;
-
-	spin_lock_irqsave(&link->lock, flags);
-	for (i = 0; i < TBR_LINK_MAX_RAILS; i++) {
-		struct tbr_rail *r = link->rails[i];
-
-		if (r && r->up && r->ops->poll_cookie && r->backend->busy_poll &&
-		    r->ops->poll_cookie(r))
-			us = max(us, r->backend->busy_poll_auto_us);
-	}
-	spin_unlock_irqrestore(&link->lock, flags);
-	return us;
 }

@@ -97,15 +97,8 @@ void tbr_x_busy_poll(struct tbr_qp *qp)
 	x->poller = current;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
-	if (param < 0)
-		us = tbr_link_poll_auto_us(link);
-	if (!us) {
-		polled = false;
-		goto out;
-	}
-	p.until = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
-	polled = tbr_link_busy_poll(link, tbr_x_poll_end, &p);
-out:
+	polled = tbr_link_busy_poll(link, param < 0 ? -1 : (int)us, &p.until,
+				    tbr_x_poll_end, &p);
 	tbr_link_put(link);
 	spin_lock_irqsave(&qp->lock, flags);
 	x->poller = NULL;
