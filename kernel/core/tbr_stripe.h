@@ -39,6 +39,13 @@
 #define TBR_STRIPE_WIN_MAX	256
 /* a rail of unknown rate and speed: 10 Gb/s, in bytes per ms */
 #define TBR_STRIPE_RATE_DEFAULT	1250000u
+/*
+ * a measured rate no window renewed for this long is forgotten: a rail the
+ * scheduler passed over (measured slow once, through a host stall) gets no
+ * frames queued behind others and so no new window; forgotten, it is taken
+ * at its medium's speed again until measured anew
+ */
+#define TBR_STRIPE_STALE_NS	1000000000ull
 /* a rail with frames out and no completion for this long is not waited for */
 #define TBR_STRIPE_STUCK_NS	100000000ull
 
@@ -50,6 +57,7 @@ struct tbr_stripe {
 	u32 win_frames;
 	u32 rate;		/* measured, bytes per ms; 0 not yet */
 	u32 windows;		/* windows measured since the reset */
+	u64 rate_at;		/* when @rate was last renewed (ns) */
 };
 
 /* The rail comes up: rate unknown until measured again (@out is kept). */
@@ -61,6 +69,14 @@ static inline void tbr_stripe_reset(struct tbr_stripe *s)
 	s->win_frames = 0;
 	s->rate = 0;
 	s->windows = 0;
+	s->rate_at = 0;
+}
+
+/* Forget a measured rate no window renewed for TBR_STRIPE_STALE_NS (see above). */
+static inline void tbr_stripe_expire(struct tbr_stripe *s, u64 now)
+{
+	if (s->rate && now - s->rate_at > TBR_STRIPE_STALE_NS)
+		s->rate = 0;
 }
 
 /* A TX frame of @size bytes, posted at @post, completed at @now. */
@@ -84,6 +100,7 @@ static inline void tbr_stripe_done(struct tbr_stripe *s, u64 post, u32 size, u64
 		if (r > 0xffffffffull)
 			r = 0xffffffffull;
 		s->rate = s->rate ? (u32)(((u64)s->rate * 3 + r) / 4) : (u32)r;
+		s->rate_at = now;
 		s->windows++;
 	}
 	s->win_ns = 0;

@@ -70,6 +70,7 @@ struct tbr_rail *tbr_link_pick_locked(struct tbr_link *link, u32 len, bool mgmt,
 		/* a descriptor of it frees soon: frames out, completions coming */
 		waitable = r->tx_free < r->tx_depth && r->stripe.last_done &&
 			   now - r->stripe.last_done < TBR_STRIPE_STUCK_NS;
+		tbr_stripe_expire(&r->stripe, now);
 		tbr_stripe_consider(&p, slot, r->stripe.out, tbr_rail_rate_locked(r),
 				    len, credit, waitable);
 	}

@@ -328,6 +328,12 @@ static void test_estimator(void **state)
 	printf("# 1000 B/ms in bursts: measured %u after %u windows\n", st.rate, st.windows);
 	assert_true(st.windows >= 10);
 	assert_true(st.rate > 950 && st.rate < 1050);
+	/* a measured rate no window renewed: kept up to TBR_STRIPE_STALE_NS, then forgotten */
+	tbr_stripe_expire(&st, t + TBR_STRIPE_STALE_NS / 2);
+	assert_true(st.rate > 950 && st.rate < 1050);
+	tbr_stripe_expire(&st, t + TBR_STRIPE_STALE_NS + 1);
+	assert_int_equal(st.rate, 0);
+	assert_int_equal(tbr_stripe_rate(&st, 40000), 40000 * 125);
 	tbr_stripe_reset(&st);
 	assert_int_equal(st.rate, 0);
 	assert_int_equal(tbr_stripe_rate(&st, 0), TBR_STRIPE_RATE_DEFAULT);
